@@ -1,0 +1,44 @@
+/**
+ * The one small interface both CRMs implement. A sink knows its CRM's wire contract and limits, nothing about
+ * the Sales-Intelligence API or BullMQ. Records arrive already mapped to CRM field names.
+ */
+export type CrmValue = string | number | boolean | null;
+
+/** One record to write: `key` is the value of the match (unique / external id) field. */
+export interface CrmRecord {
+  key: string;
+  properties: Record<string, CrmValue>;
+  /** Match-field value of the company record this person belongs to (persons with `associate`). */
+  companyKey?: string;
+}
+
+/** Where records land: a CRM object, its unique match field, and the fields a search maps. */
+export interface ObjectTarget {
+  /** hubspot: `companies` | `contacts`; salesforce: `Account` | `Contact` | `Lead`. */
+  object: string;
+  matchField: string;
+  fields: string[];
+  /** For persons: the company object and its match field, to link each record to `companyKey`. */
+  associate?: { object: string; matchField: string };
+}
+
+export type UpsertOutcome =
+  | { key: string; status: 'created' | 'updated'; crmId: string; linkError?: string }
+  | { key: string; status: 'rejected'; code: string; reason: string };
+
+export interface SinkCallOptions {
+  signal?: AbortSignal;
+}
+
+export interface CrmSink {
+  readonly kind: 'hubspot' | 'salesforce';
+  /** Checks (or on HubSpot creates) the unique match field and checks every mapped field exists. */
+  prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void>;
+  /** Current values of `fields` for the records with these keys (missing keys are absent from the map). */
+  readCurrent(target: ObjectTarget, keys: string[], fields: string[], options?: SinkCallOptions): Promise<Map<string, Record<string, CrmValue>>>;
+  /** Upserts a batch; exactly one outcome per input record, in input order. Never drops a record silently. */
+  upsert(target: ObjectTarget, records: CrmRecord[], options?: SinkCallOptions & { runVolume?: number }): Promise<UpsertOutcome[]>;
+  /** Records per upsert call the sink wants for a run of this many records (Salesforce switches to Bulk API 2.0). */
+  preferredBatchSize(runVolume: number): number;
+  close(): Promise<void>;
+}
