@@ -1,0 +1,12 @@
+/** `prospect-sync schema`: prints the config's JSON Schema (for editor completion); exit 0. */
+import { configJsonSchema } from '../../config/index.js';
+import { EXIT } from '../exit-codes.js';
+
+export async function runCommand(argv: string[]): Promise<number> {
+  if (argv.length > 0) {
+    process.stderr.write('usage: prospect-sync schema\n');
+    return EXIT.usage;
+  }
+  process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,86 @@
+/** Loads the YAML config: parse with positions -> interpolate -> schema -> cross-field rules. */
+import { readFile } from 'node:fs/promises';
+import type { ConfigIssue } from './config-error.js';
+import { ConfigError } from './config-error.js';
+import { crossCheck, type PathIssue } from './cross-checks.js';
+import { configSchema, type AppConfig } from './schema.js';
+import { formatPath, readYamlTree, type ConfigPath, type Locate } from './yaml-tree.js';
+import { fromZodIssues } from './zod-issues.js';
+
+export const DEFAULT_CONFIG_PATH = 'config/prospect-sync.yaml';
+
+export interface LoadOptions {
+  /** The config file; default: resolveConfigPath(undefined, env). */
+  path?: string;
+  /** Where ${VAR}s come from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A loaded config plus where each of its values is in the file (for later checks such as `validate --online`). */
+export interface LoadedConfig {
+  config: AppConfig;
+  file: string;
+  locate: Locate;
+  /** Things that load but are probably not what was meant (printed by `validate`). */
+  warnings: ConfigIssue[];
+}
+
+/** `--config`, else `$PROSPECT_SYNC_CONFIG`, else `config/prospect-sync.yaml`. */
+export function resolveConfigPath(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return flag || env.PROSPECT_SYNC_CONFIG || DEFAULT_CONFIG_PATH;
+}
+
+function pathExists(root: unknown, path: ConfigPath): boolean {
+  let node = root;
+  for (const part of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return false;
+    node = (node as Record<string | number, unknown>)[part];
+  }
+  return node !== undefined;
+}
+
+function byPlace(a: ConfigIssue, b: ConfigIssue): number {
+  return a.line - b.line || a.column - b.column;
+}
+
+/** Parses config text; `file` is only what messages call it. Throws ConfigError listing every problem. */
+export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const tree = readYamlTree(text, file, env);
+  const place = (issues: PathIssue[]): ConfigIssue[] =>
+    issues.map((issue) => ({ file, ...tree.locate(issue.path, issue.at ?? 'value'), path: formatPath(issue.path), message: issue.message }));
+  if (tree.issues.some((issue) => issue.message.startsWith('YAML:'))) throw new ConfigError(tree.issues);
+  if (tree.value === null || typeof tree.value !== 'object' || Array.isArray(tree.value)) {
+    throw new ConfigError([...tree.issues, { file, line: 1, column: 1, path: '', message: 'expected a mapping with source, destinations, searches' }]);
+  }
+  const parsed = configSchema.safeParse(tree.value);
+  if (!parsed.success) {
+    const schemaIssues = place(fromZodIssues(parsed.error.issues, (path) => pathExists(tree.value, path)));
+    // An interpolation failure already explains the value it left empty.
+    const explained = new Set(tree.issues.map((issue) => issue.path));
+    const extra = schemaIssues.filter((issue) => !explained.has(issue.path));
+    throw new ConfigError([...tree.issues, ...extra].sort(byPlace));
+  }
+  const checked = crossCheck(parsed.data);
+  const issues = [...tree.issues, ...place(checked.issues)].sort(byPlace);
+  if (issues.length > 0 || !checked.config) throw new ConfigError(issues);
+  return { config: checked.config, file, locate: tree.locate, warnings: place(checked.warnings) };
+}
+
+/** Reads and parses the config file, keeping positions. Throws ConfigError (code `config_invalid`). */
+export async function readConfig(options: LoadOptions = {}): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const file = options.path ?? resolveConfigPath(undefined, env);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : 'cannot read file';
+    throw new ConfigError([{ file, line: 0, column: 0, path: '', message: reason }]);
+  }
+  return parseConfig(text, file, env);
+}
+
+/** Loads, interpolates and checks the config. Throws ConfigError (code `config_invalid`) with every issue. */
+export async function loadConfig(options: LoadOptions = {}): Promise<AppConfig> {
+  return (await readConfig(options)).config;
+}

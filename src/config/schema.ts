@@ -1,0 +1,189 @@
+/**
+ * The config file's shape (shared/CONTRACT.md "Config file"), as zod schemas. Every object is strict (unknown keys
+ * are errors) except the inside of `filter`, which is the API request body and is passed through as written.
+ * Rules that relate several fields live in cross-checks.ts; this file holds only what a single field can say.
+ */
+import { z } from 'zod';
+
+const posInt = z.int().positive();
+const nonNegInt = z.int().nonnegative();
+const nonEmpty = z.string().min(1);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
+
+/** A secret: only from the environment (load-config checks it came from a ${VAR}); never echoed. */
+const secret = z.string().min(1, 'must not be empty');
+
+/** The six person segments of the `view` query parameter (spec "Person record segments"). */
+export const PERSON_SEGMENTS = ['demographics', 'contacts', 'education', 'pastCompanies', 'skills', 'events'] as const;
+export type PersonSegment = (typeof PERSON_SEGMENTS)[number];
+
+const include = z.looseObject({ include: z.array(nonEmpty).min(1).optional(), exclude: z.array(nonEmpty).optional() });
+const intRange = z.looseObject({ gte: nonNegInt.optional(), lte: nonNegInt.optional() });
+const numRange = z.looseObject({ gte: z.number().nonnegative().optional(), lte: z.number().nonnegative().optional() });
+
+/** Company filter: the keys the spec (and docs/api-assumptions.md) shows are typed; other keys pass through. */
+const companyFilter = z.looseObject({
+  industry: include.optional(),
+  location: z
+    .looseObject({ type: nonEmpty.optional(), country: include.optional(), region: include.optional() })
+    .optional(),
+  headcount: intRange.optional(),
+  revenue: numRange.optional(),
+  foundedYear: intRange.optional(),
+  technologies: include.optional(),
+});
+
+/** Person filter keys are "not shown" by the spec: checked only for being an object. */
+const personFilter = z.looseObject({});
+
+const sortField = z.strictObject({ field: z.enum(['headcount', 'revenue']), direction: z.enum(['ASC', 'DESC']) });
+const filterOptions = z.looseObject({ sortFields: z.array(sortField).min(1).optional() });
+
+export const filterSchema = z.strictObject({
+  company: companyFilter.optional(),
+  person: personFilter.optional(),
+  options: filterOptions.optional(),
+});
+
+const cronSchedule = z.strictObject({
+  cron: nonEmpty.describe('5 or 6 field cron pattern'),
+  timezone: nonEmpty.optional().describe('IANA time zone, e.g. Europe/Berlin'),
+});
+const everySchedule = z.strictObject({
+  every: z.union([posInt, nonEmpty]).describe('interval: milliseconds, or <n>ms|s|m|h|d such as 30m, 1h, 1d'),
+});
+
+const fieldMapping = z.union([
+  nonEmpty.describe('record path'),
+  z.strictObject({
+    from: nonEmpty.describe('record path'),
+    transform: z.enum(['string', 'number', 'lowercase', 'uppercase', 'trim', 'join', 'first', 'date']).optional(),
+    overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
+  }),
+]);
+
+export const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+export const savedSearchSchema = z.strictObject({
+  name: z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64),
+  segment: nonEmpty,
+  entity: z.enum(['companies', 'persons']),
+  filter: filterSchema,
+  view: z.array(z.enum(PERSON_SEGMENTS)).min(1).optional(),
+  schedule: z.union([cronSchedule, everySchedule]).optional(),
+  maxRecords: posInt.optional(),
+  mode: z.enum(['cursor', 'offset']).default('cursor').describe('offset: top-N with filter.options.sortFields'),
+  allowPartial: z.boolean().default(false).describe('start even when the token budget covers only part of the run'),
+  destination: nonEmpty,
+  object: nonEmpty,
+  matchOn: z.strictObject({
+    field: nonEmpty.optional().describe("CRM unique field; defaults to a salesforce destination's externalIdField"),
+    from: nonEmpty.describe('record path'),
+  }),
+  fields: z.record(nonEmpty, fieldMapping),
+  associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
+});
+
+const hubspotDestination = z.strictObject({
+  type: z.literal('hubspot'),
+  accessToken: secret,
+  baseUrl: httpUrl.default('https://api.hubapi.com'),
+  requestsPer10s: posInt.default(100).describe('private app limit per 10 s rolling window (100 Free/Starter, 190 Pro)'),
+});
+
+const salesforceDestination = z.strictObject({
+  type: z.literal('salesforce'),
+  loginUrl: httpUrl.default('https://login.salesforce.com'),
+  clientId: nonEmpty,
+  clientSecret: secret,
+  apiVersion: z.string().regex(/^\d+\.\d$/, 'expected a version like "62.0"').default('62.0'),
+  bulkThreshold: posInt.default(2000).describe('records per run from which Bulk API 2.0 is used'),
+  maxApiShare: z.number().gt(0).lte(1).default(0.5).describe("share of the org's daily API requests a run may use"),
+  externalIdField: nonEmpty.optional().describe('default matchOn.field for searches writing here'),
+});
+
+export const destinationSchema = z.discriminatedUnion('type', [hubspotDestination, salesforceDestination]);
+
+const byEntity = (companies: string, persons: string) =>
+  z.strictObject({ companies: nonEmpty.default(companies), persons: nonEmpty.default(persons) }).prefault({});
+
+/** API paths relative to `baseUrl`; the same shape as the source client's `ApiPaths` (docs/api-assumptions.md). */
+export const sourcePathsSchema = z.strictObject({
+  search: byEntity('/companies/filter', '/persons/filter'),
+  count: byEntity('/companies/filter/count', '/persons/filter/count'),
+  dictionaries: z.string().includes('{name}', { error: 'must contain {name}' }).default('/dictionaries/{name}'),
+  settings: z
+    .strictObject({
+      compliance: nonEmpty.default('/settings/compliance'),
+      personalization: nonEmpty.default('/settings/personalization'),
+      intentTopics: nonEmpty.default('/settings/intent-topics'),
+    })
+    .prefault({}),
+  health: nonEmpty.default('/health'),
+});
+
+export const sourceSchema = z.strictObject({
+  baseUrl: httpUrl,
+  auth: z.strictObject({ tokenUrl: httpUrl, clientId: nonEmpty, clientSecret: secret }),
+  fallbackLimits: z
+    .strictObject({
+      search: posInt.default(500),
+      count: posInt.default(500),
+      dictionary: posInt.default(500),
+      windowSeconds: posInt.default(60),
+    })
+    .prefault({})
+    .describe('used only when RateLimit-* headers are absent'),
+  tokens: z.strictObject({ reserve: nonNegInt.default(0) }).prefault({}),
+  credits: z
+    .strictObject({ maxPerRun: nonNegInt.default(0), maxPerDay: nonNegInt.default(0) })
+    .prefault({})
+    .describe('contact-reveal credit caps; 0 = no credits may be spent'),
+  paths: sourcePathsSchema.prefault({}),
+  idField: nonEmpty.default('id').describe('record path of the record id'),
+  pageSize: z.int().min(1).max(100).default(100),
+  parallelism: posInt.max(64).default(4).describe('partition journeys walked at once per run'),
+  maxJourneyRecords: posInt.max(100_000).default(90_000).describe('records per cursor journey before partitioning'),
+  requestTimeoutMs: posInt.default(30_000),
+});
+
+export const configSchema = z.strictObject({
+  source: sourceSchema,
+  destinations: z.record(z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*'), destinationSchema),
+  reveal: z.strictObject({ contactsAllowedSegments: z.array(nonEmpty).default([]) }).prefault({}),
+  searches: z.array(savedSearchSchema).min(1),
+  worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
+  server: z
+    .strictObject({
+      port: z.int().min(0).max(65_535).default(3000),
+      host: nonEmpty.default('127.0.0.1'),
+      auth: z.strictObject({ username: nonEmpty, password: secret }).optional(),
+    })
+    .prefault({}),
+});
+
+/** What the schema alone yields, before cross-checks resolve defaults that depend on other sections. */
+export type ParsedConfig = z.output<typeof configSchema>;
+type ParsedSearch = ParsedConfig['searches'][number];
+
+/** A saved search after loading: `matchOn.field` is always resolved. */
+export type SavedSearch = Omit<ParsedSearch, 'matchOn'> & { matchOn: { field: string; from: string } };
+export type AppConfig = Omit<ParsedConfig, 'searches'> & { searches: SavedSearch[] };
+export type SourceConfig = AppConfig['source'];
+export type SourcePaths = SourceConfig['paths'];
+export type DestinationConfig = AppConfig['destinations'][string];
+export type HubSpotDestinationConfig = Extract<DestinationConfig, { type: 'hubspot' }>;
+export type SalesforceDestinationConfig = Extract<DestinationConfig, { type: 'salesforce' }>;
+export type SearchFilter = SavedSearch['filter'];
+export type FieldMapping = SavedSearch['fields'][string];
+export type ServerConfig = AppConfig['server'];
+export type WorkerConfig = AppConfig['worker'];
+
+/** Config paths whose values are secrets: they must come from ${VAR} and are never echoed. */
+export function isSecretPath(path: readonly (string | number)[]): boolean {
+  const last = path[path.length - 1];
+  if (path[0] === 'source') return path[1] === 'auth' && last === 'clientSecret';
+  if (path[0] === 'destinations') return path.length === 3 && (last === 'accessToken' || last === 'clientSecret');
+  if (path[0] === 'server') return path[1] === 'auth' && last === 'password';
+  return false;
+}

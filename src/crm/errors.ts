@@ -1,0 +1,43 @@
+import { AppError } from '../shared/app-error.js';
+
+/** A search's mapping cannot work (unknown transform, empty path, match field mapped twice): fix the config. */
+export class CrmMappingConfigError extends AppError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super('crm_mapping_invalid', message, { details });
+  }
+}
+
+/** The CRM's schema does not fit the config (match property not unique, mapped properties missing). */
+export class CrmSchemaError extends AppError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super('crm_schema_mismatch', message, { details });
+  }
+}
+
+/** The CRM refused our credentials. */
+export class CrmAuthError extends AppError {
+  constructor(crm: string, cause?: unknown) {
+    super('crm_auth_failed', `${crm} refused the access token (401)`, { cause });
+  }
+}
+
+/** The CRM's daily request allowance is used up: the run stops cleanly and can be retried later. */
+export class CrmDailyLimitError extends AppError {
+  constructor(crm: string, details: Record<string, unknown> = {}) {
+    super('crm_daily_limit', `${crm} daily API request limit reached; the run stops and can be retried later`, { details });
+  }
+}
+
+/** The CRM kept failing (5xx, 429, network) after our retries; records in flight were not acknowledged. */
+export class CrmUnavailableError extends AppError {
+  constructor(crm: string, attempts: number, lastStatus: string, cause?: unknown) {
+    super('crm_unavailable', `${crm} still failing after ${attempts} attempts (${lastStatus})`, { cause, details: { attempts, lastStatus } });
+  }
+}
+
+/** The CRM refused a whole request in a way retrying or splitting cannot fix (a bug or schema change). */
+export class CrmRequestError extends AppError {
+  constructor(crm: string, status: number, message: string) {
+    super('crm_request_failed', `${crm} refused the request (${status}): ${message}`, { details: { status } });
+  }
+}

@@ -1,0 +1,57 @@
+import type { Connection } from 'jsforce';
+import type { CrmValue } from '../crm-sink.js';
+import { SalesforceRequestError } from './salesforce-errors.js';
+
+export type BulkRow = Record<string, CrmValue>;
+
+export interface BulkResults {
+  successful: Record<string, string>[];
+  failed: Record<string, string>[];
+  unprocessed: Record<string, string>[];
+}
+
+/** Requests an ingest job makes besides its status polls: create, upload, close, three result downloads. */
+const FIXED_JOB_REQUESTS = 6;
+
+/**
+ * One Bulk API 2.0 upsert job, step by step (rather than loadAndWaitForResults) so the status polls can be counted
+ * for the API-share guard. jsforce writes CSV columns from the first row's keys: every row must carry every column
+ * (`''` leaves a field as it is, null becomes `#N/A` which clears it).
+ */
+export async function runBulkUpsert(
+  conn: Connection,
+  job: { object: string; externalIdFieldName: string; rows: BulkRow[]; pollIntervalMs: number; pollTimeoutMs: number },
+  countRequests: (n: number) => void,
+): Promise<BulkResults> {
+  const ingest = conn.bulk2.createJob({ object: job.object, operation: 'upsert', externalIdFieldName: job.externalIdFieldName });
+  let polls = 0;
+  ingest.on('inProgress', () => polls++);
+  try {
+    await ingest.open();
+    await ingest.uploadData(job.rows);
+    await ingest.close();
+    await ingest.poll(job.pollIntervalMs, job.pollTimeoutMs);
+    const results = await ingest.getAllResults();
+    return {
+      successful: results.successfulResults as unknown as Record<string, string>[],
+      failed: results.failedResults as unknown as Record<string, string>[],
+      unprocessed: results.unprocessedRecords as unknown as Record<string, string>[],
+    };
+  } catch (err) {
+    if (ingest.id) ingest.delete().catch(() => undefined);
+    // A job that reached Failed/Aborted is a plain Error in jsforce: give it a Salesforce-style code.
+    if (err instanceof Error && !('errorCode' in err) && /Ingest job failed|aborted/i.test(err.message)) {
+      throw new SalesforceRequestError('BULK_JOB_FAILED', err.message);
+    }
+    throw err;
+  } finally {
+    countRequests(FIXED_JOB_REQUESTS + polls + 1);
+  }
+}
+
+/** Bulk rows carry errors as `CODE:message:fields --`. */
+export function parseBulkError(text: string): { code: string; message: string } {
+  const i = text.indexOf(':');
+  if (i <= 0) return { code: 'BULK_ROW_FAILED', message: text };
+  return { code: text.slice(0, i), message: text.slice(i + 1).replace(/:[^:]*--\s*$/, '') };
+}

@@ -1,0 +1,254 @@
+import type { Connection } from 'jsforce';
+import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
+import { silentLogger, type Logger } from '../../shared/logger.js';
+import { ApiShareGuard } from './api-share-guard.js';
+import { parseBulkError, runBulkUpsert, type BulkRow } from './bulk-upsert.js';
+import { authorize, createSalesforceConnection } from './salesforce-connection.js';
+import { SalesforceSchemaError } from './salesforce-errors.js';
+import { DEFAULT_RETRY, withRetry, type RetryOptions } from './salesforce-retry.js';
+import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
+import { inQueries } from './soql-literal.js';
+
+export interface SalesforceSinkOptions {
+  loginUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Default "62.0". */
+  apiVersion?: string;
+  /** Runs with more records than this use Bulk API 2.0 (Salesforce's own rule of thumb: 2,000). */
+  bulkThreshold?: number;
+  /** Records per Bulk API 2.0 job. */
+  bulkBatchSize?: number;
+  /** Never pass this share (0..1] of the org's daily API allowance. Default 0.5. */
+  maxApiShare?: number;
+  /** Collections calls in flight at once within one upsert. */
+  concurrency?: number;
+  retry?: Partial<RetryOptions>;
+  bulkPollIntervalMs?: number;
+  bulkPollTimeoutMs?: number;
+  logger?: Logger;
+}
+
+/** Salesforce's cap on records per sObject Collections request. */
+export const COLLECTION_SIZE = 200;
+
+interface PreparedTarget {
+  /** Relationship name (e.g. `Account`) that links a person to its company by the company's external id. */
+  relationship: string | undefined;
+}
+
+interface DescribeField {
+  name: string;
+  externalId?: boolean;
+  unique?: boolean;
+  referenceTo?: string[] | null;
+  relationshipName?: string | null;
+}
+
+/** CrmSink for Salesforce through jsforce: external-id upserts by sObject Collections, or Bulk API 2.0 for large runs. */
+export class SalesforceSink implements CrmSink {
+  readonly kind = 'salesforce' as const;
+  private readonly conn: Connection;
+  private readonly guard: ApiShareGuard;
+  private readonly retry: RetryOptions;
+  private readonly log: Logger;
+  private authorized: Promise<void> | undefined;
+  private readonly prepared = new Map<string, Promise<PreparedTarget>>();
+
+  constructor(private readonly options: SalesforceSinkOptions) {
+    this.conn = createSalesforceConnection({ ...options, apiVersion: options.apiVersion ?? '62.0' });
+    this.guard = new ApiShareGuard(this.conn, options.maxApiShare ?? 0.5);
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.log = (options.logger ?? silentLogger).child({ crm: 'salesforce' });
+  }
+
+  /** The jsforce connection's last `Sforce-Limit-Info` reading. */
+  get apiUsage(): { used: number; limit: number } | undefined {
+    return this.conn.limitInfo?.apiUsage;
+  }
+
+  preferredBatchSize(runVolume: number): number {
+    return this.usesBulk(runVolume) ? (this.options.bulkBatchSize ?? 10_000) : COLLECTION_SIZE;
+  }
+
+  async prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void> {
+    await this.prepareTarget(target, options?.signal);
+  }
+
+  async readCurrent(target: ObjectTarget, keys: string[], fields: string[], options?: SinkCallOptions): Promise<Map<string, Record<string, CrmValue>>> {
+    await this.prepareTarget(target, options?.signal);
+    const wanted = new Map(keys.map((k) => [k.toLowerCase(), k]));
+    const select = [...new Set(['Id', target.matchField, ...fields])];
+    const out = new Map<string, Record<string, CrmValue>>();
+    for (const soql of inQueries(select, target.object, target.matchField, [...new Set(keys)])) {
+      const result = await this.call(() => this.conn.query<Record<string, CrmValue>>(soql), options?.signal);
+      for (const row of result.records) {
+        const key = wanted.get(String(row[target.matchField] ?? '').toLowerCase());
+        if (key !== undefined) out.set(key, Object.fromEntries(fields.map((f) => [f, row[f] ?? null])));
+      }
+    }
+    return out;
+  }
+
+  async upsert(target: ObjectTarget, records: CrmRecord[], options?: SinkCallOptions & { runVolume?: number }): Promise<UpsertOutcome[]> {
+    if (records.length === 0) return [];
+    const { relationship } = await this.prepareTarget(target, options?.signal);
+    const link = relationship && target.associate ? { relationship, field: target.associate.matchField } : undefined;
+    const outcomes = this.usesBulk(options?.runVolume ?? records.length)
+      ? await this.upsertBulk(target, records, link, options?.signal)
+      : await this.upsertCollections(target, records, link, options?.signal);
+    return this.relinkless(target, records, outcomes, options?.signal);
+  }
+
+  async close(): Promise<void> {
+    this.prepared.clear();
+  }
+
+  private usesBulk(runVolume: number): boolean {
+    return runVolume > (this.options.bulkThreshold ?? 2000);
+  }
+
+  /** One API call: auth first, then the share guard, then the retry policy. */
+  private async call<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    this.authorized ??= authorize(this.conn).catch((err: unknown) => {
+      this.authorized = undefined;
+      throw err;
+    });
+    await this.authorized;
+    return withRetry(() => {
+      this.guard.check();
+      return fn();
+    }, this.retry, signal);
+  }
+
+  private prepareTarget(target: ObjectTarget, signal?: AbortSignal): Promise<PreparedTarget> {
+    const cacheKey = JSON.stringify([target.object, target.matchField, target.fields, target.associate]);
+    let prepared = this.prepared.get(cacheKey);
+    if (!prepared) {
+      prepared = this.describeTarget(target, signal);
+      prepared.catch(() => this.prepared.delete(cacheKey));
+      this.prepared.set(cacheKey, prepared);
+    }
+    return prepared;
+  }
+
+  private async describeFields(object: string, signal?: AbortSignal): Promise<DescribeField[]> {
+    try {
+      const described = await this.call(() => this.conn.describe(object), signal);
+      return described.fields as DescribeField[];
+    } catch (err) {
+      if ((err as { code?: string }).code === 'crm_request_rejected') {
+        throw new SalesforceSchemaError(`Salesforce object ${object} does not exist or is not accessible to the integration user`, { object });
+      }
+      throw err;
+    }
+  }
+
+  private async describeTarget(target: ObjectTarget, signal?: AbortSignal): Promise<PreparedTarget> {
+    const fields = await this.describeFields(target.object, signal);
+    const byName = new Map(fields.map((f) => [f.name.toLowerCase(), f]));
+    const match = byName.get(target.matchField.toLowerCase());
+    if (!match?.externalId) {
+      throw new SalesforceSchemaError(
+        match
+          ? `Salesforce field ${target.object}.${target.matchField} is not marked External ID; mark it External ID (and Unique) in Setup — prospect-sync never changes the Salesforce schema`
+          : `Salesforce field ${target.object}.${target.matchField} does not exist; create it as a Text field marked External ID and Unique — prospect-sync never changes the Salesforce schema`,
+        { object: target.object, field: target.matchField },
+      );
+    }
+    if (!match.unique) this.log.warn({ object: target.object, field: target.matchField }, 'match field is an External ID but not Unique: duplicates would make upserts fail');
+    const missing = target.fields.filter((f) => !byName.has(f.toLowerCase()));
+    if (missing.length > 0) {
+      throw new SalesforceSchemaError(`Salesforce object ${target.object} has no field(s) ${missing.join(', ')} (mapped in the config)`, { object: target.object, fields: missing });
+    }
+    if (!target.associate) return { relationship: undefined };
+    const reference = fields.find((f) => f.referenceTo?.some((r) => r.toLowerCase() === target.associate!.object.toLowerCase()) && f.relationshipName);
+    if (!reference) {
+      throw new SalesforceSchemaError(`Salesforce object ${target.object} has no lookup to ${target.associate.object}, so its records cannot be linked to a company`, { object: target.object, parent: target.associate.object });
+    }
+    const parentFields = await this.describeFields(target.associate.object, signal);
+    const parentMatch = parentFields.find((f) => f.name.toLowerCase() === target.associate!.matchField.toLowerCase());
+    if (!parentMatch?.externalId) {
+      throw new SalesforceSchemaError(`Salesforce field ${target.associate.object}.${target.associate.matchField} must exist and be an External ID to link ${target.object} records`, { object: target.associate.object, field: target.associate.matchField });
+    }
+    return { relationship: reference.relationshipName! };
+  }
+
+  private payload(target: ObjectTarget, record: CrmRecord, link: { relationship: string; field: string } | undefined): Record<string, unknown> {
+    const body: Record<string, unknown> = { ...record.properties, [target.matchField]: record.key };
+    if (link && record.companyKey) body[link.relationship] = { [link.field]: record.companyKey };
+    return body;
+  }
+
+  private async upsertCollections(target: ObjectTarget, records: CrmRecord[], link: { relationship: string; field: string } | undefined, signal?: AbortSignal): Promise<UpsertOutcome[]> {
+    const chunks: CrmRecord[][] = [];
+    for (let i = 0; i < records.length; i += COLLECTION_SIZE) chunks.push(records.slice(i, i + COLLECTION_SIZE));
+    const results: UpsertOutcome[][] = new Array<UpsertOutcome[]>(chunks.length);
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      for (let i = next++; i < chunks.length; i = next++) {
+        const chunk = chunks[i]!;
+        const saved = await this.call(
+          () => this.conn.upsert(target.object, chunk.map((r) => this.payload(target, r, link)) as never[], target.matchField, { allOrNone: false }),
+          signal,
+        ) as unknown as SaveResultLike[];
+        results[i] = chunk.map((record, j) => outcomeOf(record, saved[j]));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, chunks.length) }, lane));
+    return results.flat();
+  }
+
+  private async upsertBulk(target: ObjectTarget, records: CrmRecord[], link: { relationship: string; field: string } | undefined, signal?: AbortSignal): Promise<UpsertOutcome[]> {
+    const linkColumn = link && records.some((r) => r.companyKey) ? `${link.relationship}.${link.field}` : undefined;
+    const columns = [...new Set(records.flatMap((r) => Object.keys(r.properties)))].filter((c) => c.toLowerCase() !== target.matchField.toLowerCase());
+    const rows: BulkRow[] = records.map((r) => {
+      const row: BulkRow = { [target.matchField]: r.key };
+      for (const c of columns) row[c] = c in r.properties ? r.properties[c]! : '';
+      if (linkColumn) row[linkColumn] = r.companyKey ?? '';
+      return row;
+    });
+    const results = await this.call(() => runBulkUpsert(this.conn, {
+      object: target.object, externalIdFieldName: target.matchField, rows,
+      pollIntervalMs: this.options.bulkPollIntervalMs ?? 1000, pollTimeoutMs: this.options.bulkPollTimeoutMs ?? 600_000,
+    }, (n) => this.guard.count(n)), signal);
+    // Results are not in input order: map them back by external id (case-insensitive, as Salesforce matches).
+    const byKey = new Map<string, UpsertOutcome[]>();
+    const push = (key: string, outcome: UpsertOutcome): void => {
+      const list = byKey.get(key.toLowerCase()) ?? [];
+      list.push(outcome);
+      byKey.set(key.toLowerCase(), list);
+    };
+    const recordByKey = new Map(records.map((r) => [r.key.toLowerCase(), r]));
+    for (const row of results.successful) {
+      const key = row[target.matchField] ?? '';
+      push(key, { key, status: row.sf__Created === 'true' ? 'created' : 'updated', crmId: row.sf__Id ?? '' });
+    }
+    for (const row of results.failed) {
+      const key = row[target.matchField] ?? '';
+      const { code, message } = parseBulkError(row.sf__Error ?? '');
+      const record = recordByKey.get(key.toLowerCase()) ?? { key, properties: {} };
+      push(key, rejected(record, code, message));
+    }
+    return records.map((record) => {
+      const outcome = byKey.get(record.key.toLowerCase())?.shift();
+      return outcome ? { ...outcome, key: record.key } : rejected(record, 'BULK_UNPROCESSED', 'Salesforce did not process this record in the Bulk API job; it will be retried');
+    });
+  }
+
+  /**
+   * Persons whose company is not (yet) in Salesforce fail as a whole on the nested reference. Write them again
+   * without the link so their data lands, and report the missing link as `linkError`.
+   */
+  private async relinkless(target: ObjectTarget, records: CrmRecord[], outcomes: UpsertOutcome[], signal?: AbortSignal): Promise<UpsertOutcome[]> {
+    const retry = outcomes.flatMap((o, i) => (isMissingParent(o) && records[i]!.companyKey ? [i] : []));
+    if (retry.length === 0) return outcomes;
+    const again = await this.upsertCollections(target, retry.map((i) => records[i]!), undefined, signal);
+    retry.forEach((index, j) => {
+      const outcome = again[j]!;
+      const parent = `${target.associate?.object ?? 'company'} ${records[index]!.companyKey!}`;
+      outcomes[index] = outcome.status === 'rejected' ? outcome : { ...outcome, linkError: `${parent} not found in Salesforce; record written without the link` };
+    });
+    return outcomes;
+  }
+}

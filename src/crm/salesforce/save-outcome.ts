@@ -1,0 +1,35 @@
+import type { CrmRecord, UpsertOutcome } from '../crm-sink.js';
+
+/** A save result as the collections endpoint sends it: jsforce's type says `errorCode`, the wire says `statusCode`. */
+export interface SaveResultLike {
+  id?: string | null;
+  success: boolean;
+  created?: boolean;
+  errors?: { statusCode?: string; errorCode?: string; message?: string; fields?: string[] }[];
+}
+
+/** Salesforce echoes field values in messages (e.g. the bad email): never let a record's values into a reason. */
+export function redactReason(message: string, record: CrmRecord): string {
+  let out = message;
+  for (const value of Object.values(record.properties)) {
+    if (typeof value === 'string' && value.length >= 3 && value !== record.key) out = out.split(value).join('[value]');
+  }
+  return out;
+}
+
+export function rejected(record: CrmRecord, code: string, message: string): UpsertOutcome {
+  return { key: record.key, status: 'rejected', code, reason: redactReason(message, record) };
+}
+
+export function outcomeOf(record: CrmRecord, result: SaveResultLike | undefined): UpsertOutcome {
+  if (!result) return rejected(record, 'NO_RESULT', 'Salesforce returned no result for this record');
+  if (result.success && result.id) return { key: record.key, status: result.created ? 'created' : 'updated', crmId: result.id };
+  const errors = result.errors ?? [];
+  const code = errors[0]?.statusCode ?? errors[0]?.errorCode ?? 'UNKNOWN_ERROR';
+  return rejected(record, code, errors.map((e) => e.message ?? e.statusCode ?? e.errorCode).join('; ') || 'rejected without a message');
+}
+
+/** The per-record error Salesforce gives when a nested external-id reference names no parent. */
+export function isMissingParent(outcome: UpsertOutcome): boolean {
+  return outcome.status === 'rejected' && outcome.code === 'INVALID_FIELD' && /Foreign key external ID/i.test(outcome.reason);
+}

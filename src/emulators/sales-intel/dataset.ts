@@ -1,0 +1,129 @@
+/**
+ * Synthetic data held as typed arrays (a few bytes per record), so 1M companies + 5M persons fit without one JS
+ * object per record. Records live in "slots" in a fixed internal order; every 65th slot is a hidden reserve that
+ * live-index churn can insert, so visible counts are exactly the requested sizes.
+ */
+import { COUNTRIES, DEPARTMENTS, INDUSTRIES, SENIORITIES, TECHNOLOGIES } from './dictionaries.js';
+import { hash3, unit } from './hash.js';
+import { TITLE_VARIANTS } from './name-parts.js';
+
+export const MAX_COMPANIES = 1_000_000;
+export const MAX_PERSONS = 5_000_000;
+const RESERVE_EVERY = 65;
+
+/** Slot of the k-th visible record. */
+export function slotOfOrdinal(k: number): number {
+  return k + Math.floor(k / (RESERVE_EVERY - 1));
+}
+
+function slotCount(visible: number): number {
+  return visible === 0 ? 0 : slotOfOrdinal(visible - 1) + 1;
+}
+
+function presentBitmap(slots: number): Uint8Array {
+  const present = new Uint8Array(slots).fill(1);
+  for (let s = RESERVE_EVERY - 1; s < slots; s += RESERVE_EVERY) present[s] = 0;
+  return present;
+}
+
+export interface CompanyTable {
+  slots: number;
+  present: Uint8Array;
+  industry: Uint8Array;
+  country: Uint8Array;
+  headcount: Uint32Array;
+  revenue: Float64Array;
+  foundedYear: Uint16Array;
+  technologies: Uint32Array;
+}
+
+export interface PersonTable {
+  slots: number;
+  present: Uint8Array;
+  companySlot: Uint32Array;
+  title: Uint16Array;
+  country: Uint8Array;
+}
+
+export interface Dataset {
+  seed: number;
+  companies: CompanyTable;
+  persons: PersonTable;
+}
+
+/** Salt values so each attribute draws an independent hash. */
+const Salt = {
+  Industry: 1, Country: 2, Headcount: 3, Revenue: 4, Founded: 5, Tech: 6, TechCount: 7,
+  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11,
+} as const;
+
+function buildCompanies(seed: number, visible: number): CompanyTable {
+  const slots = slotCount(visible);
+  const t: CompanyTable = {
+    slots,
+    present: presentBitmap(slots),
+    industry: new Uint8Array(slots),
+    country: new Uint8Array(slots),
+    headcount: new Uint32Array(slots),
+    revenue: new Float64Array(slots),
+    foundedYear: new Uint16Array(slots),
+    technologies: new Uint32Array(slots),
+  };
+  const techCount = TECHNOLOGIES.length;
+  for (let s = 0; s < slots; s++) {
+    t.industry[s] = hash3(seed, s, Salt.Industry) % INDUSTRIES.length;
+    // Skewed towards the first countries (US, ..., DACH) like a real B2B index.
+    t.country[s] = Math.floor(unit(hash3(seed, s, Salt.Country)) ** 1.6 * COUNTRIES.length);
+    // Log-uniform 1..100,000 employees.
+    const headcount = Math.max(1, Math.floor(Math.exp(unit(hash3(seed, s, Salt.Headcount)) * Math.log(100_000))));
+    t.headcount[s] = headcount;
+    t.revenue[s] = headcount * (40_000 + (hash3(seed, s, Salt.Revenue) % 260_000));
+    t.foundedYear[s] = 2025 - Math.floor(unit(hash3(seed, s, Salt.Founded)) ** 2 * 125);
+    let mask = 0;
+    const n = 1 + (hash3(seed, s, Salt.TechCount) % 5);
+    for (let k = 0; k < n; k++) mask |= 1 << (hash3(seed, s, Salt.Tech + k * 16) % techCount);
+    t.technologies[s] = mask >>> 0;
+  }
+  return t;
+}
+
+function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number): PersonTable {
+  const slots = slotCount(visible);
+  const t: PersonTable = {
+    slots,
+    present: presentBitmap(slots),
+    companySlot: new Uint32Array(slots),
+    title: new Uint16Array(slots),
+    country: new Uint8Array(slots),
+  };
+  const titles = SENIORITIES.length * DEPARTMENTS.length * TITLE_VARIANTS;
+  for (let s = 0; s < slots; s++) {
+    const c = visibleCompanies === 0 ? 0 : slotOfOrdinal(hash3(seed, s, Salt.PCompany) % visibleCompanies);
+    t.companySlot[s] = c;
+    t.title[s] = hash3(seed, s, Salt.PTitle) % titles;
+    t.country[s] = hash3(seed, s, Salt.PCountryKeep) % 5 === 0
+      ? hash3(seed, s, Salt.PCountry) % COUNTRIES.length
+      : (companies.country[c] ?? 0);
+  }
+  return t;
+}
+
+export function buildDataset(seed: number, companies: number, persons: number): Dataset {
+  if (!Number.isInteger(companies) || companies < 1 || companies > MAX_COMPANIES) {
+    throw new RangeError(`companies must be an integer from 1 to ${MAX_COMPANIES}`);
+  }
+  if (!Number.isInteger(persons) || persons < 0 || persons > MAX_PERSONS) {
+    throw new RangeError(`persons must be an integer from 0 to ${MAX_PERSONS}`);
+  }
+  const companyTable = buildCompanies(seed, companies);
+  return { seed, companies: companyTable, persons: buildPersons(seed, persons, companyTable, companies) };
+}
+
+/** Seniority and department codes packed into a title code. */
+export function titleSeniority(title: number): number {
+  return Math.floor(title / (DEPARTMENTS.length * TITLE_VARIANTS));
+}
+
+export function titleDepartment(title: number): number {
+  return Math.floor(title / TITLE_VARIANTS) % DEPARTMENTS.length;
+}

@@ -1,0 +1,145 @@
+/** Public options and handle of the Sales-Intelligence API emulator (see docs/api-assumptions.md). */
+
+export type RateOperation = 'search' | 'count' | 'dictionary';
+
+export type BudgetMode = 'normal' | 'stale_reset' | 'store_unavailable';
+
+export type RecordStyle = 'camel' | 'snake';
+
+export type CursorStyle = 'json-v1' | 'compact-v2';
+
+/** Route names used by per-route fault scripts and stats. */
+export type EmulatorRoute =
+  | 'token'
+  | 'companies.search'
+  | 'persons.search'
+  | 'companies.count'
+  | 'persons.count'
+  | 'dictionary'
+  | 'settings'
+  | 'health';
+
+export interface EmulatorAccount {
+  clientId: string;
+  clientSecret: string;
+  accountId: string;
+  /** Requests per window per operation (the account's package); default 500 each. */
+  limits?: Partial<Record<RateOperation, number>>;
+  /** Search tokens per period; default 1,000,000,000. */
+  tokenAllotment?: number;
+  /** Budget period length; default 30 days. */
+  tokenPeriodSeconds?: number;
+}
+
+export interface SalesIntelEmulatorOptions {
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Path prefix of every route incl. /oauth/token and /__emulator, e.g. '/api/v2'. Default ''. */
+  basePath?: string;
+  /** Data seed; default 1. */
+  seed?: number;
+  /** Number of companies; default 10,000, at most 1,000,000. */
+  companies?: number;
+  /** Number of persons; default 50,000, at most 5,000,000. */
+  persons?: number;
+  /** Default: one account {clientId:'demo-client', clientSecret:'demo-secret', accountId:'demo'}. */
+  accounts?: EmulatorAccount[];
+  /** Rate-limit window length in seconds (may be fractional in tests); default 60. */
+  windowSeconds?: number;
+  /** OAuth token lifetime in seconds; default 3600. */
+  tokenLifetimeSeconds?: number;
+  /** 'snake' renames record fields (company_id, job_title, ...). Default 'camel'. */
+  recordStyle?: RecordStyle;
+  /** Two different opaque cursor encodings. Default 'json-v1'. */
+  cursorStyle?: CursorStyle;
+  /** Initial faults. */
+  faults?: EmulatorFaultsInit;
+}
+
+export interface LatencyFault {
+  fixedMs: number;
+  jitterMs: number;
+}
+
+export interface ServerErrorFault {
+  /** Share of requests (0..1) answered with 500/503 (deterministic PRNG). */
+  share?: number;
+  /** Scripted statuses consumed one per request; 200 (or any < 500) means "serve normally". */
+  sequence?: number[];
+  /** Restrict to these routes; default every route but health and token. */
+  routes?: EmulatorRoute[];
+}
+
+export interface ChurnFault {
+  /** Applied before every cursor page after the first (page index >= 1) of any journey. */
+  insertPerPage: number;
+  removePerPage: number;
+}
+
+/** What churn did so far; ids in the emulator's record-id form (c_… / p_…). */
+export interface ChurnLog {
+  inserted: string[];
+  removed: string[];
+}
+
+/** JSON-serialisable form accepted by `faults.set()` and POST /__emulator/faults. */
+export interface EmulatorFaultsInit {
+  latency?: LatencyFault | null;
+  serverErrors?: ServerErrorFault | null;
+  /** Next N rate-limited requests answer 429 (any operation). */
+  force429?: number;
+  /** Next N requests carrying a cursor answer 400 invalid_cursor. */
+  forceInvalidCursor?: number;
+  /** Every token issued so far expires after N more authenticated requests. */
+  expireTokensAfter?: number | null;
+  churn?: ChurnFault | null;
+  /** Limiter store down: requests pass, RateLimit-* headers omitted. */
+  limiterDown?: boolean;
+  /** Budget mode per accountId. */
+  budgetMode?: Record<string, BudgetMode>;
+}
+
+export interface EmulatorFaults {
+  /** Merge the given switches into the current ones (null clears one). */
+  set(faults: EmulatorFaultsInit): void;
+  /** Clear every fault and the churn log. */
+  clear(): void;
+  /** Current switches. */
+  current(): Required<EmulatorFaultsInit>;
+  /** Ids inserted/removed by churn so far. */
+  churnLog(): ChurnLog;
+}
+
+export interface EmulatorStats {
+  /** Requests per route (authenticated routes counted after auth). */
+  requests: Record<EmulatorRoute, number>;
+  /** Requests per rate-limit operation (admitted or not). */
+  operations: Record<RateOperation, number>;
+  served429: Record<RateOperation, number>;
+  served402: number;
+  served401: number;
+  served5xx: number;
+  served400: number;
+  served422: number;
+  tokensCharged: number;
+  creditsCharged: number;
+  /** Records returned by searches. */
+  recordsReturned: number;
+}
+
+export interface SalesIntelEmulator {
+  /** Base URL incl. basePath, no trailing slash. */
+  url: string;
+  tokenUrl: string;
+  port: number;
+  close(): Promise<void>;
+  faults: EmulatorFaults;
+  /** Stats of one account, or summed over all accounts. */
+  stats(accountId?: string): EmulatorStats;
+  resetStats(): void;
+  setTokenBalance(accountId: string, remaining: number, resetInSeconds?: number): void;
+  /** Every issued access token now answers 401. */
+  expireAllTokens(): void;
+}

@@ -1,0 +1,232 @@
+import { findField, type SfField, type SfObject, type SfSchema } from './salesforce-schema.js';
+
+export type SfValue = string | number | boolean | null;
+export type SfRecord = Record<string, SfValue>;
+
+/** A per-record failure exactly as the REST API reports it inside save results. */
+export interface SfRecordError {
+  statusCode: string;
+  message: string;
+  fields: string[];
+}
+
+export type UpsertResult = { ok: true; id: string; created: boolean } | { ok: false; errors: SfRecordError[] };
+
+/** Decides whether a record is refused on purpose (the emulator's "reject chosen records" switch). */
+export type RejectRule = (object: string, externalId: string, record: Record<string, unknown>) => SfRecordError | undefined;
+
+/** Thrown for request-level problems (unknown object or field): the whole call fails with this status and code. */
+export class SfRequestError extends Error {
+  constructor(readonly status: number, readonly errorCode: string, message: string) {
+    super(message);
+  }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** One undoable change, so allOrNone requests can roll back. */
+type UndoStep = () => void;
+
+/**
+ * The org's data: records per object, with unique indexes on every unique field. Implements the upsert rules
+ * (match by external id, relationship references, required fields, lengths, email format, duplicates).
+ */
+export class RecordStore {
+  private readonly records = new Map<string, Map<string, SfRecord>>();
+  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  private seq = 0;
+
+  constructor(readonly schema: SfSchema) {
+    for (const name of Object.keys(schema)) this.records.set(name, new Map());
+  }
+
+  object(name: string): SfObject {
+    const object = Object.values(this.schema).find((o) => o.name.toLowerCase() === name.toLowerCase());
+    if (!object) throw new SfRequestError(404, 'NOT_FOUND', `The requested resource does not exist: sObject type '${name}' is not supported.`);
+    return object;
+  }
+
+  all(objectName: string): SfRecord[] {
+    return [...(this.records.get(this.object(objectName).name)?.values() ?? [])];
+  }
+
+  get(objectName: string, id: string): SfRecord | undefined {
+    return this.records.get(this.object(objectName).name)?.get(id);
+  }
+
+  /** Ids of the records whose `field` equals `value` (case-insensitive, as Salesforce external ids are by default). */
+  findBy(objectName: string, fieldName: string, value: string): SfRecord[] {
+    const object = this.object(objectName);
+    const field = findField(object, fieldName);
+    if (!field) return [];
+    if (field.unique || field.externalId) {
+      const ids = this.indexes.get(indexKey(object.name, field.name))?.get(value.toLowerCase()) ?? new Set<string>();
+      return [...ids].map((id) => this.records.get(object.name)!.get(id)!);
+    }
+    return this.all(object.name).filter((r) => r[field.name] === value);
+  }
+
+  /** The external-id field named in a URL or job, or a request error as Salesforce reports it. */
+  externalIdField(object: SfObject, name: string): SfField {
+    const field = findField(object, name);
+    if (!field || (!field.externalId && field.name !== 'Id')) {
+      throw new SfRequestError(404, 'NOT_FOUND', `Provided external ID field does not exist or is not accessible: ${name}`);
+    }
+    return field;
+  }
+
+  /**
+   * Upserts one record matched on `extField` = `extValue`. `input` holds field values; a key naming a
+   * relationship (e.g. `Account`) takes `{ExtField: value}` to reference the parent by its external id.
+   * Unknown columns throw SfRequestError (the whole request fails, as on Salesforce).
+   */
+  upsert(object: SfObject, extField: SfField, extValue: string, input: Record<string, unknown>, undo: UndoStep[], reject?: RejectRule): UpsertResult {
+    const values: SfRecord = {};
+    const errors: SfRecordError[] = [];
+    for (const [name, raw] of Object.entries(input)) {
+      if (name === 'attributes') continue;
+      const field = findField(object, name);
+      if (!field) {
+        const rel = object.fields.find((f) => f.relationshipName?.toLowerCase() === name.toLowerCase());
+        if (!rel) throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${name}' on sobject of type ${object.name}`);
+        const resolved = this.resolveReference(rel, raw);
+        if ('error' in resolved) errors.push(resolved.error);
+        else values[rel.name] = resolved.id;
+        continue;
+      }
+      if (field.type === 'id') continue;
+      const converted = convertValue(field, raw);
+      if ('error' in converted) errors.push(converted.error);
+      else values[field.name] = converted.value;
+    }
+    values[extField.name] = extValue;
+    const rejected = reject?.(object.name, extValue, input);
+    if (rejected) errors.push(rejected);
+    if (errors.length > 0) return { ok: false, errors };
+
+    const matches = this.findBy(object.name, extField.name, extValue);
+    if (matches.length > 1) {
+      return { ok: false, errors: [{ statusCode: 'DUPLICATE_EXTERNAL_ID', message: `${extField.name}: more than one record found for external id field: [${matches.map((m) => m.Id).join(', ')}]`, fields: [extField.name] }] };
+    }
+    const existing = matches[0];
+    const next: SfRecord = existing ? { ...existing, ...values } : { ...values };
+    const missing = object.fields.filter((f) => f.required && (next[f.name] === undefined || next[f.name] === null || next[f.name] === '')).map((f) => f.name);
+    if (missing.length > 0) {
+      return { ok: false, errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: `Required fields are missing: [${missing.join(', ')}]`, fields: missing }] };
+    }
+    const id = existing ? String(existing.Id) : this.newId(object);
+    for (const field of object.fields) {
+      if (!field.unique || next[field.name] === null || next[field.name] === undefined) continue;
+      const holders = this.indexes.get(indexKey(object.name, field.name))?.get(String(next[field.name]).toLowerCase());
+      const other = [...(holders ?? [])].find((h) => h !== id);
+      if (other) {
+        return { ok: false, errors: [{ statusCode: 'DUPLICATE_VALUE', message: `duplicate value found: ${field.name} duplicates value on record with id: ${other}`, fields: [field.name] }] };
+      }
+    }
+    next.Id = id;
+    this.write(object, id, existing, next, undo);
+    return { ok: true, id, created: !existing };
+  }
+
+  private write(object: SfObject, id: string, before: SfRecord | undefined, after: SfRecord, undo: UndoStep[]): void {
+    const table = this.records.get(object.name)!;
+    if (before) this.unindex(object, before);
+    table.set(id, after);
+    this.index(object, after);
+    undo.push(() => {
+      this.unindex(object, after);
+      if (before) {
+        table.set(id, before);
+        this.index(object, before);
+      } else {
+        table.delete(id);
+      }
+    });
+  }
+
+  private index(object: SfObject, record: SfRecord): void {
+    for (const field of object.fields) {
+      if (!(field.unique || field.externalId) || record[field.name] === null || record[field.name] === undefined) continue;
+      const key = indexKey(object.name, field.name);
+      let byValue = this.indexes.get(key);
+      if (!byValue) this.indexes.set(key, (byValue = new Map()));
+      const value = String(record[field.name]).toLowerCase();
+      let ids = byValue.get(value);
+      if (!ids) byValue.set(value, (ids = new Set()));
+      ids.add(String(record.Id));
+    }
+  }
+
+  private unindex(object: SfObject, record: SfRecord): void {
+    for (const field of object.fields) {
+      if (record[field.name] === null || record[field.name] === undefined) continue;
+      this.indexes.get(indexKey(object.name, field.name))?.get(String(record[field.name]).toLowerCase())?.delete(String(record.Id));
+    }
+  }
+
+  private resolveReference(rel: SfField, raw: unknown): { id: string } | { error: SfRecordError } {
+    const parent = this.object(rel.referenceTo!);
+    const entries = raw !== null && typeof raw === 'object' ? Object.entries(raw as Record<string, unknown>).filter(([k]) => k !== 'attributes') : [];
+    const [ref] = entries;
+    if (entries.length !== 1 || !ref || typeof ref[1] !== 'string') {
+      return { error: { statusCode: 'INVALID_FIELD', message: `A relationship reference must name exactly one external id field of ${parent.name}`, fields: [rel.relationshipName!] } };
+    }
+    const parentField = findField(parent, ref[0]);
+    if (!parentField?.externalId) {
+      return { error: { statusCode: 'INVALID_FIELD', message: `Field ${ref[0]} is not an external id field of ${parent.name}`, fields: [rel.relationshipName!] } };
+    }
+    const found = this.findBy(parent.name, parentField.name, ref[1]);
+    if (found.length !== 1) {
+      return { error: { statusCode: 'INVALID_FIELD', message: `Foreign key external ID: ${ref[1]} not found for field ${parentField.name} in entity ${parent.name}`, fields: [] } };
+    }
+    return { id: String(found[0]!.Id) };
+  }
+
+  private newId(object: SfObject): string {
+    let n = ++this.seq;
+    let body = '';
+    for (let i = 0; i < 12; i++) {
+      body = ID_ALPHABET[n % 62]! + body;
+      n = Math.floor(n / 62);
+    }
+    return `${object.keyPrefix}${body}AAA`;
+  }
+}
+
+function indexKey(object: string, field: string): string {
+  return `${object}.${field}`;
+}
+
+/** Checks and converts one JSON (or CSV string) value for a field, as Salesforce would on save. */
+export function convertValue(field: SfField, raw: unknown): { value: SfValue } | { error: SfRecordError } {
+  const fail = (statusCode: string, message: string): { error: SfRecordError } => ({ error: { statusCode, message, fields: [field.name] } });
+  if (raw === null) return { value: null };
+  switch (field.type) {
+    case 'int':
+    case 'double': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+      if (!Number.isFinite(n) || (field.type === 'int' && !Number.isInteger(n))) {
+        return fail('INVALID_TYPE_ON_FIELD_IN_RECORD', `${field.name}: value not of required type: ${String(raw)}`);
+      }
+      return { value: n };
+    }
+    case 'boolean':
+      if (typeof raw === 'boolean') return { value: raw };
+      if (raw === 'true' || raw === 'false') return { value: raw === 'true' };
+      return fail('INVALID_TYPE_ON_FIELD_IN_RECORD', `${field.name}: value not of required type: ${String(raw)}`);
+    default: {
+      if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
+        return fail('INVALID_TYPE_ON_FIELD_IN_RECORD', `${field.name}: value not of required type`);
+      }
+      const value = String(raw);
+      if (field.length !== undefined && [...value].length > field.length) {
+        return fail('STRING_TOO_LONG', `${field.name}: data value too large: ${value.slice(0, 40)} (max length=${field.length})`);
+      }
+      if (field.type === 'email' && value !== '' && !EMAIL.test(value)) {
+        return fail('INVALID_EMAIL_ADDRESS', `${field.name}: invalid email address: ${value}`);
+      }
+      return { value: value === '' ? null : value };
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/** The sObject schema the Salesforce emulator serves through describe and enforces on every write. */
+export type SfFieldType = 'id' | 'string' | 'email' | 'phone' | 'url' | 'textarea' | 'int' | 'double' | 'boolean' | 'reference';
+
+export interface SfField {
+  name: string;
+  type: SfFieldType;
+  /** Maximum length for text types. */
+  length?: number;
+  externalId?: boolean;
+  unique?: boolean;
+  /** Required on create (the REQUIRED_FIELD_MISSING check). */
+  required?: boolean;
+  /** Reference fields: the parent object and the relationship name used for nested external-id references. */
+  referenceTo?: string;
+  relationshipName?: string;
+}
+
+export interface SfObject {
+  name: string;
+  /** The 3-character key prefix of record ids (001 Account, 003 Contact, 00Q Lead). */
+  keyPrefix: string;
+  fields: SfField[];
+}
+
+export type SfSchema = Record<string, SfObject>;
+
+const text = (name: string, length = 255, extra: Partial<SfField> = {}): SfField => ({ name, type: 'string', length, ...extra });
+const externalIdField = (name: string): SfField => ({ name, type: 'string', length: 255, externalId: true, unique: true });
+const idField: SfField = { name: 'Id', type: 'id', length: 18 };
+
+/** A small but realistic default org: Account, Contact and Lead, each with the external id `Prospect_Sync_Id__c`. */
+export function defaultSchema(): SfSchema {
+  return {
+    Account: {
+      name: 'Account', keyPrefix: '001',
+      fields: [
+        idField, text('Name', 255, { required: true }), { name: 'Website', type: 'url', length: 255 },
+        text('Industry', 255), { name: 'NumberOfEmployees', type: 'int' }, { name: 'AnnualRevenue', type: 'double' },
+        text('BillingCity', 40), text('BillingCountry', 80), { name: 'Phone', type: 'phone', length: 40 },
+        { name: 'Description', type: 'textarea', length: 32000 }, externalIdField('Prospect_Sync_Id__c'),
+      ],
+    },
+    Contact: {
+      name: 'Contact', keyPrefix: '003',
+      fields: [
+        idField, text('FirstName', 40), text('LastName', 80, { required: true }), text('Title', 128),
+        { name: 'Email', type: 'email', length: 80 }, { name: 'Phone', type: 'phone', length: 40 },
+        { name: 'HasOptedOutOfEmail', type: 'boolean' },
+        { name: 'AccountId', type: 'reference', length: 18, referenceTo: 'Account', relationshipName: 'Account' },
+        externalIdField('Prospect_Sync_Id__c'),
+      ],
+    },
+    Lead: {
+      name: 'Lead', keyPrefix: '00Q',
+      fields: [
+        idField, text('FirstName', 40), text('LastName', 80, { required: true }), text('Company', 255, { required: true }),
+        text('Title', 128), { name: 'Email', type: 'email', length: 80 }, { name: 'Phone', type: 'phone', length: 40 },
+        text('Industry', 255), externalIdField('Prospect_Sync_Id__c'),
+      ],
+    },
+  };
+}
+
+export function findField(object: SfObject, name: string): SfField | undefined {
+  const lower = name.toLowerCase();
+  return object.fields.find((f) => f.name.toLowerCase() === lower);
+}

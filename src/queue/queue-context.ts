@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import { Queue } from 'bullmq';
+import { SYNC_QUEUE, TICK_QUEUE, type SyncJobData, type SyncJobResult, type TickJobData } from './job-data.js';
+import { SYNC_JOB_OPTIONS, TICK_JOB_OPTIONS } from './job-options.js';
+
+/** BullMQ key prefix; tests pass a unique one. For Redis Cluster use a hash-tagged prefix such as `{prospect-sync}`. */
+export const DEFAULT_QUEUE_PREFIX = 'prospect-sync';
+
+export function queuePrefix(env: NodeJS.ProcessEnv = process.env): string {
+  return env.QUEUE_PREFIX ?? DEFAULT_QUEUE_PREFIX;
+}
+
+/** Where the queues live: one ioredis connection (maxRetriesPerRequest null) shared by the Queue objects. */
+export interface QueueContext {
+  connection: Redis;
+  prefix: string;
+}
+
+export interface AppQueues {
+  sync: Queue<SyncJobData, SyncJobResult>;
+  tick: Queue<TickJobData>;
+  close(): Promise<void>;
+}
+
+export function openQueues(ctx: QueueContext): AppQueues {
+  const sync = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, {
+    connection: ctx.connection,
+    prefix: ctx.prefix,
+    defaultJobOptions: SYNC_JOB_OPTIONS,
+  });
+  const tick = new Queue<TickJobData>(TICK_QUEUE, {
+    connection: ctx.connection,
+    prefix: ctx.prefix,
+    defaultJobOptions: TICK_JOB_OPTIONS,
+  });
+  return {
+    sync,
+    tick,
+    close: async () => {
+      await Promise.all([sync.close(), tick.close()]);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import type { Redis } from 'ioredis';
+import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
+import type { RunCounts } from './run-summary.js';
+
+/** Where one partition's journey stands: the source client's resumable state (`null` = not started). */
+export interface PartitionCheckpoint<S = unknown> {
+  state: S | null;
+  done: boolean;
+}
+
+/**
+ * What a run needs to resume after a crash, a stall or a budget delay: its id, its counters so far and, per
+ * partition, the journey state after the last batch the CRM accepted. Counts and cursors only: no records, no
+ * contact details, no secrets.
+ */
+export interface RunCheckpoint<S = unknown> {
+  runId: string;
+  startedAt: string;
+  counts: RunCounts;
+  partitions: Record<string, PartitionCheckpoint<S>>;
+}
+
+export interface CheckpointStoreOptions {
+  prefix?: string;
+  /** Cursors must not be stored long term: an expired checkpoint restarts the journeys (upserts are idempotent). */
+  ttlMs?: number;
+}
+
+export const DEFAULT_CHECKPOINT_TTL_MS = 6 * 3600_000;
+
+/**
+ * Checkpoints of one search in a Redis key with a TTL. Saves are serialised and coalesced (the latest snapshot
+ * wins), so parallel partitions can save after each accepted batch without racing each other.
+ */
+export class CheckpointStore<S = unknown> {
+  private readonly key: string;
+  private readonly ttlMs: number;
+  private pending: string | null = null;
+  private pendingTtl = 0;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly redis: Redis, search: string, options: CheckpointStoreOptions = {}) {
+    this.key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).checkpoint;
+    this.ttlMs = options.ttlMs ?? DEFAULT_CHECKPOINT_TTL_MS;
+  }
+
+  /** The saved checkpoint of run `runId`, or null (none, expired, or another run's). */
+  async load(runId: string): Promise<RunCheckpoint<S> | null> {
+    const raw = await this.redis.get(this.key);
+    if (!raw) return null;
+    const cp = JSON.parse(raw) as RunCheckpoint<S>;
+    return cp.runId === runId ? cp : null;
+  }
+
+  /** Snapshots `cp` now and writes it; resolves once it (or a later snapshot) is in Redis. */
+  save(cp: RunCheckpoint<S>, ttlMs: number = this.ttlMs): Promise<void> {
+    const first = this.pending === null;
+    this.pending = JSON.stringify(cp);
+    this.pendingTtl = ttlMs;
+    if (first) {
+      // A failed write rejects its callers but must not wedge later saves.
+      this.writing = this.writing.catch(() => undefined).then(async () => {
+        const payload = this.pending;
+        const ttl = this.pendingTtl;
+        this.pending = null;
+        if (payload !== null) await this.redis.set(this.key, payload, 'PX', ttl);
+      });
+    }
+    return this.writing;
+  }
+
+  async clear(runId: string): Promise<void> {
+    await this.writing.catch(() => undefined);
+    const cur = await this.load(runId);
+    if (cur) await this.redis.del(this.key);
+  }
+}

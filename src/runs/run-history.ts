@@ -1,0 +1,25 @@
+import type { Redis } from 'ioredis';
+import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
+import type { RunSummary } from './run-summary.js';
+
+export interface RunHistoryOptions {
+  prefix?: string;
+  /** Summaries kept per search; older ones are dropped (the list stays bounded). */
+  keep?: number;
+}
+
+export const DEFAULT_HISTORY_KEEP = 50;
+
+/** Appends a finished run's summary (counts only: no records, no contact details) to the search's history. */
+export async function recordRun(redis: Redis, summary: RunSummary, options: RunHistoryOptions = {}): Promise<void> {
+  const key = runKeys(summary.search, options.prefix ?? DEFAULT_RUNS_PREFIX).history;
+  const keep = options.keep ?? DEFAULT_HISTORY_KEEP;
+  await redis.multi().lpush(key, JSON.stringify(summary)).ltrim(key, 0, keep - 1).exec();
+}
+
+/** The most recent summaries of a search, newest first. */
+export async function listRuns(redis: Redis, search: string, options: { prefix?: string; limit?: number } = {}): Promise<RunSummary[]> {
+  const key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).history;
+  const raw = await redis.lrange(key, 0, (options.limit ?? 20) - 1);
+  return raw.map((line) => JSON.parse(line) as RunSummary);
+}

@@ -1,0 +1,200 @@
+/**
+ * Search tokens and credits of one account, in Redis so every process sees the same numbers.
+ * Tokens: the balance the API reports in X-Rate-Results-*, minus in-flight reservations. Credits: counted here
+ * (the API does not report them) per run, per UTC day and in total. A search reserves before it is sent and
+ * settles after; reservations expire on their own if a process dies mid-request.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { BudgetLedger, CreditUsage, TokenBalance } from './types.js';
+
+const CLEAN = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
+for _, id in ipairs(expired) do redis.call('HDEL', KEYS[1], id); redis.call('ZREM', KEYS[2], id) end
+`;
+
+// KEYS: tokens hash, resv hash, resv expiry zset. ARGV: requested, reserve, id, ttlMs.
+// Returns {granted, available before the grant (-1 when the balance is unknown)}.
+const RESERVE_TOKENS = `${CLEAN}
+local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
+local remaining, resetAt = tonumber(st[1]), tonumber(st[2])
+local requested = tonumber(ARGV[1])
+if not remaining or (resetAt and now >= resetAt) then return {requested, -1} end
+local reserved = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[2])) do reserved = reserved + tonumber(v) end
+local avail = remaining - tonumber(ARGV[2]) - reserved
+local grant = math.min(requested, math.max(avail, 0))
+if grant > 0 then
+  redis.call('HSET', KEYS[2], ARGV[3], grant)
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[3])
+end
+return {grant, avail}
+`;
+
+// KEYS: tokens hash. ARGV: limit, remaining, resetSeconds. Within one period the balance only goes down, so an
+// answer that overtook a later one never raises it.
+const OBSERVE_TOKENS = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
+local remaining = tonumber(ARGV[2])
+local resetAt = now + tonumber(ARGV[3]) * 1000
+local oldRemaining, oldResetAt = tonumber(st[1]), tonumber(st[2])
+if oldRemaining and oldResetAt and now < oldResetAt and oldRemaining < remaining then
+  remaining = oldRemaining
+  resetAt = oldResetAt
+end
+redis.call('HSET', KEYS[1], 'limit', ARGV[1], 'remaining', remaining, 'resetAt', resetAt, 'observedAt', now)
+return remaining
+`;
+
+// KEYS: resv hash, resv expiry zset, run used, day used. ARGV: requested, maxRun (-1 none), maxDay, id, ttlMs, runId.
+const RESERVE_CREDITS = `${CLEAN}
+local runUsed = tonumber(redis.call('GET', KEYS[3])) or 0
+local dayUsed = tonumber(redis.call('GET', KEYS[4])) or 0
+local runResv, dayResv = 0, 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
+  local sep = string.find(v, '|', 1, true)
+  local amount = tonumber(string.sub(v, 1, sep - 1))
+  dayResv = dayResv + amount
+  if string.sub(v, sep + 1) == ARGV[6] then runResv = runResv + amount end
+end
+local avail = tonumber(ARGV[1])
+if tonumber(ARGV[2]) >= 0 then avail = math.min(avail, tonumber(ARGV[2]) - runUsed - runResv) end
+if tonumber(ARGV[3]) >= 0 then avail = math.min(avail, tonumber(ARGV[3]) - dayUsed - dayResv) end
+local grant = math.max(avail, 0)
+if grant > 0 then
+  redis.call('HSET', KEYS[1], ARGV[4], grant .. '|' .. ARGV[6])
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), ARGV[4])
+end
+return grant
+`;
+
+const RESERVATION_TTL_MS = 5 * 60 * 1000;
+const RUN_TTL_S = 14 * 24 * 3600;
+const DAY_TTL_S = 3 * 24 * 3600;
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function num(headers: Headers, name: string): number | undefined {
+  const raw = headers[name];
+  const n = Number(Array.isArray(raw) ? raw[0] : raw);
+  return raw === undefined || !Number.isFinite(n) ? undefined : n;
+}
+
+export interface Reservation {
+  id: string;
+  granted: number;
+}
+
+export class RedisBudgetLedger implements BudgetLedger {
+  private readonly tokensKey: string;
+  private readonly tokenResv: [string, string];
+  private readonly creditResv: [string, string];
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keyBase: string,
+    private readonly tokenReserve: number,
+    private readonly caps: { maxPerRun?: number; maxPerDay?: number },
+  ) {
+    this.tokensKey = `${keyBase}:tokens`;
+    this.tokenResv = [`${keyBase}:tokens:resv`, `${keyBase}:tokens:resv:exp`];
+    this.creditResv = [`${keyBase}:credits:resv`, `${keyBase}:credits:resv:exp`];
+  }
+
+  get reserve(): number {
+    return this.tokenReserve;
+  }
+
+  private runKey(runId: string): string {
+    return `${this.keyBase}:credits:run:${runId}`;
+  }
+
+  private dayKey(at = new Date()): string {
+    return `${this.keyBase}:credits:day:${at.toISOString().slice(0, 10)}`;
+  }
+
+  async tokenBalance(): Promise<TokenBalance | null> {
+    const st = await this.redis.hmget(this.tokensKey, 'limit', 'remaining', 'resetAt', 'observedAt');
+    if (st[1] === null) return null;
+    return { limit: Number(st[0]), remaining: Number(st[1]), resetAt: Number(st[2]), observedAt: Number(st[3]) };
+  }
+
+  /** Reserves up to `requested` tokens; `available` is -1 while the balance is unknown (then all are granted). */
+  async reserveTokens(requested: number): Promise<Reservation & { available: number }> {
+    const id = randomUUID();
+    const [granted, available] = (await this.redis.eval(
+      RESERVE_TOKENS, 3, this.tokensKey, ...this.tokenResv, requested, this.tokenReserve, id, RESERVATION_TTL_MS,
+    )) as [number, number];
+    return { id, granted, available };
+  }
+
+  async releaseTokens(id: string): Promise<void> {
+    await this.redis.multi().hdel(this.tokenResv[0], id).zrem(this.tokenResv[1], id).exec();
+  }
+
+  /** Records the balance a search (or 402) answer reported. */
+  async observeTokens(headers: Headers): Promise<void> {
+    const limit = num(headers, 'x-rate-results-limit');
+    const remaining = num(headers, 'x-rate-results-limit-remaining');
+    const reset = num(headers, 'x-rate-results-limit-reset');
+    if (remaining === undefined) return;
+    await this.redis.eval(OBSERVE_TOKENS, 1, this.tokensKey, limit ?? -1, remaining, reset ?? 0);
+  }
+
+  async spendableTokens(): Promise<number> {
+    const { id, available } = await this.reserveTokens(0);
+    await this.releaseTokens(id);
+    return available < 0 ? Number.POSITIVE_INFINITY : Math.max(0, available);
+  }
+
+  async canSpendTokens(n: number): Promise<boolean> {
+    return (await this.spendableTokens()) >= n;
+  }
+
+  /** Reserves up to `requested` credits for `runId` under the run and day caps. */
+  async reserveCredits(runId: string, requested: number): Promise<Reservation> {
+    const id = randomUUID();
+    const granted = (await this.redis.eval(
+      RESERVE_CREDITS, 4, ...this.creditResv, this.runKey(runId), this.dayKey(), requested,
+      this.caps.maxPerRun ?? -1, this.caps.maxPerDay ?? -1, id, RESERVATION_TTL_MS, runId,
+    )) as number;
+    return { id, granted };
+  }
+
+  /** Books `spent` credits and drops the reservation. */
+  async settleCredits(runId: string, reservationId: string, spent: number): Promise<void> {
+    const tx = this.redis.multi().hdel(this.creditResv[0], reservationId).zrem(this.creditResv[1], reservationId);
+    if (spent > 0) {
+      tx.incrby(this.runKey(runId), spent).expire(this.runKey(runId), RUN_TTL_S);
+      tx.incrby(this.dayKey(), spent).expire(this.dayKey(), DAY_TTL_S);
+      tx.incrby(`${this.keyBase}:credits:total`, spent);
+    }
+    await tx.exec();
+  }
+
+  async creditUsage(runId: string): Promise<CreditUsage> {
+    const [run, day, account] = await this.redis.mget(this.runKey(runId), this.dayKey(), `${this.keyBase}:credits:total`);
+    return {
+      run: Number(run ?? 0),
+      day: Number(day ?? 0),
+      account: Number(account ?? 0),
+      maxPerRun: this.caps.maxPerRun ?? null,
+      maxPerDay: this.caps.maxPerDay ?? null,
+    };
+  }
+
+  async spendableCredits(runId: string): Promise<number> {
+    if (this.caps.maxPerRun === undefined && this.caps.maxPerDay === undefined) return Number.POSITIVE_INFINITY;
+    const { id, granted } = await this.reserveCredits(runId, Number.MAX_SAFE_INTEGER);
+    await this.settleCredits(runId, id, 0);
+    return granted;
+  }
+
+  async canSpendCredits(runId: string, n: number): Promise<boolean> {
+    return (await this.spendableCredits(runId)) >= n;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Typed errors of the source client, one per row of the API's error table plus the client's own stops.
+ * Codes are stable; messages never carry the token, the client secret or contact details.
+ */
+import { AppError } from '../shared/app-error.js';
+import type { Operation } from './types.js';
+
+/** Base of every error the source client throws. `status` is the HTTP status when one was received. */
+export class SourceError extends AppError {
+  readonly status: number | undefined;
+  constructor(code: string, message: string, options?: { cause?: unknown; details?: Record<string, unknown>; status?: number }) {
+    super(code, message, options);
+    this.status = options?.status;
+  }
+}
+
+export interface ValidationDetail {
+  path?: string;
+  param?: string;
+  message: string;
+}
+
+/** 400 without an error code: the filter or a query parameter is wrong. A configuration error: never retried. */
+export class SourceValidationError extends SourceError {
+  readonly problems: ValidationDetail[];
+  constructor(message: string, problems: ValidationDetail[]) {
+    const where = problems.map((p) => `${p.path ?? p.param ?? '?'}: ${p.message}`).join('; ');
+    super('source_validation_failed', where ? `${message} (${where})` : message, { status: 400, details: { problems } });
+    this.problems = problems;
+  }
+}
+
+/** 400 invalid_cursor: the journey restarts from page 1. */
+export class InvalidCursorError extends SourceError {
+  constructor(message: string) {
+    super('invalid_cursor', message, { status: 400 });
+  }
+}
+
+/** 400 cursor_filter_mismatch: the body changed mid-journey (a bug on our side, since we keep it byte-identical). */
+export class CursorFilterMismatchError extends SourceError {
+  constructor(message: string) {
+    super('cursor_filter_mismatch', message, { status: 400 });
+  }
+}
+
+/** 401 after one token refresh and one retry, or the token endpoint refusing our credentials. */
+export class SourceAuthError extends SourceError {
+  constructor(message: string, status?: number) {
+    super('source_unauthorized', message, { status: status ?? 401 });
+  }
+}
+
+export type BudgetReason = 'exhausted' | 'stale_reset' | 'store_unavailable';
+
+/** 402 stale_reset / store_unavailable (retried with backoff; surfaces when attempts run out). */
+export class InsufficientBudgetError extends SourceError {
+  readonly reason: BudgetReason;
+  readonly retryAfterSeconds: number;
+  constructor(reason: BudgetReason, retryAfterSeconds: number, message: string, code = 'insufficient_budget') {
+    super(code, message, { status: 402, details: { reason, retryAfterSeconds } });
+    this.reason = reason;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** 402 exhausted: the search-token allotment is used up until `resetAt`. Never retried here: the job delays the run. */
+export class TokensExhaustedError extends InsufficientBudgetError {
+  readonly resetAt: Date;
+  constructor(retryAfterSeconds: number, message: string) {
+    super('exhausted', retryAfterSeconds, message, 'tokens_exhausted');
+    this.resetAt = new Date(Date.now() + retryAfterSeconds * 1000);
+  }
+}
+
+/** 422 pagination_depth_exceeded: the journey passed 100,000 records; split the partition. */
+export class PaginationDepthError extends SourceError {
+  constructor(message: string) {
+    super('pagination_depth_exceeded', message, { status: 422 });
+  }
+}
+
+/** 429 rate_limit_exceeded (after the retries the policy allows). */
+export class RateLimitedError extends SourceError {
+  readonly retryAfterSeconds: number;
+  readonly operation: Operation | undefined;
+  constructor(retryAfterSeconds: number, operation: Operation | undefined, message: string) {
+    super('rate_limit_exceeded', message, { status: 429, details: { retryAfterSeconds, operation } });
+    this.retryAfterSeconds = retryAfterSeconds;
+    this.operation = operation;
+  }
+}
+
+/** 5xx (after the retries the policy allows). */
+export class SourceServerError extends SourceError {
+  constructor(status: number, message: string) {
+    super('source_server_error', message, { status });
+  }
+}
+
+/** Any other 4xx we did not expect (kept typed so the caller sees the status). */
+export class SourceHttpError extends SourceError {
+  constructor(status: number, message: string, apiCode?: string) {
+    super('source_http_error', message, { status, details: apiCode ? { apiCode } : undefined });
+  }
+}
+
+/** Connection refused/reset, DNS, timeouts: no HTTP answer. */
+export class SourceNetworkError extends SourceError {
+  constructor(message: string, cause?: unknown) {
+    super('source_network_error', message, { cause });
+  }
+}
+
+/** A 2xx answer whose body is not what the API promises. */
+export class SourceProtocolError extends SourceError {
+  constructor(message: string) {
+    super('source_protocol_error', message);
+  }
+}
+
+export type BudgetCap = 'tokens_reserve' | 'credits_per_run' | 'credits_per_day' | 'max_records';
+
+/** A cap of ours (token reserve, credit caps, maxRecords) stopped the journey before it could be passed. */
+export class BudgetStopError extends SourceError {
+  readonly cap: BudgetCap;
+  constructor(cap: BudgetCap, message: string) {
+    super('budget_cap_reached', message, { details: { cap } });
+    this.cap = cap;
+  }
+}
+
+/** An offset-mode journey would need an offset above the API's 10,000. */
+export class OffsetLimitError extends SourceError {
+  constructor(message: string) {
+    super('offset_limit_exceeded', message);
+  }
+}
+
+/** A filter cannot be split so that each journey stays under the depth limit. */
+export class PartitionError extends SourceError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('partition_impossible', message, { details });
+  }
+}
+
+/** A resumed checkpoint does not belong to this journey's body. */
+export class CheckpointMismatchError extends SourceError {
+  constructor(message: string) {
+    super('checkpoint_mismatch', message);
+  }
+}
+
+/** The caller's AbortSignal fired. */
+export class SourceAbortedError extends SourceError {
+  constructor(cause?: unknown) {
+    super('source_aborted', 'the request was aborted', { cause });
+  }
+}

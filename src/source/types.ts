@@ -1,0 +1,209 @@
+/**
+ * Public types of the Sales-Intelligence source client. Stable: the orchestration layer codes against them.
+ * Every "not shown" choice of the API spec is configuration here (defaults in docs/api-assumptions.md).
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from '../shared/logger.js';
+
+export type Entity = 'companies' | 'persons';
+/** Rate-limit operations of the API: each has its own window. */
+export type Operation = 'search' | 'count' | 'dictionary';
+
+/** A request body: `{company: {...}, person: {...}, options: {...}}`, passed through as written. */
+export type Filter = Record<string, unknown>;
+
+/** Paths relative to `baseUrl` (which may carry a prefix such as `/api/v2`). */
+export interface ApiPaths {
+  search: Record<Entity, string>;
+  count: Record<Entity, string>;
+  /** Template with `{name}`. */
+  dictionaries: string;
+  settings: { compliance: string; personalization: string; intentTopics: string };
+  health: string;
+}
+
+export interface RetryOptions {
+  /** Attempts for 5xx / network errors / 402 stale_reset + store_unavailable, first one included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Attempts after a 429 (the governor should make these rare). */
+  maxRateLimitAttempts: number;
+  /** Upper bound of a Retry-After we honour (the spec promises <= 60 s). */
+  maxRetryAfterSeconds: number;
+}
+
+export interface FallbackLimits {
+  search: number;
+  count: number;
+  dictionary: number;
+  windowSeconds: number;
+}
+
+export interface GovernorOptions {
+  /**
+   * Extra time added to the window when spacing requests, covering the delay between our grant and the server's
+   * clock. Default: 2% of the window, clamped to 100..1000 ms.
+   */
+  guardMs?: number;
+  /** Share of the configured fallback limit used while RateLimit-* headers are absent. Default 0.9. */
+  fallbackShare?: number;
+}
+
+export interface SourceClientOptions {
+  baseUrl: string;
+  auth: { tokenUrl: string; clientId: string; clientSecret: string };
+  paths?: Partial<ApiPaths>;
+  /** Shared governor / ledger state. The client never closes it. */
+  redis: Redis;
+  /** Default 'prospect-sync'. */
+  keyPrefix?: string;
+  /** Namespace of shared state; default a hash of baseUrl + clientId (never the secret). */
+  accountKey?: string;
+  fallbackLimits: FallbackLimits;
+  /** Never spend the search-token balance below `reserve`. */
+  tokens?: { reserve?: number };
+  credits?: { maxPerRun?: number; maxPerDay?: number };
+  logger?: Logger;
+  /** Per HTTP attempt. Default 30 s. */
+  requestTimeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  governor?: GovernorOptions;
+  /** Keep-alive connections per origin. Default 16. */
+  connections?: number;
+}
+
+/** Saved state of a journey: enough to resume it. Holds a cursor, so store it only briefly (short TTL). */
+export interface JourneyCheckpoint {
+  mode: 'cursor' | 'offset';
+  /** Next page's cursor (cursor mode); null before the first page. */
+  cursor: string | null;
+  /** Next page's offset (offset mode). */
+  offset: number;
+  /** Records returned so far (tokens charged), duplicates included. */
+  fetched: number;
+  /** Hash of entity + body + view + mode: a checkpoint only resumes the journey it came from. */
+  fingerprint: string;
+}
+
+export interface JourneyOptions {
+  runId: string;
+  view?: string[];
+  /** 1..100, default 100. */
+  pageSize?: number;
+  /** Stop after this many records returned by this journey (the last page's limit is sized to it). */
+  maxRecords?: number;
+  mode?: 'cursor' | 'offset';
+  checkpoint?: JourneyCheckpoint;
+  signal?: AbortSignal;
+  /** Path of the record id (dot path), default 'id'. */
+  idField?: string;
+}
+
+export interface JourneyPage {
+  /** Records of this page not seen before in this run (deduplicated by id). */
+  records: unknown[];
+  /** Records the API returned on this page (what it charged tokens for). */
+  returned: number;
+  /** Duplicates dropped from this page. */
+  duplicates: number;
+  /** State after this page: save it to resume. */
+  checkpoint: JourneyCheckpoint;
+  tokensCharged: number;
+  creditsCharged: number;
+  /** `page.total` in offset mode. */
+  total?: number;
+  /** True when the journey had to restart from page 1 (invalid_cursor) before this page. */
+  restarted: boolean;
+  done: boolean;
+}
+
+/** A filter narrowed by headcount (and possibly country) whose journey stays under the depth limit. */
+export interface Partition {
+  filter: Filter;
+  /** Free count at planning time. */
+  count: number;
+  headcount: { gte: number; lte: number };
+  /** Set when one headcount value was split further by country. */
+  countries?: string[];
+}
+
+export interface PartitionOptions {
+  /** Default 90,000 (the API stops journeys at 100,000). */
+  maxJourneyRecords?: number;
+  /** Aim for at least this many partitions of similar size. Default 1. */
+  parallelism?: number;
+  /** Headcount upper bound when the filter has none. Default 10,000,000. */
+  maxHeadcount?: number;
+  /** Dictionary used to split a single headcount value that is still too deep. Default 'country'. */
+  secondKeyDictionary?: string;
+  signal?: AbortSignal;
+}
+
+export interface TokenBalance {
+  limit: number;
+  remaining: number;
+  /** Epoch ms of the next period reset. */
+  resetAt: number;
+  observedAt: number;
+}
+
+export interface CreditUsage {
+  run: number;
+  day: number;
+  account: number;
+  maxPerRun: number | null;
+  maxPerDay: number | null;
+}
+
+export interface SourceStats {
+  requests: { search: number; count: number; dictionary: number; token: number; other: number };
+  /** 429 responses received. */
+  throttled: number;
+  retries: number;
+  unauthorizedRetries: number;
+  tokensSpent: number;
+  creditsSpent: number;
+  recordsReturned: number;
+  duplicatesDropped: number;
+  journeyRestarts: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Search tokens and credits of the account, shared by every process through Redis. */
+export interface BudgetLedger {
+  /** Last balance the API reported (X-Rate-Results-*), or null before the first search. */
+  tokenBalance(): Promise<TokenBalance | null>;
+  /** Tokens a new search may spend now: balance - reserve - in-flight reservations (Infinity when unknown). */
+  spendableTokens(): Promise<number>;
+  canSpendTokens(n: number): Promise<boolean>;
+  creditUsage(runId: string): Promise<CreditUsage>;
+  /** Credits a run may still spend under maxPerRun and maxPerDay (Infinity when uncapped). */
+  spendableCredits(runId: string): Promise<number>;
+  canSpendCredits(runId: string, n: number): Promise<boolean>;
+}
+
+export interface SourceClient {
+  /** Free count of the records matching `filter`. */
+  count(entity: Entity, filter: Filter, options?: CallOptions): Promise<number>;
+  /** Pages of one body, cursor mode by default; resumes from `options.checkpoint`. */
+  journey(entity: Entity, filter: Filter, options: JourneyOptions): AsyncIterable<JourneyPage>;
+  /** Splits `filter` by company.headcount (then country) so each journey stays under the depth limit. */
+  partition(entity: Entity, filter: Filter, options?: PartitionOptions): Promise<Partition[]>;
+  /** Splits a partition that hit 422 mid-walk into smaller ones (walk them from page 1; dedup makes it safe). */
+  splitPartition(entity: Entity, partition: Partition, options?: PartitionOptions): Promise<Partition[]>;
+  /** Values of a dictionary (`industry`, `country`, ...). */
+  dictionary(name: string, options?: CallOptions): Promise<string[]>;
+  /** Raw `data` of a settings endpoint. */
+  settings(name: keyof ApiPaths['settings'], options?: CallOptions): Promise<unknown>;
+  health(options?: CallOptions): Promise<unknown>;
+  readonly ledger: BudgetLedger;
+  readonly accountKey: string;
+  stats(): SourceStats;
+  /** Forgets the run's dedup set (call when a run ends). */
+  endRun(runId: string): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { acquireRunLock, activeRunOf, RunAlreadyActiveError } from '../../src/runs/run-lock.js';
+import { testRedis } from '../helpers/redis.js';
+
+let redis: Redis;
+let prefix: string;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ redis, prefix, cleanup } = await testRedis('run-lock'));
+});
+afterEach(async () => cleanup());
+
+describe('run lock', () => {
+  it('refuses a second run of the same search and names the holder', async () => {
+    const lock = await acquireRunLock(redis, 's1', 'run-a', { prefix });
+    const err = await acquireRunLock(redis, 's1', 'run-b', { prefix }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunAlreadyActiveError);
+    expect((err as RunAlreadyActiveError).code).toBe('run_already_active');
+    expect((err as RunAlreadyActiveError).details).toEqual({ search: 's1', holder: 'run-a' });
+    // other searches are independent
+    const other = await acquireRunLock(redis, 's2', 'run-b', { prefix });
+    await other.release();
+    await lock.release();
+    expect(await activeRunOf(redis, 's1', prefix)).toBeNull();
+    const again = await acquireRunLock(redis, 's1', 'run-b', { prefix });
+    await again.release();
+  });
+
+  it('is re-entrant for the same run id (a resumed job takes its own lock back)', async () => {
+    const a = await acquireRunLock(redis, 's', 'run-a', { prefix });
+    const b = await acquireRunLock(redis, 's', 'run-a', { prefix });
+    expect(await activeRunOf(redis, 's', prefix)).toBe('run-a');
+    await b.release();
+    await a.release();
+  });
+
+  it('renews while held and expires after a crash (no renewal)', async () => {
+    const lock = await acquireRunLock(redis, 's', 'run-a', { prefix, ttlMs: 300, renewEveryMs: 50 });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(await activeRunOf(redis, 's', prefix)).toBe('run-a');
+    await lock.release();
+    // a holder that died: its key simply expires
+    await redis.set(`${prefix}:run:s:lock`, 'dead', 'PX', 200);
+    await expect(acquireRunLock(redis, 's', 'run-b', { prefix })).rejects.toThrow(RunAlreadyActiveError);
+    await new Promise((r) => setTimeout(r, 300));
+    const b = await acquireRunLock(redis, 's', 'run-b', { prefix });
+    await b.release();
+  });
+
+  it('signals a lost lock and never releases a lock it no longer owns', async () => {
+    const lock = await acquireRunLock(redis, 's', 'run-a', { prefix, ttlMs: 300, renewEveryMs: 50 });
+    await redis.set(`${prefix}:run:s:lock`, 'run-z');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(lock.lost.aborted).toBe(true);
+    await lock.release();
+    expect(await activeRunOf(redis, 's', prefix)).toBe('run-z');
+  });
+});
