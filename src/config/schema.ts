@@ -4,6 +4,8 @@
  * Rules that relate several fields live in cross-checks.ts; this file holds only what a single field can say.
  */
 import { z } from 'zod';
+// The one list of transforms, owned by the mapping code that applies them (a leaf module: no cycle, no CRM client).
+import { TRANSFORMS } from '../crm/transforms.js';
 
 const posInt = z.int().positive();
 const nonNegInt = z.int().nonnegative();
@@ -11,7 +13,7 @@ const nonEmpty = z.string().min(1);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
 /** A secret: only from the environment (load-config checks it came from a ${VAR}); never echoed. */
-const secret = z.string().min(1, 'must not be empty');
+const secret = z.string().min(1, 'must not be empty').meta({ secret: true });
 
 /** The six person segments of the `view` query parameter (spec "Person record segments"). */
 export const PERSON_SEGMENTS = ['demographics', 'contacts', 'education', 'pastCompanies', 'skills', 'events'] as const;
@@ -39,7 +41,7 @@ const personFilter = z.looseObject({});
 const sortField = z.strictObject({ field: z.enum(['headcount', 'revenue']), direction: z.enum(['ASC', 'DESC']) });
 const filterOptions = z.looseObject({ sortFields: z.array(sortField).min(1).optional() });
 
-export const filterSchema = z.strictObject({
+const filterSchema = z.strictObject({
   company: companyFilter.optional(),
   person: personFilter.optional(),
   options: filterOptions.optional(),
@@ -57,14 +59,14 @@ const fieldMapping = z.union([
   nonEmpty.describe('record path'),
   z.strictObject({
     from: nonEmpty.describe('record path'),
-    transform: z.enum(['string', 'number', 'lowercase', 'uppercase', 'trim', 'join', 'first', 'date']).optional(),
+    transform: z.enum(TRANSFORMS).optional(),
     overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
   }),
 ]);
 
 export const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
-export const savedSearchSchema = z.strictObject({
+const savedSearchSchema = z.strictObject({
   name: z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64),
   segment: nonEmpty,
   entity: z.enum(['companies', 'persons']),
@@ -102,16 +104,16 @@ const salesforceDestination = z.strictObject({
   externalIdField: nonEmpty.optional().describe('default matchOn.field for searches writing here'),
 });
 
-export const destinationSchema = z.discriminatedUnion('type', [hubspotDestination, salesforceDestination]);
+const destinationSchema = z.discriminatedUnion('type', [hubspotDestination, salesforceDestination]);
 
 const byEntity = (companies: string, persons: string) =>
   z.strictObject({ companies: nonEmpty.default(companies), persons: nonEmpty.default(persons) }).prefault({});
 
 /** API paths relative to `baseUrl`; the same shape as the source client's `ApiPaths` (docs/api-assumptions.md). */
-export const sourcePathsSchema = z.strictObject({
+const sourcePathsSchema = z.strictObject({
   search: byEntity('/companies/filter', '/persons/filter'),
   count: byEntity('/companies/filter/count', '/persons/filter/count'),
-  dictionaries: z.string().includes('{name}', { error: 'must contain {name}' }).default('/dictionaries/{name}'),
+  dictionaries: z.string().regex(/\{name\}/, 'must contain {name}').default('/dictionaries/{name}'),
   settings: z
     .strictObject({
       compliance: nonEmpty.default('/settings/compliance'),
@@ -122,7 +124,7 @@ export const sourcePathsSchema = z.strictObject({
   health: nonEmpty.default('/health'),
 });
 
-export const sourceSchema = z.strictObject({
+const sourceSchema = z.strictObject({
   baseUrl: httpUrl,
   auth: z.strictObject({ tokenUrl: httpUrl, clientId: nonEmpty, clientSecret: secret }),
   fallbackLimits: z

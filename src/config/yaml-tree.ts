@@ -25,7 +25,12 @@ export interface YamlTree {
   value: unknown;
   locate: Locate;
   issues: ConfigIssue[];
+  /** YAML warnings (e.g. an unknown tag): reported, not fatal. */
+  warnings: ConfigIssue[];
 }
+
+/** Aliases expanded per document: far above any real config, far below an alias bomb. */
+const MAX_ALIAS_EXPANSIONS = 1000;
 
 /** `searches[0].filter.company` — the path format of every message. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -62,24 +67,34 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
     const pos = lineCounter.linePos(offset ?? 0);
     return { line: pos.line, column: pos.col };
   };
-  const report = (offset: number | undefined, path: ConfigPath, message: string): void => {
-    issues.push({ file, ...placeAt(offset), path: formatPath(path), message });
+  const report = (offset: number | undefined, path: ConfigPath, message: string, list = issues): void => {
+    list.push({ file, ...placeAt(offset), path: formatPath(path), message });
   };
 
   // After the first syntax error the parser's further complaints are mostly echoes of it; duplicate keys are not.
   const [first, ...rest] = doc.errors;
   const errors = first ? [first, ...rest.filter((error) => error.code === 'DUPLICATE_KEY')] : [];
-  for (const error of [...errors, ...doc.warnings]) {
-    // The first line only: the rest may quote the source, and the source may hold a literal secret.
-    report(error.pos[0], [], `YAML: ${error.message.split('\n')[0]}`);
-  }
-  if (doc.errors.length > 0) return { value: undefined, locate: () => ({ line: 0, column: 0 }), issues };
+  const warnings: ConfigIssue[] = [];
+  // The first line only: the rest may quote the source, and the source may hold a literal secret.
+  const yamlMessage = (message: string): string => `YAML: ${message.split('\n')[0]}`;
+  for (const error of errors) report(error.pos[0], [], yamlMessage(error.message));
+  for (const warning of doc.warnings) report(warning.pos[0], [], yamlMessage(warning.message), warnings);
+  if (doc.errors.length > 0) return { value: undefined, locate: () => ({ line: 0, column: 0 }), issues, warnings };
+
+  let aliasesLeft = MAX_ALIAS_EXPANSIONS;
 
   const walk = (node: Node | null | undefined, path: ConfigPath, anchorOffset: number | undefined): unknown => {
     const offset = node?.range?.[0] ?? anchorOffset;
     remember(path, 'value', offset);
     if (node === null || node === undefined) return null;
-    if (isAlias(node)) return walk(node.resolve(doc as Document) as Node | undefined, path, offset);
+    if (isAlias(node)) {
+      aliasesLeft -= 1;
+      if (aliasesLeft < 0) {
+        if (aliasesLeft === -1) report(offset, path, `YAML: more than ${MAX_ALIAS_EXPANSIONS} alias expansions`);
+        return null;
+      }
+      return walk(node.resolve(doc as Document) as Node | undefined, path, offset);
+    }
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
       for (const pair of node.items) {
@@ -92,7 +107,13 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
         const key = String(keyValue);
         const childPath = [...path, key];
         remember(childPath, 'key', keyNode?.range?.[0]);
-        out[key] = walk(pair.value as Node | null, childPath, keyNode?.range?.[0]);
+        // defineProperty: a `__proto__` key must be an ordinary (and so unknown) key, not the object's prototype.
+        Object.defineProperty(out, key, {
+          value: walk(pair.value as Node | null, childPath, keyNode?.range?.[0]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -131,5 +152,5 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
     }
     return { line: 1, column: 1 };
   };
-  return { value, locate, issues };
+  return { value, locate, issues, warnings };
 }

@@ -22,7 +22,10 @@ export function fromZodIssues(issues: readonly ZodIssue[], exists: (path: Config
   const out: PathIssue[] = [];
   for (const issue of issues) {
     const path: ConfigPath = [...base, ...(issue.path as (string | number)[])];
-    if (issue.code === 'unrecognized_keys') {
+    if (issue.code === 'invalid_key') {
+      const why = issue.issues.map((inner) => message(inner, () => true, path)).join('; ');
+      out.push({ path, message: `invalid name: ${why}`, at: 'key' });
+    } else if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) out.push({ path: [...path, key], message: 'unknown key', at: 'key' });
     } else if (issue.code === 'invalid_union' && issue.errors.length > 0 && exists(path)) {
       out.push(...fromZodIssues(closestBranch(issue.errors), exists, path));

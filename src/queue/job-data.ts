@@ -41,7 +41,9 @@ export interface SyncJobResult {
 
 /**
  * The sync processor the worker calls. `token` is the BullMQ lock token (needed by `job.moveToDelayed` before
- * throwing `DelayedError`); `signal` aborts on shutdown: checkpoint, then return or throw promptly.
+ * throwing `DelayedError`). `signal` aborts on shutdown: finish or checkpoint the batch in flight, then THROW
+ * (e.g. `signal.reason`): the worker puts the run back in `wait`, no attempt used, and a worker resumes it from the
+ * checkpoint. Returning instead completes the run as it stands.
  */
 export type SyncProcessor = (
   job: Job<SyncJobData, SyncJobResult>,

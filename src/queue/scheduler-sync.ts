@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { TICK_JOB, type TickJobData } from './job-data.js';
+import { TICK_JOB_OPTIONS } from './job-options.js';
 import { repeatOptionsFor, type SchedulableSearch } from './schedule-spec.js';
 
 export interface SchedulerSyncResult {
@@ -43,7 +44,7 @@ export async function syncJobSchedulers(
     }
   }
   for (const [name, repeat] of desired) {
-    await queue.upsertJobScheduler(name, repeat, { name: TICK_JOB, data: { search: name } });
+    await queue.upsertJobScheduler(name, repeat, { name: TICK_JOB, data: { search: name }, opts: TICK_JOB_OPTIONS });
     result.upserted.push(name);
   }
   return result;

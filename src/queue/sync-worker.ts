@@ -1,4 +1,4 @@
-import { DelayedError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, MetricsTime, WaitingError, Worker } from 'bullmq';
 import type { Logger } from '../shared/logger.js';
 import { SYNC_QUEUE, type SyncJobData, type SyncJobResult, type SyncProcessor } from './job-data.js';
 import { MAX_STARTED_ATTEMPTS, SYNC_BACKOFF_TYPE, syncBackoff } from './job-options.js';
@@ -58,6 +58,8 @@ export function startSyncWorker(opts: SyncWorkerOptions): SyncWorkerHandle {
     prefix: opts.ctx.prefix,
     concurrency: opts.concurrency ?? 1,
     maxStartedAttempts: MAX_STARTED_ATTEMPTS,
+    // Per-minute completed/failed counts behind /metrics' bullmq_job_*_total.
+    metrics: { maxDataPoints: MetricsTime.ONE_WEEK },
     settings: { backoffStrategy: (attempts, type, err, job) => (type === SYNC_BACKOFF_TYPE ? syncBackoff(attempts, type, err, job) : 0) },
     ...(opts.lockDuration === undefined ? {} : { lockDuration: opts.lockDuration }),
     ...(opts.stalledInterval === undefined ? {} : { stalledInterval: opts.stalledInterval }),

@@ -2,22 +2,24 @@ import type { Redis } from 'ioredis';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunCounts } from './run-summary.js';
 
-/** Where one partition's journey stands: the source client's resumable state (`null` = not started). */
+/** Where one partition's journey stands: its filter and the source client's resumable state (`null` = not started). */
 export interface PartitionCheckpoint<S = unknown> {
+  filter: Record<string, unknown>;
   state: S | null;
   done: boolean;
 }
 
 /**
- * What a run needs to resume after a crash, a stall or a budget delay: its id, its counters so far and, per
- * partition, the journey state after the last batch the CRM accepted. Counts and cursors only: no records, no
- * contact details, no secrets.
+ * What a run needs to resume after a crash, a stall or a budget delay: its id, its counters so far, the planned
+ * count and, per partition, the filter (re-partitioning on resume could split differently) and the journey state
+ * after the last batch the CRM accepted. Filters, counts and cursors only: no records, no contact details, no secrets.
  */
 export interface RunCheckpoint<S = unknown> {
   runId: string;
   startedAt: string;
+  counted: number;
   counts: RunCounts;
-  partitions: Record<string, PartitionCheckpoint<S>>;
+  partitions: PartitionCheckpoint<S>[];
 }
 
 export interface CheckpointStoreOptions {

@@ -15,20 +15,20 @@ local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
 for _, id in ipairs(expired) do redis.call('HDEL', KEYS[1], id); redis.call('ZREM', KEYS[2], id) end
 `;
 
-// KEYS: tokens hash, resv hash, resv expiry zset. ARGV: requested, reserve, id, ttlMs.
+// KEYS: resv hash, resv expiry zset, tokens hash. ARGV: requested, reserve, id, ttlMs.
 // Returns {granted, available before the grant (-1 when the balance is unknown)}.
 const RESERVE_TOKENS = `${CLEAN}
-local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
+local st = redis.call('HMGET', KEYS[3], 'remaining', 'resetAt')
 local remaining, resetAt = tonumber(st[1]), tonumber(st[2])
 local requested = tonumber(ARGV[1])
 if not remaining or (resetAt and now >= resetAt) then return {requested, -1} end
 local reserved = 0
-for _, v in ipairs(redis.call('HVALS', KEYS[2])) do reserved = reserved + tonumber(v) end
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do reserved = reserved + tonumber(v) end
 local avail = remaining - tonumber(ARGV[2]) - reserved
 local grant = math.min(requested, math.max(avail, 0))
 if grant > 0 then
-  redis.call('HSET', KEYS[2], ARGV[3], grant)
-  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[3])
+  redis.call('HSET', KEYS[1], ARGV[3], grant)
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
 end
 return {grant, avail}
 `;
@@ -127,7 +127,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   async reserveTokens(requested: number): Promise<Reservation & { available: number }> {
     const id = randomUUID();
     const [granted, available] = (await this.redis.eval(
-      RESERVE_TOKENS, 3, this.tokensKey, ...this.tokenResv, requested, this.tokenReserve, id, RESERVATION_TTL_MS,
+      RESERVE_TOKENS, 3, ...this.tokenResv, this.tokensKey, requested, this.tokenReserve, id, RESERVATION_TTL_MS,
     )) as [number, number];
     return { id, granted, available };
   }

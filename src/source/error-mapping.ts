@@ -1,4 +1,6 @@
 /** Turns a non-2xx answer of the API into the typed error of its row in the spec's error table. */
+import type {
+  SourceError} from './errors.js';
 import {
   CursorFilterMismatchError,
   InsufficientBudgetError,
@@ -6,7 +8,6 @@ import {
   PaginationDepthError,
   RateLimitedError,
   SourceAuthError,
-  SourceError,
   SourceHttpError,
   SourceServerError,
   SourceValidationError,

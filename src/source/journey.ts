@@ -69,11 +69,12 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
   const withCredits = entity === 'persons' && view.includes('contacts');
   const idField = options.idField ?? 'id';
 
-  let state: JourneyCheckpoint = options.checkpoint ?? { mode, cursor: null, offset: 0, fetched: 0, fingerprint };
+  let state: JourneyCheckpoint = options.checkpoint ?? { mode, cursor: null, offset: 0, fetched: 0, fingerprint, pass: 1 };
   if (state.fingerprint !== fingerprint || state.mode !== mode) {
     throw new CheckpointMismatchError('the checkpoint belongs to another journey (body, view or mode changed); start a new one');
   }
   let restarted = false;
+  let newInPass = 0;
 
   for (;;) {
     let want = pageSize;
@@ -111,6 +112,7 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       if (id === undefined || ctx.dedup.admit(options.runId, id)) records.push(record);
     }
     ctx.stats.duplicatesDropped += returned - records.length;
+    newInPass += records.length;
 
     const fetched = state.fetched + returned;
     const capped = options.maxRecords !== undefined && fetched >= options.maxRecords;
@@ -120,6 +122,13 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       const next = typeof body.page.nextCursor === 'string' && body.page.nextCursor.length > 0 ? body.page.nextCursor : null;
       done = capped || body.page.hasMore === false || next === null;
       state = { ...state, cursor: done ? null : next, fetched };
+      // A live index can skip records between pages; a sweep walks again and keeps only records not yet seen.
+      const pass = state.pass ?? 1;
+      if (done && !capped && pass <= (options.sweepPasses ?? 0) && (pass === 1 || newInPass > 0)) {
+        state = { ...state, pass: pass + 1 };
+        newInPass = 0;
+        done = false;
+      }
     } else {
       total = typeof body.page.total === 'number' ? body.page.total : undefined;
       const offset = state.offset + returned;

@@ -23,8 +23,9 @@ local limit = tonumber(st[1])
 local windowMs = tonumber(st[2])
 if not limit then
   if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[3]) then return {0, 20} end
-  limit = 1
-  windowMs = tonumber(ARGV[4])
+  redis.call('ZADD', KEYS[1], now, ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) * 3)
+  return {1, 0}
 end
 local guard = tonumber(ARGV[1])
 if guard < 0 then guard = math.min(math.max(windowMs * 0.02, 100), 1000) end

@@ -2,7 +2,7 @@
  * OAuth2 client-credentials token cache. One token in memory (never in Redis or logs), refreshed before expiry;
  * concurrent callers share one refresh; `invalidate(token)` after a 401 forces a refresh only once for that token.
  */
-import { SourceAuthError, SourceProtocolError } from './errors.js';
+import { SourceAbortedError, SourceAuthError, SourceProtocolError } from './errors.js';
 import type { HttpTransport } from './http-transport.js';
 import { mapErrorResponse } from './error-mapping.js';
 
@@ -44,8 +44,8 @@ export class TokenProvider {
     return Promise.race([
       this.pending,
       new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        if (signal.aborted) reject(new SourceAbortedError(signal.reason));
+        signal.addEventListener('abort', () => reject(new SourceAbortedError(signal.reason)), { once: true });
       }),
     ]);
   }

@@ -84,6 +84,8 @@ export interface JourneyCheckpoint {
   fetched: number;
   /** Hash of entity + body + view + mode: a checkpoint only resumes the journey it came from. */
   fingerprint: string;
+  /** Cursor mode: 1 for the walk, 2.. for sweeps (see `JourneyOptions.sweepPasses`). */
+  pass?: number;
 }
 
 export interface JourneyOptions {
@@ -98,6 +100,12 @@ export interface JourneyOptions {
   signal?: AbortSignal;
   /** Path of the record id (dot path), default 'id'. */
   idField?: string;
+  /**
+   * Cursor mode: after the walk, walk again up to this many times (stopping after a sweep that found nothing new)
+   * to collect records the live index skipped between pages. Each sweep costs tokens for every record again.
+   * Default 0.
+   */
+  sweepPasses?: number;
 }
 
 export interface JourneyPage {

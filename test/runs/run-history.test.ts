@@ -39,7 +39,7 @@ describe('run history', () => {
 
 describe('checkpoint store', () => {
   const cp = (runId: string, fetched: number): RunCheckpoint<{ cursor: string; fetched: number }> => ({
-    runId, startedAt: 'x', counts: { ...emptyCounts(), fetched }, partitions: { p0: { state: { cursor: 'c', fetched }, done: false } },
+    runId, startedAt: 'x', counted: 10, counts: { ...emptyCounts(), fetched }, partitions: [{ filter: {}, state: { cursor: 'c', fetched }, done: false }],
   });
 
   it('loads only the same run, coalesces parallel saves to the latest, expires, clears', async () => {

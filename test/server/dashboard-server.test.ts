@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { enqueueRun, openQueues, syncJobSchedulers } from '../../src/queue/index.js';
+import { enqueueRun, openQueues, startSyncWorker, syncJobSchedulers } from '../../src/queue/index.js';
 import { DashboardAuthError, mergePrometheusText, startDashboardServer } from '../../src/server/index.js';
 import { createRedis } from '../../src/shared/redis.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { queueEnv } from '../queue/queue-env.js';
+import { queueEnv, waitFor } from '../queue/queue-env.js';
 
 const AUTH = { username: 'ops', password: 's3cret-pass' };
 const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
@@ -57,7 +57,7 @@ describe('dashboard server', () => {
   });
 
   it('/healthz needs no auth and reflects Redis; /metrics is Prometheus text with queue counts', async () => {
-    const { server, queues } = await serve();
+    const { server, queues, env } = await serve();
     await enqueueRun(queues.sync, 'dach', 'manual');
     await syncJobSchedulers(queues.tick, [{ name: 'dach', schedule: { every: '1h' } }]);
 
@@ -73,6 +73,13 @@ describe('dashboard server', () => {
     expect(text).toContain('bullmq_job_count{queue="prospect-sync", state="waiting"} 1');
     expect(text).toContain('prospect_sync_job_schedulers{queue="prospect-sync-ticks"} 1');
     expect(text.match(/^# TYPE bullmq_job_count gauge$/gm)).toHaveLength(1);
+
+    // Completed runs are counted once a worker (with metrics on) has processed one.
+    const worker = startSyncWorker({ ctx: env.ctx, logger: silentLogger, processor: async (job) => ({ search: job.data.search, status: 'completed' }) });
+    closers.push(() => worker.shutdown(5_000));
+    await waitFor(async () => (await queues.sync.getJobCounts('completed')).completed === 1);
+    const after = await (await fetch(`${server.url}/metrics`)).text();
+    expect(after).toContain('bullmq_job_completed_total{queue="prospect-sync"} 1');
   });
 
   it('/metrics can require auth; /healthz answers 503 when Redis is unreachable', async () => {

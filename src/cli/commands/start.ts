@@ -54,14 +54,10 @@ export interface RunningRoles {
   close(graceMs?: number): Promise<void>;
 }
 
-async function defaultProcessor(config: AppConfig, logger: Logger, connection: Redis, prefix: string): Promise<SyncProcessor> {
-  const mod = (await import('../../../jobs/sync-search.js')) as {
-    createSyncProcessor?: (deps: { config: AppConfig; logger: Logger; redis: Redis; prefix: string }) => SyncProcessor;
-    processSyncSearch?: SyncProcessor;
-  };
-  if (mod.createSyncProcessor) return mod.createSyncProcessor({ config, logger, redis: connection, prefix });
-  if (mod.processSyncSearch) return mod.processSyncSearch;
-  throw new Error('jobs/sync-search.ts exports no sync processor');
+/** Loaded only by processes that run jobs: the dashboard and scheduler need none of the sync code. */
+async function defaultProcessor(config: AppConfig, logger: Logger, redis: Redis, prefix: string): Promise<SyncProcessor> {
+  const { createSyncProcessor } = await import('../../../jobs/sync-search.js');
+  return createSyncProcessor({ config, logger, redis, prefix });
 }
 
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {

@@ -9,7 +9,11 @@ import { EXIT } from '../exit-codes.js';
 
 /** Dictionary values through the real source client (rate-limited and authenticated like any run). */
 async function withSourceDictionaries<T>(loaded: LoadedConfig, use: (lookup: DictionaryLookup) => Promise<T>): Promise<T> {
-  const [{ createSourceClient }, { createRedis }] = await Promise.all([import('../../source/index.js'), import('../../shared/redis.js')]);
+  const [{ createSourceClient }, { createRedis }, { queuePrefix }] = await Promise.all([
+    import('../../source/index.js'),
+    import('../../shared/redis.js'),
+    import('../../queue/index.js'),
+  ]);
   const redis = createRedis(undefined, { maxRetriesPerRequest: 3 });
   const { source } = loaded.config;
   const client = createSourceClient({
@@ -17,6 +21,8 @@ async function withSourceDictionaries<T>(loaded: LoadedConfig, use: (lookup: Dic
     auth: source.auth,
     paths: source.paths,
     redis,
+    // Same namespace as the workers': dictionary calls count against the account's shared rate limit.
+    keyPrefix: queuePrefix(),
     fallbackLimits: source.fallbackLimits,
     tokens: source.tokens,
     credits: source.credits,

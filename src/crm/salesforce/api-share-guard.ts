@@ -3,30 +3,43 @@ import { SalesforceApiShareError } from './salesforce-errors.js';
 
 /**
  * Keeps this worker under `maxApiShare` of the org's daily API allowance, read from `Sforce-Limit-Info`
- * (jsforce keeps the last value in `conn.limitInfo`). Bulk API 2.0 responses do not reach `conn.limitInfo`,
- * so the calls made since the last header are counted here and added to the projection.
+ * (jsforce keeps the last value in `conn.limitInfo`). Two gaps in that reading are covered here:
+ * calls in flight at once all see the same stale header (so each reserves its calls on an estimate), and
+ * Bulk API 2.0 responses never reach `conn.limitInfo` (so their calls are counted until the header moves).
  */
 export class ApiShareGuard {
   private unreported = 0;
   private lastUsed = -1;
+  private estimate = 0;
+  private inFlight = 0;
 
   constructor(private readonly conn: Connection, private readonly maxApiShare: number) {}
 
-  /** Throws SalesforceApiShareError when `calls` more requests would pass the share. Unknown usage never blocks. */
-  check(calls = 1): void {
+  /** Runs `fn`, which makes `calls` requests, unless they would pass the share (SalesforceApiShareError). Unknown usage never blocks. */
+  async track<T>(calls: number, fn: () => Promise<T>): Promise<T> {
     const usage = this.conn.limitInfo?.apiUsage;
-    if (!usage) return;
-    if (usage.used !== this.lastUsed) {
-      this.lastUsed = usage.used;
-      this.unreported = 0;
+    if (usage) {
+      if (usage.used !== this.lastUsed) {
+        this.lastUsed = usage.used;
+        this.unreported = 0;
+      }
+      const seen = usage.used + this.unreported;
+      // With nothing in flight the header (plus unreported bulk calls) is the truth, also when the 24h window rolls.
+      const base = this.inFlight === 0 ? seen : Math.max(seen, this.estimate);
+      if (base + calls > usage.limit * this.maxApiShare) {
+        throw new SalesforceApiShareError({ used: base, limit: usage.limit, maxApiShare: this.maxApiShare });
+      }
+      this.estimate = base + calls;
     }
-    const projected = usage.used + this.unreported + calls;
-    if (projected > usage.limit * this.maxApiShare) {
-      throw new SalesforceApiShareError({ used: usage.used + this.unreported, limit: usage.limit, maxApiShare: this.maxApiShare });
+    this.inFlight++;
+    try {
+      return await fn();
+    } finally {
+      this.inFlight--;
     }
   }
 
-  /** Records requests whose usage header jsforce did not surface. */
+  /** Records requests whose usage header jsforce did not surface (Bulk API 2.0). */
   count(calls: number): void {
     this.unreported += calls;
   }

@@ -12,6 +12,8 @@ export interface BulkResults {
 
 /** Requests an ingest job makes besides its status polls: create, upload, close, three result downloads. */
 const FIXED_JOB_REQUESTS = 6;
+/** The fewest requests a job can take (fixed ones plus one status poll): what the share guard must leave room for. */
+export const BULK_JOB_MIN_REQUESTS = FIXED_JOB_REQUESTS + 1;
 
 /**
  * One Bulk API 2.0 upsert job, step by step (rather than loadAndWaitForResults) so the status polls can be counted
@@ -45,7 +47,7 @@ export async function runBulkUpsert(
     }
     throw err;
   } finally {
-    countRequests(FIXED_JOB_REQUESTS + polls + 1);
+    countRequests(FIXED_JOB_REQUESTS + polls + 1); // +1: the poll that saw JobComplete
   }
 }
 

@@ -2,9 +2,9 @@ import type { Connection } from 'jsforce';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { ApiShareGuard } from './api-share-guard.js';
-import { parseBulkError, runBulkUpsert, type BulkRow } from './bulk-upsert.js';
+import { BULK_JOB_MIN_REQUESTS, parseBulkError, runBulkUpsert, type BulkRow } from './bulk-upsert.js';
 import { authorize, createSalesforceConnection } from './salesforce-connection.js';
-import { SalesforceSchemaError } from './salesforce-errors.js';
+import { SalesforceRequestError, SalesforceSchemaError } from './salesforce-errors.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './salesforce-retry.js';
 import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
 import { inQueries } from './soql-literal.js';
@@ -68,7 +68,8 @@ export class SalesforceSink implements CrmSink {
   }
 
   preferredBatchSize(runVolume: number): number {
-    return this.usesBulk(runVolume) ? (this.options.bulkBatchSize ?? 10_000) : COLLECTION_SIZE;
+    // Collections: one call per lane, so a single upsert keeps every lane busy.
+    return this.usesBulk(runVolume) ? (this.options.bulkBatchSize ?? 10_000) : COLLECTION_SIZE * this.concurrency;
   }
 
   async prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void> {
@@ -81,7 +82,7 @@ export class SalesforceSink implements CrmSink {
     const select = [...new Set(['Id', target.matchField, ...fields])];
     const out = new Map<string, Record<string, CrmValue>>();
     for (const soql of inQueries(select, target.object, target.matchField, [...new Set(keys)])) {
-      const result = await this.call(() => this.conn.query<Record<string, CrmValue>>(soql), options?.signal);
+      const result = await this.call(async () => await this.conn.query<Record<string, CrmValue>>(soql), options?.signal);
       for (const row of result.records) {
         const key = wanted.get(String(row[target.matchField] ?? '').toLowerCase());
         if (key !== undefined) out.set(key, Object.fromEntries(fields.map((f) => [f, row[f] ?? null])));
@@ -94,9 +95,14 @@ export class SalesforceSink implements CrmSink {
     if (records.length === 0) return [];
     const { relationship } = await this.prepareTarget(target, options?.signal);
     const link = relationship && target.associate ? { relationship, field: target.associate.matchField } : undefined;
-    const outcomes = this.usesBulk(options?.runVolume ?? records.length)
-      ? await this.upsertBulk(target, records, link, options?.signal)
-      : await this.upsertCollections(target, records, link, options?.signal);
+    let outcomes: UpsertOutcome[];
+    if (this.usesBulk(options?.runVolume ?? records.length)) {
+      const size = this.options.bulkBatchSize ?? 10_000;
+      outcomes = [];
+      for (let i = 0; i < records.length; i += size) outcomes.push(...await this.upsertBulk(target, records.slice(i, i + size), link, options?.signal));
+    } else {
+      outcomes = await this.upsertCollections(target, records, link, options?.signal);
+    }
     return this.relinkless(target, records, outcomes, options?.signal);
   }
 
@@ -104,21 +110,22 @@ export class SalesforceSink implements CrmSink {
     this.prepared.clear();
   }
 
+  private get concurrency(): number {
+    return Math.max(1, this.options.concurrency ?? 4);
+  }
+
   private usesBulk(runVolume: number): boolean {
     return runVolume > (this.options.bulkThreshold ?? 2000);
   }
 
   /** One API call: auth first, then the share guard, then the retry policy. */
-  private async call<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async call<T>(fn: () => Promise<T>, signal?: AbortSignal, requests = 1): Promise<T> {
     this.authorized ??= authorize(this.conn).catch((err: unknown) => {
       this.authorized = undefined;
       throw err;
     });
     await this.authorized;
-    return withRetry(() => {
-      this.guard.check();
-      return fn();
-    }, this.retry, signal);
+    return withRetry(() => this.guard.track(requests, fn), this.retry, signal);
   }
 
   private prepareTarget(target: ObjectTarget, signal?: AbortSignal): Promise<PreparedTarget> {
@@ -137,7 +144,7 @@ export class SalesforceSink implements CrmSink {
       const described = await this.call(() => this.conn.describe(object), signal);
       return described.fields as DescribeField[];
     } catch (err) {
-      if ((err as { code?: string }).code === 'crm_request_rejected') {
+      if (err instanceof SalesforceRequestError) {
         throw new SalesforceSchemaError(`Salesforce object ${object} does not exist or is not accessible to the integration user`, { object });
       }
       throw err;
@@ -185,8 +192,9 @@ export class SalesforceSink implements CrmSink {
     for (let i = 0; i < records.length; i += COLLECTION_SIZE) chunks.push(records.slice(i, i + COLLECTION_SIZE));
     const results: UpsertOutcome[][] = new Array<UpsertOutcome[]>(chunks.length);
     let next = 0;
+    let failed = false;
     const lane = async (): Promise<void> => {
-      for (let i = next++; i < chunks.length; i = next++) {
+      for (let i = next++; i < chunks.length && !failed; i = next++) {
         const chunk = chunks[i]!;
         const saved = await this.call(
           () => this.conn.upsert(target.object, chunk.map((r) => this.payload(target, r, link)) as never[], target.matchField, { allOrNone: false }),
@@ -195,7 +203,13 @@ export class SalesforceSink implements CrmSink {
         results[i] = chunk.map((record, j) => outcomeOf(record, saved[j]));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, chunks.length) }, lane));
+    // On the first failure the other lanes finish their call in flight and stop: nothing keeps writing after we throw.
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(this.concurrency, chunks.length) }, () => lane().catch((err: unknown) => {
+      failed = true;
+      throw err;
+    })));
+    const rejection = settled.find((r) => r.status === 'rejected');
+    if (rejection) throw rejection.reason;
     return results.flat();
   }
 
@@ -211,7 +225,7 @@ export class SalesforceSink implements CrmSink {
     const results = await this.call(() => runBulkUpsert(this.conn, {
       object: target.object, externalIdFieldName: target.matchField, rows,
       pollIntervalMs: this.options.bulkPollIntervalMs ?? 1000, pollTimeoutMs: this.options.bulkPollTimeoutMs ?? 600_000,
-    }, (n) => this.guard.count(n)), signal);
+    }, (n) => this.guard.count(n)), signal, BULK_JOB_MIN_REQUESTS);
     // Results are not in input order: map them back by external id (case-insensitive, as Salesforce matches).
     const byKey = new Map<string, UpsertOutcome[]>();
     const push = (key: string, outcome: UpsertOutcome): void => {

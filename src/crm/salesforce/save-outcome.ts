@@ -1,4 +1,5 @@
 import type { CrmRecord, UpsertOutcome } from '../crm-sink.js';
+import { redactReason } from '../reason-redaction.js';
 
 /** A save result as the collections endpoint sends it: jsforce's type says `errorCode`, the wire says `statusCode`. */
 export interface SaveResultLike {
@@ -8,17 +9,16 @@ export interface SaveResultLike {
   errors?: { statusCode?: string; errorCode?: string; message?: string; fields?: string[] }[];
 }
 
-/** Salesforce echoes field values in messages (e.g. the bad email): never let a record's values into a reason. */
-export function redactReason(message: string, record: CrmRecord): string {
-  let out = message;
-  for (const value of Object.values(record.properties)) {
-    if (typeof value === 'string' && value.length >= 3 && value !== record.key) out = out.split(value).join('[value]');
-  }
-  return out;
+/** Messages where Salesforce quotes the offending value (possibly truncated) after a fixed phrase. */
+const VALUE_ECHO = /(invalid email address: |data value too large: |value not of required type: )(.*?)( \(max length=\d+\))?$/gm;
+
+/** Salesforce echoes field values in messages (e.g. the bad email, cut to 40 characters): never keep them in a reason. */
+export function redactSalesforceReason(message: string, record: CrmRecord): string {
+  return redactReason(message.replace(VALUE_ECHO, (_m, phrase: string, _value: string, tail: string | undefined) => `${phrase}[value]${tail ?? ''}`), record);
 }
 
 export function rejected(record: CrmRecord, code: string, message: string): UpsertOutcome {
-  return { key: record.key, status: 'rejected', code, reason: redactReason(message, record) };
+  return { key: record.key, status: 'rejected', code, reason: redactSalesforceReason(message, record) };
 }
 
 export function outcomeOf(record: CrmRecord, result: SaveResultLike | undefined): UpsertOutcome {

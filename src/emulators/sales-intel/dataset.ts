@@ -43,6 +43,9 @@ export interface PersonTable {
   companySlot: Uint32Array;
   title: Uint16Array;
   country: Uint8Array;
+  /** Person slots grouped by company (CSR): persons of company c are byCompany[companyStart[c] .. companyStart[c+1]). */
+  byCompany: Uint32Array;
+  companyStart: Uint32Array;
 }
 
 export interface Dataset {
@@ -95,6 +98,8 @@ function buildPersons(seed: number, visible: number, companies: CompanyTable, vi
     companySlot: new Uint32Array(slots),
     title: new Uint16Array(slots),
     country: new Uint8Array(slots),
+    byCompany: new Uint32Array(slots),
+    companyStart: new Uint32Array(companies.slots + 1),
   };
   const titles = SENIORITIES.length * DEPARTMENTS.length * TITLE_VARIANTS;
   for (let s = 0; s < slots; s++) {
@@ -105,7 +110,22 @@ function buildPersons(seed: number, visible: number, companies: CompanyTable, vi
       ? hash3(seed, s, Salt.PCountry) % COUNTRIES.length
       : (companies.country[c] ?? 0);
   }
+  groupByCompany(t);
   return t;
+}
+
+/** Counting sort of person slots by company, so a selective company filter visits only its companies' persons. */
+function groupByCompany(t: PersonTable): void {
+  const start = t.companyStart;
+  const company = t.companySlot;
+  for (let s = 0; s < t.slots; s++) start[company[s]! + 1] = start[company[s]! + 1]! + 1;
+  for (let c = 1; c < start.length; c++) start[c] = start[c]! + start[c - 1]!;
+  const fill = start.slice(0, start.length - 1);
+  for (let s = 0; s < t.slots; s++) {
+    const c = company[s]!;
+    t.byCompany[fill[c]!] = s;
+    fill[c] = fill[c]! + 1;
+  }
 }
 
 export function buildDataset(seed: number, companies: number, persons: number): Dataset {

@@ -1,0 +1,69 @@
+import type { Redis } from 'ioredis';
+import type { AppConfig, DestinationConfig, SavedSearch } from '../../src/config/index.js';
+import { compileFieldMapping, createCrmWriter, createHubSpotSink, HUBSPOT_COMPANY_OBJECT } from '../../src/crm/index.js';
+import type { CrmSink, CrmWriter, FieldMapping } from '../../src/crm/index.js';
+import { SalesforceSink } from '../../src/crm/salesforce/salesforce-sink.js';
+import type { Logger } from '../../src/shared/logger.js';
+
+/** The CRM end of one run: the sink, the writer around it (mapping, change detection, rejects) and the mapping. */
+export interface Destination {
+  sink: CrmSink;
+  writer: CrmWriter;
+  mapping: FieldMapping;
+}
+
+export interface OpenDestinationOptions {
+  redis: Redis;
+  prefix: string;
+  logger: Logger;
+  fullResync?: boolean;
+}
+
+/** Salesforce company object persons link to (Contact/Lead -> Account). */
+const SALESFORCE_COMPANY_OBJECT = 'Account';
+
+function openSink(destination: DestinationConfig, logger: Logger): CrmSink {
+  if (destination.type === 'hubspot') {
+    return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, logger });
+  }
+  return new SalesforceSink({
+    loginUrl: destination.loginUrl,
+    clientId: destination.clientId,
+    clientSecret: destination.clientSecret,
+    apiVersion: destination.apiVersion,
+    bulkThreshold: destination.bulkThreshold,
+    maxApiShare: destination.maxApiShare,
+    logger,
+  });
+}
+
+/**
+ * The company object and match field a person search links to: the match field of the search that writes that
+ * destination's companies (falling back to Salesforce's externalIdField, then to this search's own match field).
+ */
+function associateTarget(config: AppConfig, search: SavedSearch, destination: DestinationConfig): { object: string; matchField: string } | undefined {
+  if (!search.associate) return undefined;
+  const object = destination.type === 'hubspot' ? HUBSPOT_COMPANY_OBJECT : SALESFORCE_COMPANY_OBJECT;
+  const companies = config.searches.find((s) => s.destination === search.destination && s.entity === 'companies' && s.object === object);
+  const fallback = destination.type === 'salesforce' ? destination.externalIdField : undefined;
+  return { object, matchField: companies?.matchOn.field ?? fallback ?? search.matchOn.field };
+}
+
+export function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Destination {
+  const associate = associateTarget(config, search, destination);
+  const mapping = compileFieldMapping(
+    { matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}) },
+    { object: search.object, ...(associate ? { associate } : {}) },
+  );
+  const sink = openSink(destination, options.logger);
+  const writer = createCrmWriter({
+    sink,
+    redis: options.redis,
+    keyPrefix: options.prefix,
+    destination: search.destination,
+    searchName: search.name,
+    fullResync: options.fullResync ?? false,
+    logger: options.logger,
+  });
+  return { sink, writer, mapping };
+}

@@ -1,0 +1,21 @@
+import type { Redis } from 'ioredis';
+import type { AppConfig } from '../../src/config/index.js';
+import { createSourceClient, type SourceClient } from '../../src/source/index.js';
+import type { Logger } from '../../src/shared/logger.js';
+
+/** One source client per run: its stats (requests, 429s) are then the run's own; shared state lives in Redis. */
+export function openSource(config: AppConfig, redis: Redis, prefix: string, logger: Logger): SourceClient {
+  const { source } = config;
+  return createSourceClient({
+    baseUrl: source.baseUrl,
+    auth: source.auth,
+    paths: source.paths,
+    redis,
+    keyPrefix: prefix,
+    fallbackLimits: source.fallbackLimits,
+    tokens: source.tokens,
+    credits: source.credits,
+    requestTimeoutMs: source.requestTimeoutMs,
+    logger,
+  });
+}

@@ -1,0 +1,98 @@
+import type { AppConfig } from '../../src/config/index.js';
+import type { Filter, Partition, SourceClient } from '../../src/source/index.js';
+import type { ResolvedSearch } from './resolve-search.js';
+
+/** What a run will cost and how it will be walked, from the free count and the budget left. */
+export interface RunPlan {
+  search: string;
+  entity: 'companies' | 'persons';
+  counted: number;
+  /** Records this run aims to fetch: the count, capped by `maxRecords`. */
+  target: number;
+  pageSize: number;
+  pages: number;
+  tokensNeeded: number;
+  creditsNeeded: number;
+  /** Tokens the run may spend now (balance - reserve - in flight); null when the balance is not known yet. */
+  tokensSpendable: number | null;
+  /** Credits the run may spend under the per-run and per-day caps; null when uncapped. */
+  creditsSpendable: number | null;
+  /** Set when the budget cannot cover the whole target. */
+  shortfall?: 'tokens' | 'credits';
+  partitions: Partition[];
+  /** Journeys walked at once. */
+  parallelism: number;
+  /** Share of the remaining target each journey may fetch, or null when every partition is walked to its end. */
+  quota: number | null;
+  estimatedMs: number;
+  rate: { requests: number; windowSeconds: number; source: 'fallback' };
+}
+
+export interface PlanOptions {
+  runId: string;
+  signal?: AbortSignal;
+  /** Partitions saved by a run being resumed: reused as they are (a re-split could differ and lose the cursors). */
+  partitions?: Filter[];
+  counted?: number;
+}
+
+const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
+
+/**
+ * Plans one run: free count, budget check (tokens incl. the reserve, credits under both caps, maxRecords) and
+ * partitions (each journey under the depth limit; P similar journeys walked in parallel when there is enough work).
+ * With `maxRecords` below the count the journeys are walked one after another with a shared quota, so the cap is
+ * exact whatever order the API returns records in.
+ */
+export async function planRun(source: SourceClient, config: AppConfig, resolved: ResolvedSearch, options: PlanOptions): Promise<RunPlan> {
+  const { search, view } = resolved;
+  const entity = search.entity;
+  const filter = search.filter as Filter;
+  const pageSize = config.source.pageSize;
+  const counted = options.counted ?? (await source.count(entity, filter, { signal: options.signal }));
+  const capped = search.maxRecords !== undefined && search.maxRecords < counted;
+  const target = capped ? (search.maxRecords as number) : counted;
+  const withCredits = entity === 'persons' && view.includes('contacts');
+
+  const partitions = options.partitions
+    ? options.partitions.map((f) => ({ filter: f, count: 0, headcount: { gte: 0, lte: 0 } }))
+    : await choosePartitions(source, config, resolved, counted, target, options.signal);
+  const sequential = capped || search.mode === 'offset';
+  const parallelism = sequential ? 1 : Math.max(1, Math.min(config.source.parallelism, partitions.length));
+
+  const tokensSpendable = finite(await source.ledger.spendableTokens());
+  const creditsSpendable = withCredits ? finite(await source.ledger.spendableCredits(options.runId)) : null;
+  const creditsNeeded = withCredits ? target : 0;
+  const shortfall =
+    tokensSpendable !== null && tokensSpendable < target ? 'tokens'
+      : creditsSpendable !== null && creditsSpendable < creditsNeeded ? 'credits'
+        : undefined;
+
+  const pages = Math.ceil(target / pageSize) + Math.max(0, partitions.length - 1);
+  const rate = { requests: config.source.fallbackLimits.search, windowSeconds: config.source.fallbackLimits.windowSeconds, source: 'fallback' as const };
+  // Pages are bounded by the account's search rate; journeys in parallel only help up to that.
+  const estimatedMs = Math.round((pages / rate.requests) * rate.windowSeconds * 1000);
+  return {
+    search: search.name, entity, counted, target, pageSize, pages, tokensNeeded: target, creditsNeeded,
+    tokensSpendable, creditsSpendable, ...(shortfall ? { shortfall } : {}),
+    partitions, parallelism, quota: capped ? target : null, estimatedMs, rate,
+  };
+}
+
+async function choosePartitions(
+  source: SourceClient, config: AppConfig, { search }: ResolvedSearch, counted: number, target: number, signal: AbortSignal | undefined,
+): Promise<Partition[]> {
+  const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
+  const depth = config.source.maxJourneyRecords;
+  if (search.mode === 'offset') return [whole];
+  // A capped run shorter than one journey walks the whole filter once and stops at the cap.
+  if (target <= depth && target < counted) return [whole];
+  const worthSplitting = config.source.parallelism > 1 && counted > 2 * config.source.pageSize;
+  if (counted <= depth && !worthSplitting) return [whole];
+  const parts = await source.partition(search.entity, search.filter as Filter, {
+    maxJourneyRecords: depth,
+    parallelism: worthSplitting ? config.source.parallelism : 1,
+    signal,
+  });
+  return parts.filter((p) => p.count > 0);
+}

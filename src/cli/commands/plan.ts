@@ -1,0 +1,56 @@
+/**
+ * `plan <search> [--json]`: what a run would cost, from the free count: pages, tokens, credits, partitions and the
+ * estimated time, against the budget left. Spends no search tokens and no credits. Exit 0, 2 config error.
+ */
+import { randomUUID } from 'node:crypto';
+import { planRun, type RunPlan } from '../../../jobs/sync-search/plan-run.js';
+import { openSource } from '../../../jobs/sync-search/open-source.js';
+import { resolveSearch } from '../../../jobs/sync-search/resolve-search.js';
+import { CONFIG_ERROR_CODES, errorInfo } from '../../../jobs/sync-search/run-errors.js';
+import { openSearchCommand, printJson } from '../../runs/cli-context.js';
+import { silentLogger } from '../../shared/logger.js';
+import { EXIT } from '../exit-codes.js';
+
+const USAGE = 'usage: prospect-sync plan <search> [--json] [--config <file>]\n';
+
+function duration(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}min` : `${(s / 3600).toFixed(1)}h`;
+}
+
+function render(plan: RunPlan, balance: { remaining: number; resetAt: number } | null): string {
+  const n = (v: number | null): string => (v === null ? 'unknown (no search made yet this period)' : String(v));
+  const lines = [
+    `plan for ${plan.search} (${plan.entity})`,
+    `  matches      ${plan.counted}${plan.target < plan.counted ? `  (this run takes ${plan.target}: maxRecords)` : ''}`,
+    `  pages        ${plan.pages} of up to ${plan.pageSize} records`,
+    `  partitions   ${plan.partitions.length} (${plan.parallelism} walked at once)`,
+    `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${new Date(balance.resetAt).toISOString()})` : ''}`,
+    `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
+    `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source} limit)`,
+    plan.shortfall ? `  budget       NOT enough ${plan.shortfall}: a run stops early (partial) or is refused unless allowPartial` : '  budget       enough for the whole run',
+  ];
+  return lines.join('\n');
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const cmd = await openSearchCommand<object>(argv, {}, USAGE);
+  if (typeof cmd === 'number') return cmd;
+  const source = openSource(cmd.config, cmd.redis, cmd.prefix, silentLogger);
+  try {
+    const resolved = resolveSearch(cmd.config, cmd.search);
+    const plan = await planRun(source, cmd.config, resolved, { runId: `plan-${randomUUID()}` });
+    const balance = await source.ledger.tokenBalance();
+    if (cmd.values.json) {
+      printJson({ ...plan, partitions: plan.partitions.map((p) => ({ count: p.count, headcount: p.headcount })), tokenBalance: balance });
+    } else process.stdout.write(`${render(plan, balance)}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    const info = errorInfo(err);
+    process.stderr.write(`prospect-sync plan: ${info.code}: ${info.message}\n`);
+    return CONFIG_ERROR_CODES.has(info.code) ? EXIT.config : EXIT.failed;
+  } finally {
+    await source.close();
+    cmd.close();
+  }
+}

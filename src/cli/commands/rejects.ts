@@ -1,0 +1,28 @@
+/**
+ * `rejects <search> [--limit n] [--json]`: records the CRM (or the mapping) refused, newest first, with the reason.
+ * Match keys and reasons only: reasons are redacted by the CRM layer so they never carry contact details.
+ */
+import { createRejectStore } from '../../crm/index.js';
+import { openSearchCommand, printJson } from '../../runs/cli-context.js';
+import { EXIT } from '../exit-codes.js';
+
+const USAGE = 'usage: prospect-sync rejects <search> [--limit <n>] [--json] [--config <file>]\n';
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const cmd = await openSearchCommand<{ limit?: string }>(argv, { limit: { type: 'string' } }, USAGE);
+  if (typeof cmd === 'number') return cmd;
+  try {
+    const store = createRejectStore(cmd.redis, cmd.prefix);
+    const rejects = await store.list(cmd.search, { limit: Number(cmd.values.limit ?? 100) || 100 });
+    const pending = (await store.retryable(cmd.search)).length;
+    if (cmd.values.json) printJson({ search: cmd.search, pending, rejects });
+    else if (rejects.length === 0) process.stdout.write(`no rejected records for ${cmd.search}\n`);
+    else {
+      const lines = rejects.map((r) => `${r.at}  ${r.object}  ${r.key}  ${r.code}: ${r.reason}`);
+      process.stdout.write(`${lines.join('\n')}\n${pending} record(s) will be sent again on the next run\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    cmd.close();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * `run <search> [--dry-run] [--json] [--config f]`: one sync in this process, no scheduler. It takes the same run
+ * lock as the queue job. Progress bar on a TTY (stderr); `--json` prints the run summary as the last stdout line.
+ * Exit: 0 completed, 1 failed (also: another run of the search is active), 2 config error, 3 partial or delayed.
+ */
+import { randomUUID } from 'node:crypto';
+import { syncSearch } from '../../../jobs/sync-search.js';
+import { CONFIG_ERROR_CODES, errorInfo } from '../../../jobs/sync-search/run-errors.js';
+import { openSearchCommand, printJson } from '../../runs/cli-context.js';
+import { formatSummary } from '../../runs/format-summary.js';
+import { createProgressBar } from '../../runs/progress-bar.js';
+import { emptyCounts, exitCodeOf, type RunSummary } from '../../runs/run-summary.js';
+import { createLogger } from '../../shared/logger.js';
+import { EXIT } from '../exit-codes.js';
+
+const USAGE = 'usage: prospect-sync run <search> [--dry-run] [--json] [--config <file>]\n';
+
+/** The summary of a run that could not start (another run active, config refused at run time). */
+function notStarted(search: string, runId: string, dryRun: boolean, err: unknown): RunSummary {
+  const now = new Date().toISOString();
+  return {
+    search, status: 'failed', ...emptyCounts(), durationMs: 0, runId, startedAt: now, finishedAt: now, dryRun, partitions: 0,
+    error: errorInfo(err),
+  };
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const cmd = await openSearchCommand<{ 'dry-run'?: boolean }>(argv, { 'dry-run': { type: 'boolean' } }, USAGE);
+  if (typeof cmd === 'number') return cmd;
+  const { search, values, config, redis, prefix } = cmd;
+  const json = values.json === true;
+  const dryRun = values['dry-run'] === true;
+  const runId = randomUUID();
+  // Logs go to stderr as JSON only when asked (LOG_LEVEL); the bar and the summary are the user interface.
+  const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }).child({ cmd: 'run' });
+  const bar = createProgressBar(process.stderr);
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  let summary: RunSummary;
+  try {
+    summary = await syncSearch({ config, redis, prefix, logger }, { search, runId, dryRun, signal: abort.signal, onProgress: (p) => bar.update(p) });
+  } catch (err) {
+    summary = notStarted(search, runId, dryRun, err);
+  } finally {
+    bar.done();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    cmd.close();
+  }
+  if (json) printJson(summary);
+  else process.stdout.write(`${formatSummary(summary)}\n`);
+  if (summary.error && CONFIG_ERROR_CODES.has(summary.error.code)) return EXIT.config;
+  return exitCodeOf(summary);
+}

@@ -1,0 +1,171 @@
+import type { Redis } from 'ioredis';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { createChangeDetector } from './change-detector.js';
+import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, UpsertOutcome } from './crm-sink.js';
+import { mapRecord, type FieldMapping } from './field-mapping.js';
+import { redactReason } from './reason-redaction.js';
+import { createRejectStore, type RejectEntry } from './reject-store.js';
+
+export interface CrmWriterOptions {
+  sink: CrmSink;
+  redis: Redis;
+  /** Prefix of every Redis key the writer uses (hashes, rejects); tests use a unique one. */
+  keyPrefix: string;
+  /** Destination name from the config: change hashes are kept per destination and object. */
+  destination: string;
+  searchName: string;
+  /** Ignore stored hashes: every record is sent (hashes are still refreshed). */
+  fullResync?: boolean;
+  logger?: Logger;
+}
+
+export interface WriteOptions {
+  signal?: AbortSignal;
+  /** Records expected in the whole run; lets the sink pick its batch size / API (Salesforce Bulk). */
+  runVolume?: number;
+  /** Map, detect changes and read the CRM, but write nothing (not even hashes or rejects). */
+  dryRun?: boolean;
+}
+
+export type WriteOutcome =
+  | UpsertOutcome
+  | { key: string; status: 'unchanged' }
+  /** Same match key again in one write: only the last copy is sent. */
+  | { key: string; status: 'duplicate' };
+
+export interface WriteResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+  /** Records written but not linked to their company (company not in the CRM yet). */
+  linkErrors: number;
+  duplicates: number;
+  /** One per source record, in input order. Dry runs report `created`/`updated` as they would happen, with crmId ''. */
+  outcomes: WriteOutcome[];
+}
+
+export interface CrmWriter {
+  /** Once per run before writing: checks (HubSpot: creates) the match field and the mapped fields. */
+  prepare(target: ObjectTarget, options?: { signal?: AbortSignal }): Promise<void>;
+  write(records: unknown[], mapping: FieldMapping, options?: WriteOptions): Promise<WriteResult>;
+}
+
+/** Upsert calls run one after the other per write; parallel writes share the sink's rate limiting. */
+export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
+  const { sink, redis, keyPrefix, destination, searchName } = options;
+  const log = options.logger ?? silentLogger;
+  const rejects = createRejectStore(redis, keyPrefix);
+
+  return {
+    prepare: (target, callOptions) => sink.prepare(target, callOptions),
+
+    async write(sources, mapping, writeOptions = {}) {
+      const { signal, runVolume, dryRun = false } = writeOptions;
+      const target = mapping.target;
+      const detector = createChangeDetector(redis, keyPrefix, destination, target.object);
+      const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
+      const newRejects: RejectEntry[] = [];
+      const at = new Date().toISOString();
+      const reject = (index: number, key: string, code: string, reason: string, record?: CrmRecord): void => {
+        outcomes[index] = { key, status: 'rejected', code, reason: redactReason(reason, record) };
+        newRejects.push({ key, object: target.object, code, reason: redactReason(reason, record), at });
+      };
+
+      // Map; the last copy of a key wins (HubSpot refuses duplicate ids in one batch).
+      const byKey = new Map<string, { index: number; record: CrmRecord }>();
+      sources.forEach((source, index) => {
+        const mapped = mapRecord(mapping, source);
+        if (!mapped.ok) {
+          reject(index, mapped.key ?? `#${index}`, mapped.code, mapped.reason);
+          return;
+        }
+        const earlier = byKey.get(mapped.record.key);
+        if (earlier !== undefined) outcomes[earlier.index] = { key: mapped.record.key, status: 'duplicate' };
+        byKey.set(mapped.record.key, { index, record: mapped.record });
+      });
+
+      let pending = [...byKey.values()];
+      if (options.fullResync !== true) {
+        const same = await detector.unchanged(pending.map((p) => p.record));
+        for (const p of pending) if (same.has(p.record.key)) outcomes[p.index] = { key: p.record.key, status: 'unchanged' };
+        pending = pending.filter((p) => !same.has(p.record.key));
+      }
+
+      const guarded = mapping.fields.filter((f) => f.overwrite !== 'always').map((f) => f.field);
+      if (pending.length > 0 && (guarded.length > 0 || dryRun)) {
+        const current = await sink.readCurrent(target, pending.map((p) => p.record.key), guarded, { signal });
+        pending = pending.map((p) => {
+          const existing = current.get(p.record.key);
+          if (dryRun) {
+            outcomes[p.index] = { key: p.record.key, status: existing === undefined ? 'created' : 'updated', crmId: '' };
+          }
+          return existing === undefined ? p : { ...p, record: withoutGuarded(p.record, mapping, existing) };
+        });
+      }
+
+      if (!dryRun) {
+        const batchSize = Math.max(1, sink.preferredBatchSize(runVolume ?? sources.length));
+        for (let i = 0; i < pending.length; i += batchSize) {
+          signal?.throwIfAborted();
+          const batch = pending.slice(i, i + batchSize);
+          const results = await sink.upsert(target, batch.map((p) => p.record), { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) });
+          const accepted: CrmRecord[] = [];
+          const failed: string[] = [];
+          batch.forEach((p, j) => {
+            const outcome = results[j];
+            if (outcome === undefined || outcome.key !== p.record.key) {
+              reject(p.index, p.record.key, 'no_outcome', 'the CRM returned no result for this record', p.record);
+              failed.push(p.record.key);
+            } else if (outcome.status === 'rejected') {
+              reject(p.index, p.record.key, outcome.code, outcome.reason, p.record);
+              failed.push(p.record.key);
+            } else {
+              outcomes[p.index] = outcome;
+              // A failed link is retried next run: keep the record "changed" until it is linked.
+              if (outcome.linkError === undefined) accepted.push(fullRecord(byKey, p.record.key));
+            }
+          });
+          await detector.remember(accepted);
+          await detector.forget(failed);
+          await rejects.resolve(searchName, accepted.map((r) => r.key));
+        }
+        await rejects.add(searchName, newRejects);
+      }
+
+      const result = summarize(outcomes.map((o, i) => o ?? { key: `#${i}`, status: 'rejected', code: 'no_outcome', reason: 'not processed' }));
+      log.info({ search: searchName, object: target.object, dryRun, created: result.created, updated: result.updated, unchanged: result.unchanged, rejected: result.rejected }, 'crm write');
+      return result;
+    },
+  };
+}
+
+/** The hash covers every mapped value (not what overwrite policy left), so a skipped `ifEmpty` value is not "changed" forever. */
+function fullRecord(byKey: Map<string, { record: CrmRecord }>, key: string): CrmRecord {
+  const entry = byKey.get(key);
+  if (entry === undefined) throw new Error(`unknown key in write batch`);
+  return entry.record;
+}
+
+function isEmpty(value: CrmValue | undefined): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** Drops `ifEmpty` fields the CRM already has a value for, and `never` fields of existing records. */
+function withoutGuarded(record: CrmRecord, mapping: FieldMapping, existing: Record<string, CrmValue>): CrmRecord {
+  const properties = { ...record.properties };
+  for (const f of mapping.fields) {
+    if (f.overwrite === 'never' || (f.overwrite === 'ifEmpty' && !isEmpty(existing[f.field]))) delete properties[f.field];
+  }
+  return { ...record, properties };
+}
+
+function summarize(outcomes: WriteOutcome[]): WriteResult {
+  const result: WriteResult = { created: 0, updated: 0, unchanged: 0, rejected: 0, linkErrors: 0, duplicates: 0, outcomes };
+  for (const o of outcomes) {
+    if (o.status === 'duplicate') result.duplicates += 1;
+    else result[o.status] += 1;
+    if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) result.linkErrors += 1;
+  }
+  return result;
+}

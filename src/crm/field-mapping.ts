@@ -1,0 +1,101 @@
+import type { CrmRecord, CrmValue, ObjectTarget } from './crm-sink.js';
+import { CrmMappingConfigError } from './errors.js';
+import { parseRecordPath, readPath, type RecordPath } from './record-path.js';
+import { applyTransform, isTransformName, TransformFailure, TRANSFORMS, type TransformName } from './transforms.js';
+
+/**
+ * `always` (default) writes every run; `ifEmpty` writes only where the CRM has no value yet;
+ * `never` writes only when the record is created.
+ */
+export type OverwritePolicy = 'always' | 'ifEmpty' | 'never';
+
+/** A search's mapping as written in the config (CONTRACT.md `matchOn` / `fields` / `associate`). */
+export interface FieldMappingConfig {
+  matchOn: { field: string; from: string };
+  fields: Record<string, string | { from: string; transform?: string; overwrite?: OverwritePolicy }>;
+  associate?: { company: { from: string } };
+}
+
+/** Where the mapped records go; `associate` names the company object and match field persons link to. */
+export interface MappingObjectInfo {
+  object: string;
+  associate?: { object: string; matchField: string };
+}
+
+export interface MappedField {
+  field: string;
+  from: string;
+  path: RecordPath;
+  transform: TransformName | undefined;
+  overwrite: OverwritePolicy;
+}
+
+export interface FieldMapping {
+  target: ObjectTarget;
+  matchFrom: RecordPath;
+  fields: MappedField[];
+  companyFrom: RecordPath | undefined;
+}
+
+export type MapResult =
+  | { ok: true; record: CrmRecord }
+  | { ok: false; key: string | undefined; code: 'missing_match_key' | 'transform_failed'; reason: string };
+
+function pathOf(path: string, where: string): RecordPath {
+  const parsed = parseRecordPath(path);
+  if (parsed === undefined) throw new CrmMappingConfigError(`${where}: "${path}" is not a record path (use dots: a.b or a.0.b)`, { where, path });
+  return parsed;
+}
+
+/** Checks and compiles a search's mapping once per run; throws `CrmMappingConfigError` on a bad config. */
+export function compileFieldMapping(config: FieldMappingConfig, info: MappingObjectInfo): FieldMapping {
+  const matchField = config.matchOn.field;
+  const fields: MappedField[] = Object.entries(config.fields).map(([field, spec]) => {
+    const { from, transform, overwrite } = typeof spec === 'string' ? { from: spec, transform: undefined, overwrite: undefined } : spec;
+    if (field === matchField) {
+      throw new CrmMappingConfigError(`fields.${field}: the match field is written from matchOn.from; remove it from fields`, { field });
+    }
+    if (transform !== undefined && !isTransformName(transform)) {
+      throw new CrmMappingConfigError(`fields.${field}: unknown transform "${transform}" (known: ${TRANSFORMS.join(', ')})`, { field, transform });
+    }
+    return { field, from, path: pathOf(from, `fields.${field}`), transform, overwrite: overwrite ?? 'always' };
+  });
+  if (config.associate !== undefined && info.associate === undefined) {
+    throw new CrmMappingConfigError(`associate: object ${info.object} has no company object to link to`, { object: info.object });
+  }
+  return {
+    target: {
+      object: info.object,
+      matchField,
+      fields: fields.map((f) => f.field),
+      ...(config.associate !== undefined && info.associate !== undefined ? { associate: info.associate } : {}),
+    },
+    matchFrom: pathOf(config.matchOn.from, 'matchOn.from'),
+    fields,
+    companyFrom: config.associate === undefined ? undefined : pathOf(config.associate.company.from, 'associate.company.from'),
+  };
+}
+
+function keyOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** Maps one source record; a bad record yields a reject reason instead of throwing. */
+export function mapRecord(mapping: FieldMapping, source: unknown): MapResult {
+  const key = keyOf(readPath(source, mapping.matchFrom));
+  if (key === undefined) return { ok: false, key: undefined, code: 'missing_match_key', reason: 'the record has no value at matchOn.from' };
+  const properties: Record<string, CrmValue> = {};
+  for (const f of mapping.fields) {
+    try {
+      const value = applyTransform(f.transform, readPath(source, f.path));
+      if (value !== undefined) properties[f.field] = value;
+    } catch (err) {
+      if (!(err instanceof TransformFailure)) throw err;
+      return { ok: false, key, code: 'transform_failed', reason: `field ${f.field} (${f.transform ?? 'none'}): ${err.message}` };
+    }
+  }
+  const companyKey = mapping.companyFrom === undefined ? undefined : keyOf(readPath(source, mapping.companyFrom));
+  return { ok: true, record: { key, properties, ...(companyKey !== undefined ? { companyKey } : {}) } };
+}

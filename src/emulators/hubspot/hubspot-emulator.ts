@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { associateDefault, createAssociations } from './association-batch.js';
+import { defaultFaults, type HubSpotFaults } from './emulator-faults.js';
+import { HubSpotHttpError } from './hubspot-http-error.js';
+import { HubSpotStore } from './hubspot-store.js';
+import { archive, create, read, update, upsert, type BatchAnswer } from './object-batch.js';
+import { createProperty, getProperty, listProperties } from './property-routes.js';
+import { RateWindow } from './rate-window.js';
+
+export interface HubSpotEmulatorOptions {
+  port?: number;
+  /** Tokens accepted as `Authorization: Bearer …`; default `['hubspot-emulator-token']`. */
+  accessTokens?: string[];
+  /** HubSpot private-app limits; `windowMs` (10,000) is shortened by tests. */
+  limits?: { perTenSeconds?: number; windowMs?: number; daily?: number };
+  faults?: Partial<HubSpotFaults>;
+}
+
+export interface HubSpotEmulatorStats {
+  requests: number;
+  /** 429 answers given, by policy. */
+  throttled: { TEN_SECONDLY_ROLLING: number; DAILY: number };
+  byRoute: Record<string, number>;
+  byStatus: Record<string, number>;
+  /** Records received per batch route (inputs counted). */
+  inputs: number;
+}
+
+export interface HubSpotEmulator {
+  url: string;
+  state: HubSpotStore;
+  faults: HubSpotFaults;
+  stats: HubSpotEmulatorStats;
+  limits: RateWindow;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_HUBSPOT_TOKEN = 'hubspot-emulator-token';
+
+type Handler = (params: string[], body: unknown) => BatchAnswer;
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return undefined;
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HubSpotHttpError(400, 'VALIDATION_ERROR', 'Invalid input JSON: the body is not valid JSON');
+  }
+}
+
+/** A strict, stateful, in-memory HubSpot CRM (objects, properties, associations v4, limits) on 127.0.0.1. */
+export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {}): Promise<HubSpotEmulator> {
+  const tokens = new Set(options.accessTokens ?? [DEFAULT_HUBSPOT_TOKEN]);
+  const state = new HubSpotStore();
+  const faults: HubSpotFaults = { ...defaultFaults(), ...options.faults };
+  const limits = new RateWindow(options.limits?.perTenSeconds ?? 190, options.limits?.windowMs ?? 10_000, options.limits?.daily ?? 1_000_000);
+  const stats: HubSpotEmulatorStats = { requests: 0, throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, byRoute: {}, byStatus: {}, inputs: 0 };
+  const newId = (): string => state.newId();
+
+  const routes: { method: string; pattern: RegExp; name: string; handle: Handler }[] = [
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/upsert$/, name: 'upsert', handle: ([t], b) => upsert(state.table(t ?? ''), b, faults, newId) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/create$/, name: 'create', handle: ([t], b) => create(state.table(t ?? ''), b, faults, newId) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/update$/, name: 'update', handle: ([t], b) => update(state.table(t ?? ''), b, faults) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/read$/, name: 'read', handle: ([t], b) => read(state.table(t ?? ''), b) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/archive$/, name: 'archive', handle: ([t], b) => archive(state.table(t ?? ''), b) },
+    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.list', handle: ([t]) => listProperties(state.table(t ?? '')) },
+    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)\/([^/]+)$/, name: 'properties.get', handle: ([t, n]) => getProperty(state.table(t ?? ''), n ?? '') },
+    { method: 'POST', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.create', handle: ([t], b) => createProperty(state.table(t ?? ''), b) },
+    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/create$/, name: 'associations.create', handle: ([f, t], b) => createAssociations(state, f ?? '', t ?? '', b) },
+    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/associate\/default$/, name: 'associations.default', handle: ([f, t], b) => associateDefault(state, f ?? '', t ?? '', b) },
+  ];
+
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+    if (body === undefined) {
+      res.writeHead(status, headers).end();
+      return;
+    }
+    res.writeHead(status, { ...headers, 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify(body));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const auth = req.headers.authorization ?? '';
+    if (!auth.startsWith('Bearer ') || !tokens.has(auth.slice('Bearer '.length))) {
+      req.resume();
+      send(res, 401, new HubSpotHttpError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview').body());
+      return;
+    }
+    stats.requests += 1;
+    const now = Date.now();
+    let verdict = limits.take(now);
+    if (verdict === 'ok' && faults.force429Next > 0) {
+      faults.force429Next -= 1;
+      verdict = 'TEN_SECONDLY_ROLLING';
+    }
+    const headers = limits.headers(now);
+    if (verdict !== 'ok') {
+      req.resume();
+      stats.throttled[verdict] += 1;
+      const message = verdict === 'DAILY' ? 'You have reached your daily limit.' : 'You have reached your ten_secondly_rolling limit.';
+      send(res, 429, { status: 'error', message, errorType: 'RATE_LIMIT', correlationId: randomUUID(), policyName: verdict }, headers);
+      return;
+    }
+    if (faults.fail5xxNext > 0 || (faults.fail5xxRate > 0 && Math.random() < faults.fail5xxRate)) {
+      const status = faults.fail5xxNext > 0 ? 502 : 503;
+      if (faults.fail5xxNext > 0) faults.fail5xxNext -= 1;
+      req.resume();
+      send(res, status, new HubSpotHttpError(status, 'INTERNAL_ERROR', 'internal error').body(), headers);
+      return;
+    }
+    const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
+    try {
+      if (route === undefined) throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
+      stats.byRoute[route.name] = (stats.byRoute[route.name] ?? 0) + 1;
+      const body = await readBody(req);
+      if (req.method === 'POST' && !(req.headers['content-type'] ?? '').includes('application/json')) {
+        throw new HubSpotHttpError(415, 'VALIDATION_ERROR', 'Content-Type must be application/json');
+      }
+      const inputs = (body as { inputs?: unknown } | undefined)?.inputs;
+      if (Array.isArray(inputs)) stats.inputs += inputs.length;
+      const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map((p) => decodeURIComponent(p));
+      const answer = route.handle(params, body);
+      send(res, answer.status, answer.body, headers);
+    } catch (err) {
+      if (!(err instanceof HubSpotHttpError)) throw err;
+      send(res, err.status, err.body(), headers);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, new HubSpotHttpError(500, 'INTERNAL_ERROR', err instanceof Error ? err.message : 'error').body());
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    state,
+    faults,
+    stats,
+    limits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Test-control endpoints under {basePath}/__emulator/* so a test can drive an emulator in another process:
+ * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
+ * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens.
+ */
+import type { Reply } from './http-io.js';
+import { message } from './http-io.js';
+import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
+
+type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens'>;
+
+function jsonObject(raw: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function handleControl(c: Controls, method: string, path: string, params: URLSearchParams, rawBody: string): Reply {
+  const ok: Reply = { status: 200, body: { ok: true } };
+  const key = `${method} ${path}`;
+  if (key === 'GET stats') return { status: 200, body: c.stats(params.get('accountId') ?? undefined) };
+  if (key === 'GET churn') return { status: 200, body: c.faults.churnLog() };
+  if (key === 'GET faults') return { status: 200, body: c.faults.current() };
+  if (key === 'POST reset') {
+    c.resetStats();
+    return ok;
+  }
+  if (key === 'POST expire-tokens') {
+    c.expireAllTokens();
+    return ok;
+  }
+  if (key === 'POST faults/clear') {
+    c.faults.clear();
+    return ok;
+  }
+  const body = jsonObject(rawBody);
+  if (method === 'POST' && (path === 'faults' || path === 'token-balance') && !body) return message(400, 'body must be a JSON object');
+  if (key === 'POST faults') {
+    c.faults.set(body as EmulatorFaultsInit);
+    return ok;
+  }
+  if (key === 'POST token-balance') {
+    const { accountId, remaining, resetInSeconds } = body as { accountId?: unknown; remaining?: unknown; resetInSeconds?: unknown };
+    if (typeof accountId !== 'string' || typeof remaining !== 'number' || (resetInSeconds !== undefined && typeof resetInSeconds !== 'number')) {
+      return message(400, 'needs {accountId: string, remaining: number, resetInSeconds?: number}');
+    }
+    try {
+      c.setTokenBalance(accountId, remaining, resetInSeconds);
+    } catch {
+      return message(404, 'unknown account');
+    }
+    return ok;
+  }
+  return message(404, `no control route ${method} ${path}`);
+}

@@ -1,0 +1,180 @@
+/** Search and count over the dataset: validation, cursor journeys, offset pages, budget and credit charging. */
+import { bodyFingerprint } from './body-fingerprint.js';
+import type { BudgetLedger } from './budget-ledger.js';
+import { decodeCursor, encodeCursor } from './cursor-codec.js';
+import type { Dataset } from './dataset.js';
+import type { EmulatorStats, CursorStyle, RecordStyle } from './types.js';
+import type { FaultState } from './fault-state.js';
+import { compileMatcher, type Matcher } from './filter-matcher.js';
+import { parseFilterBody, type Entity, type FilterSpec, type SortField, type ValidationDetail } from './filter-spec.js';
+import type { Reply } from './http-io.js';
+import type { LiveIndex } from './live-index.js';
+import { parseSearchQuery, type SearchQuery } from './query-params.js';
+import { renderCompany, renderPerson, styleRecord } from './record-render.js';
+
+export const JOURNEY_DEPTH = 100_000;
+const MATCHER_CACHE_SIZE = 8;
+
+export interface SearchContext {
+  accountId: string;
+  stats: EmulatorStats;
+  /** Headers every reply of this request carries (RateLimit-*). */
+  headers: Record<string, string>;
+}
+
+function invalid(details: ValidationDetail[], what: string, headers: Record<string, string>): Reply {
+  return { status: 400, body: { message: `invalid ${what}`, details }, headers };
+}
+
+function coded(status: number, error: string, text: string, headers: Record<string, string>): Reply {
+  return { status, body: { error, message: text }, headers };
+}
+
+export class SearchService {
+  private readonly matchers = new Map<string, Matcher>();
+
+  constructor(
+    private readonly data: Dataset,
+    private readonly live: LiveIndex,
+    private readonly budget: BudgetLedger,
+    private readonly faults: FaultState,
+    private readonly options: { recordStyle: RecordStyle; cursorStyle: CursorStyle },
+  ) {}
+
+  private matcher(entity: Entity, spec: FilterSpec, fingerprint: string): Matcher {
+    const key = `${entity}:${fingerprint}`;
+    let m = this.matchers.get(key);
+    if (m) {
+      this.matchers.delete(key);
+    } else {
+      m = compileMatcher(this.data, entity, spec);
+      if (this.matchers.size >= MATCHER_CACHE_SIZE) this.matchers.delete(this.matchers.keys().next().value!);
+    }
+    this.matchers.set(key, m);
+    return m;
+  }
+
+  private parse(entity: Entity, rawBody: string, ctx: SearchContext): { spec: FilterSpec; body: unknown } | Reply {
+    let body: unknown;
+    try {
+      body = rawBody.trim() === '' ? {} : JSON.parse(rawBody);
+    } catch {
+      return invalid([{ path: '', message: 'body must be valid JSON' }], 'request body', ctx.headers);
+    }
+    const parsed = parseFilterBody(entity, body);
+    if (!parsed.ok) return invalid(parsed.details, 'request body', ctx.headers);
+    return { spec: parsed.spec, body };
+  }
+
+  count(entity: Entity, params: URLSearchParams, rawBody: string, ctx: SearchContext): Reply {
+    const q = parseSearchQuery(params, 'count');
+    if (!q.ok) return invalid(q.details, 'query parameters', ctx.headers);
+    const parsed = this.parse(entity, rawBody, ctx);
+    if ('status' in parsed) return parsed;
+    const total = this.matcher(entity, parsed.spec, bodyFingerprint(parsed.body)).count();
+    return { status: 200, body: { total }, headers: ctx.headers };
+  }
+
+  search(entity: Entity, params: URLSearchParams, rawBody: string, ctx: SearchContext): Reply {
+    const q = parseSearchQuery(params, entity);
+    if (!q.ok) return invalid(q.details, 'query parameters', ctx.headers);
+    const parsed = this.parse(entity, rawBody, ctx);
+    if ('status' in parsed) return parsed;
+    const fingerprint = bodyFingerprint(parsed.body);
+    const query = q.query;
+    let start = 0;
+    let returned = 0;
+    let epoch = this.live.epoch;
+    const m = this.matcher(entity, parsed.spec, fingerprint);
+    if (query.cursor !== undefined) {
+      const decoded = decodeCursor(this.options.cursorStyle, query.cursor);
+      if (this.faults.take('forceInvalidCursor') || !decoded.ok) {
+        const why = decoded.ok ? 'is no longer valid' : decoded.reason === 'malformed' ? 'is malformed' : 'has an unsupported version';
+        return coded(400, 'invalid_cursor', `cursor ${why}; restart from the first page`, ctx.headers);
+      }
+      if (decoded.state.fingerprint !== fingerprint) {
+        return coded(400, 'cursor_filter_mismatch', 'the request body changed since the cursor was issued', ctx.headers);
+      }
+      ({ slot: start, returned, epoch } = decoded.state);
+    }
+    const mode = this.faults.budgetMode(ctx.accountId);
+    const admitted = this.budget.check(ctx.accountId, mode);
+    if (!admitted.ok) {
+      return {
+        status: 402,
+        body: { error: 'insufficient_budget', reason: admitted.reason, retryAfter: admitted.retryAfter, message: `search budget ${admitted.reason.replace('_', ' ')}` },
+        headers: { ...ctx.headers, ...admitted.headers },
+      };
+    }
+    let page: { slots: number[]; page: Record<string, unknown> } | Reply;
+    if (query.mode === 'offset') page = this.offsetPage(m, query, parsed.spec.sort);
+    else {
+      if (query.cursor !== undefined) {
+        const churn = this.faults.churn;
+        if (churn) {
+          const touched = this.live.churn(m, this.live.resume(m, start, epoch), churn.insertPerPage, churn.removePerPage);
+          touched.inserted.forEach((id) => this.faults.recordChurn('inserted', id));
+          touched.removed.forEach((id) => this.faults.recordChurn('removed', id));
+        }
+        start = this.live.resume(m, start, epoch);
+      }
+      page = this.cursorPage(m, query, start, returned, fingerprint, ctx.headers);
+    }
+    if ('status' in page) return page;
+    return this.deliver(entity, page.slots, page.page, query, ctx);
+  }
+
+  private cursorPage(m: Matcher, query: SearchQuery, start: number, returned: number, fingerprint: string, headers: Record<string, string>) {
+    const slots: number[] = [];
+    m.scan(start, query.limit + 1, slots);
+    const hasMore = slots.length > query.limit;
+    if (hasMore) slots.length = query.limit;
+    if (returned + slots.length > JOURNEY_DEPTH) {
+      return coded(422, 'pagination_depth_exceeded', `a cursor journey cannot return more than ${JOURNEY_DEPTH} records; narrow the filter`, headers);
+    }
+    const next = slots.length > 0 ? slots[slots.length - 1]! + 1 : start;
+    const nextCursor = hasMore
+      ? encodeCursor(this.options.cursorStyle, { slot: next, returned: returned + slots.length, epoch: this.live.epoch, fingerprint })
+      : null;
+    return { slots, page: { limit: query.limit, nextCursor, hasMore } };
+  }
+
+  private offsetPage(m: Matcher, query: SearchQuery, sort: SortField[]) {
+    const total = m.count();
+    let slots: number[];
+    if (sort.length === 0) {
+      slots = [];
+      m.scan(m.stepForward(0, query.offset), query.limit, slots);
+    } else {
+      const all: number[] = [];
+      m.scan(0, Number.MAX_SAFE_INTEGER, all);
+      const keys = sort.map((s) => ({ key: this.sortKey(m.entity, s.field), dir: s.direction === 'ASC' ? 1 : -1 }));
+      all.sort((a, b) => {
+        for (const k of keys) {
+          const d = k.key(a) - k.key(b);
+          if (d !== 0) return d * k.dir;
+        }
+        return a - b;
+      });
+      slots = all.slice(query.offset, query.offset + query.limit);
+    }
+    return { slots, page: { limit: query.limit, offset: query.offset, total } };
+  }
+
+  private sortKey(entity: Entity, field: SortField['field']): (slot: number) => number {
+    const column = field === 'headcount' ? this.data.companies.headcount : this.data.companies.revenue;
+    if (entity === 'companies') return (s) => column[s]!;
+    const company = this.data.persons.companySlot;
+    return (s) => column[company[s]!]!;
+  }
+
+  private deliver(entity: Entity, slots: number[], page: Record<string, unknown>, query: SearchQuery, ctx: SearchContext): Reply {
+    const style = this.options.recordStyle;
+    const data = slots.map((s) => styleRecord(entity === 'companies' ? renderCompany(this.data, s) : renderPerson(this.data, s, query.view), style));
+    this.budget.charge(ctx.accountId, data.length);
+    ctx.stats.tokensCharged += data.length;
+    ctx.stats.recordsReturned += data.length;
+    if (query.view.includes('contacts')) ctx.stats.creditsCharged += data.length;
+    return { status: 200, body: { page, data }, headers: { ...ctx.headers, ...this.budget.headers(ctx.accountId) } };
+  }
+}

@@ -1,0 +1,23 @@
+import type { RunSummary } from './run-summary.js';
+
+/** Human lines for one run summary (`run` without --json, `runs`). Counts only: nothing secret or personal. */
+export function formatSummary(s: RunSummary): string {
+  const lines = [
+    `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
+    `  counted ${s.counted}  fetched ${s.fetched}  unique ${s.unique}  partitions ${s.partitions}`,
+    `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.linkErrors ? `  link errors ${s.linkErrors}` : ''}`,
+    `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
+  ];
+  if (s.resumeAt) lines.push(`  resumes after the budget resets at ${s.resumeAt}`);
+  if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
+  return lines.join('\n');
+}
+
+/** One line per run, newest first, for `runs <search>`. */
+export function formatRunLine(s: RunSummary): string {
+  return [
+    s.finishedAt, s.status.padEnd(9), `fetched ${s.fetched}`, `created ${s.created}`, `updated ${s.updated}`,
+    `unchanged ${s.unchanged}`, `rejected ${s.rejected}`, `tokens ${s.tokensSpent}`, `credits ${s.creditsSpent}`,
+    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.error ? `${s.error.code}` : '',
+  ].filter((part) => part !== '').join('  ');
+}

@@ -1,0 +1,203 @@
+/**
+ * Splits a filter into journeys that stay under the API's cursor depth (100,000) using free counts only.
+ * First by `company.headcount` ranges (intersected with the filter's own bounds): ranges are bisected until each
+ * piece is small, then adjacent pieces are merged into groups of similar size (at least `parallelism` of them,
+ * none above `maxJourneyRecords`). A single headcount value that is still too deep is split by a second key,
+ * the values of a dictionary (country by default), or reported with PartitionError.
+ */
+import { PartitionError } from './errors.js';
+import type { Filter, Partition, PartitionOptions } from './types.js';
+
+export const DEFAULT_MAX_JOURNEY_RECORDS = 90_000;
+export const DEFAULT_MAX_HEADCOUNT = 10_000_000;
+/** Pieces are bisected down to this share of a group, so groups can be balanced to within about this share. */
+const GRANULARITY = 0.25;
+
+export interface PartitionDeps {
+  count(filter: Filter): Promise<number>;
+  dictionary(name: string): Promise<string[]>;
+}
+
+interface Piece {
+  gte: number;
+  lte: number;
+  count: number;
+}
+
+type Json = Record<string, unknown>;
+
+function obj(value: unknown): Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
+}
+
+function headcountBounds(filter: Filter): { gte: number | undefined; lte: number | undefined } {
+  const hc = obj(obj(filter.company).headcount);
+  return {
+    gte: typeof hc.gte === 'number' ? hc.gte : undefined,
+    lte: typeof hc.lte === 'number' ? hc.lte : undefined,
+  };
+}
+
+/** The filter with company.headcount replaced; `lte` null leaves the upper end open (as the caller's filter had it). */
+export function withHeadcount(filter: Filter, gte: number, lte: number | null): Filter {
+  const company = obj(filter.company);
+  const headcount: Json = { ...obj(company.headcount), gte };
+  if (lte === null) delete headcount.lte;
+  else headcount.lte = lte;
+  return { ...filter, company: { ...company, headcount } };
+}
+
+/** The filter restricted to these countries (the caller's country include, if any, already intersected). */
+function withCountries(filter: Filter, countries: string[]): Filter {
+  const company = obj(filter.company);
+  const location = obj(company.location);
+  return { ...filter, company: { ...company, location: { ...location, country: { ...obj(location.country), include: countries } } } };
+}
+
+function existingCountries(filter: Filter): string[] | undefined {
+  const include = obj(obj(obj(filter.company).location).country).include;
+  return Array.isArray(include) ? include.filter((v): v is string => typeof v === 'string') : undefined;
+}
+
+/** Midpoint of [a, b) for bisection: geometric on wide ranges (headcounts are heavily skewed), arithmetic otherwise. */
+function midpoint(a: number, b: number): number {
+  const mid = b > 4 * (a + 1) ? Math.floor(Math.sqrt((a + 1) * (b + 1))) - 1 : Math.floor((a + b) / 2);
+  return Math.min(Math.max(mid, a), b - 1);
+}
+
+export class Partitioner {
+  private readonly cache = new Map<string, Promise<number>>();
+
+  constructor(private readonly deps: PartitionDeps) {}
+
+  private count(filter: Filter): Promise<number> {
+    const key = JSON.stringify(filter);
+    let hit = this.cache.get(key);
+    if (!hit) {
+      hit = this.deps.count(filter);
+      this.cache.set(key, hit);
+      hit.catch(() => this.cache.delete(key));
+    }
+    return hit;
+  }
+
+  async partition(filter: Filter, options: PartitionOptions = {}): Promise<Partition[]> {
+    const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
+    const parallelism = Math.max(1, Math.floor(options.parallelism ?? 1));
+    const bounds = headcountBounds(filter);
+    const lo = bounds.gte ?? 0;
+    const hi = bounds.lte ?? options.maxHeadcount ?? DEFAULT_MAX_HEADCOUNT;
+    const openTop = bounds.lte === undefined;
+
+    const total = await this.count(filter);
+    if (total <= maxJourney && parallelism === 1) {
+      // Keep the caller's body untouched when no split is needed.
+      return [{ filter, count: total, headcount: { gte: lo, lte: hi } }];
+    }
+    const groups = Math.max(parallelism, Math.ceil(total / maxJourney));
+    const groupTarget = Math.min(maxJourney, Math.ceil(total / groups));
+    const pieceTarget = Math.max(1, Math.floor(groupTarget * GRANULARITY));
+
+    // Counting [lo, hi] rather than the open-ended filter would lose records above `hi`: the top piece stays open.
+    const pieces = await this.bisect({ gte: lo, lte: hi, count: total }, pieceTarget, filter);
+    const partitions: Partition[] = [];
+    for (const group of mergePieces(pieces, total, groups, maxJourney)) {
+      const gte = group[0]!.gte;
+      const lte = group[group.length - 1]!.lte;
+      const count = group.reduce((sum, p) => sum + p.count, 0);
+      if (count > maxJourney) {
+        partitions.push(...(await this.splitByCountry(filter, gte, count, maxJourney, options.secondKeyDictionary ?? 'country')));
+        continue;
+      }
+      const top = openTop && lte === hi ? null : lte;
+      partitions.push({ filter: withHeadcount(filter, gte, top), count, headcount: { gte, lte } });
+    }
+    return partitions.filter((p) => p.count > 0 || partitions.length === 1);
+  }
+
+  /** Bisects pieces larger than `target` (single values cannot be bisected; they are split later by country). */
+  private async bisect(root: Piece, target: number, filter: Filter): Promise<Piece[]> {
+    const done: Piece[] = [];
+    let frontier = [root];
+    while (frontier.length > 0) {
+      const next: Piece[] = [];
+      await Promise.all(
+        frontier.map(async (piece) => {
+          if (piece.count <= target || piece.gte >= piece.lte) {
+            done.push(piece);
+            return;
+          }
+          const mid = midpoint(piece.gte, piece.lte);
+          const left = await this.count(withHeadcount(filter, piece.gte, mid));
+          // The top piece of an open filter also holds records above `lte`: its right half is total - left.
+          next.push({ gte: piece.gte, lte: mid, count: left }, { gte: mid + 1, lte: piece.lte, count: Math.max(0, piece.count - left) });
+        }),
+      );
+      frontier = next;
+    }
+    return done.sort((a, b) => a.gte - b.gte);
+  }
+
+  private async splitByCountry(filter: Filter, value: number, count: number, maxJourney: number, dictionary: string): Promise<Partition[]> {
+    const single = withHeadcount(filter, value, value);
+    const allowed = existingCountries(filter);
+    const values = (await this.deps.dictionary(dictionary)).filter((v) => !allowed || allowed.includes(v));
+    const counts = await Promise.all(values.map(async (v) => ({ value: v, count: await this.count(withCountries(single, [v])) })));
+    const covered = counts.reduce((sum, c) => sum + c.count, 0);
+    const tooDeep = counts.find((c) => c.count > maxJourney);
+    if (tooDeep || covered < count) {
+      throw new PartitionError(
+        tooDeep
+          ? `headcount ${value} in ${tooDeep.value} alone matches ${tooDeep.count} records, over the journey depth ${maxJourney}; narrow the filter`
+          : `headcount ${value} matches ${count} records and splitting it by ${dictionary} covers only ${covered}; narrow the filter`,
+        { headcount: value, count, maxJourneyRecords: maxJourney },
+      );
+    }
+    const partitions: Partition[] = [];
+    let bucket: string[] = [];
+    let bucketCount = 0;
+    const flush = (): void => {
+      if (bucket.length === 0) return;
+      partitions.push({ filter: withCountries(single, bucket), count: bucketCount, headcount: { gte: value, lte: value }, countries: bucket });
+      bucket = [];
+      bucketCount = 0;
+    };
+    const target = Math.ceil(count / Math.ceil(count / maxJourney));
+    for (const c of counts.filter((x) => x.count > 0)) {
+      if (bucketCount + c.count > maxJourney || (bucketCount >= target && bucket.length > 0)) flush();
+      bucket.push(c.value);
+      bucketCount += c.count;
+    }
+    flush();
+    return partitions;
+  }
+}
+
+/** Groups adjacent pieces so group boundaries fall near multiples of total/groups and none passes `max`. */
+function mergePieces(pieces: Piece[], total: number, groups: number, max: number): Piece[][] {
+  const out: Piece[][] = [];
+  let current: Piece[] = [];
+  let currentCount = 0;
+  let cumulative = 0;
+  for (const piece of pieces) {
+    const boundary = ((out.length + 1) * total) / groups;
+    const closer = Math.abs(cumulative + piece.count - boundary) > Math.abs(cumulative - boundary);
+    // A piece too big alone (one headcount value) always gets its own group.
+    const alone = piece.count > max;
+    if (current.length > 0 && (currentCount + piece.count > max || closer || alone)) {
+      out.push(current);
+      current = [];
+      currentCount = 0;
+    }
+    current.push(piece);
+    currentCount += piece.count;
+    cumulative += piece.count;
+    if (alone) {
+      out.push(current);
+      current = [];
+      currentCount = 0;
+    }
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}

@@ -1,0 +1,38 @@
+/** Shared bits of the config tests: fixture paths and the environment the fixtures are written for. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+/** Secret values the fixtures read from the environment; none of them may ever appear in an error message. */
+export const SECRETS = {
+  SI_CLIENT_SECRET: 'si-secret-7f3a9c',
+  HUBSPOT_TOKEN: 'pat-hub-secret-51d2',
+  SF_CLIENT_SECRET: 'sf-secret-c0ffee',
+} as const;
+
+export function fixtureEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...SECRETS, ...extra };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI (`src/cli/main.ts`) in a child process with exactly `env` (plus PATH). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

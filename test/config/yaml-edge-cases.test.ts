@@ -1,0 +1,58 @@
+/** YAML shapes beyond the happy path: anchors, alias bombs, __proto__, empty and multi-document files. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig, type ConfigIssue } from '../../src/config/index.js';
+import { FIXTURES, fixtureEnv } from './config-fixtures.js';
+
+const BASE = readFileSync(join(FIXTURES, 'valid-base.yaml'), 'utf8');
+
+function issues(text: string): ConfigIssue[] {
+  try {
+    parseConfig(text, 'edge.yaml', fixtureEnv());
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('YAML edge cases', () => {
+  it('anchors and aliases are followed, and errors inside them still have a place', () => {
+    const shared = BASE.replace('    fields:\n      name: name\n', '    fields: &company-fields\n      name: name\n').concat(
+      '  - name: second\n    segment: icp-dach\n    entity: companies\n    filter: {}\n    destination: crm\n',
+      '    object: companies\n    matchOn: {field: prospect_sync_id, from: id}\n    fields: *company-fields\n',
+    );
+    const { config } = parseConfig(shared, 'edge.yaml', fixtureEnv());
+    expect(config.searches[2]?.fields).toEqual({ name: 'name' });
+
+    const broken = shared.replace('    fields: &company-fields\n      name: name\n', '    fields: &company-fields\n      name: 42\n');
+    // Both uses are reported; the place is where the bad value is written (under the anchor).
+    expect(issues(broken).map((i) => `${i.line} ${i.path}`)).toEqual(['34 searches[0].fields.name', '34 searches[2].fields.name']);
+  });
+
+  it('an alias bomb is cut off instead of expanding', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i += 1) levels.push(`l${i}: &l${i} [${Array(10).fill(i === 1 ? '*a' : `*l${i - 1}`).join(', ')}]`);
+    const started = Date.now();
+    const found = issues(`${levels.join('\n')}\n`);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(found.some((i) => i.message.includes('more than 1000 alias expansions'))).toBe(true);
+  });
+
+  it('a __proto__ key is an unknown key, not a prototype', () => {
+    const found = issues(BASE.replace('reveal:\n', '__proto__:\n  reveal: {contactsAllowedSegments: [icp-dach]}\nreveal:\n'));
+    expect(found).toEqual([expect.objectContaining({ line: 18, column: 1, path: '__proto__', message: 'unknown key' })]);
+  });
+
+  it('empty, scalar and multi-document files', () => {
+    expect(issues('')[0]).toMatchObject({ line: 1, path: '', message: expect.stringContaining('expected a mapping') });
+    expect(issues('just text\n')[0]).toMatchObject({ line: 1, message: expect.stringContaining('expected a mapping') });
+    expect(issues(`${BASE}---\nsource: {}\n`)[0]).toMatchObject({ line: 49, message: expect.stringContaining('YAML: Source contains multiple documents') });
+  });
+
+  it('non-string keys are refused', () => {
+    const found = issues(BASE.replace('reveal:\n', '? [a, b]\n: 1\nreveal:\n'));
+    expect(found[0]).toMatchObject({ line: 18, column: 3, message: 'map keys must be plain strings' });
+  });
+});

@@ -1,0 +1,181 @@
+import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  compileFieldMapping,
+  createCrmWriter,
+  createHubSpotSink,
+  createRejectStore,
+  MAX_REJECT_HISTORY,
+  type CrmWriterOptions,
+  type FieldMappingConfig,
+  type HubSpotSink,
+} from '../../../src/crm/index.js';
+import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
+import { testRedis } from '../../helpers/redis.js';
+
+let redis: Redis;
+let prefix: string;
+let cleanup: () => Promise<void>;
+let emu: HubSpotEmulator;
+let sink: HubSpotSink;
+
+beforeEach(async () => {
+  ({ redis, prefix, cleanup } = await testRedis('crm-writer'));
+  emu = await startHubSpotEmulator();
+  sink = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, requestsPer10s: 190, retry: { baseDelayMs: 2, serverAttempts: 2 } });
+});
+afterEach(async () => {
+  await sink.close();
+  await emu.close();
+  await cleanup();
+});
+
+const writer = (extra: Partial<CrmWriterOptions> = {}) => createCrmWriter({ sink, redis, keyPrefix: prefix, destination: 'crm', searchName: 'dach', ...extra });
+
+const companyConfig: FieldMappingConfig = {
+  matchOn: { field: 'prospect_sync_id', from: 'id' },
+  fields: { name: 'name', domain: { from: 'website', transform: 'domain' }, numberofemployees: 'headcount', industry: { from: 'industry', overwrite: 'ifEmpty' } },
+};
+const companyMapping = compileFieldMapping(companyConfig, { object: 'companies' });
+const companiesOf = (n: number, suffix = '') =>
+  Array.from({ length: n }, (_, i) => ({ id: `c_${i}`, name: `Firma ${i}${suffix} — GmbH & Co. KG`, website: `https://www.firma${i}.de/`, headcount: 10 + i, industry: 'software' }));
+
+const personConfig: FieldMappingConfig = {
+  matchOn: { field: 'prospect_sync_id', from: 'id' },
+  fields: { email: 'contacts.email', firstname: 'firstName' },
+  associate: { company: { from: 'companyId' } },
+};
+const personMapping = compileFieldMapping(personConfig, { object: 'contacts', associate: { object: 'companies', matchField: 'prospect_sync_id' } });
+
+describe('CRM writer', () => {
+  it('sends nothing for unchanged records, only changed ones, and everything on full resync', async () => {
+    const w = writer();
+    await w.prepare(companyMapping.target);
+    const first = await w.write(companiesOf(150), companyMapping);
+    expect(first).toMatchObject({ created: 150, updated: 0, unchanged: 0, rejected: 0 });
+    const upserts = emu.stats.byRoute.upsert ?? 0;
+
+    const second = await w.write(companiesOf(150), companyMapping);
+    expect(second).toMatchObject({ created: 0, updated: 0, unchanged: 150 });
+    expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts);
+    expect(emu.state.count('companies')).toBe(150);
+
+    const changed = companiesOf(150);
+    changed[5] = { ...changed[5]!, name: 'Renamed' };
+    const third = await w.write(changed, companyMapping);
+    expect(third).toMatchObject({ updated: 1, unchanged: 149 });
+    expect(third.outcomes[5]).toMatchObject({ key: 'c_5', status: 'updated' });
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_5')?.properties.name).toBe('Renamed');
+
+    const resync = await writer({ fullResync: true }).write(changed, companyMapping);
+    expect(resync).toMatchObject({ created: 0, updated: 150, unchanged: 0 });
+    expect(emu.state.count('companies')).toBe(150);
+  });
+
+  it('remembers a record only after HubSpot accepted it', async () => {
+    const w = writer();
+    await w.prepare(companyMapping.target);
+    emu.faults.fail5xxNext = 10;
+    await expect(w.write(companiesOf(20), companyMapping)).rejects.toMatchObject({ code: 'crm_unavailable' });
+    emu.faults.fail5xxNext = 0;
+    const retry = await w.write(companiesOf(20), companyMapping);
+    expect(retry).toMatchObject({ created: 20, unchanged: 0 });
+  });
+
+  it('fills ifEmpty fields only where HubSpot has no value, and writes never-fields only on create', async () => {
+    const w = writer();
+    await w.prepare(companyMapping.target);
+    // A salesperson already set industry on c_0 in HubSpot.
+    await sink.upsert(companyMapping.target, [{ key: 'c_0', properties: { industry: 'Manual Value' } }]);
+    const never = compileFieldMapping({ ...companyConfig, fields: { ...companyConfig.fields, description: { from: 'name', overwrite: 'never' } } }, { object: 'companies' });
+    const result = await w.write(companiesOf(3), never);
+    expect(result).toMatchObject({ created: 2, updated: 1 });
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_0')?.properties).toMatchObject({ industry: 'Manual Value', name: 'Firma 0 — GmbH & Co. KG', domain: 'firma0.de' });
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_0')?.properties.description).toBeUndefined();
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.properties).toMatchObject({ industry: 'software', description: 'Firma 1 — GmbH & Co. KG' });
+    // The skipped ifEmpty value does not make the record look changed forever.
+    expect(await w.write(companiesOf(3), never)).toMatchObject({ unchanged: 3 });
+  });
+
+  it('keeps rejects per search with the reason (no contact details), retries them next run, lists them', async () => {
+    const w = writer();
+    await w.prepare(companyMapping.target);
+    await w.write([{ id: 'c_1', name: 'Acme' }], companyMapping);
+    await w.prepare(personMapping.target);
+    const people = [
+      { id: 'p_1', firstName: 'Ana', companyId: 'c_1', contacts: { email: 'ana@acme.example' } },
+      { id: 'p_2', firstName: 'Bob', companyId: 'c_1', contacts: { email: 'bob(at)acme' } },
+      { firstName: 'No Id' },
+    ];
+    const first = await w.write(people, personMapping);
+    expect(first).toMatchObject({ created: 1, rejected: 2 });
+    const rejects = createRejectStore(redis, prefix);
+    const listed = await rejects.list('dach');
+    // Newest first: the CRM's reject came after the mapping reject.
+    expect(listed.map((r) => [r.key, r.code])).toEqual([
+      ['p_2', 'INVALID_EMAIL'],
+      ['#2', 'missing_match_key'],
+    ]);
+    expect(listed[0]?.reason).toMatch(/Email address \[value\] is invalid/);
+    expect(JSON.stringify(await redis.lrange(`${prefix}:crm:rejects:dach:history`, 0, -1))).not.toContain('bob(at)acme');
+    expect(await rejects.retryable('dach')).toContain('p_2');
+
+    // Next run: p_1 unchanged, p_2 is sent again (not "unchanged") and now passes.
+    const fixed = [people[0]!, { ...people[1]!, contacts: { email: 'bob@acme.example' } }];
+    const second = await w.write(fixed, personMapping);
+    expect(second).toMatchObject({ unchanged: 1, created: 1, rejected: 0 });
+    expect(await rejects.retryable('dach')).not.toContain('p_2');
+    // Other searches do not see these rejects.
+    expect(await rejects.list('other')).toEqual([]);
+    // Associated to the company.
+    expect(emu.state.associations).toHaveLength(2);
+  });
+
+  it('sends a record whose company link failed again next run', async () => {
+    const w = writer();
+    await w.prepare(personMapping.target);
+    const person = [{ id: 'p_9', firstName: 'Cy', companyId: 'c_late', contacts: { email: 'cy@late.example' } }];
+    expect(await w.write(person, personMapping)).toMatchObject({ created: 1, linkErrors: 1 });
+    await w.write([{ id: 'c_late', name: 'Late Inc' }], companyMapping);
+    expect(await w.write(person, personMapping)).toMatchObject({ updated: 1, linkErrors: 0 });
+    expect(emu.state.associations).toHaveLength(1);
+    expect(await w.write(person, personMapping)).toMatchObject({ unchanged: 1 });
+  });
+
+  it('dry run reads but writes nothing: no CRM writes, no hashes, no rejects', async () => {
+    const w = writer();
+    await w.prepare(companyMapping.target);
+    await w.write(companiesOf(2), companyMapping);
+    const dry = await w.write([...companiesOf(2, ' v2'), { id: 'c_new', name: 'New' }], companyMapping, { dryRun: true });
+    expect(dry).toMatchObject({ created: 1, updated: 2 });
+    expect(emu.state.count('companies')).toBe(2);
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_0')?.properties.name).toBe('Firma 0 — GmbH & Co. KG');
+    expect(await w.write(companiesOf(2, ' v2'), companyMapping)).toMatchObject({ updated: 2 });
+  });
+
+  it('sends one copy of a key that appears twice in a write (HubSpot refuses duplicate ids)', async () => {
+    const w = writer();
+    await w.prepare(companyMapping.target);
+    const result = await w.write([{ id: 'c_1', name: 'Old' }, { id: 'c_2', name: 'Two' }, { id: 'c_1', name: 'New' }], companyMapping);
+    expect(result).toMatchObject({ created: 2, duplicates: 1 });
+    expect(result.outcomes.map((o) => o.status)).toEqual(['duplicate', 'created', 'created']);
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.properties.name).toBe('New');
+  });
+});
+
+describe('reject store', () => {
+  it('keeps the last 1,000 rejects, newest first', async () => {
+    const store = createRejectStore(redis, prefix);
+    const at = new Date().toISOString();
+    for (let batch = 0; batch < 3; batch++) {
+      await store.add('s', Array.from({ length: 400 }, (_, i) => ({ key: `k${batch * 400 + i}`, object: 'contacts', code: 'X', reason: 'r', at })));
+    }
+    const all = await store.list('s', { limit: 5000 });
+    expect(all).toHaveLength(MAX_REJECT_HISTORY);
+    expect(all[0]?.key).toBe('k1199');
+    expect(all.at(-1)?.key).toBe('k200');
+    expect(await store.list('s', { limit: 3 })).toHaveLength(3);
+    await store.resolve('s', ['k0', 'k1']);
+    expect(await store.retryable('s')).toHaveLength(1198);
+  });
+});

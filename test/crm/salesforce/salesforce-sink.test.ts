@@ -1,0 +1,224 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import type { CrmRecord, UpsertOutcome } from '../../../src/crm/crm-sink.js';
+import { SalesforceSink } from '../../../src/crm/salesforce/salesforce-sink.js';
+import { defaultSchema } from '../../../src/emulators/salesforce/salesforce-schema.js';
+import { ACCOUNTS, CLIENT, CONTACTS, LEADS, accounts, sfFixture } from './sf-fixture.js';
+
+let fixture: Awaited<ReturnType<typeof sfFixture>> | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+const start = async (...args: Parameters<typeof sfFixture>) => (fixture = await sfFixture(...args));
+const statuses = (outcomes: UpsertOutcome[]) => outcomes.map((o) => o.status);
+
+describe('prepare', () => {
+  test('a missing match field, a non-external-id match field and a missing mapped field fail with clear typed errors', async () => {
+    const schema = defaultSchema();
+    schema.Account!.fields.push({ name: 'Plain__c', type: 'string', length: 20 });
+    const { sink } = await start({ objects: schema });
+    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Missing__c' })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/Account\.Missing__c does not exist/) });
+    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Plain__c' })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/Account\.Plain__c is not marked External ID/) });
+    await expect(sink.prepare({ ...ACCOUNTS, fields: ['Name', 'Revenue_Band__c'] })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/Revenue_Band__c/) });
+    await expect(sink.prepare({ ...ACCOUNTS, object: 'Nope__c' })).rejects.toMatchObject({ code: 'crm_schema_mismatch' });
+    await expect(sink.prepare({ ...LEADS, associate: { object: 'Account', matchField: 'Prospect_Sync_Id__c' } })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/no lookup to Account/) });
+    await expect(sink.prepare(ACCOUNTS)).resolves.toBeUndefined();
+    await expect(sink.prepare(CONTACTS)).resolves.toBeUndefined();
+  });
+  test('wrong client credentials fail with crm_auth_failed and no secret in the message', async () => {
+    const { emulator } = await start();
+    const sink = new SalesforceSink({ loginUrl: emulator.url, clientId: CLIENT.clientId, clientSecret: 'wrong-secret-xyz' });
+    const err = (await sink.prepare(ACCOUNTS).catch((e: unknown) => e)) as Error & { code: string };
+    expect(err).toMatchObject({ code: 'crm_auth_failed' });
+    expect(JSON.stringify({ m: err.message, s: err.stack })).not.toContain('wrong-secret-xyz');
+  });
+});
+
+describe('collections upsert', () => {
+  test('idempotent: the same 450 records twice create once, then only update; no call passes 200 records', async () => {
+    const { sink, emulator } = await start();
+    const records = accounts(450);
+    const first = await sink.upsert(ACCOUNTS, records);
+    expect(first.map((o) => o.key)).toEqual(records.map((r) => r.key));
+    expect(new Set(statuses(first))).toEqual(new Set(['created']));
+    const second = await sink.upsert(ACCOUNTS, records);
+    expect(new Set(statuses(second))).toEqual(new Set(['updated']));
+    expect(second.map((o) => (o as { crmId: string }).crmId)).toEqual(first.map((o) => (o as { crmId: string }).crmId));
+    expect(emulator.state.all('Account')).toHaveLength(450);
+    expect(Math.max(...emulator.stats.collectionSizes)).toBe(200);
+    expect(emulator.stats.statuses[400]).toBeUndefined();
+  });
+  test('one bad record among 200 never blocks the other 199, and its reason carries no contact details', async () => {
+    const { sink, emulator } = await start();
+    await sink.upsert(ACCOUNTS, accounts(1));
+    const people: CrmRecord[] = Array.from({ length: 200 }, (_, i) => ({ key: `p${i}`, properties: { LastName: `Last ${i}`, Email: `p${i}@example.com` }, companyKey: 'acc-0' }));
+    people[117] = { ...people[117]!, properties: { LastName: 'Broken', Email: 'jane.doe@@broken' } };
+    const out = await sink.upsert(CONTACTS, people);
+    expect(out).toHaveLength(200);
+    expect(out.filter((o) => o.status === 'created')).toHaveLength(199);
+    expect(out[117]).toMatchObject({ key: 'p117', status: 'rejected', code: 'INVALID_EMAIL_ADDRESS' });
+    expect(JSON.stringify(out[117])).not.toContain('jane.doe');
+    expect(emulator.state.all('Contact')).toHaveLength(199);
+  });
+  test('Contacts link to their Account by its external id; an unknown parent still writes the person, with linkError', async () => {
+    const { sink, emulator } = await start();
+    await sink.upsert(ACCOUNTS, accounts(2));
+    const out = await sink.upsert(CONTACTS, [
+      { key: 'p1', properties: { LastName: 'One' }, companyKey: 'acc-1' },
+      { key: 'p2', properties: { LastName: 'Two' }, companyKey: 'not-synced-yet' },
+      { key: 'p3', properties: { LastName: 'Three' } },
+      { key: 'p4', properties: { FirstName: 'NoLast' }, companyKey: 'not-synced-yet' },
+    ]);
+    expect(statuses(out)).toEqual(['created', 'created', 'created', 'rejected']);
+    const acc1 = emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!;
+    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p1')[0]!.AccountId).toBe(acc1.Id);
+    expect(out[0]).not.toHaveProperty('linkError');
+    expect(out[1]).toMatchObject({ linkError: expect.stringMatching(/not-synced-yet/) });
+    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p2')[0]!.AccountId).toBeUndefined();
+    expect(out[3]).toMatchObject({ code: 'REQUIRED_FIELD_MISSING' });
+  });
+  test('Leads: created, updated, and a missing Company is a per-record REQUIRED_FIELD_MISSING', async () => {
+    const { sink, emulator } = await start();
+    const leads: CrmRecord[] = [
+      { key: 'l1', properties: { LastName: 'Lee', Company: 'Acme' } },
+      { key: 'l2', properties: { LastName: 'Nocompany' } },
+    ];
+    expect(statuses(await sink.upsert(LEADS, leads))).toEqual(['created', 'rejected']);
+    const again = await sink.upsert(LEADS, [{ key: 'l1', properties: { LastName: 'Lee', Company: 'Acme GmbH' } }]);
+    expect(again[0]!.status).toBe('updated');
+    expect(emulator.state.findBy('Lead', 'Prospect_Sync_Id__c', 'l1')[0]!.Company).toBe('Acme GmbH');
+  });
+  test('odd Unicode, quotes, backslashes and newlines survive the round trip; readCurrent escapes them in SOQL', async () => {
+    const { sink, emulator } = await start();
+    const odd = ["O'Brien & Söhne", 'Back\\slash "dq"', '株式会社テスト 🚀', "line\nbreak 'x'"];
+    const records = odd.map((name, i) => ({ key: `${name}#${i}`, properties: { Name: name, Description: name } }));
+    expect(new Set(statuses(await sink.upsert(ACCOUNTS, records)))).toEqual(new Set(['created']));
+    for (const r of records) expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', r.key)[0]!.Name).toBe(r.properties.Name);
+    const current = await sink.readCurrent(ACCOUNTS, [...records.map((r) => r.key), "absent'key"], ['Name', 'Website']);
+    expect(current.size).toBe(4);
+    for (const r of records) expect(current.get(r.key)).toEqual({ Name: r.properties.Name, Website: null });
+  });
+  test('readCurrent chunks large key lists (each query stays small)', async () => {
+    const { sink, emulator } = await start();
+    await sink.upsert(ACCOUNTS, accounts(450));
+    const current = await sink.readCurrent(ACCOUNTS, accounts(450).map((r) => r.key), ['Name']);
+    expect(current.size).toBe(450);
+    expect(current.get('acc-449')).toEqual({ Name: 'Company 449' });
+    expect(emulator.stats.requests['GET query']).toBe(3);
+  });
+});
+
+describe('sessions, limits and faults', () => {
+  test('an expired session mid-run is renewed through refreshFn (client credentials again) without losing records', async () => {
+    const { sink, emulator } = await start();
+    await sink.upsert(ACCOUNTS, accounts(10));
+    emulator.expireAllSessions();
+    const out = await sink.upsert(ACCOUNTS, accounts(300));
+    expect(out.filter((o) => o.status !== 'rejected')).toHaveLength(300);
+    expect(emulator.stats.tokensIssued).toBe(2);
+    expect(emulator.stats.statuses[401]).toBeGreaterThanOrEqual(1);
+  });
+  test('short-lived tokens expire during a run and are renewed', async () => {
+    const { sink, emulator } = await start({ tokenLifetimeSeconds: 0.15 });
+    await sink.upsert(ACCOUNTS, accounts(5));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(new Set(statuses(await sink.upsert(ACCOUNTS, accounts(5))))).toEqual(new Set(['updated']));
+    expect(emulator.stats.tokensIssued).toBe(2);
+  });
+  test('503, 429 and 500 answers are retried without losing or duplicating a record', async () => {
+    const { sink, emulator } = await start();
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.sequence = [503, 429, 500];
+    const out = await sink.upsert(ACCOUNTS, accounts(400), { runVolume: 400 });
+    expect(out.filter((o) => o.status === 'created')).toHaveLength(400);
+    expect(emulator.state.all('Account')).toHaveLength(400);
+    expect(emulator.stats.statuses[503]).toBe(1);
+    expect(emulator.stats.statuses[429]).toBe(1);
+  });
+  test('a steady 25% error share still lands every record exactly once', async () => {
+    const { sink, emulator } = await start({}, { retry: { attempts: 8, baseDelayMs: 2, maxDelayMs: 20 } });
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.errorShare = 0.25;
+    const out = await sink.upsert(ACCOUNTS, accounts(2000));
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    expect(emulator.state.all('Account')).toHaveLength(2000);
+    expect(emulator.stats.statuses[503]).toBeGreaterThan(0);
+  });
+  test('persistent 5xx gives up with crm_unavailable after the configured attempts', async () => {
+    const { sink, emulator } = await start({}, { retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 } });
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.errorShare = 1;
+    emulator.faults.status = 502;
+    await expect(sink.upsert(ACCOUNTS, accounts(3))).rejects.toMatchObject({ code: 'crm_unavailable' });
+    expect(emulator.stats.statuses[502]).toBe(3);
+  });
+  test('Sforce-Limit-Info share cap: stops before passing maxApiShare of the daily allowance', async () => {
+    const { sink, emulator } = await start({ apiDailyLimit: 100, apiUsageStart: 44 }, { maxApiShare: 0.5 });
+    await sink.prepare(ACCOUNTS);
+    expect(sink.apiUsage).toEqual({ used: 45, limit: 100 });
+    const err = await sink.upsert(ACCOUNTS, accounts(2000)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'crm_api_share_exceeded' });
+    expect(emulator.stats.apiUsage).toBe(50);
+  });
+  test('the share guard also stops a run just before the allowance itself runs out', async () => {
+    const { sink, emulator } = await start({ apiDailyLimit: 3 }, { maxApiShare: 1 });
+    await sink.prepare(ACCOUNTS);
+    await sink.upsert(ACCOUNTS, accounts(200));
+    await sink.upsert(ACCOUNTS, accounts(200));
+    await expect(sink.upsert(ACCOUNTS, accounts(200))).rejects.toMatchObject({ code: 'crm_api_share_exceeded' });
+    expect(emulator.stats.statuses[403]).toBeUndefined();
+  });
+  test('REQUEST_LIMIT_EXCEEDED (other integrations used the rest) stops the run with crm_daily_limit, without retrying', async () => {
+    const { sink, emulator } = await start({ apiDailyLimit: 1000 }, { maxApiShare: 1 });
+    await sink.prepare(ACCOUNTS);
+    await sink.upsert(ACCOUNTS, accounts(200));
+    emulator.stats.apiUsage = 1000;
+    await expect(sink.upsert(ACCOUNTS, accounts(200))).rejects.toMatchObject({ code: 'crm_daily_limit' });
+    expect(emulator.stats.statuses[403]).toBe(1);
+    expect(emulator.state.all('Account')).toHaveLength(200);
+  });
+});
+
+describe('Bulk API 2.0 above the threshold', () => {
+  test('preferredBatchSize switches with the run volume', async () => {
+    const { sink } = await start({}, { bulkThreshold: 2000, bulkBatchSize: 10_000, concurrency: 3 });
+    expect(sink.preferredBatchSize(2000)).toBe(600);
+    expect(sink.preferredBatchSize(2001)).toBe(10_000);
+  });
+  test('large runs go through ingest jobs; failed rows map back to their keys; CSV escaping holds', async () => {
+    const { sink, emulator } = await start();
+    const records = accounts(2500, (i) => (i % 500 === 7 ? `Quote "q" , comma 'apos' \n Ünï ${i}` : `Company ${i}`));
+    records[10] = { key: 'acc-10', properties: { Name: 'x'.repeat(300) } };
+    emulator.faults.rejectKeys = ['acc-2000'];
+    const out = await sink.upsert(ACCOUNTS, records, { runVolume: 2500 });
+    expect(emulator.stats.requests['POST jobs/ingest']).toBe(1);
+    expect(emulator.stats.requests['PATCH composite/sobjects']).toBeUndefined();
+    expect(out.map((o) => o.key)).toEqual(records.map((r) => r.key));
+    expect(out[10]).toMatchObject({ status: 'rejected', code: 'STRING_TOO_LONG' });
+    expect(JSON.stringify(out[10])).not.toContain('x'.repeat(40));
+    expect(out[2000]).toMatchObject({ status: 'rejected', code: 'FIELD_CUSTOM_VALIDATION_EXCEPTION' });
+    expect(out.filter((o) => o.status === 'created')).toHaveLength(2498);
+    expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-507')[0]!.Name).toBe(`Quote "q" , comma 'apos' \n Ünï 507`);
+    const again = await sink.upsert(ACCOUNTS, records, { runVolume: 2500 });
+    expect(again.filter((o) => o.status === 'updated')).toHaveLength(2498);
+    expect(emulator.state.all('Account')).toHaveLength(2498);
+  });
+  test('bulk Contacts link through the dotted Account.Prospect_Sync_Id__c column; unknown parents fall back to no link', async () => {
+    const { sink, emulator } = await start({}, { bulkThreshold: 10 });
+    await sink.upsert(ACCOUNTS, accounts(3));
+    const people: CrmRecord[] = Array.from({ length: 30 }, (_, i) => ({ key: `p${i}`, properties: { LastName: `L${i}`, ...(i === 4 ? { Title: null } : {}) }, companyKey: i === 5 ? 'ghost' : `acc-${i % 3}` }));
+    const out = await sink.upsert(CONTACTS, people, { runVolume: 30 });
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    expect(out[5]).toMatchObject({ linkError: expect.stringMatching(/ghost/) });
+    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p4')[0]!.AccountId).toBe(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!.Id);
+    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p5')[0]!.AccountId).toBeUndefined();
+  });
+  test('a 503 during the bulk job is retried and no record is lost', async () => {
+    const { sink, emulator } = await start({}, { bulkThreshold: 10 });
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.sequence = [503];
+    const out = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    expect(emulator.state.all('Account')).toHaveLength(50);
+  });
+});

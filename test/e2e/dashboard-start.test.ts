@@ -1,0 +1,80 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAllEmulators } from '../../src/emulators/start-all.js';
+import { cli, type CliChild } from '../queue/cli-process.js';
+import { queueEnv, waitFor } from '../queue/queue-env.js';
+
+const CONFIG = `source:
+  baseUrl: \${SI_BASE_URL}
+  auth:
+    tokenUrl: \${SI_TOKEN_URL}
+    clientId: \${SI_CLIENT_ID}
+    clientSecret: \${SI_CLIENT_SECRET}
+destinations:
+  crm:
+    type: hubspot
+    accessToken: \${HUBSPOT_TOKEN}
+    baseUrl: \${HUBSPOT_BASE_URL}
+server:
+  port: 0
+  auth: {username: ops, password: "\${DASHBOARD_PASSWORD}"}
+searches:
+  - name: software
+    segment: icp
+    entity: companies
+    filter: {company: {industry: {include: [software]}}}
+    schedule: {cron: "0 6 * * *", timezone: Europe/Berlin}
+    destination: crm
+    object: companies
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {name: name, domain: domain}
+`;
+
+describe('prospect-sync start, end to end', () => {
+  const closers: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.reverse()) await close();
+    closers.length = 0;
+  });
+
+  it('start + trigger: the run lands in the HubSpot emulator, its summary shows on the dashboard, SIGTERM exits 0', async () => {
+    const env = await queueEnv('start-e2e');
+    closers.push(env.cleanup);
+    const emulators = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 }, salesIntel: { companies: 400, persons: 10 } });
+    closers.push(emulators.close);
+    const dir = await mkdtemp(join(tmpdir(), 'ps-start-e2e-'));
+    closers.push(() => rm(dir, { recursive: true, force: true }));
+    const configPath = join(dir, 'prospect-sync.yaml');
+    await writeFile(configPath, CONFIG);
+    const childEnv = { ...emulators.env, DASHBOARD_PASSWORD: 'e2e-pass', QUEUE_PREFIX: env.ctx.prefix, PROSPECT_SYNC_CONFIG: configPath };
+    const spawned: CliChild[] = [];
+    closers.push(async () => {
+      for (const c of spawned) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    });
+    const run = (args: string[]): CliChild => {
+      const c = cli(args, childEnv);
+      spawned.push(c);
+      return c;
+    };
+
+    const start = run(['start']);
+    const url = await waitFor(() => /dashboard: (\S+)/.exec(start.out())?.[1], 30_000);
+    const trigger = run(['trigger', 'software', '--json']);
+    expect(await trigger.exited, trigger.err()).toBe(0);
+
+    const headers = { authorization: `Basic ${Buffer.from('ops:e2e-pass').toString('base64')}` };
+    const summary = await waitFor(async () => {
+      const body = (await (await fetch(`${url}/runs/software`, { headers })).json()) as { runs: { status: string; created: number; fetched: number }[] };
+      return body.runs[0];
+    }, 60_000);
+    expect(summary.status, start.err()).toBe('completed');
+    expect(summary.created).toBeGreaterThan(0);
+    const companies = emulators.hubspot.state.table('companies').objects;
+    expect(companies.size).toBe(summary.created);
+
+    start.child.kill('SIGTERM');
+    expect(await start.exited).toBe(0);
+  });
+});

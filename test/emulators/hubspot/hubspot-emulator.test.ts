@@ -1,0 +1,172 @@
+import { Client } from '@hubspot/api-client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
+
+let emu: HubSpotEmulator;
+
+async function post(path: string, body: unknown, token = DEFAULT_HUBSPOT_TOKEN): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(`${emu.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+}
+
+const upsertInput = (id: string, properties: Record<string, string> = {}, idProperty = 'email') => ({ id, idProperty, properties });
+
+beforeEach(async () => {
+  emu = await startHubSpotEmulator({ limits: { perTenSeconds: 1000 } });
+});
+afterEach(async () => emu.close());
+
+describe('HubSpot emulator: auth and errors', () => {
+  it('answers 401 with the HubSpot error body on a bad token, and does not count it', async () => {
+    const res = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [] }, 'wrong');
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ status: 'error', category: 'INVALID_AUTHENTICATION' });
+    expect(typeof res.body.correlationId).toBe('string');
+    expect(emu.stats.requests).toBe(0);
+  });
+
+  it('refuses more than 100 inputs and duplicate ids with 400 VALIDATION_ERROR', async () => {
+    const many = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: Array.from({ length: 101 }, (_, i) => upsertInput(`a${i}@x.io`)) });
+    expect(many.status).toBe(400);
+    expect(many.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' });
+    const dup = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('a@x.io'), upsertInput('a@x.io')] });
+    expect(dup.status).toBe(400);
+    expect(String(dup.body.message)).toMatch(/Duplicate IDs/);
+    expect(emu.state.count('contacts')).toBe(0);
+  });
+
+  it('upserts only by a unique property', async () => {
+    const res = await post('/crm/v3/objects/companies/batch/upsert', { inputs: [upsertInput('acme.com', {}, 'domain')] });
+    expect(res.status).toBe(400);
+    expect(String(res.body.message)).toMatch(/non-unique/);
+  });
+
+  it('fails the whole batch on an unknown property (PROPERTY_DOESNT_EXIST)', async () => {
+    const res = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('a@x.io', { firstname: 'A' }), upsertInput('b@x.io', { nope: '1' })] });
+    expect(res.status).toBe(400);
+    expect(String(res.body.message)).toMatch(/PROPERTY_DOESNT_EXIST/);
+    expect(emu.state.count('contacts')).toBe(0);
+  });
+
+  it('answers 207 with per-record errors for an invalid email and writes the others', async () => {
+    const create = await post('/crm/v3/properties/contacts', { name: 'ext_id', label: 'Ext', type: 'string', fieldType: 'text', groupName: 'g', hasUniqueValue: true });
+    expect(create.status).toBe(201);
+    const res = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: [upsertInput('p1', { email: 'good@x.io' }, 'ext_id'), upsertInput('p2', { email: 'not-an-email' }, 'ext_id')],
+    });
+    expect(res.status).toBe(207);
+    expect(res.body.numErrors).toBe(1);
+    expect((res.body.errors as { context: { ids: string[] } }[])[0]?.context.ids).toEqual(['p2']);
+    expect(emu.state.find('contacts', 'ext_id', 'p1')?.properties.email).toBe('good@x.io');
+    expect(emu.state.find('contacts', 'ext_id', 'p2')).toBeUndefined();
+  });
+
+  it('stores strings: numbers are stringified, objects refused', async () => {
+    const ok = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [{ id: 'n@x.io', idProperty: 'email', properties: { firstname: 42 } }] });
+    expect(ok.status).toBe(200);
+    expect(emu.state.find('contacts', 'email', 'n@x.io')?.properties.firstname).toBe('42');
+    const bad = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [{ id: 'o@x.io', idProperty: 'email', properties: { firstname: { a: 1 } } }] });
+    expect(bad.status).toBe(400);
+  });
+
+  it('batch create answers 201 and 409 on an existing unique value; read 207 for unknown ids; archive 204', async () => {
+    const created = await post('/crm/v3/objects/contacts/batch/create', { inputs: [{ properties: { email: 'c@x.io' } }] });
+    expect(created.status).toBe(201);
+    const conflict = await post('/crm/v3/objects/contacts/batch/create', { inputs: [{ properties: { email: 'c@x.io' } }] });
+    expect(conflict.status).toBe(409);
+    expect(String(conflict.body.message)).toMatch(/already exists. Existing ID: \d+/);
+    const id = emu.state.find('contacts', 'email', 'c@x.io')?.id ?? '';
+    const read = await post('/crm/v3/objects/contacts/batch/read', { inputs: [{ id }, { id: '999999' }], properties: ['email'], propertiesWithHistory: [] });
+    expect(read.status).toBe(207);
+    expect((read.body.results as unknown[]).length).toBe(1);
+    const archived = await post('/crm/v3/objects/contacts/batch/archive', { inputs: [{ id }] });
+    expect(archived.status).toBe(204);
+    expect(emu.state.count('contacts')).toBe(0);
+  });
+
+  it('refuses a second property of the same name (409) and keeps hasUniqueValue', async () => {
+    const body = { name: 'ext_id', label: 'Ext', type: 'string', fieldType: 'text', groupName: 'g', hasUniqueValue: true };
+    expect((await post('/crm/v3/properties/companies', body)).status).toBe(201);
+    expect((await post('/crm/v3/properties/companies', body)).status).toBe(409);
+    expect((await post('/crm/v3/properties/companies', { name: 'x' })).status).toBe(400);
+    expect(emu.state.tables.get('companies')?.properties.get('ext_id')?.hasUniqueValue).toBe(true);
+  });
+
+  it('links contacts to companies (v4): 201, 207 for a missing object, 400 for an unknown type id', async () => {
+    await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('l@x.io')] });
+    await post('/crm/v3/objects/companies/batch/create', { inputs: [{ properties: { name: 'Acme' } }] });
+    const contactId = emu.state.find('contacts', 'email', 'l@x.io')?.id ?? '';
+    const companyId = [...(emu.state.tables.get('companies')?.objects.keys() ?? [])][0] ?? '';
+    const types = [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 }];
+    const ok = await post('/crm/v4/associations/contacts/companies/batch/create', { inputs: [{ from: { id: contactId }, to: { id: companyId }, types }] });
+    expect(ok.status).toBe(201);
+    const partial = await post('/crm/v4/associations/contacts/companies/batch/create', {
+      inputs: [{ from: { id: contactId }, to: { id: companyId }, types }, { from: { id: contactId }, to: { id: '424242' }, types }],
+    });
+    expect(partial.status).toBe(207);
+    const badType = await post('/crm/v4/associations/contacts/companies/batch/create', { inputs: [{ from: { id: contactId }, to: { id: companyId }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 2 }] }] });
+    expect(badType.status).toBe(400);
+    const def = await post('/crm/v4/associations/contacts/companies/batch/associate/default', { inputs: [{ from: { id: contactId }, to: { id: companyId } }] });
+    expect(def.status).toBe(200);
+    expect(emu.state.associations).toHaveLength(1);
+  });
+});
+
+describe('HubSpot emulator: limits and faults', () => {
+  it('sends rate headers and the documented 429 bodies for the rolling window and the daily limit', async () => {
+    await emu.close();
+    emu = await startHubSpotEmulator({ limits: { perTenSeconds: 3, windowMs: 400, daily: 5 } });
+    const path = '/crm/v3/objects/contacts/batch/read';
+    const body = { inputs: [], properties: [] };
+    const first = await post(path, body);
+    expect(first.headers.get('x-hubspot-ratelimit-max')).toBe('3');
+    expect(first.headers.get('x-hubspot-ratelimit-remaining')).toBe('2');
+    expect(first.headers.get('x-hubspot-ratelimit-interval-milliseconds')).toBe('400');
+    expect(first.headers.get('x-hubspot-ratelimit-daily-remaining')).toBe('4');
+    await post(path, body);
+    await post(path, body);
+    const limited = await post(path, body);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ status: 'error', errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', message: 'You have reached your ten_secondly_rolling limit.' });
+    await new Promise((r) => setTimeout(r, 450));
+    expect((await post(path, body)).status).toBe(200);
+    expect((await post(path, body)).status).toBe(200);
+    const daily = await post(path, body);
+    expect(daily.status).toBe(429);
+    expect(daily.body).toMatchObject({ policyName: 'DAILY', errorType: 'RATE_LIMIT' });
+    expect(emu.stats.throttled).toEqual({ TEN_SECONDLY_ROLLING: 1, DAILY: 1 });
+  });
+
+  it('injects 5xx and forced 429 on demand', async () => {
+    emu.faults.fail5xxNext = 1;
+    emu.faults.force429Next = 1;
+    const body = { inputs: [], properties: [] };
+    expect((await post('/crm/v3/objects/contacts/batch/read', body)).status).toBe(429);
+    expect((await post('/crm/v3/objects/contacts/batch/read', body)).status).toBe(502);
+    expect((await post('/crm/v3/objects/contacts/batch/read', body)).status).toBe(200);
+  });
+});
+
+describe('HubSpot emulator with the real @hubspot/api-client', () => {
+  it('the client resolves 200 and 207 answers and throws on 400', async () => {
+    const client = new Client({ accessToken: DEFAULT_HUBSPOT_TOKEN, basePath: emu.url });
+    const ok = await client.crm.contacts.batchApi.upsert({ inputs: [upsertInput('r@x.io', { firstname: 'Zoë 🚀' })] });
+    expect(ok.results[0]?._new).toBe(true);
+    expect(ok.results[0]?.properties.firstname).toBe('Zoë 🚀');
+    const again = await client.crm.contacts.batchApi.upsert({ inputs: [upsertInput('r@x.io', { firstname: 'Zoë' })] });
+    expect(again.results[0]?._new).toBe(false);
+    expect(emu.state.count('contacts')).toBe(1);
+    emu.faults.reject = { values: new Set(['poison']), mode: 'record' };
+    const partial = await client.crm.contacts.batchApi.upsert({ inputs: [upsertInput('s@x.io'), upsertInput('t@x.io', { firstname: 'poison' })] });
+    expect('errors' in partial && partial.errors?.length).toBe(1);
+    const err = await client.crm.contacts.batchApi.upsert({ inputs: [upsertInput('u@x.io'), upsertInput('u@x.io')] }).catch((e: unknown) => e);
+    expect((err as { code: number }).code).toBe(400);
+    const props = await client.crm.properties.coreApi.getAll('companies');
+    expect(props.results.some((p) => p.name === 'domain' && p.hasUniqueValue !== true)).toBe(true);
+  });
+});

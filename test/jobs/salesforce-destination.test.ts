@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syncSearch } from '../../jobs/sync-search.js';
+import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
+import { startFixture, type Fixture } from './sync-fixture.js';
+
+const SF = { clientId: 'sf-test-client', clientSecret: 'sf-test-secret' };
+const PERSON_FILTER = { company: { headcount: { gte: 1 } }, person: { seniority: { include: ['director', 'vp'] } } };
+
+let fx: Fixture;
+let sf: SalesforceEmulator;
+beforeAll(async () => {
+  fx = await startFixture('sync-salesforce', { hubspot: false });
+  sf = await startSalesforceEmulator({ port: 0, clients: [SF] });
+});
+afterAll(async () => {
+  await sf.close();
+  await fx.close();
+});
+
+const yaml = (): string => `
+source:
+  baseUrl: \${SI_BASE_URL}
+  auth:
+    tokenUrl: \${SI_TOKEN_URL}
+    clientId: \${SI_CLIENT_ID}
+    clientSecret: \${SI_CLIENT_SECRET}
+  pageSize: 100
+destinations:
+  sf:
+    type: salesforce
+    loginUrl: \${SF_LOGIN_URL}
+    clientId: ${SF.clientId}
+    clientSecret: \${SF_CLIENT_SECRET}
+    externalIdField: Prospect_Sync_Id__c
+searches:
+  - name: accounts
+    segment: icp
+    entity: companies
+    filter: {company: {headcount: {gte: 1}}}
+    destination: sf
+    object: Account
+    matchOn: {from: id}
+    fields: {Name: name, NumberOfEmployees: headcount}
+  - name: leaders
+    segment: icp
+    entity: persons
+    filter:
+      company: {headcount: {gte: 1}}
+      person: {seniority: {include: [director, vp]}}
+    view: [demographics]
+    destination: sf
+    object: Contact
+    matchOn: {from: id}
+    fields: {FirstName: firstName, LastName: lastName, Title: jobTitle}
+    associate: {company: {from: companyId}}
+`;
+
+describe('Salesforce destination end to end (real jsforce against the emulator)', () => {
+  it('lands Accounts, then Contacts linked to their Account by external id', async () => {
+    fx.env.SF_LOGIN_URL = sf.url;
+    fx.env.SF_CLIENT_SECRET = SF.clientSecret;
+    const config = fx.config(yaml());
+    const companies = await fx.oracleIds('companies', { company: { headcount: { gte: 1 } } });
+    const persons = await fx.oracleIds('persons', PERSON_FILTER);
+    expect(persons.length).toBeGreaterThan(20);
+
+    const a = await syncSearch(fx.deps(config), { search: 'accounts', runId: 'sf-a' });
+    expect(a).toMatchObject({ status: 'completed', created: companies.length, rejected: 0 });
+    const p = await syncSearch(fx.deps(config), { search: 'leaders', runId: 'sf-p' });
+    expect(p).toMatchObject({ status: 'completed', created: persons.length, rejected: 0 });
+    expect(p.linkErrors ?? 0).toBe(0);
+
+    const accounts = sf.state.all('Account');
+    expect(accounts.map((r) => String(r.Prospect_Sync_Id__c)).sort()).toEqual(companies);
+    const accountIdByKey = new Map(accounts.map((r) => [String(r.Prospect_Sync_Id__c), String(r.Id)]));
+    const contacts = sf.state.all('Contact');
+    expect(contacts.map((r) => String(r.Prospect_Sync_Id__c)).sort()).toEqual(persons);
+
+    // Every contact points at the Account of its company (read back from the source, not from our code).
+    const companyOf = new Map<string, string>();
+    const res = await fetch(`${fx.si.tokenUrl}`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'oracle-client', client_secret: 'oracle-secret' }),
+    });
+    const token = ((await res.json()) as { access_token: string }).access_token;
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
+      const page = (await (await fetch(`${fx.si.url}/persons/filter${q}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(PERSON_FILTER),
+      })).json()) as { data: { id: string; companyId: string }[]; page: { nextCursor: string | null } };
+      for (const r of page.data) companyOf.set(r.id, r.companyId);
+      cursor = page.page.nextCursor;
+    } while (cursor);
+    for (const c of contacts) {
+      expect(c.AccountId).toBe(accountIdByKey.get(companyOf.get(String(c.Prospect_Sync_Id__c)) ?? ''));
+    }
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * Shared set-up of the sync-job tests: real emulators on port 0, a real Redis under a unique prefix, a config parsed
+ * from YAML exactly as users write it, and an independent "oracle" that walks the emulator with plain fetch (its own
+ * account, so it never touches the worker's budget) to know which records a run must land.
+ */
+import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
+import { startSalesIntelEmulator, type SalesIntelEmulator, type SalesIntelEmulatorOptions, type EmulatorAccount } from '../../src/emulators/sales-intel/index.js';
+import { parseConfig, type AppConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import type { SyncDeps } from '../../jobs/sync-search.js';
+import { testRedis } from '../helpers/redis.js';
+import type { Redis } from 'ioredis';
+
+export const WORKER_ACCOUNT = { clientId: 'worker-client', clientSecret: 'worker-secret', accountId: 'worker' };
+const ORACLE_ACCOUNT = { clientId: 'oracle-client', clientSecret: 'oracle-secret', accountId: 'oracle' };
+export const HUBSPOT_TOKEN = 'hs-test-token';
+
+export interface FixtureOptions {
+  salesIntel?: Omit<SalesIntelEmulatorOptions, 'accounts' | 'port'>;
+  /** Package of the worker's account (limits, token allotment, period). */
+  account?: Omit<EmulatorAccount, 'clientId' | 'clientSecret' | 'accountId'>;
+  hubspot?: boolean;
+}
+
+export interface Fixture {
+  si: SalesIntelEmulator;
+  hubspot: HubSpotEmulator | undefined;
+  redis: Redis;
+  prefix: string;
+  env: Record<string, string>;
+  config(yaml: string): AppConfig;
+  deps(config: AppConfig): SyncDeps;
+  /** Ids (sorted) of every record matching `filter`, walked independently of the worker. */
+  oracleIds(entity: 'companies' | 'persons', filter: unknown, idField?: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function startFixture(label: string, options: FixtureOptions = {}): Promise<Fixture> {
+  const { redis, prefix, cleanup } = await testRedis(label);
+  const si = await startSalesIntelEmulator({
+    companies: 400,
+    persons: 1_200,
+    ...options.salesIntel,
+    port: 0,
+    accounts: [{ ...WORKER_ACCOUNT, ...options.account }, { ...ORACLE_ACCOUNT }],
+  });
+  const hubspot = options.hubspot === false ? undefined : await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN] });
+  const env: Record<string, string> = {
+    SI_BASE_URL: si.url,
+    SI_TOKEN_URL: si.tokenUrl,
+    SI_CLIENT_ID: WORKER_ACCOUNT.clientId,
+    SI_CLIENT_SECRET: WORKER_ACCOUNT.clientSecret,
+    HUBSPOT_BASE_URL: hubspot?.url ?? 'http://127.0.0.1:9',
+    HUBSPOT_TOKEN,
+  };
+  let oracleToken: string | undefined;
+  const post = async (path: string, body: unknown): Promise<unknown> => {
+    if (!oracleToken) {
+      const res = await fetch(si.tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ORACLE_ACCOUNT.clientId, client_secret: ORACLE_ACCOUNT.clientSecret }),
+      });
+      oracleToken = ((await res.json()) as { access_token: string }).access_token;
+    }
+    for (;;) {
+      const res = await fetch(`${si.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${oracleToken}` },
+        body: JSON.stringify(body),
+      });
+      if (res.status === 429) {
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        continue;
+      }
+      if (!res.ok) throw new Error(`oracle ${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    }
+  };
+  return {
+    si,
+    hubspot,
+    redis,
+    prefix,
+    env,
+    config: (yaml) => parseConfig(yaml, 'test.yaml', env).config,
+    deps: (config) => ({ config, redis, prefix, logger: silentLogger }),
+    async oracleIds(entity, filter, idField = 'id') {
+      const ids = new Set<string>();
+      let cursor: string | null = null;
+      do {
+        const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
+        const page = (await post(`/${entity}/filter${q}`, filter)) as { data: Record<string, unknown>[]; page: { nextCursor: string | null } };
+        for (const r of page.data) ids.add(String(r[idField]));
+        cursor = page.page.nextCursor;
+      } while (cursor);
+      return [...ids].sort();
+    },
+    async close() {
+      await Promise.allSettled([si.close(), hubspot?.close()]);
+      await cleanup();
+    },
+  };
+}
+
+/** A config with one HubSpot destination and the given searches (YAML list items, already indented). */
+export function hubspotConfig(searches: string, source = ''): string {
+  return `
+source:
+  baseUrl: \${SI_BASE_URL}
+  auth:
+    tokenUrl: \${SI_TOKEN_URL}
+    clientId: \${SI_CLIENT_ID}
+    clientSecret: \${SI_CLIENT_SECRET}
+  fallbackLimits: {search: 500, count: 500, dictionary: 500, windowSeconds: 60}
+  pageSize: 50
+${source}
+destinations:
+  crm:
+    type: hubspot
+    accessToken: \${HUBSPOT_TOKEN}
+    baseUrl: \${HUBSPOT_BASE_URL}
+reveal:
+  contactsAllowedSegments: [key-accounts]
+searches:
+${searches}
+`;
+}
+
+/** The company search most tests use: every company of the (small) dataset, split by headcount into partitions. */
+export const COMPANY_FILTER = { company: { headcount: { gte: 1, lte: 1000000 } } };
+export const COMPANY_SEARCH = `
+  - name: all-companies
+    segment: icp
+    entity: companies
+    filter:
+      company:
+        headcount: {gte: 1, lte: 1000000}
+    destination: crm
+    object: companies
+    matchOn: {field: prospect_sync_id, from: id}
+    fields:
+      name: name
+      domain: domain
+      numberofemployees: headcount
+`;
+
+/** Values of `property` of every object of `type` in the HubSpot emulator, sorted (duplicates kept). */
+export function hubspotValues(hubspot: HubSpotEmulator, type: string, property: string): string[] {
+  const table = hubspot.state.tables.get(type);
+  return [...(table?.objects.values() ?? [])].map((o) => o.properties[property] ?? '').sort();
+}

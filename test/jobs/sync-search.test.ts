@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syncSearch } from '../../jobs/sync-search.js';
+import { listRuns } from '../../src/runs/run-history.js';
+import { acquireRunLock, RunAlreadyActiveError } from '../../src/runs/run-lock.js';
+import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
+
+const CONTRACT_FIELDS = [
+  'search', 'status', 'counted', 'fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected',
+  'tokensSpent', 'creditsSpent', 'requests', 'throttled', 'durationMs',
+];
+
+let fx: Fixture;
+beforeAll(async () => {
+  fx = await startFixture('sync-search');
+});
+afterAll(async () => fx.close());
+
+describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
+  it('lands exactly the matching records, once each, then finds them unchanged', async () => {
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+    expect(expected.length).toBeGreaterThan(200);
+    fx.si.resetStats();
+
+    const first = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'run-1' });
+    for (const field of CONTRACT_FIELDS) expect(first).toHaveProperty(field);
+    expect(first).toMatchObject({ status: 'completed', counted: expected.length, unique: expected.length, created: expected.length, updated: 0, rejected: 0 });
+    expect(first.partitions).toBeGreaterThan(1);
+    const stats = fx.si.stats('worker');
+    expect(first.tokensSpent).toBe(stats.tokensCharged);
+    expect(first.fetched).toBe(stats.recordsReturned);
+    expect(first.requests.search).toBe(stats.operations.search);
+    expect(first.requests.count).toBe(stats.operations.count);
+    expect(first.throttled).toBe(stats.served429.search + stats.served429.count);
+    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+
+    const second = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'run-2' });
+    expect(second).toMatchObject({ status: 'completed', created: 0, updated: 0, unchanged: expected.length });
+    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+    const history = await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix });
+    expect(history.map((r) => r.runId)).toEqual(['run-2', 'run-1']);
+    // the checkpoint of a completed run is gone (cursors are not kept)
+    expect(await fx.redis.exists(`${fx.prefix}:run:all-companies:checkpoint`)).toBe(0);
+  });
+
+  it('dry run fetches and maps but writes nothing', async () => {
+    const people = (name: string, lte: number, gte: number): string => `
+  - name: ${name}
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: ${gte}, lte: ${lte}}}}
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName, lastname: lastName}
+`;
+    const config = fx.config(hubspotConfig(people('dry-people', 20, 1) + people('other-people', 40, 21)));
+    // the match property exists once some search wrote contacts (HubSpot's read by a missing property is a 400)
+    const other = await syncSearch(fx.deps(config), { search: 'other-people', runId: 'other-1' });
+    expect(other.status).toBe('completed');
+    const before = fx.hubspot!.state.count('contacts');
+    const expected = await fx.oracleIds('persons', { company: { headcount: { gte: 1, lte: 20 } } });
+    const summary = await syncSearch(fx.deps(config), { search: 'dry-people', runId: 'dry-1', dryRun: true });
+    expect(summary).toMatchObject({ status: 'completed', dryRun: true, unique: expected.length, created: expected.length, updated: 0 });
+    expect(fx.hubspot!.state.count('contacts')).toBe(before);
+    // nothing remembered either: a real run afterwards creates every record
+    const real = await syncSearch(fx.deps(config), { search: 'dry-people', runId: 'real-1' });
+    expect(real).toMatchObject({ status: 'completed', created: expected.length });
+    expect(fx.hubspot!.state.count('contacts')).toBe(before + expected.length);
+  });
+
+  it('never runs a search twice at once: a held lock refuses the run before it spends anything', async () => {
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+    const held = await acquireRunLock(fx.redis, 'all-companies', 'other-run', { prefix: fx.prefix });
+    fx.si.resetStats();
+    try {
+      await expect(syncSearch(fx.deps(config), { search: 'all-companies', runId: 'run-3' })).rejects.toBeInstanceOf(RunAlreadyActiveError);
+      expect(fx.si.stats('worker').operations.count + fx.si.stats('worker').operations.search).toBe(0);
+    } finally {
+      await held.release();
+    }
+  });
+
+  it('refuses contacts at run time for a segment outside the allowlist, even if the config was changed after load', async () => {
+    const config = fx.config(hubspotConfig(`
+  - name: people
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: 1}}}
+    view: [demographics]
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName}
+`));
+    config.searches[0]!.view = ['demographics', 'contacts'];
+    fx.si.resetStats();
+    const err = await syncSearch(fx.deps(config), { search: 'people', runId: 'run-c' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'contacts_not_allowed' });
+    expect(fx.si.stats('worker').creditsCharged).toBe(0);
+    expect(fx.si.stats('worker').operations.search).toBe(0);
+  });
+});

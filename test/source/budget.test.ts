@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BudgetStopError } from '../../src/source/index.js';
+import { sourceFixture, walkAll, type SourceFixture } from './source-fixture.js';
+
+let fx: SourceFixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+async function walkUntilStop(fx: SourceFixture, ...args: Parameters<SourceFixture['client']['journey']>) {
+  const pages: number[] = [];
+  let error: unknown;
+  try {
+    for await (const page of fx.client.journey(...args)) pages.push(page.returned);
+  } catch (e) {
+    error = e;
+  }
+  return { pages, error };
+}
+
+describe('search-token budget', () => {
+  it('a 250-token allotment stops exactly at zero, sizing the last page', async () => {
+    fx = await sourceFixture({ accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }] });
+    const { pages, error } = await walkUntilStop(fx, 'companies', {}, { runId: 'r' });
+    expect(pages).toEqual([100, 100, 50]);
+    expect(error).toBeInstanceOf(BudgetStopError);
+    expect((error as BudgetStopError).cap).toBe('tokens_reserve');
+    expect(fx.emu.stats('demo').tokensCharged).toBe(250);
+    expect(fx.emu.stats('demo').served402).toBe(0);
+  });
+
+  it('never spends below the reserve, probing the unknown balance with a 1-record page', async () => {
+    fx = await sourceFixture(
+      { accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }] },
+      { tokens: { reserve: 60 } },
+    );
+    const { pages, error } = await walkUntilStop(fx, 'companies', {}, { runId: 'r' });
+    expect(pages).toEqual([1, 100, 89]);
+    expect((error as BudgetStopError).cap).toBe('tokens_reserve');
+    expect((await fx.client.ledger.tokenBalance())?.remaining).toBe(60);
+    expect(await fx.client.ledger.spendableTokens()).toBe(0);
+  });
+
+  it('parallel journeys of two clients together stop at the reserve', async () => {
+    fx = await sourceFixture(
+      { accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 1000 }] },
+      { tokens: { reserve: 100 } },
+    );
+    const other = fx.newClient();
+    const results = await Promise.all([
+      walkUntilStop(fx, 'companies', { company: { headcount: { lte: 50 } } }, { runId: 'a', pageSize: 30 }),
+      (async () => {
+        const pages: number[] = [];
+        try {
+          for await (const p of other.journey('companies', { company: { headcount: { gte: 51 } } }, { runId: 'b', pageSize: 30 })) pages.push(p.returned);
+        } catch {
+          // stops on the cap too
+        }
+        return pages;
+      })(),
+    ]);
+    expect(results[0].error).toBeInstanceOf(BudgetStopError);
+    expect(fx.emu.stats('demo').tokensCharged).toBe(900);
+  });
+
+  it('maxRecords sizes the last page', async () => {
+    fx = await sourceFixture();
+    const records = await walkAll(fx.client, 'companies', {}, { runId: 'r', maxRecords: 230, pageSize: 100 });
+    expect(records).toHaveLength(230);
+    expect(fx.emu.stats('demo').tokensCharged).toBe(230);
+  });
+});
+
+describe('credits (view=contacts)', () => {
+  it('sizes pages to the per-run cap and stops exactly at it; the day cap binds across runs', async () => {
+    fx = await sourceFixture({}, { credits: { maxPerRun: 130, maxPerDay: 200 } });
+    const run1 = await walkUntilStop(fx, 'persons', {}, { runId: 'run-1', view: ['contacts'], pageSize: 100 });
+    expect(run1.pages).toEqual([100, 30]);
+    expect((run1.error as BudgetStopError).cap).toBe('credits_per_run');
+    const run2 = await walkUntilStop(fx, 'persons', {}, { runId: 'run-2', view: ['contacts'], pageSize: 100 });
+    expect(run2.pages).toEqual([70]);
+    expect((run2.error as BudgetStopError).cap).toBe('credits_per_day');
+    expect(fx.emu.stats('demo').creditsCharged).toBe(200);
+    expect(fx.client.stats().creditsSpent).toBe(200);
+    expect(await fx.client.ledger.creditUsage('run-1')).toMatchObject({ run: 130, day: 200, account: 200 });
+    // Without contacts no credits are needed.
+    const plain = await walkAll(fx.client, 'persons', {}, { runId: 'run-3', view: ['demographics'], maxRecords: 150 });
+    expect(plain).toHaveLength(150);
+    expect(fx.emu.stats('demo').creditsCharged).toBe(200);
+  });
+});

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SourceStats } from '../../src/source/index.js';
+import { sourceFixture, type SourceFixture } from './source-fixture.js';
+
+let fx: SourceFixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+const walker = fileURLToPath(new URL('./fixtures/governed-walker.ts', import.meta.url));
+
+function runWalker(env: Record<string, string>): Promise<SourceStats> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', walker], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`walker exited ${code}: ${err.slice(-2000)}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1)!) as SourceStats);
+    });
+  });
+}
+
+describe('rate governor shared by OS processes (Redis state)', () => {
+  it('three processes on one account (30 requests / 2 s): zero 429s, >= 90% of the allowance used', async () => {
+    const windowMs = 2000;
+    fx = await sourceFixture({
+      windowSeconds: windowMs / 1000,
+      accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', limits: { search: 30, count: 30, dictionary: 30 } }],
+    });
+    // Start on a server window boundary so the allowance over the run is exactly windows x limit.
+    const startAt = Math.ceil((Date.now() + 5000) / windowMs) * windowMs;
+    const windows = 5;
+    const endAt = startAt + windows * windowMs;
+    const env = { SI_URL: fx.emu.url, SI_TOKEN_URL: fx.emu.tokenUrl, PREFIX: fx.prefix, START_AT: String(startAt), END_AT: String(endAt) };
+    const stats = await Promise.all([runWalker(env), runWalker(env), runWalker(env)]);
+    const served = fx.emu.stats('demo');
+    expect(served.served429.search).toBe(0);
+    expect(stats.reduce((sum, s) => sum + s.throttled, 0)).toBe(0);
+    const used = served.operations.search / (30 * windows);
+    console.log(`governor: ${served.operations.search} search requests of ${30 * windows} allowed (${(used * 100).toFixed(1)}%), 429s: ${served.served429.search}`);
+    expect(used).toBeGreaterThanOrEqual(0.9);
+    expect(used).toBeLessThanOrEqual(1);
+    // Every process got a share of the work.
+    for (const s of stats) expect(s.requests.search).toBeGreaterThan(5);
+  }, 60_000);
+
+  it('with RateLimit-* headers absent, stays under the configured fallback', async () => {
+    fx = await sourceFixture({ windowSeconds: 1 }, { fallbackLimits: { search: 20, count: 20, dictionary: 20, windowSeconds: 1 } });
+    fx.emu.faults.set({ limiterDown: true });
+    const samples: [number, number][] = [];
+    const sampler = setInterval(() => samples.push([Date.now(), fx!.emu.stats('demo').operations.search]), 10);
+    const stop = AbortSignal.timeout(3200);
+    const walk = async (runId: string): Promise<void> => {
+      try {
+        for await (const _p of fx!.client.journey('companies', {}, { runId, pageSize: 5, signal: stop })) {
+          // walking
+        }
+      } catch (error) {
+        if (!stop.aborted) throw error;
+      }
+    };
+    await Promise.all([walk('a'), walk('b'), walk('c')]);
+    clearInterval(sampler);
+    expect(await fx.newClient().count('companies', {})).toBe(2000);
+    let maxInWindow = 0;
+    for (const [t, n] of samples) {
+      const later = samples.filter(([u]) => u > t && u <= t + 1000);
+      if (later.length > 0) maxInWindow = Math.max(maxInWindow, later.at(-1)![1] - n);
+    }
+    expect(maxInWindow).toBeLessThanOrEqual(20);
+    // It still works at the fallback pace (18 per 1.1 s over ~3 s) rather than stalling.
+    expect(samples.at(-1)![1]).toBeGreaterThanOrEqual(36);
+  }, 30_000);
+});

@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseRateLimitHeaders, RateGovernor } from '../../src/source/rate-governor.js';
+import { testRedis } from '../helpers/redis.js';
+
+const fallback = { search: 20, count: 10, dictionary: 10, windowSeconds: 1 };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+async function setup(guardMs = 50): Promise<{ a: RateGovernor; b: RateGovernor }> {
+  const { redis, prefix, cleanup } = await testRedis('governor');
+  cleanups.push(cleanup);
+  // Two instances on one key base stand for two processes of one account.
+  return { a: new RateGovernor(redis, prefix, fallback, { guardMs }), b: new RateGovernor(redis, prefix, fallback, { guardMs }) };
+}
+
+describe('RateLimit header parsing', () => {
+  it('reads the policy, and the limit alone', () => {
+    expect(parseRateLimitHeaders({ 'ratelimit-policy': '30;w=2' })).toEqual({ limit: 30, windowMs: 2000 });
+    expect(parseRateLimitHeaders({ 'ratelimit-policy': '500;w=60', 'ratelimit-limit': '500' })).toEqual({ limit: 500, windowMs: 60000 });
+    expect(parseRateLimitHeaders({ 'ratelimit-policy': '10;w=0.5' })).toEqual({ limit: 10, windowMs: 500 });
+    expect(parseRateLimitHeaders({ 'ratelimit-limit': '42' })).toEqual({ limit: 42, windowMs: null });
+    expect(parseRateLimitHeaders({})).toBeNull();
+  });
+});
+
+describe('RateGovernor (real Redis)', () => {
+  it('lets one probe request through until the limit is learned', async () => {
+    const { a, b } = await setup();
+    await a.acquire('search');
+    let second = false;
+    const pending = b.acquire('search').then(() => (second = true));
+    await new Promise((r) => setTimeout(r, 120));
+    expect(second).toBe(false);
+    await a.observe('search', { 'ratelimit-policy': '5;w=1', 'ratelimit-limit': '5', 'ratelimit-remaining': '4', 'ratelimit-reset': '1' });
+    await pending;
+    expect(second).toBe(true);
+    expect(await a.current('search')).toEqual({ limit: 5, windowMs: 1000, mode: 'headers' });
+  });
+
+  it('never grants more than limit in any window + guard span, across instances, and uses the allowance', async () => {
+    const { a, b } = await setup(50);
+    await a.acquire('count');
+    await a.observe('count', { 'ratelimit-policy': '4;w=0.4' });
+    const grants: number[] = [];
+    const start = Date.now();
+    const worker = async (g: RateGovernor): Promise<void> => {
+      while (Date.now() - start < 1500) {
+        await g.acquire('count');
+        grants.push(Date.now());
+      }
+    };
+    await Promise.all([worker(a), worker(b), worker(a), worker(b)]);
+    grants.sort((x, y) => x - y);
+    for (let i = 0; i < grants.length; i++) {
+      const inWindow = grants.filter((t) => t >= grants[i]! && t < grants[i]! + 400).length;
+      expect(inWindow).toBeLessThanOrEqual(4);
+    }
+    // 1.5 s at 4 per 450 ms (plus the probe's slot): about 13-16 grants; a governor that wastes capacity gets far fewer.
+    expect(grants.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it('falls back to a share of the configured limit when headers are absent, never looser than a learned rate', async () => {
+    const { a } = await setup();
+    await a.acquire('search');
+    expect(await a.observe('search', {})).toEqual({ limit: 18, windowMs: 1000, mode: 'fallback' });
+    await a.observe('dictionary', { 'ratelimit-policy': '3;w=1' });
+    await a.observe('dictionary', {});
+    expect(await a.current('dictionary')).toEqual({ limit: 3, windowMs: 1000, mode: 'fallback' });
+  });
+
+  it('pauses every instance after a 429 for Retry-After', async () => {
+    const { a, b } = await setup();
+    await a.observe('search', { 'ratelimit-policy': '100;w=1' });
+    await a.block('search', 0.3);
+    const t0 = Date.now();
+    await b.acquire('search');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+  });
+
+  it('operations have separate windows', async () => {
+    const { a } = await setup();
+    await a.observe('search', { 'ratelimit-policy': '1;w=5' });
+    await a.observe('count', { 'ratelimit-policy': '5;w=1' });
+    await a.acquire('search');
+    const t0 = Date.now();
+    for (let i = 0; i < 5; i++) await a.acquire('count');
+    expect(Date.now() - t0).toBeLessThan(200);
+  });
+});
