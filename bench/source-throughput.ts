@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createSourceClient, type Filter, type SourceClient } from '../src/source/index.js';
-import { createRedis } from '../src/shared/redis.js';
+import { testRedis } from '../test/helpers/redis.js';
 
 const LIMIT = 60;
 const WINDOW_S = 2;
@@ -28,8 +28,8 @@ const { url, tokenUrl } = await new Promise<{ url: string; tokenUrl: string }>((
 const control = async (method: string, path: string, body?: unknown): Promise<unknown> =>
   (await fetch(`${url}/__emulator/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
 
-const redis = createRedis(process.env.REDIS_URL, { maxRetriesPerRequest: 3 });
-const prefix = `ps-bench:source:${randomUUID().slice(0, 8)}`;
+// Same namespacing and cleanup as the tests: the bench shares the Redis server.
+const { redis, prefix, cleanup } = await testRedis('bench-source');
 const newClient = (): SourceClient => createSourceClient({
   baseUrl: url, auth: { tokenUrl, clientId: 'demo-client', clientSecret: 'demo-secret' }, redis, keyPrefix: `${prefix}:${randomUUID().slice(0, 4)}`,
   fallbackLimits: { search: LIMIT, count: 500, dictionary: 500, windowSeconds: WINDOW_S },
@@ -85,11 +85,5 @@ console.log(`speed-up: ${(multi.records / multi.seconds / (one.records / one.sec
 
 await single.close();
 await many.close();
-let cursor = '0';
-do {
-  const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-  cursor = next;
-  if (keys.length > 0) await redis.del(...keys);
-} while (cursor !== '0');
-redis.disconnect();
+await cleanup();
 host.stdin.end();

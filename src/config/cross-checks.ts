@@ -6,7 +6,7 @@ import type { ConfigPath } from './yaml-tree.js';
 export interface PathIssue {
   path: ConfigPath;
   message: string;
-  /** Point at the key rather than the value (unknown keys). */
+  /** Point at the key rather than the value (unknown or ignored keys). */
   at?: 'key';
 }
 
@@ -72,7 +72,7 @@ function checkOffsetMode(search: ParsedSearch, at: ConfigPath, pageSize: number,
 function checkPersonOnly(search: ParsedSearch, at: ConfigPath, config: ParsedConfig, issues: PathIssue[], warnings: PathIssue[]): void {
   if (search.entity !== 'persons') {
     for (const key of ['view', 'associate'] as const) {
-      if (search[key] !== undefined) warnings.push({ path: [...at, key], message: 'ignored: only for entity: persons' });
+      if (search[key] !== undefined) warnings.push({ path: [...at, key], message: 'ignored: only for entity: persons', at: 'key' });
     }
     if (search.filter.person !== undefined) issues.push({ path: [...at, 'filter', 'person'], message: 'only for entity: persons' });
     return;

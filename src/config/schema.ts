@@ -64,10 +64,12 @@ const fieldMapping = z.union([
   }),
 ]);
 
+/** Names of searches (the BullMQ scheduler id) and destinations. */
 export const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+const slug = z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64);
 
 const savedSearchSchema = z.strictObject({
-  name: z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64),
+  name: slug,
   segment: nonEmpty,
   entity: z.enum(['companies', 'persons']),
   filter: filterSchema,
@@ -151,7 +153,7 @@ const sourceSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   source: sourceSchema,
-  destinations: z.record(z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*'), destinationSchema),
+  destinations: z.record(slug, destinationSchema),
   reveal: z.strictObject({ contactsAllowedSegments: z.array(nonEmpty).default([]) }).prefault({}),
   searches: z.array(savedSearchSchema).min(1),
   worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
@@ -183,9 +185,9 @@ export type WorkerConfig = AppConfig['worker'];
 
 /** Config paths whose values are secrets: they must come from ${VAR} and are never echoed. */
 export function isSecretPath(path: readonly (string | number)[]): boolean {
-  const last = path[path.length - 1];
-  if (path[0] === 'source') return path[1] === 'auth' && last === 'clientSecret';
-  if (path[0] === 'destinations') return path.length === 3 && (last === 'accessToken' || last === 'clientSecret');
-  if (path[0] === 'server') return path[1] === 'auth' && last === 'password';
-  return false;
+  const [section, second, third] = path;
+  if (path.length !== 3) return false;
+  if (section === 'source') return second === 'auth' && third === 'clientSecret';
+  if (section === 'destinations') return third === 'accessToken' || third === 'clientSecret';
+  return section === 'server' && second === 'auth' && third === 'password';
 }

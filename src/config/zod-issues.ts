@@ -12,8 +12,9 @@ function closestBranch(branches: ZodIssue[][]): ZodIssue[] {
   return [...branches].sort((a, b) => score(a) - score(b))[0] ?? [];
 }
 
-function message(issue: ZodIssue, exists: (path: ConfigPath) => boolean, path: ConfigPath): string {
-  if (!exists(path)) return 'missing (required)';
+/** zod's message without its category prefix (zod's messages name types and limits, never the input). */
+function message(issue: ZodIssue, present: boolean): string {
+  if (!present) return 'missing (required)';
   return issue.message.replace(/^(Invalid input|Invalid option|Invalid string|Too small|Too big): /, '').replace(/^Invalid (option|input)$/, 'invalid value');
 }
 
@@ -23,7 +24,7 @@ export function fromZodIssues(issues: readonly ZodIssue[], exists: (path: Config
   for (const issue of issues) {
     const path: ConfigPath = [...base, ...(issue.path as (string | number)[])];
     if (issue.code === 'invalid_key') {
-      const why = issue.issues.map((inner) => message(inner, () => true, path)).join('; ');
+      const why = issue.issues.map((inner) => message(inner, true)).join('; ');
       out.push({ path, message: `invalid name: ${why}`, at: 'key' });
     } else if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) out.push({ path: [...path, key], message: 'unknown key', at: 'key' });
@@ -33,7 +34,7 @@ export function fromZodIssues(issues: readonly ZodIssue[], exists: (path: Config
       const at = path[path.length - 1] === issue.discriminator ? path : [...path, issue.discriminator];
       out.push({ path: at, message: exists(at) ? `expected ${issue.options.join(' | ')}` : 'missing (required)' });
     } else {
-      out.push({ path, message: message(issue, exists, path) });
+      out.push({ path, message: message(issue, exists(path)) });
     }
   }
   return out;

@@ -68,8 +68,9 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();
       const reject = (index: number, key: string, code: string, reason: string, record?: CrmRecord): void => {
-        outcomes[index] = { key, status: 'rejected', code, reason: redactReason(reason, record) };
-        newRejects.push({ key, object: target.object, code, reason: redactReason(reason, record), at });
+        const safe = redactReason(reason, record);
+        outcomes[index] = { key, status: 'rejected', code, reason: safe };
+        newRejects.push({ key, object: target.object, code, reason: safe, at });
       };
 
       // Map; the last copy of a key wins (HubSpot refuses duplicate ids in one batch).
@@ -84,6 +85,12 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
         if (earlier !== undefined) outcomes[earlier.index] = { key: mapped.record.key, status: 'duplicate' };
         byKey.set(mapped.record.key, { index, record: mapped.record });
       });
+
+      // Rejects are stored as they happen: a run stopped later (daily limit) keeps them.
+      const flushRejects = async (): Promise<void> => {
+        if (!dryRun) await rejects.add(searchName, newRejects.splice(0));
+      };
+      await flushRejects();
 
       let pending = [...byKey.values()];
       if (options.fullResync !== true) {
@@ -129,8 +136,8 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
           await detector.remember(accepted);
           await detector.forget(failed);
           await rejects.resolve(searchName, accepted.map((r) => r.key));
+          await flushRejects();
         }
-        await rejects.add(searchName, newRejects);
       }
 
       const result = summarize(outcomes.map((o, i) => o ?? { key: `#${i}`, status: 'rejected', code: 'no_outcome', reason: 'not processed' }));

@@ -96,9 +96,13 @@ export function parseRateLimitHeaders(headers: Headers): { limit: number; window
   return Number.isFinite(limit) && limit > 0 ? { limit, windowMs: null } : null;
 }
 
+/** How long this process trusts its last write of an unchanged limit before writing it to Redis again. */
+const REWRITE_AFTER_MS = 5_000;
+
 export class RateGovernor {
   private readonly guardMs: number;
   private readonly fallbackShare: number;
+  private readonly written = new Map<Operation, { key: string; at: number }>();
 
   constructor(
     private readonly redis: Redis,
@@ -137,8 +141,13 @@ export class RateGovernor {
           windowMs: this.fallback.windowSeconds * 1000,
           mode: 'fallback',
         };
+    // Saves a Redis round trip per request while the limit is unchanged.
+    const key = `${learned.limit}/${learned.windowMs}/${learned.mode}`;
+    const last = this.written.get(op);
+    if (last?.key === key && Date.now() - last.at < REWRITE_AFTER_MS) return learned;
     const [, state, probe] = this.keys(op);
     await this.redis.eval(LEARN, 2, state, probe, learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS);
+    this.written.set(op, { key, at: Date.now() });
     return learned;
   }
 

@@ -42,6 +42,17 @@ describe("the contract's example", () => {
     expect(search?.associate).toBeUndefined();
     expect(loaded.warnings.map((w) => `${w.line} ${w.path}`)).toEqual(['35 searches[0].view', '46 searches[0].associate']);
   });
+
+  it('`validate` accepts it (exit 0) and prints the two warnings', async () => {
+    const file = join(FIXTURES, 'contract-example.yaml');
+    const { code, stdout, stderr } = await runCli(['validate', '--config', file], CONTRACT_ENV);
+    expect(stderr.trim().split('\n')).toEqual([
+      `warning: ${file}:35:5 searches[0].view: ignored: only for entity: persons`,
+      `warning: ${file}:46:5 searches[0].associate: ignored: only for entity: persons`,
+    ]);
+    expect(stdout).toContain('valid (1 searches, 2 destinations)');
+    expect(code).toBe(0);
+  });
 });
 
 describe('example configs in config/', () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAllEmulators } from '../../src/emulators/start-all.js';
+import { openQueues } from '../../src/queue/index.js';
 import { cli, type CliChild } from '../queue/cli-process.js';
 import { queueEnv, waitFor } from '../queue/queue-env.js';
 
@@ -48,7 +49,7 @@ describe('prospect-sync start, end to end', () => {
     closers.push(() => rm(dir, { recursive: true, force: true }));
     const configPath = join(dir, 'prospect-sync.yaml');
     await writeFile(configPath, CONFIG);
-    const childEnv = { ...emulators.env, DASHBOARD_PASSWORD: 'e2e-pass', QUEUE_PREFIX: env.ctx.prefix, PROSPECT_SYNC_CONFIG: configPath };
+    const childEnv = { ...emulators.env, DASHBOARD_PASSWORD: 'e2e-pass', DASHBOARD_READ_ONLY: 'prospect-sync', METRICS_AUTH: 'true', QUEUE_PREFIX: env.ctx.prefix, PROSPECT_SYNC_CONFIG: configPath };
     const spawned: CliChild[] = [];
     closers.push(async () => {
       for (const c of spawned) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
@@ -63,16 +64,31 @@ describe('prospect-sync start, end to end', () => {
     const url = await waitFor(() => /dashboard: (\S+)/.exec(start.out())?.[1], 30_000);
     const trigger = run(['trigger', 'software', '--json']);
     expect(await trigger.exited, trigger.err()).toBe(0);
+    const { jobId } = JSON.parse(trigger.out().trim().split('\n').pop() ?? '') as { jobId: string };
+
+    // The run's final state (retries included), then its summary as the job's return value and on the dashboard.
+    const queues = openQueues(env.ctx);
+    closers.push(queues.close);
+    const state = await waitFor(async () => {
+      const s = await queues.sync.getJobState(jobId);
+      return s === 'completed' || s === 'failed' ? s : undefined;
+    }, 90_000);
+    const job = await queues.sync.getJob(jobId);
+    expect(state, `${JSON.stringify(job?.failedReason)}\n${start.out()}`).toBe('completed');
+    const summary = job?.returnvalue as unknown as { status: string; created: number; runId: string };
+    expect(summary.status).toBe('completed');
+    expect(summary.created).toBeGreaterThan(0);
+    expect(emulators.hubspot.state.table('companies').objects.size).toBe(summary.created);
 
     const headers = { authorization: `Basic ${Buffer.from('ops:e2e-pass').toString('base64')}` };
-    const summary = await waitFor(async () => {
-      const body = (await (await fetch(`${url}/runs/software`, { headers })).json()) as { runs: { status: string; created: number; fetched: number }[] };
-      return body.runs[0];
-    }, 60_000);
-    expect(summary.status, start.err()).toBe('completed');
-    expect(summary.created).toBeGreaterThan(0);
-    const companies = emulators.hubspot.state.table('companies').objects;
-    expect(companies.size).toBe(summary.created);
+    const body = (await (await fetch(`${url}/runs/software`, { headers })).json()) as { runs: { runId: string; status: string }[] };
+    expect(body.runs[0]).toMatchObject({ runId: summary.runId, status: 'completed' });
+
+    // Env switches: /metrics behind auth, the runs queue read-only on the board.
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    expect(await (await fetch(`${url}/metrics`, { headers })).text()).toContain('bullmq_job_completed_total{queue="prospect-sync"} 1');
+    const board = (await (await fetch(`${url}/api/queues`, { headers })).json()) as { queues: { name: string; readOnlyMode: boolean }[] };
+    expect(Object.fromEntries(board.queues.map((q) => [q.name, q.readOnlyMode]))).toEqual({ 'prospect-sync': true, 'prospect-sync-ticks': false });
 
     start.child.kill('SIGTERM');
     expect(await start.exited).toBe(0);

@@ -113,7 +113,7 @@ source:
     clientId: \${SI_CLIENT_ID}
     clientSecret: \${SI_CLIENT_SECRET}
   fallbackLimits: {search: 500, count: 500, dictionary: 500, windowSeconds: 60}
-  pageSize: 50
+${source.includes('pageSize') ? '' : '  pageSize: 50'}
 ${source}
 destinations:
   crm:

@@ -62,17 +62,17 @@ describe('scheduler and worker', () => {
     const { env, queues } = await setup('sched-leader');
     const searches: SchedulableSearch[] = [{ name: 'daily', schedule: { cron: '0 6 * * *', timezone: 'UTC' } }];
     const start = (): Promise<SchedulerHandle> =>
-      startScheduler({ ctx: env.ctx, queues, logger: silentLogger, loadSearches: async () => searches, leaseMs: 600 });
+      startScheduler({ ctx: env.ctx, queues, logger: silentLogger, loadSearches: async () => searches, leaseMs: 1_500 });
     const a = await start();
     const b = await start();
     closers.push(a.close, b.close);
     expect([a.isLeader, b.isLeader]).toEqual([true, false]);
-    await new Promise((r) => setTimeout(r, 900)); // past one lease: a renews, b stays standby
+    await new Promise((r) => setTimeout(r, 1_700)); // past one lease: a renews, b stays standby
     expect([a.isLeader, b.isLeader]).toEqual([true, false]);
     expect(await env.ctx.connection.get(leaderKey(env.ctx.prefix))).toBeTruthy();
 
     await a.close();
-    await waitFor(() => b.isLeader, 3_000);
+    await waitFor(() => b.isLeader, 5_000);
     expect((await queues.tick.getJobSchedulers(0, -1)).map((s) => s.key)).toEqual(['daily']);
   });
 

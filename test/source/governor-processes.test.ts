@@ -12,18 +12,30 @@ afterEach(async () => {
 
 const walker = fileURLToPath(new URL('./fixtures/governed-walker.ts', import.meta.url));
 
-function runWalker(env: Record<string, string>): Promise<SourceStats> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', walker], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+interface Walker {
+  ready: Promise<void>;
+  start(startAt: number, endAt: number): void;
+  stats: Promise<SourceStats>;
+}
+
+function spawnWalker(env: Record<string, string>): Walker {
+  const child = spawn(process.execPath, ['--import', 'tsx', walker], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let onReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.startsWith('ready\n')) onReady();
+  });
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const stats = new Promise<SourceStats>((resolve, reject) => {
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`walker exited ${code}: ${err.slice(-2000)}`));
       resolve(JSON.parse(out.trim().split('\n').at(-1)!) as SourceStats);
     });
   });
+  return { ready, stats, start: (startAt, endAt) => child.stdin.end(`${startAt} ${endAt}\n`) };
 }
 
 describe('rate governor shared by OS processes (Redis state)', () => {
@@ -33,12 +45,17 @@ describe('rate governor shared by OS processes (Redis state)', () => {
       windowSeconds: windowMs / 1000,
       accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', limits: { search: 30, count: 30, dictionary: 30 } }],
     });
+    const env = { SI_URL: fx.emu.url, SI_TOKEN_URL: fx.emu.tokenUrl, PREFIX: fx.prefix };
+    const walkers = [spawnWalker(env), spawnWalker(env), spawnWalker(env)];
+    await Promise.all(walkers.map((w) => w.ready));
     // Start on a server window boundary so the allowance over the run is exactly windows x limit.
-    const startAt = Math.ceil((Date.now() + 5000) / windowMs) * windowMs;
+    const startAt = Math.ceil((Date.now() + 300) / windowMs) * windowMs;
     const windows = 5;
     const endAt = startAt + windows * windowMs;
-    const env = { SI_URL: fx.emu.url, SI_TOKEN_URL: fx.emu.tokenUrl, PREFIX: fx.prefix, START_AT: String(startAt), END_AT: String(endAt) };
-    const stats = await Promise.all([runWalker(env), runWalker(env), runWalker(env)]);
+    for (const w of walkers) w.start(startAt, endAt);
+    await new Promise((r) => setTimeout(r, startAt - Date.now()));
+    fx.emu.resetStats();
+    const stats = await Promise.all(walkers.map((w) => w.stats));
     const served = fx.emu.stats('demo');
     expect(served.served429.search).toBe(0);
     expect(stats.reduce((sum, s) => sum + s.throttled, 0)).toBe(0);

@@ -60,6 +60,12 @@ async function defaultProcessor(config: AppConfig, logger: Logger, redis: Redis,
   return createSyncProcessor({ config, logger, redis, prefix });
 }
 
+/** `DASHBOARD_READ_ONLY`: `true` (every queue) or a comma-separated list of queue names. */
+function readOnlyQueues(value: string | undefined): boolean | string[] {
+  if (!value || value === 'false') return false;
+  return value === 'true' ? true : value.split(',').map((q) => q.trim()).filter(Boolean);
+}
+
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
   const connection = createRedis(opts.redisUrl);
@@ -107,6 +113,8 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         host: opts.dashboard?.host ?? config.server.host,
         port: opts.dashboard?.port ?? config.server.port,
         auth: config.server.auth,
+        readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
+        metricsAuth: process.env.METRICS_AUTH === 'true',
         runs: async (search, limit) =>
           config.searches.some((s) => s.name === search) ? listRuns(connection, search, { prefix, limit }) : undefined,
         logger,

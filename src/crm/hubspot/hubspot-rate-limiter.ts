@@ -23,6 +23,8 @@ export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+export const DAILY_PROBE_AFTER_MS = 10 * 60_000;
+
 const header = (headers: Record<string, string> | undefined, name: string): number | undefined => {
   const raw = headers?.[name];
   const n = raw === undefined ? Number.NaN : Number(raw);
@@ -38,7 +40,8 @@ export class HubSpotRateLimiter {
   private stamps: number[] = [];
   private inFlight = 0;
   private blockedUntil = 0;
-  private dailyExhausted = false;
+  /** Daily allowance used up: refuse calls until then (a long-lived worker probes again later, HubSpot resets daily). */
+  private dailyBlockedUntil = 0;
   private queue: Promise<void> = Promise.resolve();
   private perWindow: number;
   private windowMs: number;
@@ -62,8 +65,8 @@ export class HubSpotRateLimiter {
   private async waitForSlot(signal?: AbortSignal): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
-      if (this.dailyExhausted) throw new CrmDailyLimitError('HubSpot', { dailyRemaining: 0 });
       const now = this.now();
+      if (now < this.dailyBlockedUntil) throw new CrmDailyLimitError('HubSpot', { dailyRemaining: 0 });
       this.prune(now);
       if (now < this.blockedUntil) {
         await this.sleep(this.blockedUntil - now, signal);
@@ -101,7 +104,7 @@ export class HubSpotRateLimiter {
       this.prune(now);
       while (this.stamps.length + this.inFlight < serverUsed) this.stamps.push(now);
     }
-    if (header(headers, 'x-hubspot-ratelimit-daily-remaining') === 0) this.dailyExhausted = true;
+    if (header(headers, 'x-hubspot-ratelimit-daily-remaining') === 0) this.markDailyExhausted();
   }
 
   /** A 429 on the rolling window: nothing more until the oldest request we know of has aged out. */
@@ -112,6 +115,6 @@ export class HubSpotRateLimiter {
   }
 
   markDailyExhausted(): void {
-    this.dailyExhausted = true;
+    this.dailyBlockedUntil = this.now() + DAILY_PROBE_AFTER_MS;
   }
 }

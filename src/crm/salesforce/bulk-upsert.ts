@@ -40,7 +40,8 @@ export async function runBulkUpsert(
       unprocessed: results.unprocessedRecords as unknown as Record<string, string>[],
     };
   } catch (err) {
-    if (ingest.id) ingest.delete().catch(() => undefined);
+    // Stop the job server-side (a retry opens a new one), then remove it; both best effort, like jsforce's own cleanup.
+    if (ingest.id) void ingest.abort().catch(() => undefined).finally(() => ingest.delete().catch(() => undefined));
     // A job that reached Failed/Aborted is a plain Error in jsforce: give it a Salesforce-style code.
     if (err instanceof Error && !('errorCode' in err) && /Ingest job failed|aborted/i.test(err.message)) {
       throw new SalesforceRequestError('BULK_JOB_FAILED', err.message);

@@ -39,7 +39,12 @@ export function classify(err: unknown): Verdict {
  * idempotent, so repeating one that may have landed is safe. REQUEST_LIMIT_EXCEEDED becomes SalesforceDailyLimitError;
  * other Salesforce refusals become SalesforceRequestError; our own typed errors pass through untouched.
  */
-export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions, signal?: AbortSignal): Promise<T> {
+export async function withRetry<T>(
+  call: () => Promise<T>,
+  options: RetryOptions,
+  signal?: AbortSignal,
+  onRetry?: (attempt: number, code: string, delayMs: number) => void,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
     try {
@@ -51,7 +56,9 @@ export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions
       if (verdict === 'fatal') throw fatalError(err);
       if (attempt >= options.attempts) throw new SalesforceUnavailableError(attempt, errorCodeOf(err), err);
       const cap = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
-      await sleep(Math.round(cap / 2 + (Math.random() * cap) / 2), undefined, signal ? { signal } : undefined);
+      const delayMs = Math.round(cap / 2 + (Math.random() * cap) / 2);
+      onRetry?.(attempt, errorCodeOf(err), delayMs);
+      await sleep(delayMs, undefined, signal ? { signal } : undefined);
     }
   }
 }

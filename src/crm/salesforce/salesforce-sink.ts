@@ -19,6 +19,11 @@ export interface SalesforceSinkOptions {
   bulkThreshold?: number;
   /** Records per Bulk API 2.0 job. */
   bulkBatchSize?: number;
+  /**
+   * Even in a bulk run, a batch this small or smaller goes by collections: a job costs at least 7 requests, which
+   * collections spend on 1,400 records (the default).
+   */
+  bulkMinBatch?: number;
   /** Never pass this share (0..1] of the org's daily API allowance. Default 0.5. */
   maxApiShare?: number;
   /** Collections calls in flight at once within one upsert. */
@@ -35,6 +40,8 @@ export const COLLECTION_SIZE = 200;
 interface PreparedTarget {
   /** Relationship name (e.g. `Account`) that links a person to its company by the company's external id. */
   relationship: string | undefined;
+  /** Field names as Salesforce spells them, by lower-case name: API names are case-insensitive, JSON keys are not. */
+  canonical: Map<string, string>;
 }
 
 interface DescribeField {
@@ -77,15 +84,16 @@ export class SalesforceSink implements CrmSink {
   }
 
   async readCurrent(target: ObjectTarget, keys: string[], fields: string[], options?: SinkCallOptions): Promise<Map<string, Record<string, CrmValue>>> {
-    await this.prepareTarget(target, options?.signal);
+    const { canonical } = await this.prepareTarget(target, options?.signal);
+    const name = (f: string): string => canonical.get(f.toLowerCase()) ?? f;
     const wanted = new Map(keys.map((k) => [k.toLowerCase(), k]));
-    const select = [...new Set(['Id', target.matchField, ...fields])];
+    const select = [...new Set(['Id', name(target.matchField), ...fields.map(name)])];
     const out = new Map<string, Record<string, CrmValue>>();
     for (const soql of inQueries(select, target.object, target.matchField, [...new Set(keys)])) {
       const result = await this.call(async () => await this.conn.query<Record<string, CrmValue>>(soql), options?.signal);
       for (const row of result.records) {
-        const key = wanted.get(String(row[target.matchField] ?? '').toLowerCase());
-        if (key !== undefined) out.set(key, Object.fromEntries(fields.map((f) => [f, row[f] ?? null])));
+        const key = wanted.get(String(row[name(target.matchField)] ?? '').toLowerCase());
+        if (key !== undefined) out.set(key, Object.fromEntries(fields.map((f) => [f, row[name(f)] ?? null])));
       }
     }
     return out;
@@ -93,17 +101,21 @@ export class SalesforceSink implements CrmSink {
 
   async upsert(target: ObjectTarget, records: CrmRecord[], options?: SinkCallOptions & { runVolume?: number }): Promise<UpsertOutcome[]> {
     if (records.length === 0) return [];
-    const { relationship } = await this.prepareTarget(target, options?.signal);
+    const { relationship, canonical } = await this.prepareTarget(target, options?.signal);
     const link = relationship && target.associate ? { relationship, field: target.associate.matchField } : undefined;
+    // Salesforce spelling for every field: jsforce would read a property called `type` as the sObject type.
+    const spelled = records.map((r) => ({ ...r, properties: Object.fromEntries(Object.entries(r.properties).map(([k, v]) => [canonical.get(k.toLowerCase()) ?? k, v])) }));
+    target = { ...target, matchField: canonical.get(target.matchField.toLowerCase()) ?? target.matchField };
     let outcomes: UpsertOutcome[];
-    if (this.usesBulk(options?.runVolume ?? records.length)) {
+    const bulkMinBatch = this.options.bulkMinBatch ?? COLLECTION_SIZE * BULK_JOB_MIN_REQUESTS;
+    if (this.usesBulk(options?.runVolume ?? records.length) && records.length > bulkMinBatch) {
       const size = this.options.bulkBatchSize ?? 10_000;
       outcomes = [];
-      for (let i = 0; i < records.length; i += size) outcomes.push(...await this.upsertBulk(target, records.slice(i, i + size), link, options?.signal));
+      for (let i = 0; i < spelled.length; i += size) outcomes.push(...await this.upsertBulk(target, spelled.slice(i, i + size), link, options?.signal));
     } else {
-      outcomes = await this.upsertCollections(target, records, link, options?.signal);
+      outcomes = await this.upsertCollections(target, spelled, link, options?.signal);
     }
-    return this.relinkless(target, records, outcomes, options?.signal);
+    return this.relinkless(target, spelled, outcomes, options?.signal);
   }
 
   async close(): Promise<void> {
@@ -125,7 +137,9 @@ export class SalesforceSink implements CrmSink {
       throw err;
     });
     await this.authorized;
-    return withRetry(() => this.guard.track(requests, fn), this.retry, signal);
+    return withRetry(() => this.guard.track(requests, fn), this.retry, signal, (attempt, code, delayMs) => {
+      this.log.warn({ attempt, code, delayMs }, 'Salesforce call failed; retrying');
+    });
   }
 
   private prepareTarget(target: ObjectTarget, signal?: AbortSignal): Promise<PreparedTarget> {
@@ -168,7 +182,8 @@ export class SalesforceSink implements CrmSink {
     if (missing.length > 0) {
       throw new SalesforceSchemaError(`Salesforce object ${target.object} has no field(s) ${missing.join(', ')} (mapped in the config)`, { object: target.object, fields: missing });
     }
-    if (!target.associate) return { relationship: undefined };
+    const canonical = new Map(fields.map((f) => [f.name.toLowerCase(), f.name]));
+    if (!target.associate) return { relationship: undefined, canonical };
     const reference = fields.find((f) => f.referenceTo?.some((r) => r.toLowerCase() === target.associate!.object.toLowerCase()) && f.relationshipName);
     if (!reference) {
       throw new SalesforceSchemaError(`Salesforce object ${target.object} has no lookup to ${target.associate.object}, so its records cannot be linked to a company`, { object: target.object, parent: target.associate.object });
@@ -178,7 +193,7 @@ export class SalesforceSink implements CrmSink {
     if (!parentMatch?.externalId) {
       throw new SalesforceSchemaError(`Salesforce field ${target.associate.object}.${target.associate.matchField} must exist and be an External ID to link ${target.object} records`, { object: target.associate.object, field: target.associate.matchField });
     }
-    return { relationship: reference.relationshipName! };
+    return { relationship: reference.relationshipName!, canonical };
   }
 
   private payload(target: ObjectTarget, record: CrmRecord, link: { relationship: string; field: string } | undefined): Record<string, unknown> {
@@ -218,7 +233,8 @@ export class SalesforceSink implements CrmSink {
     const columns = [...new Set(records.flatMap((r) => Object.keys(r.properties)))].filter((c) => c.toLowerCase() !== target.matchField.toLowerCase());
     const rows: BulkRow[] = records.map((r) => {
       const row: BulkRow = { [target.matchField]: r.key };
-      for (const c of columns) row[c] = c in r.properties ? r.properties[c]! : '';
+      // In CSV an empty cell means "leave as is": absent properties stay empty, empty strings clear the field (#N/A) as in JSON.
+      for (const c of columns) row[c] = c in r.properties ? (r.properties[c] === '' ? null : r.properties[c]!) : '';
       if (linkColumn) row[linkColumn] = r.companyKey ?? '';
       return row;
     });

@@ -11,8 +11,9 @@ import { RateWindow } from './rate-window.js';
 
 export interface HubSpotEmulatorOptions {
   port?: number;
-  /** Tokens accepted as `Authorization: Bearer …`; default `['hubspot-emulator-token']`. */
+  /** Tokens accepted as `Authorization: Bearer …` (with `accessToken`); default `['hubspot-emulator-token']`. */
   accessTokens?: string[];
+  accessToken?: string;
   /** HubSpot private-app limits; `windowMs` (10,000) is shortened by tests. */
   limits?: { perTenSeconds?: number; windowMs?: number; daily?: number };
   faults?: Partial<HubSpotFaults>;
@@ -55,7 +56,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 
 /** A strict, stateful, in-memory HubSpot CRM (objects, properties, associations v4, limits) on 127.0.0.1. */
 export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {}): Promise<HubSpotEmulator> {
-  const tokens = new Set(options.accessTokens ?? [DEFAULT_HUBSPOT_TOKEN]);
+  const given = [...(options.accessTokens ?? []), ...(options.accessToken === undefined ? [] : [options.accessToken])];
+  const tokens = new Set(given.length > 0 ? given : [DEFAULT_HUBSPOT_TOKEN]);
   const state = new HubSpotStore();
   const faults: HubSpotFaults = { ...defaultFaults(), ...options.faults };
   const limits = new RateWindow(options.limits?.perTenSeconds ?? 190, options.limits?.windowMs ?? 10_000, options.limits?.daily ?? 1_000_000);

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { silentLogger } from '../../shared/logger.js';
 import { BudgetLedger } from './budget-ledger.js';
 import { handleControl } from './control-routes.js';
 import { buildDataset } from './dataset.js';
@@ -54,6 +55,7 @@ function normaliseBasePath(basePath: string | undefined): string {
 export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions = {}): Promise<SalesIntelEmulator> {
   const basePath = normaliseBasePath(options.basePath);
   const seed = options.seed ?? 1;
+  const logger = options.logger ?? silentLogger;
   const windowSeconds = options.windowSeconds ?? 60;
   const accounts = new Map((options.accounts ?? [DEFAULT_ACCOUNT]).map((a) => [a.accountId, a]));
   const byClient = new Map([...accounts.values()].map((a) => [a.clientId, a]));
@@ -180,7 +182,10 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     try {
       reply = await handle(req, await readBody(req));
     } catch (err) {
-      if (!(err instanceof BodyTooLargeError)) stats.of('').served5xx++;
+      if (!(err instanceof BodyTooLargeError)) {
+        stats.of('').served5xx++;
+        logger.error({ err, path: req.url?.split('?')[0] }, 'sales-intel emulator internal error');
+      }
       reply = err instanceof BodyTooLargeError ? message(413, 'request body too large') : message(500, 'internal emulator error');
     }
     if (!res.destroyed) sendReply(res, reply);

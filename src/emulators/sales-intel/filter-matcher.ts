@@ -28,19 +28,24 @@ function isEmpty(s: CompanySpec): boolean {
 
 /** Bitmap of companies matching the company part of a filter (presence ignored: a person's employer is data). */
 function companyBitmap(t: CompanyTable, s: CompanySpec): Uint8Array {
-  const out = new Uint8Array(t.slots).fill(1);
-  const narrow = (keep: (i: number) => boolean): void => {
-    for (let i = 0; i < t.slots; i++) if (out[i] === 1 && !keep(i)) out[i] = 0;
-  };
-  // One pass per constrained attribute: each loop stays monomorphic and fast.
-  const { industry, country, region, headcount, revenue, foundedYear, technologies } = s;
-  if (industry) narrow((i) => industry[t.industry[i]!] === 1);
-  if (country) narrow((i) => country[t.country[i]!] === 1);
-  if (region) narrow((i) => region[COUNTRY_REGION_CODE[t.country[i]!]!] === 1);
-  if (headcount) narrow((i) => t.headcount[i]! >= headcount[0] && t.headcount[i]! <= headcount[1]);
-  if (revenue) narrow((i) => t.revenue[i]! >= revenue[0] && t.revenue[i]! <= revenue[1]);
-  if (foundedYear) narrow((i) => t.foundedYear[i]! >= foundedYear[0] && t.foundedYear[i]! <= foundedYear[1]);
-  if (technologies !== undefined) narrow((i) => (t.technologies[i]! & technologies) !== 0);
+  // One branch-light pass: absent constraints become all-pass masks and full ranges.
+  const industry = s.industry ?? new Uint8Array(256).fill(1);
+  const country = new Uint8Array(256);
+  for (let c = 0; c < COUNTRY_REGION_CODE.length; c++) {
+    country[c] = (s.country ? s.country[c]! : 1) & (s.region ? s.region[COUNTRY_REGION_CODE[c]!]! : 1);
+  }
+  const [hLo, hHi] = s.headcount ?? [0, Number.MAX_VALUE];
+  const [rLo, rHi] = s.revenue ?? [0, Number.MAX_VALUE];
+  const [yLo, yHi] = s.foundedYear ?? [0, Number.MAX_VALUE];
+  const tech = s.technologies ?? 0xffffffff;
+  const { industry: ind, country: cty, headcount, revenue, foundedYear, technologies } = t;
+  const out = new Uint8Array(t.slots);
+  for (let i = 0; i < t.slots; i++) {
+    const h = headcount[i]!;
+    const r = revenue[i]!;
+    const y = foundedYear[i]!;
+    out[i] = industry[ind[i]!]! & country[cty[i]!]! & (h >= hLo && h <= hHi && r >= rLo && r <= rHi && y >= yLo && y <= yHi && (technologies[i]! & tech) !== 0 ? 1 : 0);
+  }
   return out;
 }
 

@@ -32,6 +32,8 @@ function coded(status: number, error: string, text: string, headers: Record<stri
 
 export class SearchService {
   private readonly matchers = new Map<string, Matcher>();
+  /** Totals per compiled filter, valid while the live index has not churned (offset mode recounts every page). */
+  private readonly totals = new WeakMap<Matcher, { epoch: number; total: number }>();
 
   constructor(
     private readonly data: Dataset,
@@ -54,6 +56,14 @@ export class SearchService {
     return m;
   }
 
+  private total(m: Matcher): number {
+    const cached = this.totals.get(m);
+    if (cached && cached.epoch === this.live.epoch) return cached.total;
+    const total = m.count();
+    this.totals.set(m, { epoch: this.live.epoch, total });
+    return total;
+  }
+
   private parse(entity: Entity, rawBody: string, ctx: SearchContext): { spec: FilterSpec; body: unknown } | Reply {
     let body: unknown;
     try {
@@ -71,7 +81,7 @@ export class SearchService {
     if (!q.ok) return invalid(q.details, 'query parameters', ctx.headers);
     const parsed = this.parse(entity, rawBody, ctx);
     if ('status' in parsed) return parsed;
-    const total = this.matcher(entity, parsed.spec, bodyFingerprint(parsed.body)).count();
+    const total = this.total(this.matcher(entity, parsed.spec, bodyFingerprint(parsed.body)));
     return { status: 200, body: { total }, headers: ctx.headers };
   }
 
@@ -140,7 +150,7 @@ export class SearchService {
   }
 
   private offsetPage(m: Matcher, query: SearchQuery, sort: SortField[]) {
-    const total = m.count();
+    const total = this.total(m);
     let slots: number[];
     if (sort.length === 0) {
       slots = [];

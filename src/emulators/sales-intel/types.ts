@@ -1,4 +1,5 @@
 /** Public options and handle of the Sales-Intelligence API emulator (see docs/api-assumptions.md). */
+import type { Logger } from '../../shared/logger.js';
 
 export type RateOperation = 'search' | 'count' | 'dictionary';
 
@@ -56,6 +57,8 @@ export interface SalesIntelEmulatorOptions {
   cursorStyle?: CursorStyle;
   /** Initial faults. */
   faults?: EmulatorFaultsInit;
+  /** Where internal emulator errors (answered 500) are logged; default silent. */
+  logger?: Logger;
 }
 
 export interface LatencyFault {

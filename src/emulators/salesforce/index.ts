@@ -1,4 +1,4 @@
-export { startSalesforceEmulator, ORG_ID } from './salesforce-emulator.js';
+export { startSalesforceEmulator } from './salesforce-emulator.js';
 export type { SalesforceEmulator, SalesforceEmulatorOptions, SalesforceEmulatorStats } from './salesforce-emulator.js';
 export type { SalesforceFaults } from './emulator-faults.js';
 export { defaultSchema } from './salesforce-schema.js';

@@ -47,7 +47,7 @@ export interface SalesforceEmulator {
 
 const MIN_VERSION = 46;
 const MAX_COLLECTION = 200;
-export const ORG_ID = '00D000000000001AAA';
+const ORG_ID = '00D000000000001AAA';
 const USER_ID = '005000000000001AAA';
 
 /** A strict, stateful, in-memory Salesforce org speaking the REST, composite and Bulk API 2.0 wire formats jsforce uses. */
@@ -106,25 +106,36 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     if (!Array.isArray(records)) throw new SfRequestError(400, 'JSON_PARSER_ERROR', 'The request body must be {allOrNone, records: [...]}');
     stats.collectionSizes.push(records.length);
     if (records.length > MAX_COLLECTION) throw new SfRequestError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+    // Request-level checks first: a request refused as a whole must not leave half of its records written.
     const counts = new Map<string, number>();
-    for (const r of records as Record<string, unknown>[]) {
-      const v = String(r?.[extField.name] ?? '').toLowerCase();
+    for (const record of records as unknown[]) {
+      if (record === null || typeof record !== 'object' || Array.isArray(record)) throw new SfRequestError(400, 'JSON_PARSER_ERROR', 'Each record must be a JSON object');
+      const attributes = (record as { attributes?: { type?: unknown } }).attributes;
+      if (!attributes || typeof attributes.type !== 'string') throw new SfRequestError(400, 'INVALID_TYPE', 'Must send a concrete entity type: every record needs attributes.type');
+      if (attributes.type.toLowerCase() !== object.name.toLowerCase()) throw new SfRequestError(400, 'INVALID_TYPE', `Record of type ${attributes.type} in a ${object.name} upsert`);
+      const v = String((record as Record<string, unknown>)[extField.name] ?? '').toLowerCase();
       counts.set(v, (counts.get(v) ?? 0) + 1);
     }
     const undo: (() => void)[] = [];
-    const rule = rejectRule(faults);
-    const results: UpsertResult[] = (records as Record<string, unknown>[]).map((record) => {
-      const attributes = record?.attributes as { type?: unknown } | undefined;
-      if (!attributes || typeof attributes.type !== 'string') throw new SfRequestError(400, 'INVALID_TYPE', 'Must send a concrete entity type: every record needs attributes.type');
-      if (attributes.type.toLowerCase() !== object.name.toLowerCase()) throw new SfRequestError(400, 'INVALID_TYPE', `Record of type ${attributes.type} in a ${object.name} upsert`);
-      const raw = record[extField.name];
-      const { [extField.name]: _ext, ...rest } = record;
-      if (typeof raw !== 'string' || raw === '') return { ok: false, errors: [{ statusCode: 'MISSING_ARGUMENT', message: `${extField.name} not specified`, fields: [extField.name] }] };
-      if ((counts.get(raw.toLowerCase()) ?? 0) > 1) return { ok: false, errors: [{ statusCode: 'DUPLICATE_EXTERNAL_ID', message: `Duplicate external id specified: ${raw}`, fields: [extField.name] }] };
-      return store.upsert(object, extField, raw, rest, undo, rule);
-    });
-    if (allOrNone === true && results.some((r) => !r.ok)) {
+    const rollback = (): void => {
       for (const step of undo.reverse()) step();
+    };
+    const rule = rejectRule(faults);
+    let results: UpsertResult[];
+    try {
+      results = (records as Record<string, unknown>[]).map((record) => {
+        const raw = record[extField.name];
+        const { [extField.name]: _ext, ...rest } = record;
+        if (typeof raw !== 'string' || raw === '') return { ok: false, errors: [{ statusCode: 'MISSING_ARGUMENT', message: `${extField.name} not specified`, fields: [extField.name] }] };
+        if ((counts.get(raw.toLowerCase()) ?? 0) > 1) return { ok: false, errors: [{ statusCode: 'DUPLICATE_EXTERNAL_ID', message: `Duplicate external id specified: ${raw}`, fields: [extField.name] }] };
+        return store.upsert(object, extField, raw, rest, undo, rule);
+      });
+    } catch (err) {
+      rollback();
+      throw err;
+    }
+    if (allOrNone === true && results.some((r) => !r.ok)) {
+      rollback();
       const rolledBack: SfRecordError = { statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] };
       return results.map((r) => (r.ok ? { success: false, errors: [rolledBack] } : upsertResult(r)));
     }

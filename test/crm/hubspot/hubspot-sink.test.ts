@@ -105,6 +105,18 @@ describe('HubSpot sink: upsert', () => {
     ]);
   });
 
+  it('round-trips odd Unicode values byte for byte', async () => {
+    const { emu, sink } = await setup();
+    await sink.prepare(contacts);
+    const odd = ['nul\u0000byte', 'rtl \u202Eevil', 'e\u0301 combining', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 'lone \uD800 surrogate', '"quotes" & <tags>', ' spaced '];
+    const records = odd.map((firstname, i) => ({ key: `u_${i}`, properties: { firstname } }));
+    const out = await sink.upsert({ ...contacts, associate: undefined }, records);
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    odd.forEach((value, i) => expect(emu.state.find('contacts', 'prospect_sync_id', `u_${i}`)?.properties.firstname).toBe(value));
+    const current = await sink.readCurrent(contacts, records.map((r) => r.key), ['firstname']);
+    expect(records.map((r) => current.get(r.key)?.firstname)).toEqual(odd);
+  });
+
   it('reads current values in batches of 100 by the match property', async () => {
     const { emu, sink } = await setup();
     await sink.prepare(contacts);

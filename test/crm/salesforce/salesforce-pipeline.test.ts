@@ -7,7 +7,7 @@ import { sfFixture } from './sf-fixture.js';
 let fixture: Awaited<ReturnType<typeof sfFixture>>;
 let redis: Awaited<ReturnType<typeof testRedis>>;
 beforeEach(async () => {
-  fixture = await sfFixture({}, { bulkThreshold: 50 });
+  fixture = await sfFixture({}, { bulkThreshold: 50, bulkMinBatch: 1 });
   redis = await testRedis('sf-pipeline');
 });
 afterEach(async () => {

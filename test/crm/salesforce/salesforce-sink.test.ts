@@ -98,6 +98,16 @@ describe('collections upsert', () => {
     expect(current.size).toBe(4);
     for (const r of records) expect(current.get(r.key)).toEqual({ Name: r.properties.Name, Website: null });
   });
+  test('field names are case-insensitive as in Salesforce: writes and readCurrent use the org spelling', async () => {
+    const schema = defaultSchema();
+    schema.Account!.fields.push({ name: 'Type', type: 'string', length: 40 });
+    const { sink, emulator } = await start({ objects: schema });
+    const target = { object: 'account', matchField: 'prospect_sync_id__c', fields: ['name', 'type'] };
+    const out = await sink.upsert(target, [{ key: 'k1', properties: { name: 'Lower', type: 'Customer' } }]);
+    expect(out[0]!.status).toBe('created');
+    expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'k1')[0]).toMatchObject({ Name: 'Lower', Type: 'Customer' });
+    expect(await sink.readCurrent(target, ['k1'], ['name', 'type'])).toEqual(new Map([['k1', { name: 'Lower', type: 'Customer' }]]));
+  });
   test('readCurrent chunks large key lists (each query stays small)', async () => {
     const { sink, emulator } = await start();
     await sink.upsert(ACCOUNTS, accounts(450));
@@ -185,6 +195,13 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(sink.preferredBatchSize(2000)).toBe(600);
     expect(sink.preferredBatchSize(2001)).toBe(10_000);
   });
+  test('in a bulk run, small batches still go by collections (fewer API requests)', async () => {
+    const { sink, emulator } = await start({}, { bulkThreshold: 2000 });
+    const out = await sink.upsert(ACCOUNTS, accounts(1400), { runVolume: 50_000 });
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    expect(emulator.stats.requests['POST jobs/ingest']).toBeUndefined();
+    expect(emulator.stats.requests['PATCH composite/sobjects']).toBe(7);
+  });
   test('large runs go through ingest jobs; failed rows map back to their keys; CSV escaping holds', async () => {
     const { sink, emulator } = await start();
     const records = accounts(2500, (i) => (i % 500 === 7 ? `Quote "q" , comma 'apos' \n Ünï ${i}` : `Company ${i}`));
@@ -204,7 +221,7 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(emulator.state.all('Account')).toHaveLength(2498);
   });
   test('bulk Contacts link through the dotted Account.Prospect_Sync_Id__c column; unknown parents fall back to no link', async () => {
-    const { sink, emulator } = await start({}, { bulkThreshold: 10 });
+    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
     await sink.upsert(ACCOUNTS, accounts(3));
     const people: CrmRecord[] = Array.from({ length: 30 }, (_, i) => ({ key: `p${i}`, properties: { LastName: `L${i}`, ...(i === 4 ? { Title: null } : {}) }, companyKey: i === 5 ? 'ghost' : `acc-${i % 3}` }));
     const out = await sink.upsert(CONTACTS, people, { runVolume: 30 });
@@ -213,8 +230,18 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p4')[0]!.AccountId).toBe(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!.Id);
     expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p5')[0]!.AccountId).toBeUndefined();
   });
+  test('a field deleted in Salesforce after prepare fails the bulk job with a typed, non-retried error', async () => {
+    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
+    await sink.prepare(ACCOUNTS);
+    const account = emulator.state.schema.Account!;
+    account.fields = account.fields.filter((f) => f.name !== 'Description');
+    const records = accounts(20).map((r) => ({ ...r, properties: { ...r.properties, Description: 'd' } }));
+    await expect(sink.upsert(ACCOUNTS, records, { runVolume: 20 })).rejects.toMatchObject({ code: 'crm_request_failed', message: expect.stringMatching(/Description/) });
+    expect(emulator.stats.requests['POST jobs/ingest']).toBe(1);
+    expect(emulator.state.all('Account')).toHaveLength(0);
+  });
   test('a 503 during the bulk job is retried and no record is lost', async () => {
-    const { sink, emulator } = await start({}, { bulkThreshold: 10 });
+    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
     await sink.prepare(ACCOUNTS);
     emulator.faults.sequence = [503];
     const out = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });

@@ -120,20 +120,20 @@ describe('HubSpot emulator: auth and errors', () => {
 describe('HubSpot emulator: limits and faults', () => {
   it('sends rate headers and the documented 429 bodies for the rolling window and the daily limit', async () => {
     await emu.close();
-    emu = await startHubSpotEmulator({ limits: { perTenSeconds: 3, windowMs: 400, daily: 5 } });
+    emu = await startHubSpotEmulator({ limits: { perTenSeconds: 3, windowMs: 1000, daily: 5 } });
     const path = '/crm/v3/objects/contacts/batch/read';
     const body = { inputs: [], properties: [] };
     const first = await post(path, body);
     expect(first.headers.get('x-hubspot-ratelimit-max')).toBe('3');
     expect(first.headers.get('x-hubspot-ratelimit-remaining')).toBe('2');
-    expect(first.headers.get('x-hubspot-ratelimit-interval-milliseconds')).toBe('400');
+    expect(first.headers.get('x-hubspot-ratelimit-interval-milliseconds')).toBe('1000');
     expect(first.headers.get('x-hubspot-ratelimit-daily-remaining')).toBe('4');
     await post(path, body);
     await post(path, body);
     const limited = await post(path, body);
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ status: 'error', errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', message: 'You have reached your ten_secondly_rolling limit.' });
-    await new Promise((r) => setTimeout(r, 450));
+    await new Promise((r) => setTimeout(r, 1050));
     expect((await post(path, body)).status).toBe(200);
     expect((await post(path, body)).status).toBe(200);
     const daily = await post(path, body);

@@ -152,8 +152,8 @@ describe('sObject collections upsert', () => {
     expect(sf.state.all('Account').map((r) => [r.Prospect_Sync_Id__c, r.Name])).toEqual([['a', 'Before']]);
   });
   test('unknown column fails the whole request; missing attributes.type too', async () => {
-    expect((await upsert([account('a', { Nope__c: 1 })])).json[0].errorCode).toBe('INVALID_FIELD');
-    expect((await upsert([{ Prospect_Sync_Id__c: 'a', Name: 'x' }])).status).toBe(400);
+    expect((await upsert([account('a'), account('b', { Nope__c: 1 })])).json[0].errorCode).toBe('INVALID_FIELD');
+    expect((await upsert([account('a'), { Prospect_Sync_Id__c: 'b', Name: 'x' }])).status).toBe(400);
     expect(sf.state.all('Account')).toHaveLength(0);
   });
   test('relationship references link Contacts by the Account external id; unknown parents fail per record', async () => {

@@ -1,0 +1,125 @@
+/**
+ * `prospect-sync run / plan / runs / rejects` as a user runs them: a child process, a YAML file, the emulators.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../src/runs/run-summary.js';
+import { cli } from '../queue/cli-process.js';
+import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+
+const CONTRACT_FIELDS = ['search', 'status', 'counted', 'fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected', 'tokensSpent', 'creditsSpent', 'requests', 'throttled', 'durationMs'];
+
+let fx: Fixture | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await fx?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  fx = dir = undefined;
+});
+
+async function run(f: Fixture, yaml: string, args: string[]): Promise<{ code: number | null; out: string; err: string; last: () => unknown }> {
+  dir ??= await mkdtemp(join(tmpdir(), 'ps-run-'));
+  const file = join(dir, 'config.yaml');
+  await writeFile(file, yaml);
+  const c = cli([...args, '--config', file], { ...f.env, QUEUE_PREFIX: f.prefix, LOG_LEVEL: 'silent' });
+  const code = await c.exited;
+  const out = c.out();
+  return { code, out, err: c.err(), last: () => JSON.parse(out.trim().split('\n').at(-1) ?? 'null') };
+}
+
+describe('run command (child process)', () => {
+  it('run --json: exit 0 and the contract summary as the last stdout line; plan and runs agree; a held lock gives exit 1', async () => {
+    fx = await startFixture('cli-run');
+    const yaml = hubspotConfig(COMPANY_SEARCH);
+    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+
+    const plan = await run(fx, yaml, ['plan', 'all-companies', '--json']);
+    expect(plan.code).toBe(0);
+    expect(plan.last()).toMatchObject({ counted: expected.length, tokensNeeded: expected.length, creditsNeeded: 0, pageSize: 50 });
+    expect(fx.si.stats('worker').tokensCharged).toBe(0);
+
+    const r = await run(fx, yaml, ['run', 'all-companies', '--json']);
+    expect(r.code).toBe(0);
+    const summary = r.last() as RunSummary;
+    for (const field of CONTRACT_FIELDS) expect(summary).toHaveProperty(field);
+    expect(summary).toMatchObject({ search: 'all-companies', status: 'completed', counted: expected.length, created: expected.length });
+    expect(Object.keys(summary.requests).sort()).toEqual(['count', 'search']);
+    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+
+    const runs = await run(fx, yaml, ['runs', 'all-companies', '--json']);
+    expect(runs.code).toBe(0);
+    expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([summary.runId]);
+    const rejects = await run(fx, yaml, ['rejects', 'all-companies', '--json']);
+    expect(rejects.code).toBe(0);
+    expect(rejects.last()).toMatchObject({ search: 'all-companies', rejects: [] });
+
+    await fx.redis.set(`${fx.prefix}:run:all-companies:lock`, 'someone-else', 'PX', 20_000);
+    const busy = await run(fx, yaml, ['run', 'all-companies', '--json']);
+    expect(busy.code).toBe(1);
+    expect(busy.last()).toMatchObject({ status: 'failed', error: { code: 'run_already_active' } });
+
+    const unknown = await run(fx, yaml, ['run', 'nope']);
+    expect(unknown.code).toBe(2);
+  }, 60_000);
+
+  it('credit cap reached mid-run: exit 3, status partial, credits spent (as the API counted them) never above the cap', async () => {
+    fx = await startFixture('cli-credits');
+    const yaml = hubspotConfig(`
+  - name: key-people
+    segment: key-accounts
+    entity: persons
+    filter: {company: {headcount: {gte: 1}}}
+    view: [contacts]
+    allowPartial: true
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName, lastname: lastName, email: contacts.email}
+`, '  credits: {maxPerRun: 70, maxPerDay: 1000}');
+    const r = await run(fx, yaml, ['run', 'key-people', '--json']);
+    expect(r.code).toBe(3);
+    const summary = r.last() as RunSummary;
+    expect(summary).toMatchObject({ status: 'partial', stopReason: 'credit_cap_run' });
+    const charged = fx.si.stats('worker').creditsCharged;
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThanOrEqual(70);
+    expect(summary.creditsSpent).toBe(charged);
+    expect(fx.hubspot!.state.count('contacts')).toBe(summary.created);
+    // contact details went to the CRM, never into the output
+    expect(r.out + r.err).not.toMatch(/@c\d+\.example/);
+  }, 60_000);
+
+  it('an API under a base path, snake_case records and a tiny package (10 searches / 2 s, 300 tokens)', async () => {
+    fx = await startFixture('cli-tiny', {
+      salesIntel: { basePath: '/api/v2', recordStyle: 'snake', windowSeconds: 2 },
+      account: { limits: { search: 10, count: 10, dictionary: 10 }, tokenAllotment: 300, tokenPeriodSeconds: 3600 },
+    });
+    const filter = { company: { headcount: { gte: 1, lte: 30 } } };
+    const expected = await fx.oracleIds('persons', filter);
+    expect(expected.length).toBeGreaterThan(50);
+    expect(expected.length).toBeLessThan(300);
+    expect(fx.si.url).toMatch(/\/api\/v2$/);
+    const yaml = hubspotConfig(`
+  - name: snake-people
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: 1, lte: 30}}}
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: first_name, lastname: last_name, jobtitle: job_title}
+`, '  pageSize: 20\n  fallbackLimits: {search: 10, count: 10, dictionary: 10, windowSeconds: 2}').replace(/^ {2}fallbackLimits: \{search: 500.*\n/m, '');
+    const r = await run(fx, yaml, ['run', 'snake-people', '--json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const summary = r.last() as RunSummary;
+    expect(summary).toMatchObject({ status: 'completed', created: expected.length, throttled: 0 });
+    expect(fx.si.stats('worker').served429.search).toBe(0);
+    expect(hubspotValues(fx.hubspot!, 'contacts', 'prospect_sync_id')).toEqual(expected);
+    const one = fx.hubspot!.state.find('contacts', 'prospect_sync_id', expected[0]!);
+    expect(one?.properties.firstname).toBeTruthy();
+    expect(one?.properties.jobtitle).toBeTruthy();
+  }, 60_000);
+});
