@@ -35,19 +35,19 @@ function rank(err: unknown): number {
  * everything accepted so far.
  */
 export async function walkPartitions(ctx: WalkContext): Promise<void> {
-  const stop = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, stop.signal]);
   const queue = ctx.checkpoint.partitions.flatMap((p, i) => (p.done ? [] : [i]));
   let failure: unknown;
+  // When one journey stops (cap, exhausted budget, error) the others request no new page, but pages already in
+  // flight were admitted and charged: they complete and are written, so nothing paid for is dropped.
+  const stopped = (): boolean => failure !== undefined || ctx.signal.aborted;
 
   const worker = async (): Promise<void> => {
-    for (let index = queue.shift(); index !== undefined && !signal.aborted; index = queue.shift()) {
+    for (let index = queue.shift(); index !== undefined && !stopped(); index = queue.shift()) {
       try {
-        await walkPartition(ctx, index, signal, queue);
+        await walkPartition(ctx, index, stopped, queue);
       } catch (err) {
-        if (signal.aborted && failure === undefined && ctx.signal.aborted) return; // our own stop, not a failure
+        if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
         if (failure === undefined || rank(err) > rank(failure)) failure = err;
-        stop.abort();
       }
     }
   };
@@ -55,7 +55,16 @@ export async function walkPartitions(ctx: WalkContext): Promise<void> {
   if (failure !== undefined) throw failure;
 }
 
-async function walkPartition(ctx: WalkContext, index: number, signal: AbortSignal, queue: number[]): Promise<void> {
+/** The pages of `source` until `stop()` says so; checked before each page is requested, never mid-request. */
+async function* until<T>(source: AsyncIterable<T>, stop: () => boolean): AsyncGenerator<T> {
+  for await (const item of source) {
+    yield item;
+    if (stop()) return;
+  }
+}
+
+async function walkPartition(ctx: WalkContext, index: number, stopped: () => boolean, queue: number[]): Promise<void> {
+  const { signal } = ctx;
   const cp = ctx.checkpoint;
   const partition = cp.partitions[index];
   if (!partition) return;
@@ -77,13 +86,14 @@ async function walkPartition(ctx: WalkContext, index: number, signal: AbortSigna
     ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
   });
   try {
-    for await (const page of prefetch(journey, 1)) {
+    let last: JourneyPage | undefined;
+    for await (const page of prefetch(until(journey, stopped), 1)) {
       await ctx.writePage(page);
       cp.partitions[index] = { filter: partition.filter, state: page.done ? null : page.checkpoint, done: page.done };
       await ctx.saveCheckpoint();
-      if (signal.aborted) return;
+      last = page;
     }
-    cp.partitions[index] = { filter: partition.filter, state: null, done: true };
+    if (!last || last.done) cp.partitions[index] = { filter: partition.filter, state: null, done: true };
   } catch (err) {
     if (err instanceof CheckpointMismatchError && resumeFrom) {
       // The saved state belongs to another body (config edited between attempts): walk this partition afresh.

@@ -5,5 +5,6 @@
 export { createSourceClient } from './source-client.js';
 export { DEFAULT_PATHS } from './api-paths.js';
 export { fingerprintJourney } from './journey-fingerprint.js';
+export { RecordQuota } from './record-quota.js';
 export * from './errors.js';
 export type * from './types.js';

@@ -5,6 +5,7 @@
  * day caps) are reserved, and the page's `limit` is sized so that neither they nor `maxRecords` can be passed.
  */
 import type { Logger } from '../shared/logger.js';
+import { sleep } from './abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
 import type { RedisBudgetLedger, Reservation } from './budget-ledger.js';
 import {
@@ -16,6 +17,7 @@ import {
   SourceValidationError,
 } from './errors.js';
 import { fingerprintJourney } from './journey-fingerprint.js';
+import type { RecordQuota } from './record-quota.js';
 import type { RequestExecutor } from './request-executor.js';
 import { recordId, type RunDedup } from './run-dedup.js';
 import type { ApiPaths, Entity, Filter, JourneyCheckpoint, JourneyOptions, JourneyPage, SourceStats } from './types.js';
@@ -86,10 +88,14 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     else if (state.cursor !== null) url.searchParams.set('cursor', state.cursor);
     if (view.length > 0) url.searchParams.set('view', view.join(','));
 
+    const quota = options.quota;
+    const granted = quota ? await reserveQuota(quota, want, options.signal) : want;
     let body: PageBody;
     try {
-      body = await fetchPage(ctx, url, bodyBytes, want, withCredits ? options.runId : null, state.fetched, options.signal);
+      body = await fetchPage(ctx, url, bodyBytes, granted, withCredits ? options.runId : null, state.fetched, options.signal);
+      quota?.settle(granted, body.data.length);
     } catch (error) {
+      quota?.settle(granted, 0);
       if (error instanceof InvalidCursorError && state.cursor !== null) {
         ctx.stats.journeyRestarts += 1;
         ctx.logger.warn({ entity, fetched: state.fetched }, 'invalid_cursor: restarting the journey from page 1');
@@ -115,7 +121,7 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     newInPass += records.length;
 
     const fetched = state.fetched + returned;
-    const capped = options.maxRecords !== undefined && fetched >= options.maxRecords;
+    const capped = (options.maxRecords !== undefined && fetched >= options.maxRecords) || (options.quota !== undefined && options.quota.fetched >= options.quota.max);
     let done: boolean;
     let total: number | undefined;
     if (mode === 'cursor') {
@@ -180,6 +186,16 @@ async function fetchPage(
   } finally {
     await ctx.ledger.releaseTokens(tokens.id);
     if (credits && creditRunId !== null) await ctx.ledger.settleCredits(creditRunId, credits.id, spent);
+  }
+}
+
+/** Waits while other journeys' pages in flight hold what is left of the cap: they may return fewer records. */
+async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSignal | undefined): Promise<number> {
+  for (;;) {
+    const granted = quota.reserve(wanted);
+    if (granted > 0) return granted;
+    if (quota.fetched >= quota.max) throw new BudgetStopError('max_records', `the run's record cap (${quota.max}) is reached`);
+    await sleep(10, signal);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
+import type { RecordQuota } from './record-quota.js';
 
 export type Entity = 'companies' | 'persons';
 /** Rate-limit operations of the API: each has its own window. */
@@ -95,6 +96,12 @@ export interface JourneyOptions {
   pageSize?: number;
   /** Stop after this many records returned by this journey (the last page's limit is sized to it). */
   maxRecords?: number;
+  /**
+   * A record cap shared with the run's other journeys (pages reserve from it, so together they never pass it).
+   * The journey ends (`done`) when the cap is used up; a page that finds nothing left throws BudgetStopError
+   * ('max_records').
+   */
+  quota?: RecordQuota;
   mode?: 'cursor' | 'offset';
   checkpoint?: JourneyCheckpoint;
   signal?: AbortSignal;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BudgetStopError } from '../../src/source/index.js';
+import { BudgetStopError, RecordQuota } from '../../src/source/index.js';
 import { sourceFixture, walkAll, type SourceFixture } from './source-fixture.js';
 
 let fx: SourceFixture | undefined;
@@ -88,5 +88,19 @@ describe('credits (view=contacts)', () => {
     const plain = await walkAll(fx.client, 'persons', {}, { runId: 'run-3', view: ['demographics'], maxRecords: 150 });
     expect(plain).toHaveLength(150);
     expect(fx.emu.stats('demo').creditsCharged).toBe(200);
+  });
+});
+
+describe('a record cap shared by parallel journeys of one run', () => {
+  it('stops the partitions together exactly at the cap', async () => {
+    fx = await sourceFixture();
+    const quota = new RecordQuota(437);
+    const filters = [{ company: { headcount: { lte: 30 } } }, { company: { headcount: { gte: 31, lte: 900 } } }, { company: { headcount: { gte: 901 } } }];
+    const results = await Promise.all(filters.map((f, i) => walkUntilStop(fx!, 'companies', f, { runId: 'capped', pageSize: 40, quota, maxRecords: i === 0 ? 1000 : undefined })));
+    const total = results.flatMap((r) => r.pages).reduce((a, b) => a + b, 0);
+    expect(total).toBe(437);
+    expect(quota.fetched).toBe(437);
+    expect(fx.emu.stats('demo').tokensCharged).toBe(437);
+    for (const r of results) if (r.error !== undefined) expect((r.error as BudgetStopError).cap).toBe('max_records');
   });
 });

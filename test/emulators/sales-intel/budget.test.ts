@@ -74,6 +74,7 @@ describe('sales-intel emulator: search tokens and credits', () => {
     expect(down.status).toBe(402);
     expect(down.body).toMatchObject({ error: 'insufficient_budget', reason: 'store_unavailable' });
     expect(typeof down.body.retryAfter).toBe('number');
+    expect(down.headers.get('x-rate-results-limit-remaining')).toBeNull();
     // Another account is unaffected.
     expect((await (await client(emu, 'b', 'b')).post('/companies/filter?limit=1', {})).status).toBe(200);
     emu.faults.set({ budgetMode: { demo: 'normal' } });

@@ -83,6 +83,24 @@ describe('sales-intel emulator: data, filters and dictionaries', () => {
     for (const p of titles) expect((p.jobTitle as string).toLowerCase()).toContain('engineering');
   });
 
+  it.each([
+    ['broad (most companies match)', { headcount: { gte: 3 } }],
+    ['selective (few companies match)', { industry: { include: ['software'] }, headcount: { gte: 300 } }],
+  ])('persons under a %s company filter: count and walk equal the persons of matching companies', async (_n, company) => {
+    const matching = new Set(await walk(c, '/companies/filter', { company }));
+    const everyone = new Map<string, string>();
+    for (let o = 0; o < 4000; o += 100) {
+      for (const p of (await c.post(`/persons/filter?offset=${o}&limit=100`, {})).body.data as Rec[]) everyone.set(p.id as string, p.companyId as string);
+    }
+    const expected = [...everyone].filter(([, cid]) => matching.has(cid)).map(([id]) => id);
+    const body = { company, person: { seniority: { include: ['owner', 'c_level', 'vp', 'director', 'manager', 'senior', 'entry'] } } };
+    const expectedWithSeniority = (await walk(c, '/persons/filter', body)).length;
+    expect((await c.post('/persons/filter/count', { company })).body.total).toBe(expected.length);
+    expect(await walk(c, '/persons/filter', { company })).toEqual(expected);
+    expect((await c.post('/persons/filter/count', body)).body.total).toBe(expectedWithSeniority);
+    expect(expectedWithSeniority).toBeLessThan(expected.length);
+  });
+
   it('serves the six dictionaries as {data: [{value, label}]}', async () => {
     for (const name of ['industry', 'country', 'region', 'department', 'seniority', 'technology']) {
       const r = await c.get(`/dictionaries/${name}`);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSalesIntelEmulator, type SalesIntelEmulator } from '../../../src/emulators/sales-intel/index.js';
 import { call, client } from './emulator-client.js';
 
-const WINDOW = 1.5;
+// Long enough that one test's burst stays inside one window on a loaded 2-core machine.
+const WINDOW = 2.5;
 
 describe('sales-intel emulator: rate limits', () => {
   let emu: SalesIntelEmulator;
