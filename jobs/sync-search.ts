@@ -79,7 +79,9 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   let checkpoint: RunCheckpoint<JourneyCheckpoint> | undefined;
   let linkErrors = 0;
 
-  const counts = (): RunCounts => runCounts(checkpoint?.counts ?? resumed?.counts ?? emptyCounts(), resumed?.counts, source);
+  // Requests and 429s of earlier attempts; this attempt's come from its own client's stats.
+  const before = resumed ? structuredClone(resumed.counts) : undefined;
+  const counts = (): RunCounts => runCounts(checkpoint?.counts ?? before ?? emptyCounts(), before, source);
   const finish = async (status: RunStatus, extra: Partial<RunSummary> = {}): Promise<RunSummary> => {
     const summary: RunSummary = {
       search: search.name, status, ...counts(), counted: plan?.counted ?? resumed?.counted ?? 0,

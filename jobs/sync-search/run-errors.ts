@@ -27,7 +27,16 @@ export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([
   'crm_schema_mismatch',
 ]);
 
+const EMAIL = /[^\s"'<>@]+@[^\s"'<>@]+\.[a-z]{2,}/gi;
+const PHONE = /\+?\d[\d ()./-]{7,}\d/g;
+const MAX_MESSAGE = 500;
+
+/**
+ * Code and message of an error, for summaries, history and job results. A remote's message can echo the record it
+ * refused: emails and phone numbers are masked, and the message is cut short.
+ */
 export function errorInfo(err: unknown): { code: string; message: string } {
-  if (err instanceof AppError) return { code: err.code, message: err.message };
-  return { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
+  const code = err instanceof AppError ? err.code : 'internal_error';
+  const raw = err instanceof Error ? err.message : String(err);
+  return { code, message: raw.replace(EMAIL, '[email]').replace(PHONE, '[phone]').slice(0, MAX_MESSAGE) };
 }

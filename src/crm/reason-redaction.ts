@@ -1,7 +1,8 @@
 import type { CrmRecord } from './crm-sink.js';
 
 const EMAIL = /[^\s@"'<>]+@[^\s@"'<>]+\.[^\s@"'<>]+/g;
-const PHONE = /\+?\d[\d\s().-]{6,}\d/g;
+// Not inside a word: a Salesforce record id (001000000000001AAA) is not a phone number.
+const PHONE = /(?<![\w+(])[+(]?\d[\d\s().-]{6,}\d(?!\w)/g;
 
 /** CRM error messages often quote the offending value (an email, a phone): strip the record's values before storing. */
 export function redactReason(reason: string, record?: CrmRecord): string {

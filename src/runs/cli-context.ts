@@ -37,16 +37,9 @@ export async function openSearchCommand<V>(argv: string[], flags: CommandFlags, 
     return 2;
   }
   const values = parsed.values as V & { config?: string; json?: boolean };
-  let config: AppConfig;
-  try {
-    config = await loadConfig({ path: resolveConfigPath(values.config) });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const loaded = await loadCommandConfig(values.config);
+  if (typeof loaded === 'number') return loaded;
+  const { config } = loaded;
   if (!config.searches.some((s) => s.name === search)) {
     process.stderr.write(`unknown search '${search}' (known: ${config.searches.map((s) => s.name).join(', ')})\n`);
     return 2;
@@ -55,6 +48,20 @@ export async function openSearchCommand<V>(argv: string[], flags: CommandFlags, 
   const redis = createRedis(undefined, { maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on('error', () => undefined);
   return { search, values, config, redis, prefix: queuePrefix(), close: () => redis.disconnect() };
+}
+
+/** Loads `--config` (else $PROSPECT_SYNC_CONFIG, else the default); on a config error prints it and returns 2. */
+export async function loadCommandConfig(flag: string | undefined): Promise<{ config: AppConfig; path: string } | number> {
+  const path = resolveConfigPath(flag);
+  try {
+    return { config: await loadConfig({ path }), path };
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
 }
 
 /** Prints `value` as one JSON line (the last stdout line of `--json` commands). */

@@ -35,6 +35,8 @@ describe('budget stops', () => {
     // counters accumulate across the resumed attempts and agree with what the API charged
     const charged = fx.si.stats('worker').tokensCharged;
     expect(last.tokensSpent).toBe(charged);
+    expect(last.requests.search).toBe(fx.si.stats('worker').operations.search);
+    expect(last.requests.count).toBe(fx.si.stats('worker').operations.count);
     // resuming re-spends nothing here (each stop came after an accepted batch): at most one page per journey per stop
     expect(charged - expected.length).toBeLessThanOrEqual((runs.length - 1) * last.partitions * 50);
   });

@@ -77,21 +77,7 @@ describe('Salesforce destination end to end (real jsforce against the emulator)'
     expect(contacts.map((r) => String(r.Prospect_Sync_Id__c)).sort()).toEqual(persons);
 
     // Every contact points at the Account of its company (read back from the source, not from our code).
-    const companyOf = new Map<string, string>();
-    const res = await fetch(`${fx.si.tokenUrl}`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'oracle-client', client_secret: 'oracle-secret' }),
-    });
-    const token = ((await res.json()) as { access_token: string }).access_token;
-    let cursor: string | null = null;
-    do {
-      const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
-      const page = (await (await fetch(`${fx.si.url}/persons/filter${q}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(PERSON_FILTER),
-      })).json()) as { data: { id: string; companyId: string }[]; page: { nextCursor: string | null } };
-      for (const r of page.data) companyOf.set(r.id, r.companyId);
-      cursor = page.page.nextCursor;
-    } while (cursor);
+    const companyOf = new Map((await fx.oracleRecords('persons', PERSON_FILTER)).map((r) => [String(r.id), String(r.companyId)]));
     for (const c of contacts) {
       expect(c.AccountId).toBe(accountIdByKey.get(companyOf.get(String(c.Prospect_Sync_Id__c)) ?? ''));
     }

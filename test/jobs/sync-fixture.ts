@@ -30,7 +30,9 @@ export interface Fixture {
   env: Record<string, string>;
   config(yaml: string): AppConfig;
   deps(config: AppConfig): SyncDeps;
-  /** Ids (sorted) of every record matching `filter`, walked independently of the worker. */
+  /** Every record matching `filter`, walked independently of the worker (its own account and plain fetch). */
+  oracleRecords(entity: 'companies' | 'persons', filter: unknown): Promise<Record<string, unknown>[]>;
+  /** Ids (sorted, unique) of every record matching `filter`. */
   oracleIds(entity: 'companies' | 'persons', filter: unknown, idField?: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -85,16 +87,20 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
     env,
     config: (yaml) => parseConfig(yaml, 'test.yaml', env).config,
     deps: (config) => ({ config, redis, prefix, logger: silentLogger }),
-    async oracleIds(entity, filter, idField = 'id') {
-      const ids = new Set<string>();
+    async oracleRecords(entity, filter) {
+      const records: Record<string, unknown>[] = [];
       let cursor: string | null = null;
       do {
         const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
         const page = (await post(`/${entity}/filter${q}`, filter)) as { data: Record<string, unknown>[]; page: { nextCursor: string | null } };
-        for (const r of page.data) ids.add(String(r[idField]));
+        records.push(...page.data);
         cursor = page.page.nextCursor;
       } while (cursor);
-      return [...ids].sort();
+      return records;
+    },
+    async oracleIds(entity, filter, idField = 'id') {
+      const records = await this.oracleRecords(entity, filter);
+      return [...new Set(records.map((r) => String(r[idField])))].sort();
     },
     async close() {
       await Promise.allSettled([si.close(), hubspot?.close()]);

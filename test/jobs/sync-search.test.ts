@@ -69,6 +69,34 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     expect(fx.hubspot!.state.count('contacts')).toBe(before + expected.length);
   });
 
+  it('persons land as contacts associated with their company (the match field of the company search)', async () => {
+    const config = fx.config(hubspotConfig(`${COMPANY_SEARCH}
+  - name: linked-people
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: 1, lte: 5}}}
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName, lastname: lastName}
+    associate: {company: {from: companyId}}
+`));
+    await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'link-c' });
+    const people = await syncSearch(fx.deps(config), { search: 'linked-people', runId: 'link-p' });
+    expect(people).toMatchObject({ status: 'completed', rejected: 0 });
+    expect(people.linkErrors ?? 0).toBe(0);
+    const hs = fx.hubspot!.state;
+    const records = await fx.oracleRecords('persons', { company: { headcount: { gte: 1, lte: 5 } } });
+    expect(records.length).toBe(people.unique);
+    for (const person of records) {
+      const contact = hs.find('contacts', 'prospect_sync_id', String(person.id));
+      const company = hs.find('companies', 'prospect_sync_id', String(person.companyId));
+      expect(contact && company).toBeTruthy();
+      const links = hs.associations.filter((a) => a.fromType === 'contacts' && a.fromId === contact!.id);
+      expect(links.map((a) => a.toId)).toContain(company!.id);
+    }
+  });
+
   it('never runs a search twice at once: a held lock refuses the run before it spends anything', async () => {
     const config = fx.config(hubspotConfig(COMPANY_SEARCH));
     const held = await acquireRunLock(fx.redis, 'all-companies', 'other-run', { prefix: fx.prefix });

@@ -1,0 +1,174 @@
+/**
+ * `demo [--once] [--config f] [--search name]`: the whole product on this machine in one command. Starts the three
+ * emulators, points the example config at them, finds Redis ($REDIS_URL; else a private `redis-server` on a free
+ * port; else says what to install), starts scheduler + worker + dashboard, triggers the first companies search and
+ * shows records arriving in the emulated HubSpot. With --once, without a TTY or under CI it exits after that run
+ * (0 when it completed); otherwise it keeps running for the dashboard until Ctrl-C.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { parseArgs } from 'node:util';
+import { startAllEmulators, type RunningEmulators } from '../../emulators/start-all.js';
+import { enqueueRun } from '../../queue/index.js';
+import { loadCommandConfig } from '../../runs/cli-context.js';
+import { formatSummary } from '../../runs/format-summary.js';
+import { listRuns } from '../../runs/run-history.js';
+import type { RunSummary } from '../../runs/run-summary.js';
+import { createLogger } from '../../shared/logger.js';
+import { createRedis, DEFAULT_REDIS_URL } from '../../shared/redis.js';
+import { EXIT } from '../exit-codes.js';
+import { startRoles, type RunningRoles } from './start.js';
+
+const USAGE = 'usage: prospect-sync demo [--once] [--search <name>] [--config <file>]\n';
+const INSTALL_REDIS =
+  'prospect-sync demo needs Redis. None answers at $REDIS_URL (or redis://127.0.0.1:6379) and redis-server is not installed.\n' +
+  'Install it, then run the demo again:\n' +
+  '  Debian/Ubuntu: sudo apt-get install redis-server\n' +
+  '  macOS:         brew install redis\n' +
+  '  or Docker:     docker run -d -p 6379:6379 redis:7\n';
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const probe = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500, lazyConnect: true });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A throwaway redis-server (no persistence) on a free loopback port, stopped when the demo ends. */
+async function startPrivateRedis(): Promise<{ url: string; proc: ChildProcess } | null> {
+  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return null;
+  const port = await freePort();
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; i < 50; i++) {
+    if (await redisAnswers(url)) return { url, proc };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill();
+  return null;
+}
+
+async function dropPrefix(url: string, prefix: string): Promise<void> {
+  const redis = createRedis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  let values: { once?: boolean; config?: string; search?: string };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { once: { type: 'boolean' }, config: { type: 'string' }, search: { type: 'string' } }, strict: true }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const once = values.once === true || !process.stdout.isTTY || Boolean(process.env.CI);
+  const say = (line: string): void => void process.stdout.write(`${line}\n`);
+
+  // 1. Redis: the configured one, else a private one, else instructions.
+  let redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  let privateRedis: { url: string; proc: ChildProcess } | null = null;
+  if (!(await redisAnswers(redisUrl))) {
+    privateRedis = await startPrivateRedis();
+    if (!privateRedis) {
+      process.stderr.write(INSTALL_REDIS);
+      return EXIT.failed;
+    }
+    redisUrl = privateRedis.url;
+    say(`no Redis at ${process.env.REDIS_URL ?? DEFAULT_REDIS_URL}: started a private redis-server at ${redisUrl}`);
+  }
+
+  // 2. Emulators, and the example config pointed at them (its ${VAR:-default}s read these variables).
+  const emulators: RunningEmulators = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 } });
+  Object.assign(process.env, emulators.env, { REDIS_URL: redisUrl });
+  // A fresh key prefix per demo: its change hashes must not claim records the fresh HubSpot emulator never saw.
+  const prefix = `prospect-sync-demo-${randomUUID().slice(0, 8)}`;
+  let roles: RunningRoles | undefined;
+  const stop = async (): Promise<void> => {
+    await roles?.close(5_000).catch(() => undefined);
+    await emulators.close().catch(() => undefined);
+    await dropPrefix(redisUrl, prefix).catch(() => undefined);
+    privateRedis?.proc.kill();
+  };
+  try {
+    const loaded = await loadCommandConfig(values.config);
+    if (typeof loaded === 'number') return loaded;
+    const { config, path: configPath } = loaded;
+    const search = config.searches.find((s) => (values.search ? s.name === values.search : s.entity === 'companies'));
+    if (!search) {
+      process.stderr.write(`no ${values.search ? `search named '${values.search}'` : 'companies search'} in ${configPath}\n`);
+      return EXIT.config;
+    }
+
+    // 3. Scheduler + worker + dashboard, then a run of the search now.
+    roles = await startRoles({
+      roles: { scheduler: true, worker: true, dashboard: true },
+      config, configPath, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }), redisUrl, prefix,
+      dashboard: { port: 0, host: '127.0.0.1' },
+    });
+    say(`emulators: Sales-Intelligence ${emulators.urls.salesIntel}  HubSpot ${emulators.urls.hubspot}  Salesforce ${emulators.urls.salesforce}`);
+    if (roles.dashboard) say(`dashboard: ${roles.dashboard.url}`);
+    const { jobId } = await enqueueRun(roles.queues.sync, search.name, 'manual');
+    say(`running '${search.name}' (${search.entity} -> ${search.destination}:${search.object}), run ${jobId}`);
+
+    // 4. Watch records arrive in the emulated HubSpot until the run ends.
+    const summary = await watch(roles, search.name, jobId, (line) => say(line), () => emulators.hubspot.state.count(search.object));
+    say(formatSummary(summary));
+    say(`HubSpot emulator now holds ${emulators.hubspot.state.count(search.object)} ${search.object}`);
+    if (once) return summary.status === 'completed' ? EXIT.ok : EXIT.failed;
+    say('the scheduler and worker keep running; open the dashboard, or press Ctrl-C to stop');
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    return EXIT.ok;
+  } finally {
+    await stop();
+  }
+}
+
+/** Polls the run history (and the CRM count) until the run `jobId` finishes; a delayed run keeps being watched. */
+async function watch(roles: RunningRoles, search: string, jobId: string, say: (line: string) => void, crmCount: () => number): Promise<RunSummary> {
+  let shown = -1;
+  for (;;) {
+    const done = (await listRuns(roles.connection, search, { prefix: roles.prefix, limit: 5 })).find(
+      (r) => r.runId === jobId && r.status !== 'delayed' && !(r.status === 'failed' && r.stopReason === 'aborted'),
+    );
+    if (done) return done;
+    const job = await roles.queues.sync.getJob(jobId);
+    if (job?.failedReason && (await job.getState()) === 'failed') throw new Error(`the run failed: ${job.failedReason}`);
+    const count = crmCount();
+    if (count !== shown) {
+      const p = job?.progress as { fetched?: number; target?: number } | undefined;
+      say(`  HubSpot records: ${count}${p?.target ? `  (fetched ${p.fetched ?? 0} of ${p.target})` : ''}`);
+      shown = count;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
