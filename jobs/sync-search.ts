@@ -13,7 +13,7 @@ import { CheckpointStore, DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '
 import { recordRun } from '../src/runs/run-history.js';
 import { acquireRunLock } from '../src/runs/run-lock.js';
 import type { RunProgress } from '../src/runs/progress-bar.js';
-import { addCounts, emptyCounts, type RunCounts, type RunStatus, type RunSummary, type StopReason } from '../src/runs/run-summary.js';
+import { addCounts, emptyCounts, notStartedSummary, type RunCounts, type RunStatus, type RunSummary, type StopReason } from '../src/runs/run-summary.js';
 import type { Logger } from '../src/shared/logger.js';
 import { BudgetStopError, TokensExhaustedError } from '../src/source/index.js';
 import type { BudgetCap, JourneyCheckpoint, JourneyPage, SourceClient } from '../src/source/index.js';
@@ -66,11 +66,14 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const resolved = resolveSearch(config, request.search);
   const { search, view } = resolved;
   const log = logger.child({ search: search.name, runId: request.runId });
-  const lock = await acquireRunLock(redis, search.name, request.runId, { prefix, ...(deps.lockTtlMs ? { ttlMs: deps.lockTtlMs } : {}) });
-  const signal = AbortSignal.any([request.signal ?? new AbortController().signal, lock.lost]);
   const dryRun = request.dryRun ?? false;
   const store = new CheckpointStore<JourneyCheckpoint>(redis, search.name, { prefix, ttlMs: deps.checkpointTtlMs ?? DEFAULT_CHECKPOINT_TTL_MS });
-  const resumed = dryRun ? null : await store.load(request.runId);
+  const lock = await acquireRunLock(redis, search.name, request.runId, { prefix, ...(deps.lockTtlMs ? { ttlMs: deps.lockTtlMs } : {}) });
+  const signal = AbortSignal.any([request.signal ?? new AbortController().signal, lock.lost]);
+  const resumed = dryRun ? null : await store.load(request.runId).catch(async (err: unknown) => {
+    await lock.release().catch(() => undefined);
+    throw err;
+  });
   const started = Date.now();
   const startedAt = resumed?.startedAt ?? new Date(started).toISOString();
   const source = openSource(config, redis, prefix, log);
@@ -136,7 +139,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     };
     await walkPartitions({
       source, plan, runId: request.runId, view, idField: config.source.idField, mode: search.mode,
-      checkpoint: cp, signal, writePage, saveCheckpoint,
+      checkpoint: cp, signal, writePage, saveCheckpoint, writeBatch: writeBatchSize(dest, plan),
     });
 
     // 4. Summary.
@@ -145,7 +148,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       return await finish('failed', { stopReason: 'aborted', error: errorInfo(new RunAbortedError(search.name)) });
     }
     await store.clear(request.runId);
-    if (plan.quota !== null && cp.counts.fetched >= plan.quota) return await finish('partial', { stopReason: 'max_records' });
+    // A capped cursor walk left records behind; an offset search is a top-N, complete once it has its N.
+    if (plan.quota !== null && search.mode !== 'offset' && cp.counts.fetched >= plan.quota) return await finish('partial', { stopReason: 'max_records' });
     return await finish('completed');
   } catch (err) {
     if (checkpoint && !dryRun) checkpoint.counts = counts();
@@ -169,6 +173,14 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     await Promise.allSettled([source.close(), destination?.sink.close()]);
     await lock.release().catch(() => undefined);
   }
+}
+
+/** Largest write (records) we gather before checkpointing: it bounds what a crash makes us fetch again. */
+const MAX_WRITE_BATCH = 2_000;
+
+/** Records per CRM write: the sink's preferred batch for this run's volume, never less than a page. */
+function writeBatchSize(dest: Destination, plan: RunPlan): number {
+  return Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target)));
 }
 
 /**
@@ -202,9 +214,6 @@ function shortfallError(plan: RunPlan): { code: string; message: string } {
   };
 }
 
-/** Delay used when a queued run finds another run (e.g. a CLI `run`) holding the search's lock. */
-const LOCK_BUSY_RETRY_MS = 15_000;
-
 /**
  * The BullMQ processor: a run per job, resumed from its checkpoint by every later attempt (same run id).
  * `delayed` -> moved to delayed until the budget resets (no attempt burned); config errors fail at once;
@@ -225,12 +234,13 @@ export function createSyncProcessor(deps: SyncDeps): SyncProcessor {
         },
       });
     } catch (err) {
+      // Not started: another run holds the search (e.g. `run` in a terminal), or the search is refused. Reported in
+      // the run history and as the job's result; the next schedule runs it again.
       const info = errorInfo(err);
-      if (info.code === 'run_already_active') {
-        await job.moveToDelayed(Date.now() + LOCK_BUSY_RETRY_MS, token);
-        throw new DelayedError();
-      }
+      const refused = notStartedSummary(search, runId, false, info);
+      await recordRun(deps.redis, refused, { prefix: deps.prefix });
       if (CONFIG_ERROR_CODES.has(info.code)) throw new UnrecoverableError(info.message);
+      if (info.code === 'run_already_active') return refused;
       throw err;
     }
     if (summary.status === 'delayed' && summary.resumeAt) {

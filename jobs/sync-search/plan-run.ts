@@ -22,10 +22,11 @@ export interface RunPlan {
   partitions: Partition[];
   /** Journeys walked at once. */
   parallelism: number;
-  /** Share of the remaining target each journey may fetch, or null when every partition is walked to its end. */
+  /** The run's record cap (maxRecords below the count), shared by its journeys; null when every partition is walked to its end. */
   quota: number | null;
   estimatedMs: number;
-  rate: { requests: number; windowSeconds: number; source: 'fallback' };
+  /** The search rate the estimate assumes: learned from the API's RateLimit-* headers, else the configured fallback. */
+  rate: { requests: number; windowSeconds: number; source: 'headers' | 'fallback' };
 }
 
 export interface PlanOptions {
@@ -41,8 +42,8 @@ const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
 /**
  * Plans one run: free count, budget check (tokens incl. the reserve, credits under both caps, maxRecords) and
  * partitions (each journey under the depth limit; P similar journeys walked in parallel when there is enough work).
- * With `maxRecords` below the count the journeys are walked one after another with a shared quota, so the cap is
- * exact whatever order the API returns records in.
+ * With `maxRecords` below the count the journeys share one record cap (pages reserve from it), so the cap is exact
+ * even with partitions walked in parallel.
  */
 export async function planRun(source: SourceClient, config: AppConfig, resolved: ResolvedSearch, options: PlanOptions): Promise<RunPlan> {
   const { search, view } = resolved;
@@ -57,8 +58,7 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   const partitions = options.partitions
     ? options.partitions.map((f) => ({ filter: f, count: 0, headcount: { gte: 0, lte: 0 } }))
     : await choosePartitions(source, config, resolved, counted, target, options.signal);
-  const sequential = capped || search.mode === 'offset';
-  const parallelism = sequential ? 1 : Math.max(1, Math.min(config.source.parallelism, partitions.length));
+  const parallelism = search.mode === 'offset' ? 1 : Math.max(1, Math.min(config.source.parallelism, partitions.length));
 
   const tokensSpendable = finite(await source.ledger.spendableTokens());
   const creditsSpendable = withCredits ? finite(await source.ledger.spendableCredits(options.runId)) : null;
@@ -69,7 +69,10 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
         : undefined;
 
   const pages = Math.ceil(target / pageSize) + Math.max(0, partitions.length - 1);
-  const rate = { requests: config.source.fallbackLimits.search, windowSeconds: config.source.fallbackLimits.windowSeconds, source: 'fallback' as const };
+  const learned = await source.rateLimit('search');
+  const rate = learned
+    ? { requests: learned.limit, windowSeconds: learned.windowMs / 1000, source: learned.mode }
+    : { requests: config.source.fallbackLimits.search, windowSeconds: config.source.fallbackLimits.windowSeconds, source: 'fallback' as const };
   // Pages are bounded by the account's search rate; journeys in parallel only help up to that.
   const estimatedMs = Math.round((pages / rate.requests) * rate.windowSeconds * 1000);
   return {

@@ -1,4 +1,4 @@
-import { BudgetStopError, CheckpointMismatchError, PaginationDepthError, TokensExhaustedError } from '../../src/source/index.js';
+import { BudgetStopError, CheckpointMismatchError, PaginationDepthError, RecordQuota, TokensExhaustedError } from '../../src/source/index.js';
 import type { Filter, JourneyCheckpoint, JourneyPage, SourceClient } from '../../src/source/index.js';
 import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import type { RunPlan } from './plan-run.js';
@@ -17,6 +17,8 @@ export interface WalkContext {
   signal: AbortSignal;
   /** Maps, skips unchanged and upserts one page; resolves once the CRM accepted (or rejected) every record. */
   writePage(page: JourneyPage): Promise<void>;
+  /** Records per CRM write (pages are gathered up to this); the checkpoint moves once per write. */
+  writeBatch: number;
   /** Persists `checkpoint` (called after every accepted batch). */
   saveCheckpoint(): Promise<void>;
 }
@@ -36,6 +38,8 @@ function rank(err: unknown): number {
  */
 export async function walkPartitions(ctx: WalkContext): Promise<void> {
   const queue = ctx.checkpoint.partitions.flatMap((p, i) => (p.done ? [] : [i]));
+  // maxRecords below the count: one cap shared by the parallel journeys, counting what earlier attempts fetched
+  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, ctx.checkpoint.counts.fetched);
   let failure: unknown;
   // When one journey stops (cap, exhausted budget, error) the others request no new page, but pages already in
   // flight were admitted and charged: they complete and are written, so nothing paid for is dropped.
@@ -44,7 +48,7 @@ export async function walkPartitions(ctx: WalkContext): Promise<void> {
   const worker = async (): Promise<void> => {
     for (let index = queue.shift(); index !== undefined && !stopped(); index = queue.shift()) {
       try {
-        await walkPartition(ctx, index, stopped, queue);
+        await walkPartition(ctx, index, stopped, queue, quota);
       } catch (err) {
         if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
         if (failure === undefined || rank(err) > rank(failure)) failure = err;
@@ -55,6 +59,21 @@ export async function walkPartitions(ctx: WalkContext): Promise<void> {
   if (failure !== undefined) throw failure;
 }
 
+/** Several pages of one journey as one write: records and charges add up, the state is the last page's. */
+function mergePages(pages: JourneyPage[]): JourneyPage {
+  const lastPage = pages[pages.length - 1] as JourneyPage;
+  if (pages.length === 1) return lastPage;
+  return {
+    ...lastPage,
+    records: pages.flatMap((p) => p.records),
+    returned: pages.reduce((n, p) => n + p.returned, 0),
+    duplicates: pages.reduce((n, p) => n + p.duplicates, 0),
+    tokensCharged: pages.reduce((n, p) => n + p.tokensCharged, 0),
+    creditsCharged: pages.reduce((n, p) => n + p.creditsCharged, 0),
+    restarted: pages.some((p) => p.restarted),
+  };
+}
+
 /** The pages of `source` until `stop()` says so; checked before each page is requested, never mid-request. */
 async function* until<T>(source: AsyncIterable<T>, stop: () => boolean): AsyncGenerator<T> {
   for await (const item of source) {
@@ -63,18 +82,12 @@ async function* until<T>(source: AsyncIterable<T>, stop: () => boolean): AsyncGe
   }
 }
 
-async function walkPartition(ctx: WalkContext, index: number, stopped: () => boolean, queue: number[]): Promise<void> {
+async function walkPartition(ctx: WalkContext, index: number, stopped: () => boolean, queue: number[], quota: RecordQuota | undefined): Promise<void> {
   const { signal } = ctx;
   const cp = ctx.checkpoint;
   const partition = cp.partitions[index];
   if (!partition) return;
   const resumeFrom = partition.state ?? undefined;
-  let maxRecords: number | undefined;
-  if (ctx.plan.quota !== null) {
-    const left = ctx.plan.quota - cp.counts.fetched;
-    if (left <= 0) throw new BudgetStopError('max_records', `maxRecords (${ctx.plan.quota}) reached`);
-    maxRecords = (resumeFrom?.fetched ?? 0) + left;
-  }
   const journey = ctx.source.journey(ctx.plan.entity, partition.filter as Filter, {
     runId: ctx.runId,
     view: ctx.view,
@@ -82,16 +95,34 @@ async function walkPartition(ctx: WalkContext, index: number, stopped: () => boo
     mode: ctx.mode,
     idField: ctx.idField,
     signal,
-    ...(maxRecords === undefined ? {} : { maxRecords }),
+    // offset mode is a top-N: its journey needs the N; cursor journeys share the run's record cap, if any
+    ...(ctx.mode === 'offset' ? { maxRecords: ctx.plan.target } : {}),
+    ...(quota ? { quota } : {}),
     ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
   });
+  // Pages are written in batches of about `writeBatch` records (the sink's preferred size): one page for HubSpot,
+  // two for Salesforce collections, more for Bulk API 2.0. The checkpoint moves once the batch is written.
+  let pending: JourneyPage[] = [];
+  let last: JourneyPage | undefined;
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const batch = mergePages(pending);
+    pending = [];
+    await ctx.writePage(batch);
+    cp.partitions[index] = { filter: partition.filter, state: batch.done ? null : batch.checkpoint, done: batch.done };
+    await ctx.saveCheckpoint();
+    last = batch;
+  };
   try {
-    let last: JourneyPage | undefined;
-    for await (const page of prefetch(until(journey, stopped), 1)) {
-      await ctx.writePage(page);
-      cp.partitions[index] = { filter: partition.filter, state: page.done ? null : page.checkpoint, done: page.done };
-      await ctx.saveCheckpoint();
-      last = page;
+    try {
+      for await (const page of prefetch(until(journey, stopped), 1)) {
+        pending.push(page);
+        if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= ctx.writeBatch) await flush();
+      }
+    } finally {
+      // Pages fetched before a stop or an error were paid for: write them before the error surfaces. A failing
+      // write is not retried here (pending is emptied before writing).
+      await flush();
     }
     if (!last || last.done) cp.partitions[index] = { filter: partition.filter, state: null, done: true };
   } catch (err) {

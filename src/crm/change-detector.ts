@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { CrmRecord } from './crm-sink.js';
+import type { CrmRecord, ObjectTarget } from './crm-sink.js';
 
 /**
- * Remembers, per destination and object, a hash of the values last accepted by the CRM for each match key, so a
- * record whose mapped values did not change is not sent again. Only hashes are stored: no values, no contact details.
+ * Remembers, per destination, object, mapping field set and match key, a hash of the values last accepted by the
+ * CRM, so a record whose mapped values did not change is not sent again. Only hashes are stored: no values, no
+ * contact details.
  */
 export interface ChangeDetector {
   /** Keys whose current hash equals the stored one. */
@@ -15,14 +16,26 @@ export interface ChangeDetector {
   forget(keys: string[]): Promise<void>;
 }
 
+/** Hashes of a field set nobody wrote for this long vanish (every read or write renews them): 90 days. */
+export const CHANGE_HASH_TTL_SECONDS = 90 * 24 * 3600;
+
+const digest = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 22);
+
 export function recordHash(record: CrmRecord): string {
   const fields = Object.keys(record.properties).sort();
-  const canonical = JSON.stringify([fields.map((f) => [f, record.properties[f]]), record.companyKey ?? null]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+  return digest([fields.map((f) => [f, record.properties[f]]), record.companyKey ?? null]);
 }
 
-export function changeHashKey(keyPrefix: string, destination: string, object: string): string {
-  return `${keyPrefix}:crm:hash:${destination}:${object}`;
+/**
+ * What a mapping writes to its object: match field, field set, company link. Two searches mapping different field
+ * sets onto one object get separate hashes, so neither sees the other's writes as changes to send again.
+ */
+export function mappingFingerprint(target: ObjectTarget): string {
+  return digest([target.matchField, [...target.fields].sort(), target.associate ?? null]).slice(0, 12);
+}
+
+export function changeHashKey(keyPrefix: string, destination: string, target: ObjectTarget): string {
+  return `${keyPrefix}:crm:hash:${destination}:${target.object}:${mappingFingerprint(target)}`;
 }
 
 const CHUNK = 1000;
@@ -33,13 +46,14 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-export function createChangeDetector(redis: Redis, keyPrefix: string, destination: string, object: string): ChangeDetector {
-  const key = changeHashKey(keyPrefix, destination, object);
+export function createChangeDetector(redis: Redis, keyPrefix: string, destination: string, target: ObjectTarget): ChangeDetector {
+  const key = changeHashKey(keyPrefix, destination, target);
   return {
     async unchanged(records) {
       const same = new Set<string>();
       for (const part of chunks(records, CHUNK)) {
-        const stored = await redis.hmget(key, ...part.map((r) => r.key));
+        const [[err, stored]] = (await redis.multi().hmget(key, ...part.map((r) => r.key)).expire(key, CHANGE_HASH_TTL_SECONDS).exec()) as [[Error | null, (string | null)[]]];
+        if (err !== null) throw err;
         part.forEach((r, i) => {
           if (stored[i] === recordHash(r)) same.add(r.key);
         });
@@ -48,7 +62,7 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
     },
     async remember(records) {
       for (const part of chunks(records, CHUNK)) {
-        if (part.length > 0) await redis.hset(key, Object.fromEntries(part.map((r) => [r.key, recordHash(r)])));
+        if (part.length > 0) await redis.multi().hset(key, Object.fromEntries(part.map((r) => [r.key, recordHash(r)]))).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
       }
     },
     async forget(keys) {

@@ -63,14 +63,15 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
     async write(sources, mapping, writeOptions = {}) {
       const { signal, runVolume, dryRun = false } = writeOptions;
       const target = mapping.target;
-      const detector = createChangeDetector(redis, keyPrefix, destination, target.object);
+      const detector = createChangeDetector(redis, keyPrefix, destination, target);
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();
-      const reject = (index: number, key: string, code: string, reason: string, record?: CrmRecord): void => {
+      const reject = (index: number, key: string | undefined, code: string, reason: string, record?: CrmRecord): void => {
         const safe = redactReason(reason, record);
-        outcomes[index] = { key, status: 'rejected', code, reason: safe };
-        newRejects.push({ key, object: target.object, code, reason: safe, at });
+        const shown = key ?? `#${index}`;
+        outcomes[index] = { key: shown, status: 'rejected', code, reason: safe };
+        newRejects.push({ key: shown, object: target.object, code, reason: safe, at, ...(key === undefined ? { keyless: true as const } : {}) });
       };
 
       // Map; the last copy of a key wins (HubSpot refuses duplicate ids in one batch).
@@ -78,7 +79,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       sources.forEach((source, index) => {
         const mapped = mapRecord(mapping, source);
         if (!mapped.ok) {
-          reject(index, mapped.key ?? `#${index}`, mapped.code, mapped.reason);
+          reject(index, mapped.key, mapped.code, mapped.reason);
           return;
         }
         const earlier = byKey.get(mapped.record.key);
@@ -118,6 +119,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
           const batch = pending.slice(i, i + batchSize);
           const results = await sink.upsert(target, batch.map((p) => p.record), { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) });
           const accepted: CrmRecord[] = [];
+          const linkFailed: string[] = [];
           const failed: string[] = [];
           batch.forEach((p, j) => {
             const outcome = results[j];
@@ -131,11 +133,13 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
               outcomes[p.index] = outcome;
               // A failed link is retried next run: keep the record "changed" until it is linked.
               if (outcome.linkError === undefined) accepted.push(fullRecord(byKey, p.record.key));
+              else linkFailed.push(p.record.key);
             }
           });
           await detector.remember(accepted);
           await detector.forget(failed);
-          await rejects.resolve(searchName, accepted.map((r) => r.key));
+          // Written is written: a link that failed is not a reject, so the key leaves the retry set either way.
+          await rejects.resolve(searchName, [...accepted.map((r) => r.key), ...linkFailed]);
           await flushRejects();
         }
       }

@@ -14,10 +14,10 @@ export class CrmSchemaError extends AppError {
   }
 }
 
-/** The CRM refused our credentials. */
+/** The CRM refused our credentials (401) or their scopes/permissions (403). */
 export class CrmAuthError extends AppError {
-  constructor(crm: string, cause?: unknown) {
-    super('crm_auth_failed', `${crm} refused the access token (401)`, { cause });
+  constructor(crm: string, cause?: unknown, reason = 'refused the access token (401)', details?: Record<string, unknown>) {
+    super('crm_auth_failed', `${crm} ${reason}`, { cause, ...(details ? { details } : {}) });
   }
 }
 
@@ -37,7 +37,7 @@ export class CrmUnavailableError extends AppError {
 
 /** The CRM refused a whole request in a way retrying or splitting cannot fix (a bug or schema change). */
 export class CrmRequestError extends AppError {
-  constructor(crm: string, status: number, message: string) {
-    super('crm_request_failed', `${crm} refused the request (${status}): ${message}`, { details: { status } });
+  constructor(crm: string, status: number, message: string, details: Record<string, unknown> = {}) {
+    super('crm_request_failed', `${crm} refused the request (${status}): ${message}`, { details: { ...details, status } });
   }
 }

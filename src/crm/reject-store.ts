@@ -2,30 +2,42 @@ import type { Redis } from 'ioredis';
 
 /** One record the CRM (or our mapping) refused. Never holds values: a reason naming a value is redacted first. */
 export interface RejectEntry {
+  /** The match key; `#<index>` (position in the write) when the record had none. */
   key: string;
   object: string;
   code: string;
   reason: string;
   at: string;
+  /** No match key: listed in the history only, never counted as waiting for a retry (nothing could match it). */
+  keyless?: true;
 }
 
 export interface RejectStore {
+  /** Stores rejects in one MULTI: history (trimmed) and, for keyed ones, the retry set (capped after the add). */
   add(searchName: string, entries: RejectEntry[]): Promise<void>;
   /** Newest first. */
   list(searchName: string, options?: { limit?: number }): Promise<RejectEntry[]>;
-  /** Match keys rejected and not accepted since: they are sent again next run. */
+  /** Match keys rejected and not accepted since, sorted: sent again when the source returns them. */
   retryable(searchName: string): Promise<string[]>;
-  /** Records accepted again leave the retry set. */
+  /** How many match keys are in the retry set (≤ MAX_PENDING_REJECTS). */
+  pendingCount(searchName: string): Promise<number>;
+  /** Records the CRM accepted (with or without a link error) leave the retry set. */
   resolve(searchName: string, keys: string[]): Promise<void>;
 }
 
-/** The history keeps the last 1,000 rejects per search; the retry set is capped so a broken mapping cannot grow it without end. */
+/** The history keeps the last 1,000 rejects per search; the retry set keeps the newest 100,000 keys. */
 export const MAX_REJECT_HISTORY = 1000;
 export const MAX_PENDING_REJECTS = 100_000;
+/** A search not run for this long loses its rejects (each add renews it): 30 days. */
+export const REJECT_TTL_SECONDS = 30 * 24 * 3600;
 
-export function rejectKeys(keyPrefix: string, searchName: string): { history: string; pending: string } {
+/** Keys per ZADD, so a huge batch never spreads into one call's arguments. */
+const ARGS_PER_COMMAND = 1000;
+
+export function rejectKeys(keyPrefix: string, searchName: string): { history: string; retry: string } {
   const base = `${keyPrefix}:crm:rejects:${searchName}`;
-  return { history: `${base}:history`, pending: `${base}:pending` };
+  // A sorted set (score = time of the last reject) so the cap drops the oldest keys.
+  return { history: `${base}:history`, retry: `${base}:retry` };
 }
 
 export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore {
@@ -33,10 +45,19 @@ export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore 
     async add(searchName, entries) {
       if (entries.length === 0) return;
       const keys = rejectKeys(keyPrefix, searchName);
-      const pendingCount = await redis.scard(keys.pending);
-      const multi = redis.multi().lpush(keys.history, ...entries.map((e) => JSON.stringify(e))).ltrim(keys.history, 0, MAX_REJECT_HISTORY - 1);
-      if (pendingCount < MAX_PENDING_REJECTS) multi.sadd(keys.pending, ...entries.map((e) => e.key));
-      await multi.exec();
+      // Only the newest MAX_REJECT_HISTORY can survive the trim.
+      const history = entries.slice(-MAX_REJECT_HISTORY).map((e) => JSON.stringify(e));
+      const multi = redis.multi().lpush(keys.history, ...history).ltrim(keys.history, 0, MAX_REJECT_HISTORY - 1).expire(keys.history, REJECT_TTL_SECONDS);
+      const retry = entries.filter((e) => e.keyless !== true).map((e) => e.key);
+      if (retry.length > 0) {
+        const score = String(Date.now());
+        for (let i = 0; i < retry.length; i += ARGS_PER_COMMAND) multi.zadd(keys.retry, ...retry.slice(i, i + ARGS_PER_COMMAND).flatMap((key) => [score, key]));
+        // Cap after the add, in the same transaction: the newest MAX_PENDING_REJECTS keys stay.
+        multi.zremrangebyrank(keys.retry, 0, -(MAX_PENDING_REJECTS + 1)).expire(keys.retry, REJECT_TTL_SECONDS);
+      }
+      const results = await multi.exec();
+      const failed = results?.find(([err]) => err !== null);
+      if (failed !== undefined) throw failed[0] as Error;
     },
     async list(searchName, options = {}) {
       const limit = Math.min(Math.max(options.limit ?? 100, 1), MAX_REJECT_HISTORY);
@@ -44,10 +65,12 @@ export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore 
       return raw.map((line) => JSON.parse(line) as RejectEntry);
     },
     async retryable(searchName) {
-      return (await redis.smembers(rejectKeys(keyPrefix, searchName).pending)).sort();
+      return (await redis.zrange(rejectKeys(keyPrefix, searchName).retry, '0', '-1')).sort();
     },
+    pendingCount: (searchName) => redis.zcard(rejectKeys(keyPrefix, searchName).retry),
     async resolve(searchName, keys) {
-      if (keys.length > 0) await redis.srem(rejectKeys(keyPrefix, searchName).pending, ...keys);
+      const key = rejectKeys(keyPrefix, searchName).retry;
+      for (let i = 0; i < keys.length; i += ARGS_PER_COMMAND) await redis.zrem(key, ...keys.slice(i, i + ARGS_PER_COMMAND));
     },
   };
 }

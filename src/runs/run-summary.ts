@@ -69,3 +69,9 @@ export function exitCodeOf(summary: Pick<RunSummary, 'status'>): 0 | 1 | 3 {
     case 'delayed': return 3;
   }
 }
+
+/** The summary of a run that could not start (another run active, search refused at run time). */
+export function notStartedSummary(search: string, runId: string, dryRun: boolean, error: { code: string; message: string }): RunSummary {
+  const now = new Date().toISOString();
+  return { search, status: 'failed', ...emptyCounts(), durationMs: 0, runId, startedAt: now, finishedAt: now, dryRun, partitions: 0, error };
+}

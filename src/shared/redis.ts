@@ -9,3 +9,13 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export function createRedis(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, options: RedisOptions = {}): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, ...options });
 }
+
+/** Deletes every key under `prefix:` (SCAN, never KEYS *): for throwaway prefixes such as a demo's or a bench's. */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}

@@ -74,6 +74,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     settings: async (name, call) => dataOf(await get(paths.settings[name], 'dictionary', call), 'settings'),
     health: (call) => get(paths.health, undefined, call),
     stats: () => structuredClone(stats),
+    rateLimit: (op) => governor.current(op),
     endRun: (runId) => dedup.end(runId),
     close: () => http.close(),
   };

@@ -218,6 +218,8 @@ export interface SourceClient {
   readonly ledger: BudgetLedger;
   readonly accountKey: string;
   stats(): SourceStats;
+  /** The limit the account's governor currently uses for `op` (learned from RateLimit-* headers, or the fallback); null before any request. */
+  rateLimit(op: Operation): Promise<{ limit: number; windowMs: number; mode: 'headers' | 'fallback' } | null>;
   /** Forgets the run's dedup set (call when a run ends). */
   endRun(runId: string): void;
   close(): Promise<void>;

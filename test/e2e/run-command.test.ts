@@ -51,6 +51,11 @@ describe('run command (child process)', () => {
     const runs = await run(fx, yaml, ['runs', 'all-companies', '--json']);
     expect(runs.code).toBe(0);
     expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([summary.runId]);
+    // after a run the estimate uses the search limit learned from the API's headers
+    const replan = await run(fx, yaml, ['plan', 'all-companies']);
+    expect(replan.code).toBe(0);
+    expect(replan.out).toMatch(/at 500 searches per 60s \(learned from the API\)/);
+    expect(replan.out).toMatch(new RegExp(`matches\\s+${expected.length}`));
     const rejects = await run(fx, yaml, ['rejects', 'all-companies', '--json']);
     expect(rejects.code).toBe(0);
     expect(rejects.last()).toMatchObject({ search: 'all-companies', rejects: [] });
@@ -91,6 +96,21 @@ describe('run command (child process)', () => {
     expect(fx.hubspot!.state.count('contacts')).toBe(summary.created);
     // contact details went to the CRM, never into the output
     expect(r.out + r.err).not.toMatch(/@c\d+\.example/);
+  }, 60_000);
+
+  it('search tokens used up: exit 3, status delayed with the reset time printed', async () => {
+    fx = await startFixture('cli-delayed', { account: { tokenAllotment: 120, tokenPeriodSeconds: 3600 } });
+    const yaml = hubspotConfig(COMPANY_SEARCH);
+    const r = await run(fx, yaml, ['run', 'all-companies']);
+    expect(r.code).toBe(3);
+    expect(r.out).toMatch(/all-companies: delayed \(tokens_exhausted\)/);
+    const resumeAt = /resumes after the budget resets at (\S+)/.exec(r.out)?.[1];
+    expect(Math.abs(Date.parse(resumeAt ?? '') - (Date.now() + 3600_000))).toBeLessThan(60_000);
+    const runs = await run(fx, yaml, ['runs', 'all-companies', '--json']);
+    const [last] = (runs.last() as { runs: RunSummary[] }).runs;
+    expect(last).toMatchObject({ status: 'delayed', resumeAt });
+    expect(last!.tokensSpent).toBe(fx.si.stats('worker').tokensCharged);
+    expect(fx.hubspot!.state.count('companies')).toBe(last!.unique);
   }, 60_000);
 
   it('an API under a base path, snake_case records and a tiny package (10 searches / 2 s, 300 tokens)', async () => {

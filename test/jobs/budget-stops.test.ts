@@ -50,6 +50,17 @@ describe('budget stops', () => {
     expect(fx.hubspot!.state.count('companies')).toBe(120);
   });
 
+  it('maxRecords with partitions walked in parallel: one shared cap, exact', async () => {
+    fx = await startFixture('budget-max-parallel');
+    // small journeys force partitioning, so several journeys run at once against the one cap
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 250\n    destination: crm'), '  maxJourneyRecords: 100\n  parallelism: 4'));
+    const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'maxp-1' });
+    expect(summary.partitions).toBeGreaterThan(2);
+    expect(summary).toMatchObject({ status: 'partial', stopReason: 'max_records', fetched: 250, created: 250 });
+    expect(fx.si.stats('worker').tokensCharged).toBe(250);
+    expect(fx.hubspot!.state.count('companies')).toBe(250);
+  });
+
   it('token reserve: never spends the balance below it (partial), and refuses to start a run it cannot cover', async () => {
     fx = await startFixture('budget-reserve', { account: { tokenAllotment: 260, tokenPeriodSeconds: 3600 } });
     const config = fx.config(hubspotConfig(COMPANY_SEARCH, '  tokens: {reserve: 100}\n  parallelism: 1'));

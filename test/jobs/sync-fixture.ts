@@ -79,6 +79,17 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
       return res.json();
     }
   };
+  const oracleRecords = async (entity: 'companies' | 'persons', filter: unknown): Promise<Record<string, unknown>[]> => {
+    const records: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
+      const page = (await post(`/${entity}/filter${q}`, filter)) as { data: Record<string, unknown>[]; page: { nextCursor: string | null } };
+      records.push(...page.data);
+      cursor = page.page.nextCursor;
+    } while (cursor);
+    return records;
+  };
   return {
     si,
     hubspot,
@@ -87,19 +98,9 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
     env,
     config: (yaml) => parseConfig(yaml, 'test.yaml', env).config,
     deps: (config) => ({ config, redis, prefix, logger: silentLogger }),
-    async oracleRecords(entity, filter) {
-      const records: Record<string, unknown>[] = [];
-      let cursor: string | null = null;
-      do {
-        const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
-        const page = (await post(`/${entity}/filter${q}`, filter)) as { data: Record<string, unknown>[]; page: { nextCursor: string | null } };
-        records.push(...page.data);
-        cursor = page.page.nextCursor;
-      } while (cursor);
-      return records;
-    },
+    oracleRecords,
     async oracleIds(entity, filter, idField = 'id') {
-      const records = await this.oracleRecords(entity, filter);
+      const records = await oracleRecords(entity, filter);
       return [...new Set(records.map((r) => String(r[idField])))].sort();
     },
     async close() {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
+import { createRejectStore } from '../../src/crm/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import { acquireRunLock, RunAlreadyActiveError } from '../../src/runs/run-lock.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
@@ -95,6 +96,61 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
       const links = hs.associations.filter((a) => a.fromType === 'contacts' && a.fromId === contact!.id);
       expect(links.map((a) => a.toId)).toContain(company!.id);
     }
+  });
+
+  it('offset mode: the top N by revenue, complete once it has its N', async () => {
+    const config = fx.config(hubspotConfig(`
+  - name: top-revenue
+    segment: icp
+    entity: companies
+    mode: offset
+    filter:
+      company: {headcount: {gte: 1}}
+      options: {sortFields: [{field: revenue, direction: DESC}]}
+    maxRecords: 70
+    destination: crm
+    object: companies
+    matchOn: {field: top_sync_id, from: id}
+    fields: {name: name}
+`));
+    const all = await fx.oracleRecords('companies', { company: { headcount: { gte: 1 } } });
+    const revenues = all.map((r) => Number(r.revenue)).sort((a, b) => b - a);
+    const summary = await syncSearch(fx.deps(config), { search: 'top-revenue', runId: 'top-1' });
+    expect(summary).toMatchObject({ status: 'completed', fetched: 70, unique: 70 });
+    const landed = hubspotValues(fx.hubspot!, 'companies', 'top_sync_id').filter((v) => v !== '');
+    expect(landed.length).toBe(70);
+    const byId = new Map(all.map((r) => [String(r.id), Number(r.revenue)]));
+    // every landed company is at least as rich as the 70th richest
+    for (const id of landed) expect(byId.get(id)).toBeGreaterThanOrEqual(revenues[69]!);
+  });
+
+  it('records the CRM refuses are counted, kept with their reason, and sent again by the next run', async () => {
+    const config = fx.config(hubspotConfig(`
+  - name: picky
+    segment: icp
+    entity: companies
+    filter: {company: {headcount: {gte: 1, lte: 5}}}
+    destination: crm
+    object: companies
+    matchOn: {field: picky_sync_id, from: id}
+    fields: {name: name}
+`));
+    const expected = await fx.oracleIds('companies', { company: { headcount: { gte: 1, lte: 5 } } });
+    const refused = expected.slice(0, 3);
+    fx.hubspot!.faults.reject = { values: new Set(refused), mode: 'record' };
+    try {
+      const first = await syncSearch(fx.deps(config), { search: 'picky', runId: 'picky-1' });
+      expect(first).toMatchObject({ status: 'completed', rejected: 3, created: expected.length - 3 });
+      const store = createRejectStore(fx.redis, fx.prefix);
+      expect((await store.list('picky')).map((r) => r.key).sort()).toEqual(refused);
+      expect(await store.pendingCount('picky')).toBe(3);
+    } finally {
+      fx.hubspot!.faults.reject = { values: new Set(), mode: 'record' };
+    }
+    const second = await syncSearch(fx.deps(config), { search: 'picky', runId: 'picky-2' });
+    expect(second).toMatchObject({ status: 'completed', rejected: 0, created: 3, unchanged: expected.length - 3 });
+    expect(hubspotValues(fx.hubspot!, 'companies', 'picky_sync_id').filter((v) => v !== '')).toEqual(expected);
+    expect(await createRejectStore(fx.redis, fx.prefix).pendingCount('picky')).toBe(0);
   });
 
   it('never runs a search twice at once: a held lock refuses the run before it spends anything', async () => {

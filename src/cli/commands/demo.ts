@@ -16,7 +16,7 @@ import { formatSummary } from '../../runs/format-summary.js';
 import { listRuns } from '../../runs/run-history.js';
 import type { RunSummary } from '../../runs/run-summary.js';
 import { createLogger } from '../../shared/logger.js';
-import { createRedis, DEFAULT_REDIS_URL } from '../../shared/redis.js';
+import { createRedis, DEFAULT_REDIS_URL, deleteKeysUnder } from '../../shared/redis.js';
 import { EXIT } from '../exit-codes.js';
 import { startRoles, type RunningRoles } from './start.js';
 
@@ -69,12 +69,7 @@ async function startPrivateRedis(): Promise<{ url: string; proc: ChildProcess } 
 async function dropPrefix(url: string, prefix: string): Promise<void> {
   const redis = createRedis(url, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeysUnder(redis, prefix);
   } finally {
     redis.disconnect();
   }

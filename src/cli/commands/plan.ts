@@ -27,7 +27,7 @@ function render(plan: RunPlan, balance: { remaining: number; resetAt: number } |
     `  partitions   ${plan.partitions.length} (${plan.parallelism} walked at once)`,
     `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${new Date(balance.resetAt).toISOString()})` : ''}`,
     `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
-    `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source} limit)`,
+    `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
     plan.shortfall ? `  budget       NOT enough ${plan.shortfall}: a run stops early (partial) or is refused unless allowPartial` : '  budget       enough for the whole run',
   ];
   return lines.join('\n');

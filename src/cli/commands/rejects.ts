@@ -14,7 +14,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   try {
     const store = createRejectStore(cmd.redis, cmd.prefix);
     const rejects = await store.list(cmd.search, { limit: Number(cmd.values.limit ?? 100) || 100 });
-    const pending = (await store.retryable(cmd.search)).length;
+    const pending = await store.pendingCount(cmd.search);
     if (cmd.values.json) printJson({ search: cmd.search, pending, rejects });
     else if (rejects.length === 0) process.stdout.write(`no rejected records for ${cmd.search}\n`);
     else {

@@ -9,20 +9,11 @@ import { CONFIG_ERROR_CODES, errorInfo } from '../../../jobs/sync-search/run-err
 import { openSearchCommand, printJson } from '../../runs/cli-context.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { createProgressBar } from '../../runs/progress-bar.js';
-import { emptyCounts, exitCodeOf, type RunSummary } from '../../runs/run-summary.js';
+import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-summary.js';
 import { createLogger } from '../../shared/logger.js';
 import { EXIT } from '../exit-codes.js';
 
 const USAGE = 'usage: prospect-sync run <search> [--dry-run] [--json] [--config <file>]\n';
-
-/** The summary of a run that could not start (another run active, config refused at run time). */
-function notStarted(search: string, runId: string, dryRun: boolean, err: unknown): RunSummary {
-  const now = new Date().toISOString();
-  return {
-    search, status: 'failed', ...emptyCounts(), durationMs: 0, runId, startedAt: now, finishedAt: now, dryRun, partitions: 0,
-    error: errorInfo(err),
-  };
-}
 
 export async function runCommand(argv: string[]): Promise<number> {
   const cmd = await openSearchCommand<{ 'dry-run'?: boolean }>(argv, { 'dry-run': { type: 'boolean' } }, USAGE);
@@ -43,7 +34,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   try {
     summary = await syncSearch({ config, redis, prefix, logger }, { search, runId, dryRun, signal: abort.signal, onProgress: (p) => bar.update(p) });
   } catch (err) {
-    summary = notStarted(search, runId, dryRun, err);
+    summary = notStartedSummary(search, runId, dryRun, errorInfo(err));
   } finally {
     bar.done();
     process.off('SIGINT', onSignal);

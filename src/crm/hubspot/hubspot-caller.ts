@@ -1,11 +1,21 @@
 import type { Client } from '@hubspot/api-client';
+import { AppError } from '../../shared/app-error.js';
+import { refusalError, type CallContext } from './hubspot-errors.js';
 import { HubSpotRateLimiter, sleepFor } from './hubspot-rate-limiter.js';
-import { callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type RetryOptions } from './hubspot-retry.js';
+import { asApiError, callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type HubSpotApiError, type RetryOptions } from './hubspot-retry.js';
 
-/** One client, one limiter, one retry policy: every HubSpot call of a sink goes through `call`. */
+/** One client, one limiter, one retry policy: every HubSpot call of a sink goes through `call` or `attempt`. */
 export interface HubSpotCaller {
-  call<T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, signal?: AbortSignal): Promise<T>;
+  /** Any failure comes out typed (CrmAuthError, CrmSchemaError, CrmRequestError, CrmUnavailableError, CrmDailyLimitError). */
+  call<T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, at: CallContext, signal?: AbortSignal): Promise<T>;
+  /** Like `call`, but a refusal (4xx but 401/429) is returned for the caller to judge (batch upsert splits). */
+  attempt<T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, signal?: AbortSignal): Promise<{ data: T } | { refusal: HubSpotApiError }>;
   readonly throttled: number;
+}
+
+/** callHubSpot lets only refusals out untyped (our errors and abort reasons pass as they are). */
+function refusalOf(err: unknown): HubSpotApiError | undefined {
+  return err instanceof AppError ? undefined : asApiError(err);
 }
 
 export function createHubSpotCaller(
@@ -16,8 +26,26 @@ export function createHubSpotCaller(
   const limiter = new HubSpotRateLimiter({ perWindow: options.requestsPer10s, sleep });
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   let throttled = 0;
+  const run = <T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, signal?: AbortSignal): Promise<T> =>
+    callHubSpot(limiter, () => fn(client), { ...retry, sleep, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) });
   return {
-    call: (fn, signal) => callHubSpot(limiter, () => fn(client), { ...retry, sleep, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) }),
+    async call(fn, at, signal) {
+      try {
+        return await run(fn, signal);
+      } catch (err) {
+        const refusal = refusalOf(err);
+        throw refusal === undefined ? err : refusalError(refusal, at);
+      }
+    },
+    async attempt(fn, signal) {
+      try {
+        return { data: await run(fn, signal) };
+      } catch (err) {
+        const refusal = refusalOf(err);
+        if (refusal === undefined) throw err;
+        return { refusal };
+      }
+    },
     get throttled() {
       return throttled;
     },

@@ -15,7 +15,7 @@ export async function readByKey(
   const properties = [...new Set([...fields, matchField])];
   for (let i = 0; i < keys.length; i += HUBSPOT_BATCH_SIZE) {
     const inputs = keys.slice(i, i + HUBSPOT_BATCH_SIZE).map((id) => ({ id }));
-    const answer = await caller.call((c) => c.crm.objects.batchApi.readWithHttpInfo(object, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }), signal);
+    const answer = await caller.call((c) => c.crm.objects.batchApi.readWithHttpInfo(object, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }), { operation: 'batch read', object }, signal);
     for (const result of answer.results) {
       const key = result.properties[matchField];
       if (typeof key === 'string') found.set(key, { id: result.id, properties: result.properties });

@@ -4,7 +4,16 @@ import type { HubSpotRateLimiter } from './hubspot-rate-limiter.js';
 /** What the client throws for a non-accepted status (`ApiException`; each API group has its own class, so duck-typed). */
 export interface HubSpotApiError {
   code: number;
-  body: { message?: string; category?: string; subCategory?: string; policyName?: string } | undefined;
+  body:
+    | {
+        message?: string;
+        category?: string;
+        subCategory?: string;
+        policyName?: string;
+        context?: Record<string, string[]>;
+        errors?: { code?: string; message?: string; context?: Record<string, string[]> }[];
+      }
+    | undefined;
   headers: Record<string, string> | undefined;
 }
 
@@ -50,7 +59,7 @@ export interface HttpInfoLike<T> {
 
 /**
  * Runs one HubSpot call through the limiter, retrying 429 (after the window frees up) and 5xx (with backoff).
- * `refused` errors (4xx) are thrown unchanged for the caller to split or reject.
+ * `refused` errors (4xx) are thrown unchanged: the caller (hubspot-caller) types them or lets upsert split.
  */
 export async function callHubSpot<T>(
   limiter: HubSpotRateLimiter,

@@ -19,6 +19,7 @@ async function ensureUniqueProperty(caller: HubSpotCaller, object: string, name:
         hasUniqueValue: true,
         description: 'Unique id written by prospect-sync (match key)',
       }),
+      { operation: `creating property ${name}`, object },
     );
     return;
   }
@@ -28,7 +29,7 @@ async function ensureUniqueProperty(caller: HubSpotCaller, object: string, name:
 }
 
 async function propertiesOf(caller: HubSpotCaller, object: string): Promise<Map<string, { hasUniqueValue?: boolean }>> {
-  const answer = await caller.call((c) => c.crm.properties.coreApi.getAllWithHttpInfo(object));
+  const answer = await caller.call((c) => c.crm.properties.coreApi.getAllWithHttpInfo(object), { operation: 'listing properties', object });
   return new Map(answer.results.map((p) => [p.name, p]));
 }
 

@@ -1,6 +1,6 @@
 import type { Connection } from 'jsforce';
 import type { CrmValue } from '../crm-sink.js';
-import { SalesforceRequestError } from './salesforce-errors.js';
+import { SalesforceRequestError, SalesforceUnavailableError } from './salesforce-errors.js';
 
 export type BulkRow = Record<string, CrmValue>;
 
@@ -46,6 +46,8 @@ export async function runBulkUpsert(
     if (err instanceof Error && !('errorCode' in err) && /Ingest job failed|aborted/i.test(err.message)) {
       throw new SalesforceRequestError('BULK_JOB_FAILED', err.message);
     }
+    // jsforce's JobPollingTimeoutError (name 'JobPollingTimeout') has no errorCode: the job did not finish in time.
+    if (err instanceof Error && err.name.startsWith('JobPollingTimeout')) throw new SalesforceUnavailableError(1, 'BULK_POLL_TIMEOUT', err);
     throw err;
   } finally {
     countRequests(FIXED_JOB_REQUESTS + polls + 1); // +1: the poll that saw JobComplete

@@ -13,8 +13,10 @@ export interface HubSpotFaults {
    * VALIDATION_ERROR; `batch` fails the whole batch with 400 (as HubSpot does for some invalid values).
    */
   reject: { values: Set<string>; mode: 'record' | 'batch' };
+  /** Scopes the private app lacks (`crm.objects.contacts.write`, `crm.schemas.companies.read`…): routes needing one answer 403 MISSING_SCOPES. */
+  missingScopes: Set<string>;
 }
 
 export function defaultFaults(): HubSpotFaults {
-  return { latencyMs: 0, fail5xxNext: 0, fail5xxRate: 0, force429Next: 0, reject: { values: new Set(), mode: 'record' } };
+  return { latencyMs: 0, fail5xxNext: 0, fail5xxRate: 0, force429Next: 0, reject: { values: new Set(), mode: 'record' }, missingScopes: new Set() };
 }

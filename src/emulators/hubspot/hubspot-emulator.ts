@@ -42,6 +42,17 @@ export const DEFAULT_HUBSPOT_TOKEN = 'hubspot-emulator-token';
 
 type Handler = (params: string[], body: unknown) => BatchAnswer;
 
+const objectScope = (access: 'read' | 'write') => (params: string[]): string => `crm.objects.${params[0] ?? ''}.${access}`;
+const schemaScope = (access: 'read' | 'write') => (params: string[]): string => `crm.schemas.${params[0] ?? ''}.${access}`;
+
+/** HubSpot's 403 for a private app without the scope a call needs. */
+function missingScopeError(scope: string): HubSpotHttpError {
+  return new HubSpotHttpError(403, 'MISSING_SCOPES', "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.", {
+    errors: [{ message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: [scope] } }],
+    links: { scopes: 'https://developers.hubspot.com/scopes' },
+  });
+}
+
 async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -64,17 +75,18 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
   const stats: HubSpotEmulatorStats = { requests: 0, throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, byRoute: {}, byStatus: {}, inputs: 0 };
   const newId = (): string => state.newId();
 
-  const routes: { method: string; pattern: RegExp; name: string; handle: Handler }[] = [
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/upsert$/, name: 'upsert', handle: ([t], b) => upsert(state.table(t ?? ''), b, faults, newId) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/create$/, name: 'create', handle: ([t], b) => create(state.table(t ?? ''), b, faults, newId) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/update$/, name: 'update', handle: ([t], b) => update(state.table(t ?? ''), b, faults) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/read$/, name: 'read', handle: ([t], b) => read(state.table(t ?? ''), b) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/archive$/, name: 'archive', handle: ([t], b) => archive(state.table(t ?? ''), b) },
-    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.list', handle: ([t]) => listProperties(state.table(t ?? '')) },
-    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)\/([^/]+)$/, name: 'properties.get', handle: ([t, n]) => getProperty(state.table(t ?? ''), n ?? '') },
-    { method: 'POST', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.create', handle: ([t], b) => createProperty(state.table(t ?? ''), b) },
-    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/create$/, name: 'associations.create', handle: ([f, t], b) => createAssociations(state, f ?? '', t ?? '', b) },
-    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/associate\/default$/, name: 'associations.default', handle: ([f, t], b) => associateDefault(state, f ?? '', t ?? '', b) },
+  // Each route needs one scope of the private app: crm.objects.<type>.read|write or crm.schemas.<type>.read|write.
+  const routes: { method: string; pattern: RegExp; name: string; scope: (params: string[]) => string; handle: Handler }[] = [
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/upsert$/, name: 'upsert', scope: objectScope('write'), handle: ([t], b) => upsert(state.table(t ?? ''), b, faults, newId) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/create$/, name: 'create', scope: objectScope('write'), handle: ([t], b) => create(state.table(t ?? ''), b, faults, newId) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/update$/, name: 'update', scope: objectScope('write'), handle: ([t], b) => update(state.table(t ?? ''), b, faults) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/read$/, name: 'read', scope: objectScope('read'), handle: ([t], b) => read(state.table(t ?? ''), b) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/archive$/, name: 'archive', scope: objectScope('write'), handle: ([t], b) => archive(state.table(t ?? ''), b) },
+    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.list', scope: schemaScope('read'), handle: ([t]) => listProperties(state.table(t ?? '')) },
+    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)\/([^/]+)$/, name: 'properties.get', scope: schemaScope('read'), handle: ([t, n]) => getProperty(state.table(t ?? ''), n ?? '') },
+    { method: 'POST', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.create', scope: schemaScope('write'), handle: ([t], b) => createProperty(state.table(t ?? ''), b) },
+    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/create$/, name: 'associations.create', scope: objectScope('write'), handle: ([f, t], b) => createAssociations(state, f ?? '', t ?? '', b) },
+    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/associate\/default$/, name: 'associations.default', scope: objectScope('write'), handle: ([f, t], b) => associateDefault(state, f ?? '', t ?? '', b) },
   ];
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -128,6 +140,8 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
       const inputs = (body as { inputs?: unknown } | undefined)?.inputs;
       if (Array.isArray(inputs)) stats.inputs += inputs.length;
       const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map((p) => decodeURIComponent(p));
+      const scope = route.scope(params);
+      if (faults.missingScopes.has(scope)) throw missingScopeError(scope);
       const answer = route.handle(params, body);
       send(res, answer.status, answer.body, headers);
     } catch (err) {

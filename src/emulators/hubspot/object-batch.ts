@@ -55,8 +55,9 @@ function propertiesOf(table: ObjectTable, input: Record<string, unknown>): Recor
     else throw validationError(`Invalid input JSON: property ${name} must be a string`);
   }
   if (missing.length > 0) {
-    const detail = missing.map((name) => ({ isValid: false, message: `Property "${name}" does not exist`, error: 'PROPERTY_DOESNT_EXIST', name }));
-    throw validationError(`Property values were not valid: ${JSON.stringify(detail)}`, { subCategory: 'PROPERTY_DOESNT_EXIST' });
+    // As HubSpot answers: the codes only inside the message's JSON list, no subCategory.
+    const detail = missing.map((name) => ({ isValid: false, message: `Property "${name}" does not exist`, error: 'PROPERTY_DOESNT_EXIST', name, localizedErrorMessage: `Property "${name}" does not exist` }));
+    throw validationError(`Property values were not valid: ${JSON.stringify(detail)}`);
   }
   for (const name of READ_ONLY) delete out[name];
   return out;

@@ -4,13 +4,18 @@ import {
   compileFieldMapping,
   createCrmWriter,
   createHubSpotSink,
+  CHANGE_HASH_TTL_SECONDS,
   createRejectStore,
+  MAX_PENDING_REJECTS,
   MAX_REJECT_HISTORY,
+  REJECT_TTL_SECONDS,
   type CrmWriterOptions,
   type FieldMappingConfig,
   type HubSpotSink,
 } from '../../../src/crm/index.js';
 import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
+import { changeHashKey } from '../../../src/crm/change-detector.js';
+import { rejectKeys } from '../../../src/crm/reject-store.js';
 import { testRedis } from '../../helpers/redis.js';
 
 let redis: Redis;
@@ -142,6 +147,40 @@ describe('CRM writer', () => {
     expect(await w.write(person, personMapping)).toMatchObject({ unchanged: 1 });
   });
 
+  it('a keyless reject is listed but never waits for a retry; a key accepted with a failed link leaves the retry set', async () => {
+    const w = writer();
+    await w.prepare(personMapping.target);
+    const rejects = createRejectStore(redis, prefix);
+    const bad = { id: 'p_5', firstName: 'Di', companyId: 'c_nowhere', contacts: { email: 'di(at)x' } };
+    expect(await w.write([bad, { firstName: 'No Id' }], personMapping)).toMatchObject({ rejected: 2 });
+    expect((await rejects.list('dach')).map((r) => r.key)).toEqual(['p_5', '#1']);
+    expect(await rejects.retryable('dach')).toEqual(['p_5']);
+    expect(await rejects.pendingCount('dach')).toBe(1);
+
+    // Fixed in the source, written, but its company is not in HubSpot: written is written.
+    const fixed = { ...bad, contacts: { email: 'di@x.example' } };
+    expect(await w.write([fixed], personMapping)).toMatchObject({ created: 1, linkErrors: 1 });
+    expect(await rejects.pendingCount('dach')).toBe(0);
+  });
+
+  it('two searches mapping different fields onto one object do not re-send each other\'s records', async () => {
+    const names = compileFieldMapping({ matchOn: { field: 'prospect_sync_id', from: 'id' }, fields: { name: 'name' } }, { object: 'companies' });
+    const domains = compileFieldMapping({ matchOn: { field: 'prospect_sync_id', from: 'id' }, fields: { domain: { from: 'website', transform: 'domain' } } }, { object: 'companies' });
+    const a = writer({ searchName: 'names' });
+    const b = writer({ searchName: 'domains' });
+    await a.prepare(names.target);
+    expect(await a.write(companiesOf(5), names)).toMatchObject({ created: 5 });
+    expect(await b.write(companiesOf(5), domains)).toMatchObject({ updated: 5 });
+    const upserts = emu.stats.byRoute.upsert ?? 0;
+    expect(await a.write(companiesOf(5), names)).toMatchObject({ unchanged: 5 });
+    expect(await b.write(companiesOf(5), domains)).toMatchObject({ unchanged: 5 });
+    expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts);
+    // Hashes expire when nobody writes that field set any more.
+    const hashKeys = [changeHashKey(prefix, 'crm', names.target), changeHashKey(prefix, 'crm', domains.target)];
+    expect(new Set(hashKeys).size).toBe(2);
+    for (const key of hashKeys) expect(await redis.ttl(key)).toBeGreaterThan(CHANGE_HASH_TTL_SECONDS - 60);
+  });
+
   it('dry run reads but writes nothing: no CRM writes, no hashes, no rejects', async () => {
     const w = writer();
     await w.prepare(companyMapping.target);
@@ -177,5 +216,18 @@ describe('reject store', () => {
     expect(await store.list('s', { limit: 3 })).toHaveLength(3);
     await store.resolve('s', ['k0', 'k1']);
     expect(await store.retryable('s')).toHaveLength(1198);
+  });
+
+  it('caps the retry set after each batch, atomically, keeping the newest keys; everything expires', async () => {
+    const store = createRejectStore(redis, prefix);
+    const entry = (key: string) => ({ key, object: 'contacts', code: 'X', reason: 'r', at: '' });
+    await store.add('s', Array.from({ length: MAX_PENDING_REJECTS - 1 }, (_, i) => entry(`old${i}`)));
+    await new Promise((r) => setTimeout(r, 5)); // a later score than the first batch
+    await store.add('s', ['new1', 'new2', 'new3'].map(entry));
+    expect(await store.pendingCount('s')).toBe(MAX_PENDING_REJECTS);
+    const kept = new Set(await store.retryable('s'));
+    expect(['new1', 'new2', 'new3'].every((k) => kept.has(k))).toBe(true);
+    expect(kept.has('old0')).toBe(false);
+    for (const key of Object.values(rejectKeys(prefix, 's'))) expect(await redis.ttl(key)).toBeGreaterThan(REJECT_TTL_SECONDS - 60);
   });
 });

@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createHubSpotSink, type HubSpotSink, type ObjectTarget } from '../../../src/crm/index.js';
-import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator, type HubSpotEmulatorOptions } from '../../../src/emulators/hubspot/index.js';
+import { describe, expect, it } from 'vitest';
+import { createHubSpotSink, type ObjectTarget } from '../../../src/crm/index.js';
+import { DEFAULT_HUBSPOT_TOKEN } from '../../../src/emulators/hubspot/index.js';
+import { useHubSpot } from './hubspot-fixture.js';
 
 const companies: ObjectTarget = { object: 'companies', matchField: 'prospect_sync_id', fields: ['name', 'domain', 'numberofemployees'] };
 const contacts: ObjectTarget = {
@@ -10,21 +11,7 @@ const contacts: ObjectTarget = {
   associate: { object: 'companies', matchField: 'prospect_sync_id' },
 };
 
-let emu: HubSpotEmulator | undefined;
-let sink: HubSpotSink | undefined;
-
-async function setup(options: HubSpotEmulatorOptions = {}, requestsPer10s = 190): Promise<{ emu: HubSpotEmulator; sink: HubSpotSink }> {
-  emu = await startHubSpotEmulator(options);
-  sink = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: `${emu.url}/`, requestsPer10s, retry: { baseDelayMs: 5 } });
-  return { emu, sink };
-}
-
-afterEach(async () => {
-  await sink?.close();
-  await emu?.close();
-  sink = undefined;
-  emu = undefined;
-});
+const setup = useHubSpot();
 
 const people = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => ({ key: `p_${from + i}`, properties: { email: `person${from + i}@example.com`, firstname: `Ünïcødé ${from + i} 👩‍💻` } }));
@@ -132,7 +119,7 @@ describe('HubSpot sink: upsert', () => {
 describe('HubSpot sink: limits and failures', () => {
   it('keeps under the rolling window from the headers and waits out 429s without losing a record', async () => {
     // The server allows 5 requests per 300 ms; the sink is configured higher and must learn the lower limit.
-    const { emu, sink } = await setup({ limits: { perTenSeconds: 5, windowMs: 300 } }, 100);
+    const { emu, sink } = await setup({ limits: { perTenSeconds: 5, windowMs: 300 } }, { requestsPer10s: 100 });
     await sink.prepare(contacts);
     emu.faults.force429Next = 3;
     const [a, b] = await Promise.all([
@@ -172,8 +159,7 @@ describe('HubSpot sink: limits and failures', () => {
   });
 
   it('fails with crm_auth_failed on a refused token, without the token in the message', async () => {
-    emu = await startHubSpotEmulator();
-    sink = createHubSpotSink({ accessToken: 'pat-secret-value', baseUrl: emu.url });
+    const { sink } = await setup({}, { accessToken: 'pat-secret-value' });
     const err = await sink.prepare(contacts).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'crm_auth_failed' });
     expect(JSON.stringify(err)).not.toContain('pat-secret-value');

@@ -240,6 +240,11 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(emulator.stats.requests['POST jobs/ingest']).toBe(1);
     expect(emulator.state.all('Account')).toHaveLength(0);
   });
+  test('a bulk job that outlasts the poll timeout fails with crm_unavailable, not jsforce\'s untyped error', async () => {
+    const { sink } = await start({ bulkProcessingDelayMs: 2000 }, { bulkThreshold: 10, bulkMinBatch: 1, bulkPollTimeoutMs: 60 });
+    await sink.prepare(ACCOUNTS);
+    await expect(sink.upsert(ACCOUNTS, accounts(20), { runVolume: 20 })).rejects.toMatchObject({ code: 'crm_unavailable', message: expect.stringMatching(/BULK_POLL_TIMEOUT/) });
+  });
   test('a 503 during the bulk job is retried and no record is lost', async () => {
     const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
     await sink.prepare(ACCOUNTS);

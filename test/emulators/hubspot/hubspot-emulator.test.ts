@@ -50,6 +50,19 @@ describe('HubSpot emulator: auth and errors', () => {
     const res = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('a@x.io', { firstname: 'A' }), upsertInput('b@x.io', { nope: '1' })] });
     expect(res.status).toBe(400);
     expect(String(res.body.message)).toMatch(/PROPERTY_DOESNT_EXIST/);
+    expect(String(res.body.message)).toMatch(/Property \\"nope\\" does not exist/);
+    // As HubSpot: category only, the code lives in the message's JSON list.
+    expect(res.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' });
+    expect(res.body).not.toHaveProperty('subCategory');
+    expect(emu.state.count('contacts')).toBe(0);
+  });
+
+  it('answers 403 MISSING_SCOPES naming the scope when the app lacks it', async () => {
+    emu.faults.missingScopes = new Set(['crm.objects.contacts.write']);
+    const res = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('a@x.io')] });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ status: 'error', category: 'MISSING_SCOPES', errors: [{ context: { requiredGranularScopes: ['crm.objects.contacts.write'] } }] });
+    expect((await post('/crm/v3/objects/contacts/batch/read', { inputs: [{ id: 'a@x.io' }], idProperty: 'email', properties: [] })).status).toBe(207); // read scope kept: not found, not forbidden
     expect(emu.state.count('contacts')).toBe(0);
   });
 

@@ -1,0 +1,26 @@
+import { afterEach } from 'vitest';
+import { createHubSpotSink, type HubSpotSink, type HubSpotSinkOptions } from '../../../src/crm/index.js';
+import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator, type HubSpotEmulatorOptions } from '../../../src/emulators/hubspot/index.js';
+
+export type HubSpotSetup = (options?: HubSpotEmulatorOptions, sinkOptions?: Partial<HubSpotSinkOptions>) => Promise<{ emu: HubSpotEmulator; sink: HubSpotSink }>;
+
+/**
+ * An emulator plus a sink on it (test-speed backoff, the emulator's token unless `sinkOptions.accessToken` differs),
+ * both closed after each test of the calling file.
+ */
+export function useHubSpot(): HubSpotSetup {
+  let emu: HubSpotEmulator | undefined;
+  let sink: HubSpotSink | undefined;
+  afterEach(async () => {
+    await sink?.close();
+    await emu?.close();
+    sink = undefined;
+    emu = undefined;
+  });
+  return async (options = {}, sinkOptions = {}) => {
+    emu = await startHubSpotEmulator(options);
+    const accessToken = options.accessToken ?? DEFAULT_HUBSPOT_TOKEN;
+    sink = createHubSpotSink({ accessToken, baseUrl: `${emu.url}/`, requestsPer10s: 190, retry: { baseDelayMs: 5 }, ...sinkOptions });
+    return { emu, sink };
+  };
+}
