@@ -40,6 +40,8 @@ export interface RunRequest {
   /** Stable across the attempts of one queued run: it finds the run's checkpoint and re-takes its lock. */
   runId: string;
   dryRun?: boolean;
+  /** Send every record even when its change hash says it is unchanged (`run/trigger --full-resync`). */
+  fullResync?: boolean;
   /** Shutdown: the batch in flight is finished and checkpointed, then the run returns promptly. */
   signal?: AbortSignal;
   onPlan?: (plan: RunPlan) => void;
@@ -116,7 +118,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     const cp = checkpoint;
 
     // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-    destination = openDestination(config, search, resolved.destination, { redis, prefix, logger: log });
+    destination = openDestination(config, search, resolved.destination, { redis, prefix, logger: log, fullResync: request.fullResync ?? false });
     const dest = destination;
     if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
 
@@ -216,17 +218,19 @@ function shortfallError(plan: RunPlan): { code: string; message: string } {
 
 /**
  * The BullMQ processor: a run per job, resumed from its checkpoint by every later attempt (same run id).
- * `delayed` -> moved to delayed until the budget resets (no attempt burned); config errors fail at once;
- * other failures are thrown so BullMQ retries with backoff; an aborted run throws so the worker puts it back.
+ * `delayed` -> moved to delayed until the budget resets (no attempt burned); config and CRM credential/schema errors
+ * fail at once; a CRM limit (daily limit, API share) and other failures are thrown so BullMQ retries with backoff from
+ * the checkpoint (CRM limits wait longer); an aborted run throws so the worker puts it back.
  */
 export function createSyncProcessor(deps: SyncDeps): SyncProcessor {
   return async (job, token, signal): Promise<SyncJobResult> => {
     const { search, runId } = job.data;
+    const fullResync = job.data.fullResync === true;
     let lastProgress = 0;
     let summary: RunSummary;
     try {
       summary = await syncSearch(deps, {
-        search, runId, signal,
+        search, runId, signal, fullResync,
         onProgress: (p) => {
           if (Date.now() - lastProgress < 1000) return;
           lastProgress = Date.now();
@@ -251,7 +255,7 @@ export function createSyncProcessor(deps: SyncDeps): SyncProcessor {
       const cause = summary.error ?? { code: 'run_failed', message: 'unknown' };
       if (CONFIG_ERROR_CODES.has(cause.code)) throw new UnrecoverableError(cause.message);
       if (summary.stopReason === 'aborted') throw new RunAbortedError(search);
-      throw new RunFailedError(search, cause);
+      throw new RunFailedError(search, cause, job.attemptsMade);
     }
     return summary;
   };

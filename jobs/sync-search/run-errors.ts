@@ -7,14 +7,32 @@ export class RunAbortedError extends AppError {
   }
 }
 
-/** A run attempt failed; the summary carries the cause's code. Thrown by the queue job so BullMQ retries it. */
+/**
+ * Codes of a CRM allowance used up: HubSpot's or Salesforce's daily request limit, or our own `maxApiShare` of
+ * Salesforce's. The run stops cleanly (checkpoint kept) and is retried later; an immediate retry would only meet
+ * the same limit, so the retry waits at least CRM_LIMIT_RETRY_MS, doubling per attempt.
+ */
+export const CRM_LIMIT_CODES: ReadonlySet<string> = new Set(['crm_daily_limit', 'crm_api_share_exceeded']);
+export const CRM_LIMIT_RETRY_MS = 15 * 60_000;
+const CRM_LIMIT_RETRY_MAX_MS = 2 * 3600_000;
+
+/**
+ * A run attempt failed; the summary carries the cause's code. Thrown by the queue job so BullMQ retries it. On a CRM
+ * limit it carries `retryAfterMs`, which the queue's backoff honours (it stays well inside the checkpoint's TTL).
+ */
 export class RunFailedError extends AppError {
-  constructor(search: string, cause: { code: string; message: string }) {
+  readonly retryAfterMs: number | undefined;
+  constructor(search: string, cause: { code: string; message: string }, attemptsMade = 0) {
     super(cause.code, `run of '${search}' failed: ${cause.message}`);
+    this.retryAfterMs = CRM_LIMIT_CODES.has(cause.code) ? Math.min(CRM_LIMIT_RETRY_MAX_MS, CRM_LIMIT_RETRY_MS * 2 ** attemptsMade) : undefined;
   }
 }
 
-/** Codes that mean the configuration (or the CRM schema it names) is wrong: no retry helps; `run` exits 2. */
+/**
+ * Codes that mean the configuration (or the CRM schema or credentials it names) is wrong: no retry helps, the queue
+ * job fails at once (UnrecoverableError) and `run` exits 2. `crm_auth_failed` covers a refused token and missing
+ * scopes (HubSpot 401/403, a refused Salesforce grant): fixed in the CRM app or the secret, not by waiting.
+ */
 export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([
   'config_invalid',
   'search_not_found',
@@ -25,6 +43,7 @@ export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([
   'partition_impossible',
   'crm_mapping_invalid',
   'crm_schema_mismatch',
+  'crm_auth_failed',
 ]);
 
 const EMAIL = /[^\s"'<>@]+@[^\s"'<>@]+\.[a-z]{2,}/gi;

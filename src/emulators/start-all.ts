@@ -8,6 +8,13 @@ import { startSalesforceEmulator, type SalesforceEmulator } from './salesforce/i
 
 export const DEFAULT_EMULATOR_PORTS = { salesIntel: 4010, hubspot: 4020, salesforce: 4030 } as const;
 
+/**
+ * Data size `demo` and `emulate` start the Sales-Intelligence emulator with: big enough that the example search
+ * (software, DE/AT/CH, headcount 50-5000) matches a few hundred companies (436 with seed 1; 8 on the default
+ * 10,000) while the emulator still starts in ~0.1 s (measured: 95 ms, +50 MB RSS).
+ */
+export const DEMO_DATASET = { companies: 400_000, persons: 1_000_000 } as const;
+
 /** Demo credentials: the emulators accept them, nothing else does. */
 export const EMULATOR_CREDENTIALS = {
   siClientId: 'demo-client',

@@ -21,9 +21,10 @@ export async function enqueueRun(
   queue: Queue<SyncJobData, SyncJobResult>,
   search: string,
   trigger: SyncTrigger,
+  options: { fullResync?: boolean } = {},
 ): Promise<EnqueueResult> {
   const runId = randomUUID();
-  const data: SyncJobData = { search, runId, trigger, requestedAt: new Date().toISOString() };
+  const data: SyncJobData = { search, runId, trigger, requestedAt: new Date().toISOString(), ...(options.fullResync ? { fullResync: true } : {}) };
   const job = await queue.add(SYNC_JOB, data, { jobId: runId, deduplication: { id: search } });
   const jobId = job.id ?? runId;
   const state = await queue.getJobState(jobId);

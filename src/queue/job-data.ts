@@ -29,6 +29,8 @@ export interface SyncJobData {
   trigger: SyncTrigger;
   /** ISO 8601. */
   requestedAt: string;
+  /** `trigger --full-resync`: send every record even when its change hash is unchanged. Absent = false. */
+  fullResync?: boolean;
   /** Owned by the processor (`job.updateData`); a retried or stalled job resumes from it. */
   checkpoint?: unknown;
 }

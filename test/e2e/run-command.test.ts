@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRejectStore } from '../../src/crm/index.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { cli } from '../queue/cli-process.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from '../jobs/sync-fixture.js';
@@ -48,9 +49,14 @@ describe('run command (child process)', () => {
     expect(Object.keys(summary.requests).sort()).toEqual(['count', 'search']);
     expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
 
+    // --full-resync sends every record again although none changed
+    const full = await run(fx, yaml, ['run', 'all-companies', '--full-resync', '--json']);
+    expect(full.code).toBe(0);
+    expect(full.last()).toMatchObject({ status: 'completed', created: 0, updated: expected.length, unchanged: 0 });
+
     const runs = await run(fx, yaml, ['runs', 'all-companies', '--json']);
     expect(runs.code).toBe(0);
-    expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([summary.runId]);
+    expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([(full.last() as RunSummary).runId, summary.runId]);
     // after a run the estimate uses the search limit learned from the API's headers
     const replan = await run(fx, yaml, ['plan', 'all-companies']);
     expect(replan.code).toBe(0);
@@ -97,6 +103,26 @@ describe('run command (child process)', () => {
     // contact details went to the CRM, never into the output
     expect(r.out + r.err).not.toMatch(/@c\d+\.example/);
   }, 60_000);
+
+  it('rejects: lists refusals and says what is sent again and what is not (keyless entries)', async () => {
+    fx = await startFixture('cli-rejects', { hubspot: false });
+    const yaml = hubspotConfig(COMPANY_SEARCH);
+    const store = createRejectStore(fx.redis, fx.prefix);
+    const at = new Date().toISOString();
+    await store.add('all-companies', [
+      { key: 'c_1', object: 'companies', code: 'INVALID_INTEGER', reason: 'numberofemployees is not a number', at },
+      { key: 'c_2', object: 'companies', code: 'CONFLICT', reason: 'duplicate domain', at },
+    ]);
+    const keyed = await run(fx, yaml, ['rejects', 'all-companies']);
+    expect(keyed.code).toBe(0);
+    expect(keyed.out).toContain('2 rejected record(s) not accepted since; each is sent again when a run of all-companies fetches it again.');
+    expect(keyed.out).not.toMatch(/next run|#<n>/);
+
+    await store.add('all-companies', [{ key: '#7', object: 'companies', code: 'missing_match_key', reason: 'no value at id', at, keyless: true }]);
+    const keyless = await run(fx, yaml, ['rejects', 'all-companies']);
+    expect(keyless.out).toContain('2 rejected record(s) not accepted since');
+    expect(keyless.out).toContain('entries shown as #<n> had no match key (matchOn.from): fix the data or the mapping; they are not retried.');
+  }, 30_000);
 
   it('search tokens used up: exit 3, status delayed with the reset time printed', async () => {
     fx = await startFixture('cli-delayed', { account: { tokenAllotment: 120, tokenPeriodSeconds: 3600 } });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
-import { startFixture, type Fixture } from './sync-fixture.js';
+import { SOURCE_YAML, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-test-client', clientSecret: 'sf-test-secret' };
 const PERSON_FILTER = { company: { headcount: { gte: 1 } }, person: { seniority: { include: ['director', 'vp'] } } };
@@ -17,13 +17,7 @@ afterAll(async () => {
   await fx.close();
 });
 
-const yaml = (): string => `
-source:
-  baseUrl: \${SI_BASE_URL}
-  auth:
-    tokenUrl: \${SI_TOKEN_URL}
-    clientId: \${SI_CLIENT_ID}
-    clientSecret: \${SI_CLIENT_SECRET}
+const yaml = (): string => `${SOURCE_YAML}
   pageSize: 100
 destinations:
   sf:

@@ -110,15 +110,18 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
   };
 }
 
-/** A config with one HubSpot destination and the given searches (YAML list items, already indented). */
-export function hubspotConfig(searches: string, source = ''): string {
-  return `
+/** The `source:` block pointing at the fixture's Sales-Intelligence emulator (the env of `startFixture`). */
+export const SOURCE_YAML = `
 source:
   baseUrl: \${SI_BASE_URL}
   auth:
     tokenUrl: \${SI_TOKEN_URL}
     clientId: \${SI_CLIENT_ID}
-    clientSecret: \${SI_CLIENT_SECRET}
+    clientSecret: \${SI_CLIENT_SECRET}`;
+
+/** A config with one HubSpot destination and the given searches (YAML list items, already indented). */
+export function hubspotConfig(searches: string, source = ''): string {
+  return `${SOURCE_YAML}
   fallbackLimits: {search: 500, count: 500, dictionary: 500, windowSeconds: 60}
 ${source.includes('pageSize') ? '' : '  pageSize: 50'}
 ${source}

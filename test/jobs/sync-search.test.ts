@@ -56,7 +56,7 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     fields: {firstname: firstName, lastname: lastName}
 `;
     const config = fx.config(hubspotConfig(people('dry-people', 20, 1) + people('other-people', 40, 21)));
-    // the match property exists once some search wrote contacts (HubSpot's read by a missing property is a 400)
+    // contacts another search wrote are there already: the dry run must leave the CRM as it is
     const other = await syncSearch(fx.deps(config), { search: 'other-people', runId: 'other-1' });
     expect(other.status).toBe('completed');
     const before = fx.hubspot!.state.count('contacts');

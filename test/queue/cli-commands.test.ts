@@ -54,6 +54,24 @@ describe('process commands', () => {
     expect(unknown.err()).toContain("unknown search 'nope'");
   });
 
+  it('trigger --full-resync: the job data carries fullResync: true (absent without the flag)', async () => {
+    const { queues, configPath, run } = await setup('cli-trigger-resync');
+    await writeFile(configPath, configYaml(searchYaml('dach', '{every: 1h}') + searchYaml('other', '{every: 1h}')));
+    const full = run(['trigger', 'dach', '--full-resync', '--json']);
+    expect(await full.exited, full.err()).toBe(0);
+    const { jobId } = JSON.parse(full.out().trim().split('\n').at(-1) ?? '') as { jobId: string };
+    expect((await queues.sync.getJob(jobId))?.data).toMatchObject({ search: 'dach', fullResync: true });
+
+    const pending = run(['trigger', 'dach', '--full-resync']);
+    expect(await pending.exited).toBe(0);
+    expect(pending.out()).toContain('--full-resync does not apply to it');
+
+    const plain = run(['trigger', 'other', '--json']);
+    expect(await plain.exited).toBe(0);
+    const other = JSON.parse(plain.out().trim().split('\n').at(-1) ?? '') as { jobId: string };
+    expect((await queues.sync.getJob(other.jobId))?.data.fullResync).toBeUndefined();
+  });
+
   it('scheduler: creates schedulers, SIGHUP applies changes and keeps the old config when the new one is invalid, SIGTERM exits 0', async () => {
     const { queues, configPath, run } = await setup('cli-scheduler');
     await writeFile(configPath, configYaml(searchYaml('one', '{every: 1h}') + searchYaml('two', '{cron: "0 6 * * *", timezone: Europe/Berlin}')));

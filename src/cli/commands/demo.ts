@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { startAllEmulators, type RunningEmulators } from '../../emulators/start-all.js';
+import { DEMO_DATASET, startAllEmulators, type RunningEmulators } from '../../emulators/start-all.js';
 import { enqueueRun } from '../../queue/index.js';
 import { loadCommandConfig } from '../../runs/cli-context.js';
 import { formatSummary } from '../../runs/format-summary.js';
@@ -100,7 +100,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
 
   // 2. Emulators, and the example config pointed at them (its ${VAR:-default}s read these variables).
-  const emulators: RunningEmulators = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 } });
+  // The demo data size, so the example search brings a few hundred records rather than a handful.
+  const emulators: RunningEmulators = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 }, salesIntel: DEMO_DATASET });
   Object.assign(process.env, emulators.env, { REDIS_URL: redisUrl });
   // A fresh key prefix per demo: its change hashes must not claim records the fresh HubSpot emulator never saw.
   const prefix = `prospect-sync-demo-${randomUUID().slice(0, 8)}`;
@@ -135,7 +136,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     // 4. Watch records arrive in the emulated HubSpot until the run ends.
     const summary = await watch(roles, search.name, jobId, (line) => say(line), () => emulators.hubspot.state.count(search.object));
     say(formatSummary(summary));
-    say(`HubSpot emulator now holds ${emulators.hubspot.state.count(search.object)} ${search.object}`);
+    say(`${emulators.hubspot.state.count(search.object)} ${search.object} landed in the emulated HubSpot`);
     if (once) return summary.status === 'completed' ? EXIT.ok : EXIT.failed;
     say('the scheduler and worker keep running; open the dashboard, or press Ctrl-C to stop');
     await new Promise<void>((resolve) => {
@@ -164,6 +165,6 @@ async function watch(roles: RunningRoles, search: string, jobId: string, say: (l
       say(`  HubSpot records: ${count}${p?.target ? `  (fetched ${p.fetched ?? 0} of ${p.target})` : ''}`);
       shown = count;
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 200)); // the demo run takes about a second: show it filling up
   }
 }

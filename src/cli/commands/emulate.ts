@@ -1,9 +1,10 @@
 /**
  * `emulate`: the three local emulators on fixed ports (4010 SI, 4020 HubSpot, 4030 Salesforce; flags or env override),
- * printing their URLs and the env vars to export; runs until SIGTERM/SIGINT.
+ * the Sales-Intelligence one with the demo's data size (DEMO_DATASET), printing their URLs and the env vars to
+ * export; runs until SIGTERM/SIGINT.
  */
 import { parseArgs } from 'node:util';
-import { startAllEmulators, DEFAULT_EMULATOR_PORTS } from '../../emulators/start-all.js';
+import { DEFAULT_EMULATOR_PORTS, DEMO_DATASET, startAllEmulators } from '../../emulators/start-all.js';
 import { exitOnSignals } from '../../queue/index.js';
 import { createLogger } from '../../shared/logger.js';
 import { EXIT } from '../exit-codes.js';
@@ -38,7 +39,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stderr.write(`invalid port\n${USAGE}`);
     return EXIT.usage;
   }
-  const emulators = await startAllEmulators({ ports: ports as Record<keyof typeof ports, number> });
+  const emulators = await startAllEmulators({ ports: ports as Record<keyof typeof ports, number>, salesIntel: DEMO_DATASET });
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ urls: emulators.urls, env: emulators.env })}\n`);
   } else {

@@ -19,7 +19,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     else if (rejects.length === 0) process.stdout.write(`no rejected records for ${cmd.search}\n`);
     else {
       const lines = rejects.map((r) => `${r.at}  ${r.object}  ${r.key}  ${r.code}: ${r.reason}`);
-      process.stdout.write(`${lines.join('\n')}\n${pending} record(s) will be sent again on the next run\n`);
+      // Nothing re-reads the retry set: a reject only drops the record's change hash, so whichever run fetches it
+      // again sends it again. Keyless records cannot be matched at all, so they never are.
+      lines.push(`${pending} rejected record(s) not accepted since; each is sent again when a run of ${cmd.search} fetches it again.`);
+      if (rejects.some((r) => r.keyless === true)) {
+        lines.push('entries shown as #<n> had no match key (matchOn.from): fix the data or the mapping; they are not retried.');
+      }
+      process.stdout.write(`${lines.join('\n')}\n`);
     }
     return EXIT.ok;
   } finally {

@@ -1,6 +1,7 @@
 /**
- * `run <search> [--dry-run] [--json] [--config f]`: one sync in this process, no scheduler. It takes the same run
- * lock as the queue job. Progress bar on a TTY (stderr); `--json` prints the run summary as the last stdout line.
+ * `run <search> [--dry-run] [--full-resync] [--json] [--config f]`: one sync in this process, no scheduler. It takes
+ * the same run lock as the queue job. `--full-resync` sends every record, also those whose change hash is unchanged.
+ * Progress bar on a TTY (stderr); `--json` prints the run summary as the last stdout line.
  * Exit: 0 completed, 1 failed (also: another run of the search is active), 2 config error, 3 partial or delayed.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,14 +14,22 @@ import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-s
 import { createLogger } from '../../shared/logger.js';
 import { EXIT } from '../exit-codes.js';
 
-const USAGE = 'usage: prospect-sync run <search> [--dry-run] [--json] [--config <file>]\n';
+const USAGE =
+  'usage: prospect-sync run <search> [--dry-run] [--full-resync] [--json] [--config <file>]\n' +
+  '  --dry-run      fetch and map, read the CRM, write nothing\n' +
+  '  --full-resync  send every record, also those unchanged since the last run\n';
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const cmd = await openSearchCommand<{ 'dry-run'?: boolean }>(argv, { 'dry-run': { type: 'boolean' } }, USAGE);
+  const cmd = await openSearchCommand<{ 'dry-run'?: boolean; 'full-resync'?: boolean }>(
+    argv,
+    { 'dry-run': { type: 'boolean' }, 'full-resync': { type: 'boolean' } },
+    USAGE,
+  );
   if (typeof cmd === 'number') return cmd;
   const { search, values, config, redis, prefix } = cmd;
   const json = values.json === true;
   const dryRun = values['dry-run'] === true;
+  const fullResync = values['full-resync'] === true;
   const runId = randomUUID();
   // Logs go to stderr as JSON only when asked (LOG_LEVEL); the bar and the summary are the user interface.
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }).child({ cmd: 'run' });
@@ -32,7 +41,7 @@ export async function runCommand(argv: string[]): Promise<number> {
 
   let summary: RunSummary;
   try {
-    summary = await syncSearch({ config, redis, prefix, logger }, { search, runId, dryRun, signal: abort.signal, onProgress: (p) => bar.update(p) });
+    summary = await syncSearch({ config, redis, prefix, logger }, { search, runId, dryRun, fullResync, signal: abort.signal, onProgress: (p) => bar.update(p) });
   } catch (err) {
     summary = notStartedSummary(search, runId, dryRun, errorInfo(err));
   } finally {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Redis } from 'ioredis';
-import { ConfigError, loadConfig, resolveConfigPath, type AppConfig } from '../../config/index.js';
+import { loadConfig, type AppConfig } from '../../config/index.js';
 import {
   exitOnSignals,
   openQueues,
@@ -16,6 +16,7 @@ import {
   type SyncProcessor,
   type SyncWorkerHandle,
 } from '../../queue/index.js';
+import { loadCommandConfig } from '../../runs/cli-context.js';
 import { listRuns } from '../../runs/run-history.js';
 import { startDashboardServer, type DashboardServer } from '../../server/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
@@ -142,17 +143,9 @@ export async function runRoles(roles: RoleSet, argv: string[]): Promise<number> 
     process.stderr.write(`${(err as Error).message}\n${USAGE}`);
     return EXIT.usage;
   }
-  const configPath = resolveConfigPath(values.config);
-  let config: AppConfig;
-  try {
-    config = await loadConfig({ path: configPath });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return EXIT.config;
-    }
-    throw err;
-  }
+  const loaded = await loadCommandConfig(values.config);
+  if (typeof loaded === 'number') return loaded;
+  const { config, path: configPath } = loaded;
   const number = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
   const logger = createLogger();
   const running = await startRoles({

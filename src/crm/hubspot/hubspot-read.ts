@@ -1,8 +1,19 @@
+import { CrmSchemaError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 
 export const HUBSPOT_BATCH_SIZE = 100;
 
-/** Batch read by a unique property, 100 keys per call; keys HubSpot does not know are absent from the map. */
+/** HubSpot answered that the property we read by does not exist (yet): no object can have a value for it. */
+function matchPropertyMissing(err: unknown, matchField: string): boolean {
+  const missing = err instanceof CrmSchemaError ? err.details?.missing : undefined;
+  return Array.isArray(missing) && missing.includes(matchField);
+}
+
+/**
+ * Batch read by a unique property, 100 keys per call; keys HubSpot does not know are absent from the map. A match
+ * property that does not exist yet (a fresh portal before the first real run created it, e.g. under `--dry-run`)
+ * means no object can exist by that key: the map is empty. Every other refusal still throws its typed error.
+ */
 export async function readByKey(
   caller: HubSpotCaller,
   object: string,
@@ -15,7 +26,13 @@ export async function readByKey(
   const properties = [...new Set([...fields, matchField])];
   for (let i = 0; i < keys.length; i += HUBSPOT_BATCH_SIZE) {
     const inputs = keys.slice(i, i + HUBSPOT_BATCH_SIZE).map((id) => ({ id }));
-    const answer = await caller.call((c) => c.crm.objects.batchApi.readWithHttpInfo(object, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }), { operation: 'batch read', object }, signal);
+    let answer;
+    try {
+      answer = await caller.call((c) => c.crm.objects.batchApi.readWithHttpInfo(object, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }), { operation: 'batch read', object }, signal);
+    } catch (err) {
+      if (matchPropertyMissing(err, matchField)) return found;
+      throw err;
+    }
     for (const result of answer.results) {
       const key = result.properties[matchField];
       if (typeof key === 'string') found.set(key, { id: result.id, properties: result.properties });

@@ -114,6 +114,19 @@ describe('HubSpot sink: upsert', () => {
     expect(current.get('p_101')).toEqual({ firstname: 'Ünïcødé 101 👩‍💻', lastname: null });
     expect((emu.stats.byRoute.read ?? 0) - before).toBe(2);
   });
+
+  it('a match property that does not exist yet (fresh portal, dry run) reads as no records; other refusals still throw', async () => {
+    const { emu, sink } = await setup();
+    const fresh = { ...companies, matchField: 'never_created_id' };
+    const current = await sink.readCurrent(fresh, ['c_1', 'c_2'], ['name']);
+    expect(current.size).toBe(0);
+    expect(emu.state.tables.get('companies')?.properties.has('never_created_id')).toBe(false);
+    // the match property exists but is not unique: a schema problem, not "nothing there"
+    const nonUnique = await sink.readCurrent({ ...companies, matchField: 'domain' }, ['c_1'], ['name']).catch((e: unknown) => e);
+    expect(nonUnique).toMatchObject({ code: 'crm_schema_mismatch' });
+    emu.faults.missingScopes = new Set(['crm.objects.companies.read']);
+    expect(await sink.readCurrent(fresh, ['c_1'], ['name']).catch((e: unknown) => e)).toMatchObject({ code: 'crm_auth_failed' });
+  });
 });
 
 describe('HubSpot sink: limits and failures', () => {
