@@ -197,11 +197,18 @@ async function exhaustedUntil(err: unknown, config: AppConfig, source: SourceCli
   return balance && balance.resetAt > Date.now() ? new Date(balance.resetAt) : null;
 }
 
-/** The run's counters: what the checkpoint accumulated plus this attempt's requests and 429s from the client. */
+/**
+ * The run's counters: what the checkpoint accumulated plus this attempt's requests and 429s from the client. Tokens
+ * and credits take the client's figure when it is higher: a page sent but never answered (abort, timeout) yields no
+ * page to add up, yet may have been charged, and the client books it at its worst case.
+ */
 function runCounts(accumulated: RunCounts, before: RunCounts | undefined, source: SourceClient): RunCounts {
   const stats = source.stats();
+  const atLeast = (total: number, earlier: number, thisAttempt: number): number => earlier + Math.max(total - earlier, thisAttempt);
   return {
     ...accumulated,
+    tokensSpent: atLeast(accumulated.tokensSpent, before?.tokensSpent ?? 0, stats.tokensSpent),
+    creditsSpent: atLeast(accumulated.creditsSpent, before?.creditsSpent ?? 0, stats.creditsSpent),
     requests: { search: (before?.requests.search ?? 0) + stats.requests.search, count: (before?.requests.count ?? 0) + stats.requests.count },
     throttled: (before?.throttled ?? 0) + stats.throttled,
   };

@@ -69,10 +69,30 @@ if grant > 0 then
   redis.call('HSET', KEYS[1], ARGV[4], grant .. '|' .. ARGV[6])
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), ARGV[4])
 end
-return grant
+-- The cap that binds: the smaller remaining of run and day (in-flight reservations included); run wins ties.
+local binding = 0
+local runLeft, dayLeft = tonumber(ARGV[2]) - runUsed - runResv, tonumber(ARGV[3]) - dayUsed - dayResv
+if tonumber(ARGV[2]) >= 0 and (tonumber(ARGV[3]) < 0 or runLeft <= dayLeft) then binding = 1
+elseif tonumber(ARGV[3]) >= 0 then binding = 2 end
+return {grant, binding}
 `;
 
-const RESERVATION_TTL_MS = 5 * 60 * 1000;
+// KEYS: tokens hash. ARGV: n. A search that got no answer may have been charged: lower the known balance by the
+// worst case (never raised back within the period, as OBSERVE_TOKENS only lowers it).
+const DEBIT_TOKENS = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
+local remaining, resetAt = tonumber(st[1]), tonumber(st[2])
+if not remaining or (resetAt and now >= resetAt) then return -1 end
+remaining = math.max(0, remaining - tonumber(ARGV[1]))
+redis.call('HSET', KEYS[1], 'remaining', remaining)
+return remaining
+`;
+
+// Only frees the reservations of a process that died mid-request; longer than one request with all its retries
+// (5 × 60 s Retry-After plus backoffs and timeouts), so a live reservation never expires under a cap.
+const RESERVATION_TTL_MS = 15 * 60 * 1000;
 const RUN_TTL_S = 14 * 24 * 3600;
 const DAY_TTL_S = 3 * 24 * 3600;
 
@@ -87,6 +107,11 @@ function num(headers: Headers, name: string): number | undefined {
 export interface Reservation {
   id: string;
   granted: number;
+}
+
+export interface CreditReservation extends Reservation {
+  /** The cap that limits the grant (the smaller remaining of run and day, run on ties), or null without caps. */
+  binding: 'credits_per_run' | 'credits_per_day' | null;
 }
 
 export class RedisBudgetLedger implements BudgetLedger {
@@ -145,6 +170,11 @@ export class RedisBudgetLedger implements BudgetLedger {
     await this.redis.eval(OBSERVE_TOKENS, 1, this.tokensKey, limit ?? -1, remaining, reset ?? 0);
   }
 
+  /** Lowers the known balance by `n` tokens a search may have been charged without an answer telling us. */
+  async debitTokens(n: number): Promise<void> {
+    if (n > 0) await this.redis.eval(DEBIT_TOKENS, 1, this.tokensKey, n);
+  }
+
   async spendableTokens(): Promise<number> {
     const { id, available } = await this.reserveTokens(0);
     await this.releaseTokens(id);
@@ -156,13 +186,13 @@ export class RedisBudgetLedger implements BudgetLedger {
   }
 
   /** Reserves up to `requested` credits for `runId` under the run and day caps. */
-  async reserveCredits(runId: string, requested: number): Promise<Reservation> {
+  async reserveCredits(runId: string, requested: number): Promise<CreditReservation> {
     const id = randomUUID();
-    const granted = (await this.redis.eval(
+    const [granted, binding] = (await this.redis.eval(
       RESERVE_CREDITS, 4, ...this.creditResv, this.runKey(runId), this.dayKey(), requested,
       this.caps.maxPerRun ?? -1, this.caps.maxPerDay ?? -1, id, RESERVATION_TTL_MS, runId,
-    )) as number;
-    return { id, granted };
+    )) as [number, number];
+    return { id, granted, binding: binding === 1 ? 'credits_per_run' : binding === 2 ? 'credits_per_day' : null };
   }
 
   /** Books `spent` credits and drops the reservation. */

@@ -105,9 +105,12 @@ export class SourceHttpError extends SourceError {
   }
 }
 
-/** Connection refused/reset, DNS, timeouts: no HTTP answer. */
+/**
+ * Connection refused/reset, DNS, timeouts: no HTTP answer. `mayHaveBeenServed`: the request may have reached the
+ * API (a timeout or reset after it was sent), so it may have been charged.
+ */
 export class SourceNetworkError extends SourceError {
-  constructor(message: string, cause?: unknown) {
+  constructor(message: string, cause?: unknown, readonly mayHaveBeenServed = false) {
     super('source_network_error', message, { cause });
   }
 }
@@ -151,9 +154,14 @@ export class CheckpointMismatchError extends SourceError {
   }
 }
 
-/** The caller's AbortSignal fired. */
+/** The caller's AbortSignal fired. `mayHaveBeenServed`: it fired while a request was in flight. */
 export class SourceAbortedError extends SourceError {
-  constructor(cause?: unknown) {
+  constructor(cause?: unknown, readonly mayHaveBeenServed = false) {
     super('source_aborted', 'the request was aborted', { cause });
   }
+}
+
+/** True when a request got no answer but may have been served (and charged) by the API. */
+export function outcomeUnknown(error: unknown): boolean {
+  return (error instanceof SourceNetworkError || error instanceof SourceAbortedError) && error.mayHaveBeenServed;
 }

@@ -5,6 +5,9 @@
 import { Agent, request } from 'undici';
 import { SourceAbortedError, SourceNetworkError, SourceProtocolError } from './errors.js';
 
+// Failures that prove the request never reached the server; any other failure may come after it was served.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -48,10 +51,11 @@ export class HttpTransport {
       return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.statusCode) };
     } catch (error) {
       if (error instanceof SourceProtocolError) throw error;
-      if (req.signal?.aborted) throw new SourceAbortedError(req.signal.reason);
+      const sent = !NOT_SENT_CODES.has((error as { code?: string }).code ?? '');
+      if (req.signal?.aborted) throw new SourceAbortedError(req.signal.reason, sent);
       const what = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : (error as Error).message;
       // Only the origin: a URL never carries secrets here, but keep messages short and stable.
-      throw new SourceNetworkError(`${req.method} ${req.url.origin}${req.url.pathname} failed: ${what}`, error);
+      throw new SourceNetworkError(`${req.method} ${req.url.origin}${req.url.pathname} failed: ${what}`, error, sent);
     }
   }
 

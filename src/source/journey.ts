@@ -7,7 +7,7 @@
 import type { Logger } from '../shared/logger.js';
 import { sleep } from './abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
-import type { RedisBudgetLedger, Reservation } from './budget-ledger.js';
+import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
 import {
   BudgetStopError,
   CheckpointMismatchError,
@@ -159,33 +159,55 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
 
 /**
  * One page request with its budget reservations held only while it is in flight (the answer's headers then carry
- * the new balance). `creditRunId` is set when the page reveals contacts.
+ * the new balance). `creditRunId` is set when the page reveals contacts. A request that got no answer may still
+ * have been served and charged (credits are never reported back): it is booked at its worst case, `limit` tokens
+ * and credits, so the caps are never passed; a retry of it reserves again.
  */
 async function fetchPage(
   ctx: JourneyContext, url: URL, bodyBytes: string, wanted: number, creditRunId: string | null, fetched: number, signal: AbortSignal | undefined,
 ): Promise<PageBody> {
-  const tokens = await ctx.ledger.reserveTokens(wanted);
+  let tokens: Reservation | null = null;
   let credits: Reservation | null = null;
+  let limit = 0;
   let spent = 0;
-  try {
-    if (tokens.granted <= 0) {
+  const reserve = async (): Promise<void> => {
+    const t = await ctx.ledger.reserveTokens(wanted);
+    tokens = t;
+    if (t.granted <= 0) {
       throw new BudgetStopError('tokens_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
     }
     // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
-    let limit = tokens.available < 0 && ctx.ledger.reserve > 0 ? 1 : tokens.granted;
+    limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
     if (creditRunId !== null) {
-      credits = await ctx.ledger.reserveCredits(creditRunId, limit);
-      if (credits.granted <= 0) throw await creditStop(ctx, creditRunId);
-      limit = Math.min(limit, credits.granted);
+      const c = await ctx.ledger.reserveCredits(creditRunId, limit);
+      credits = c;
+      if (c.granted <= 0) throw creditStop(c.binding);
+      limit = Math.min(limit, c.granted);
     }
     url.searchParams.set('limit', String(limit));
-    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal });
+  };
+  const release = async (charged: number): Promise<void> => {
+    const t: Reservation | null = tokens;
+    const c: Reservation | null = credits;
+    tokens = credits = null;
+    if (t) await ctx.ledger.releaseTokens(t.id);
+    if (c && creditRunId !== null) await ctx.ledger.settleCredits(creditRunId, c.id, charged);
+  };
+  const onOutcomeUnknown = async (retrying: boolean): Promise<void> => {
+    ctx.stats.tokensSpent += limit;
+    if (creditRunId !== null) ctx.stats.creditsSpent += limit;
+    await ctx.ledger.debitTokens(limit);
+    await release(limit);
+    if (retrying) await reserve();
+  };
+  try {
+    await reserve();
+    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown });
     const body = parsePage(res.body);
     spent = body.data.length;
     return body;
   } finally {
-    await ctx.ledger.releaseTokens(tokens.id);
-    if (credits && creditRunId !== null) await ctx.ledger.settleCredits(creditRunId, credits.id, spent);
+    await release(spent);
   }
 }
 
@@ -199,10 +221,8 @@ async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSig
   }
 }
 
-async function creditStop(ctx: JourneyContext, runId: string): Promise<BudgetStopError> {
-  const usage = await ctx.ledger.creditUsage(runId);
-  const runCap = usage.maxPerRun !== null && usage.run >= usage.maxPerRun;
-  return runCap
-    ? new BudgetStopError('credits_per_run', `the run spent its credit cap (${usage.maxPerRun})`)
-    : new BudgetStopError('credits_per_day', `the account spent today's credit cap (${usage.maxPerDay ?? '?'})`);
+function creditStop(binding: CreditReservation['binding']): BudgetStopError {
+  return binding === 'credits_per_day'
+    ? new BudgetStopError('credits_per_day', "the account spent today's credit cap (in-flight pages included)")
+    : new BudgetStopError('credits_per_run', 'the run spent its credit cap (in-flight pages included)');
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../shared/logger.js';
 import { sleep } from './abortable-sleep.js';
 import type { RedisBudgetLedger } from './budget-ledger.js';
 import { mapErrorResponse } from './error-mapping.js';
-import { RateLimitedError, SourceAuthError, SourceError } from './errors.js';
+import { outcomeUnknown, RateLimitedError, SourceAuthError, SourceError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './http-transport.js';
 import type { RateGovernor } from './rate-governor.js';
 import { decideRetry } from './retry-policy.js';
@@ -23,6 +23,11 @@ export interface ApiRequest {
   /** Rate-limited operation, or undefined for the health probe. */
   operation: Operation | undefined;
   signal?: AbortSignal;
+  /**
+   * Called when an attempt got no answer but may have been served (and charged), with whether it will be retried.
+   * It books the worst case and, before a retry, reserves again; what it throws replaces the error.
+   */
+  onOutcomeUnknown?: (retrying: boolean) => Promise<void>;
 }
 
 export function emptyStats(): SourceStats {
@@ -68,6 +73,7 @@ export class RequestExecutor {
         if (error instanceof RateLimitedError) attempts.throttles += 1;
         else attempts.failures += 1;
         const decision = decideRetry(error, attempts, this.retry);
+        if (req.onOutcomeUnknown && outcomeUnknown(error)) await req.onOutcomeUnknown(decision.retry);
         if (!decision.retry) throw error;
         this.stats.retries += 1;
         this.logger.warn(
