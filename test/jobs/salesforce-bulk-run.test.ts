@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
-import { SOURCE_YAML, startFixture, type Fixture } from './sync-fixture.js';
+import { salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-bulk-client', clientSecret: 'sf-bulk-secret' };
 const FILTER = { company: { headcount: { gte: 1 } } };
@@ -17,17 +17,7 @@ afterAll(async () => {
   await fx.close();
 });
 
-const yaml = (bulkThreshold: number): string => `${SOURCE_YAML}
-  pageSize: 100
-destinations:
-  sf:
-    type: salesforce
-    loginUrl: \${SF_LOGIN_URL}
-    clientId: ${SF.clientId}
-    clientSecret: \${SF_CLIENT_SECRET}
-    externalIdField: Prospect_Sync_Id__c
-    bulkThreshold: ${bulkThreshold}
-searches:
+const yaml = (bulkThreshold: number): string => `${salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulkThreshold}`)}searches:
   - name: all-accounts
     segment: icp
     entity: companies

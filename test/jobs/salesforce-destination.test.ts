@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
-import { SOURCE_YAML, startFixture, type Fixture } from './sync-fixture.js';
+import { salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-test-client', clientSecret: 'sf-test-secret' };
 const PERSON_FILTER = { company: { headcount: { gte: 1 } }, person: { seniority: { include: ['director', 'vp'] } } };
@@ -17,16 +17,7 @@ afterAll(async () => {
   await fx.close();
 });
 
-const yaml = (): string => `${SOURCE_YAML}
-  pageSize: 100
-destinations:
-  sf:
-    type: salesforce
-    loginUrl: \${SF_LOGIN_URL}
-    clientId: ${SF.clientId}
-    clientSecret: \${SF_CLIENT_SECRET}
-    externalIdField: Prospect_Sync_Id__c
-searches:
+const yaml = (): string => `${salesforceConfigHead(SF.clientId)}searches:
   - name: accounts
     segment: icp
     entity: companies

@@ -160,3 +160,17 @@ export function hubspotValues(hubspot: HubSpotEmulator, type: string, property: 
   const table = hubspot.state.tables.get(type);
   return [...(table?.objects.values() ?? [])].map((o) => o.properties[property] ?? '').sort();
 }
+
+/** The source block plus one Salesforce destination `sf` (secret and login URL from the fixture's env). */
+export function salesforceConfigHead(clientId: string, extra = ''): string {
+  return `${SOURCE_YAML}
+  pageSize: 100
+destinations:
+  sf:
+    type: salesforce
+    loginUrl: \${SF_LOGIN_URL}
+    clientId: ${clientId}
+    clientSecret: \${SF_CLIENT_SECRET}
+    externalIdField: Prospect_Sync_Id__c${extra}
+`;
+}
