@@ -71,13 +71,17 @@ async function pagesPerSecond(sizes: string, path: string, query: string, concur
     const journey = async (k: number): Promise<void> => {
       const body = JSON.stringify(k % 2 === 0 ? {} : { company: { headcount: { gte: 2 } } });
       let cursor: string | null = null;
+      let depth = 0;
       while (performance.now() < deadline) {
+        // A journey may return at most 100,000 records (then 422): start a new one before that.
+        if (depth >= 99_900) { cursor = null; depth = 0; }
         const q: string = cursor === null ? '' : `&cursor=${cursor}`;
         const res = await request(`${url}${path}?limit=100${query}${q}`, { method: 'POST', dispatcher, headers, body });
         if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${await res.body.text()}`);
         const json = (await res.body.json()) as { data: unknown[]; page: { nextCursor: string | null } };
         pages++;
         records += json.data.length;
+        depth = json.page.nextCursor === null ? 0 : depth + json.data.length;
         cursor = json.page.nextCursor;
       }
     };
