@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /**
  * Paths pino removes from every log line. Secrets and contact details must never be logged; redaction is the
@@ -15,12 +15,14 @@ export const REDACTED_PATHS = [
 
 export type { Logger };
 
-export function createLogger(options: LoggerOptions = {}): Logger {
-  return pino({
+/** The product's logger: pino JSON with redaction, to stdout unless a destination is given (tests capture it). */
+export function createLogger(options: LoggerOptions = {}, destination?: DestinationStream): Logger {
+  const settings: LoggerOptions = {
     level: process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     ...options,
-  });
+  };
+  return destination ? pino(settings, destination) : pino(settings);
 }
 
 /** A logger that writes nothing; the default for library use and tests. */
