@@ -1,6 +1,5 @@
 /** Turns a non-2xx answer of the API into the typed error of its row in the spec's error table. */
-import type {
-  SourceError} from './errors.js';
+import type { SourceError } from './errors.js';
 import {
   CursorFilterMismatchError,
   InsufficientBudgetError,
