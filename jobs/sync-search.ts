@@ -98,6 +98,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     log.info({ status, stopReason: summary.stopReason, fetched: summary.fetched, created: summary.created, updated: summary.updated }, 'run finished');
     return summary;
   };
+  const aborted = (): Promise<RunSummary> => finish('failed', { stopReason: 'aborted', error: errorInfo(new RunAbortedError(search.name)) });
 
   try {
     // 1. Plan: free count, budget and caps, partitions (a resumed run keeps its partitions and count).
@@ -122,7 +123,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     const dest = destination;
     if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
 
-    // 3. Walk: per partition, page -> map -> skip unchanged -> upsert -> checkpoint.
+    // 3. Walk: per partition, page -> (writer: map -> skip unchanged -> upsert) -> checkpoint.
     const progress = (): void =>
       request.onProgress?.({ fetched: cp.counts.fetched, target: plan?.target ?? 0, tokensSpent: cp.counts.tokensSpent, creditsSpent: cp.counts.creditsSpent, elapsedMs: Date.now() - started });
     const writePage = async (page: JourneyPage): Promise<void> => {
@@ -136,7 +137,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     };
     const saveCheckpoint = async (): Promise<void> => {
       if (dryRun) return;
-      cp.counts = { ...cp.counts, requests: counts().requests, throttled: counts().throttled };
+      const { requests, throttled } = counts();
+      cp.counts = { ...cp.counts, requests, throttled };
       await store.save(cp);
     };
     await walkPartitions({
@@ -144,10 +146,10 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       checkpoint: cp, signal, writePage, saveCheckpoint, writeBatch: writeBatchSize(dest, plan),
     });
 
-    // 4. Summary.
+    // 4. Summary: an aborted walk keeps its checkpoint; a finished one clears it.
     if (signal.aborted && cp.partitions.some((p) => !p.done)) {
       await saveCheckpoint();
-      return await finish('failed', { stopReason: 'aborted', error: errorInfo(new RunAbortedError(search.name)) });
+      return await aborted();
     }
     await store.clear(request.runId);
     // A capped cursor walk left records behind; an offset search is a top-N, complete once it has its N.
@@ -167,7 +169,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       return await finish('partial', { stopReason: CAP_REASONS[err.cap], error: errorInfo(err) });
     }
     if (checkpoint && !dryRun) await store.save(checkpoint).catch(() => undefined);
-    if (signal.aborted) return await finish('failed', { stopReason: 'aborted', error: errorInfo(new RunAbortedError(search.name)) });
+    if (signal.aborted) return await aborted();
     log.error({ err: errorInfo(err) }, 'run failed');
     return await finish('failed', { error: errorInfo(err) });
   } finally {

@@ -2,15 +2,14 @@
  * Configuration: YAML loading with ${ENV} interpolation, zod schemas, cross-field rules, errors with file:line.
  * Knows nothing about the rest of prospect-sync.
  */
-export { loadConfig, readConfig, parseConfig, resolveConfigPath, DEFAULT_CONFIG_PATH } from './load-config.js';
+export { loadConfig, readConfig, parseConfig, resolveConfigPath } from './load-config.js';
 export type { LoadOptions, LoadedConfig } from './load-config.js';
 export { ConfigError, formatIssue } from './config-error.js';
 export type { ConfigIssue } from './config-error.js';
 export { configJsonSchema } from './json-schema.js';
 export { parseEvery } from './schedule.js';
-export { checkFilterValues, DICTIONARY_FIELDS } from './online-check.js';
+export { checkFilterValues } from './online-check.js';
 export type { DictionaryLookup } from './online-check.js';
-export { PERSON_SEGMENTS, SEARCH_NAME } from './schema.js';
 export type {
   AppConfig,
   SourceConfig,

@@ -4,10 +4,10 @@ import type { ConfigIssue } from './config-error.js';
 import { ConfigError } from './config-error.js';
 import { crossCheck, type PathIssue } from './cross-checks.js';
 import { configSchema, type AppConfig } from './schema.js';
-import { formatPath, readYamlTree, type ConfigPath, type Locate } from './yaml-tree.js';
+import { formatPath, readYamlTree, valueAt, type Locate } from './yaml-tree.js';
 import { fromZodIssues } from './zod-issues.js';
 
-export const DEFAULT_CONFIG_PATH = 'config/prospect-sync.yaml';
+const DEFAULT_CONFIG_PATH = 'config/prospect-sync.yaml';
 
 export interface LoadOptions {
   /** The config file; default: resolveConfigPath(undefined, env). */
@@ -30,15 +30,6 @@ export function resolveConfigPath(flag?: string, env: NodeJS.ProcessEnv = proces
   return flag || env.PROSPECT_SYNC_CONFIG || DEFAULT_CONFIG_PATH;
 }
 
-function pathExists(root: unknown, path: ConfigPath): boolean {
-  let node = root;
-  for (const part of path) {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return false;
-    node = (node as Record<string | number, unknown>)[part];
-  }
-  return node !== undefined;
-}
-
 function byPlace(a: ConfigIssue, b: ConfigIssue): number {
   return a.line - b.line || a.column - b.column;
 }
@@ -54,7 +45,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   }
   const parsed = configSchema.safeParse(tree.value);
   if (!parsed.success) {
-    const schemaIssues = place(fromZodIssues(parsed.error.issues, (path) => pathExists(tree.value, path)));
+    const schemaIssues = place(fromZodIssues(parsed.error.issues, (path) => valueAt(tree.value, path) !== undefined));
     // An interpolation failure already explains the value it left empty.
     const explained = new Set(tree.issues.map((issue) => issue.path));
     const extra = schemaIssues.filter((issue) => !explained.has(issue.path));

@@ -1,13 +1,13 @@
 /** `validate --online`: filter values checked against the API's dictionaries (the exact values filters accept). */
 import type { ConfigIssue } from './config-error.js';
 import type { LoadedConfig } from './load-config.js';
-import { formatPath, type ConfigPath } from './yaml-tree.js';
+import { formatPath, valueAt, type ConfigPath } from './yaml-tree.js';
 
 /** The values a dictionary holds (industry, country, region, department, seniority, technology). */
 export type DictionaryLookup = (name: string) => Promise<readonly string[]>;
 
 /** Filter paths (below `filter`) whose list values come from a dictionary (spec + docs/api-assumptions.md). */
-export const DICTIONARY_FIELDS: readonly { path: readonly string[]; dictionary: string }[] = [
+const DICTIONARY_FIELDS: readonly { path: readonly string[]; dictionary: string }[] = [
   { path: ['company', 'industry'], dictionary: 'industry' },
   { path: ['company', 'location', 'country'], dictionary: 'country' },
   { path: ['company', 'location', 'region'], dictionary: 'region' },
@@ -17,15 +17,6 @@ export const DICTIONARY_FIELDS: readonly { path: readonly string[]; dictionary: 
   { path: ['person', 'location', 'country'], dictionary: 'country' },
   { path: ['person', 'location', 'region'], dictionary: 'region' },
 ];
-
-function at(root: unknown, path: readonly string[]): unknown {
-  let node = root;
-  for (const part of path) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node;
-}
 
 /** Every include/exclude value of every search's filter that its dictionary does not hold. */
 export async function checkFilterValues(loaded: LoadedConfig, lookup: DictionaryLookup): Promise<ConfigIssue[]> {
@@ -42,7 +33,7 @@ export async function checkFilterValues(loaded: LoadedConfig, lookup: Dictionary
   for (const [index, search] of loaded.config.searches.entries()) {
     for (const field of DICTIONARY_FIELDS) {
       for (const op of ['include', 'exclude']) {
-        const list = at(search.filter, [...field.path, op]);
+        const list = valueAt(search.filter, [...field.path, op]);
         if (!Array.isArray(list)) continue;
         const known = await values(field.dictionary);
         list.forEach((value, i) => {

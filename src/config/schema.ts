@@ -16,7 +16,7 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }
 const secret = z.string().min(1, 'must not be empty').meta({ secret: true });
 
 /** The six person segments of the `view` query parameter (spec "Person record segments"). */
-export const PERSON_SEGMENTS = ['demographics', 'contacts', 'education', 'pastCompanies', 'skills', 'events'] as const;
+const PERSON_SEGMENTS = ['demographics', 'contacts', 'education', 'pastCompanies', 'skills', 'events'] as const;
 export type PersonSegment = (typeof PERSON_SEGMENTS)[number];
 
 const include = z.looseObject({ include: z.array(nonEmpty).min(1).optional(), exclude: z.array(nonEmpty).optional() });
@@ -65,7 +65,7 @@ const fieldMapping = z.union([
 ]);
 
 /** Names of searches (the BullMQ scheduler id) and destinations. */
-export const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const slug = z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64);
 
 const savedSearchSchema = z.strictObject({

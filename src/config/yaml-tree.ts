@@ -42,6 +42,16 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** The value at `path` in a parsed document (own keys only), or undefined. */
+export function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let node = root;
+  for (const part of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string | number, unknown>)[part];
+  }
+  return node;
+}
+
 const INT = /^[-+]?\d+$/;
 const FLOAT = /^[-+]?(\d+\.\d*|\.\d+|\d+)(e[-+]?\d+)?$/i;
 

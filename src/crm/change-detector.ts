@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { chunks } from './chunks.js';
 import type { CrmRecord, ObjectTarget } from './crm-sink.js';
 
 /**
@@ -40,12 +41,6 @@ export function changeHashKey(keyPrefix: string, destination: string, target: Ob
 
 const CHUNK = 1000;
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 export function createChangeDetector(redis: Redis, keyPrefix: string, destination: string, target: ObjectTarget): ChangeDetector {
   const key = changeHashKey(keyPrefix, destination, target);
   return {
@@ -62,11 +57,11 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
     },
     async remember(records) {
       for (const part of chunks(records, CHUNK)) {
-        if (part.length > 0) await redis.multi().hset(key, Object.fromEntries(part.map((r) => [r.key, recordHash(r)]))).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
+        await redis.multi().hset(key, Object.fromEntries(part.map((r) => [r.key, recordHash(r)]))).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
       }
     },
     async forget(keys) {
-      for (const part of chunks(keys, CHUNK)) if (part.length > 0) await redis.hdel(key, ...part);
+      for (const part of chunks(keys, CHUNK)) await redis.hdel(key, ...part);
     },
   };
 }

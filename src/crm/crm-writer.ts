@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { createChangeDetector } from './change-detector.js';
+import { chunks } from './chunks.js';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, UpsertOutcome } from './crm-sink.js';
 import { mapRecord, type FieldMapping } from './field-mapping.js';
 import { redactReason } from './reason-redaction.js';
@@ -114,9 +115,8 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
 
       if (!dryRun) {
         const batchSize = Math.max(1, sink.preferredBatchSize(runVolume ?? sources.length));
-        for (let i = 0; i < pending.length; i += batchSize) {
+        for (const batch of chunks(pending, batchSize)) {
           signal?.throwIfAborted();
-          const batch = pending.slice(i, i + batchSize);
           const results = await sink.upsert(target, batch.map((p) => p.record), { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) });
           const accepted: CrmRecord[] = [];
           const linkFailed: string[] = [];

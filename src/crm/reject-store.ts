@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { chunks } from './chunks.js';
 
 /** One record the CRM (or our mapping) refused. Never holds values: a reason naming a value is redacted first. */
 export interface RejectEntry {
@@ -51,7 +52,7 @@ export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore 
       const retry = entries.filter((e) => e.keyless !== true).map((e) => e.key);
       if (retry.length > 0) {
         const score = String(Date.now());
-        for (let i = 0; i < retry.length; i += ARGS_PER_COMMAND) multi.zadd(keys.retry, ...retry.slice(i, i + ARGS_PER_COMMAND).flatMap((key) => [score, key]));
+        for (const part of chunks(retry, ARGS_PER_COMMAND)) multi.zadd(keys.retry, ...part.flatMap((key) => [score, key]));
         // Cap after the add, in the same transaction: the newest MAX_PENDING_REJECTS keys stay.
         multi.zremrangebyrank(keys.retry, 0, -(MAX_PENDING_REJECTS + 1)).expire(keys.retry, REJECT_TTL_SECONDS);
       }
@@ -70,7 +71,7 @@ export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore 
     pendingCount: (searchName) => redis.zcard(rejectKeys(keyPrefix, searchName).retry),
     async resolve(searchName, keys) {
       const key = rejectKeys(keyPrefix, searchName).retry;
-      for (let i = 0; i < keys.length; i += ARGS_PER_COMMAND) await redis.zrem(key, ...keys.slice(i, i + ARGS_PER_COMMAND));
+      for (const part of chunks(keys, ARGS_PER_COMMAND)) await redis.zrem(key, ...part);
     },
   };
 }

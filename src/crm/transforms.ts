@@ -15,7 +15,7 @@ export class TransformFailure extends Error {}
 export type MappedValue = CrmValue | undefined;
 
 /** Default conversion of any record value to a CRM value: arrays joined, objects as JSON, empty → no value. */
-export function toCrmValue(value: unknown): MappedValue {
+function toCrmValue(value: unknown): MappedValue {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
-
-// Compare-and-act scripts: only the holder may renew or release.
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/redis.js';
 
 export interface LeaderLockOptions {
   redis: Redis;
@@ -47,7 +44,7 @@ export class LeaderLock {
   private async tick(): Promise<void> {
     try {
       if (this.leader) {
-        const renewed = await this.opts.redis.eval(RENEW, 1, this.opts.key, this.token, String(this.ttlMs));
+        const renewed = await this.opts.redis.eval(RENEW_IF_OWNER, 1, this.opts.key, this.token, String(this.ttlMs));
         if (renewed !== 1) {
           this.leader = false;
           this.opts.logger.warn({ key: this.opts.key }, 'scheduler leadership lost');
@@ -56,7 +53,7 @@ export class LeaderLock {
       } else {
         const ok = await this.opts.redis.set(this.opts.key, this.token, 'PX', this.ttlMs, 'NX');
         if (ok === 'OK' && this.stopped) {
-          await this.opts.redis.eval(RELEASE, 1, this.opts.key, this.token);
+          await this.opts.redis.eval(RELEASE_IF_OWNER, 1, this.opts.key, this.token);
         } else if (ok === 'OK') {
           this.leader = true;
           this.opts.logger.info({ key: this.opts.key }, 'scheduler leadership acquired');
@@ -75,7 +72,7 @@ export class LeaderLock {
     clearTimeout(this.timer);
     if (this.leader) {
       this.leader = false;
-      await this.opts.redis.eval(RELEASE, 1, this.opts.key, this.token).catch(() => undefined);
+      await this.opts.redis.eval(RELEASE_IF_OWNER, 1, this.opts.key, this.token).catch(() => undefined);
     }
   }
 }

@@ -8,7 +8,7 @@ export interface RunHistoryOptions {
   keep?: number;
 }
 
-export const DEFAULT_HISTORY_KEEP = 50;
+const DEFAULT_HISTORY_KEEP = 50;
 
 /** Appends a finished run's summary (counts only: no records, no contact details) to the search's history. */
 export async function recordRun(redis: Redis, summary: RunSummary, options: RunHistoryOptions = {}): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { AppError } from '../shared/app-error.js';
+import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/redis.js';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A second run of a search was attempted while one holds the lock. `details.holder` is the active run id. */
@@ -34,14 +35,6 @@ if cur then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
-const RENEW = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
-
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
-
 /**
  * Takes the per-search run lock (owner = run id) or throws RunAlreadyActiveError. Both the queue job and the
  * in-process `run` command take it, so two runs of one search never overlap whichever way they started.
@@ -55,7 +48,7 @@ export async function acquireRunLock(redis: Redis, search: string, owner: string
 
   const lost = new AbortController();
   const timer = setInterval(() => {
-    redis.eval(RENEW, 1, key, owner, String(ttlMs)).then(
+    redis.eval(RENEW_IF_OWNER, 1, key, owner, String(ttlMs)).then(
       (ok) => {
         if (ok !== 1) lost.abort(new RunAlreadyActiveError(search, null));
       },
@@ -74,7 +67,7 @@ export async function acquireRunLock(redis: Redis, search: string, owner: string
       if (released) return;
       released = true;
       clearInterval(timer);
-      await redis.eval(RELEASE, 1, key, owner);
+      await redis.eval(RELEASE_IF_OWNER, 1, key, owner);
     },
   };
 }

@@ -19,3 +19,9 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
 }
+
+/** Owner-checked lease scripts (KEYS[1] lock key, ARGV[1] owner token): only the holder may renew or release. */
+export const RENEW_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+export const RELEASE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { headerValue, type ResponseHeaders } from './response-headers.js';
 import type { BudgetLedger, CreditUsage, TokenBalance } from './types.js';
 
 const CLEAN = `
@@ -96,11 +97,9 @@ const RESERVATION_TTL_MS = 15 * 60 * 1000;
 const RUN_TTL_S = 14 * 24 * 3600;
 const DAY_TTL_S = 3 * 24 * 3600;
 
-type Headers = Record<string, string | string[] | undefined>;
-
-function num(headers: Headers, name: string): number | undefined {
-  const raw = headers[name];
-  const n = Number(Array.isArray(raw) ? raw[0] : raw);
+function num(headers: ResponseHeaders, name: string): number | undefined {
+  const raw = headerValue(headers, name);
+  const n = Number(raw);
   return raw === undefined || !Number.isFinite(n) ? undefined : n;
 }
 
@@ -162,7 +161,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   }
 
   /** Records the balance a search (or 402) answer reported. */
-  async observeTokens(headers: Headers): Promise<void> {
+  async observeTokens(headers: ResponseHeaders): Promise<void> {
     const limit = num(headers, 'x-rate-results-limit');
     const remaining = num(headers, 'x-rate-results-limit-remaining');
     const reset = num(headers, 'x-rate-results-limit-reset');

@@ -14,14 +14,8 @@ import {
   type BudgetReason,
   type ValidationDetail,
 } from './errors.js';
+import { headerValue, type ResponseHeaders } from './response-headers.js';
 import type { Operation } from './types.js';
-
-type Headers = Record<string, string | string[] | undefined>;
-
-function header(headers: Headers, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function asNumber(value: unknown): number | undefined {
   const n = typeof value === 'string' ? Number(value) : value;
@@ -49,7 +43,7 @@ function validationDetails(body: unknown): ValidationDetail[] {
 
 const OPERATIONS: readonly string[] = ['search', 'count', 'dictionary'];
 
-export function mapErrorResponse(status: number, headers: Headers, body: unknown, operation: Operation | undefined): SourceError {
+export function mapErrorResponse(status: number, headers: ResponseHeaders, body: unknown, operation: Operation | undefined): SourceError {
   const code = field(body, 'error');
   const rawMessage = field(body, 'message');
   const message = typeof rawMessage === 'string' ? rawMessage : `HTTP ${status}`;
@@ -68,7 +62,7 @@ export function mapErrorResponse(status: number, headers: Headers, body: unknown
   }
   if (status === 422 && code === 'pagination_depth_exceeded') return new PaginationDepthError(message);
   if (status === 429) {
-    const retryAfter = asNumber(header(headers, 'retry-after')) ?? asNumber(field(body, 'retryAfter')) ?? 1;
+    const retryAfter = asNumber(headerValue(headers, 'retry-after')) ?? asNumber(field(body, 'retryAfter')) ?? 1;
     const op = field(body, 'operation');
     const which = typeof op === 'string' && OPERATIONS.includes(op) ? (op as Operation) : operation;
     return new RateLimitedError(retryAfter, which, `rate limit exceeded for ${which ?? 'an operation'}; retry after ${retryAfter} s`);

@@ -4,13 +4,14 @@
  */
 import { Agent, request } from 'undici';
 import { SourceAbortedError, SourceNetworkError, SourceProtocolError } from './errors.js';
+import type { ResponseHeaders } from './response-headers.js';
 
 // Failures that prove the request never reached the server; any other failure may come after it was served.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export interface HttpResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: ResponseHeaders;
   /** Parsed JSON, or the raw text when the body is not JSON (null when empty). */
   body: unknown;
 }

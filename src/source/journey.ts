@@ -23,7 +23,7 @@ import { recordId, type RunDedup } from './run-dedup.js';
 import type { ApiPaths, Entity, Filter, JourneyCheckpoint, JourneyOptions, JourneyPage, SourceStats } from './types.js';
 
 export const MAX_OFFSET = 10_000;
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 
 export interface JourneyContext {
   baseUrl: string;

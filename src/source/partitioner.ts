@@ -9,7 +9,7 @@ import { PartitionError } from './errors.js';
 import type { Filter, Partition, PartitionOptions } from './types.js';
 
 export const DEFAULT_MAX_JOURNEY_RECORDS = 90_000;
-export const DEFAULT_MAX_HEADCOUNT = 10_000_000;
+const DEFAULT_MAX_HEADCOUNT = 10_000_000;
 /** Pieces are bisected down to this share of a group, so groups can be balanced to within about this share. */
 const GRANULARITY = 0.25;
 
@@ -39,7 +39,7 @@ function headcountBounds(filter: Filter): { gte: number | undefined; lte: number
 }
 
 /** The filter with company.headcount replaced; `lte` null leaves the upper end open (as the caller's filter had it). */
-export function withHeadcount(filter: Filter, gte: number, lte: number | null): Filter {
+function withHeadcount(filter: Filter, gte: number, lte: number | null): Filter {
   const company = obj(filter.company);
   const headcount: Json = { ...obj(company.headcount), gte };
   if (lte === null) delete headcount.lte;

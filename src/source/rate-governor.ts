@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { sleep } from './abortable-sleep.js';
+import { headerValue, type ResponseHeaders } from './response-headers.js';
 import type { FallbackLimits, GovernorOptions, Operation } from './types.js';
 
 const ACQUIRE = `
@@ -65,8 +66,6 @@ if until_ > cur then redis.call('HSET', KEYS[1], 'blockedUntil', until_) end
 return until_
 `;
 
-type Headers = Record<string, string | string[] | undefined>;
-
 export interface LearnedLimit {
   limit: number;
   windowMs: number;
@@ -76,14 +75,9 @@ export interface LearnedLimit {
 const STATE_TTL_MS = 24 * 3600 * 1000;
 const PROBE_TTL_MS = 10_000;
 
-function header(headers: Headers, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** `RateLimit-Policy: 30;w=2` (and/or `RateLimit-Limit: 30`) -> limit + window; null when absent. */
-export function parseRateLimitHeaders(headers: Headers): { limit: number; windowMs: number | null } | null {
-  const policy = header(headers, 'ratelimit-policy');
+export function parseRateLimitHeaders(headers: ResponseHeaders): { limit: number; windowMs: number | null } | null {
+  const policy = headerValue(headers, 'ratelimit-policy');
   if (policy) {
     const [first] = policy.split(',');
     const match = /^\s*(\d+)\s*(?:;(.*))?$/.exec(first ?? '');
@@ -92,7 +86,7 @@ export function parseRateLimitHeaders(headers: Headers): { limit: number; window
       return { limit: Number(match[1]), windowMs: w ? Math.round(Number(w[1]) * 1000) : null };
     }
   }
-  const limit = Number(header(headers, 'ratelimit-limit'));
+  const limit = Number(headerValue(headers, 'ratelimit-limit'));
   return Number.isFinite(limit) && limit > 0 ? { limit, windowMs: null } : null;
 }
 
@@ -132,7 +126,7 @@ export class RateGovernor {
   }
 
   /** Learns limit and window from a response's headers; falls back to the configured limits when absent. */
-  async observe(op: Operation, headers: Headers): Promise<LearnedLimit> {
+  async observe(op: Operation, headers: ResponseHeaders): Promise<LearnedLimit> {
     const parsed = parseRateLimitHeaders(headers);
     const learned: LearnedLimit = parsed
       ? { limit: parsed.limit, windowMs: parsed.windowMs ?? (await this.knownWindowMs(op)), mode: 'headers' }

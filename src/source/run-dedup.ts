@@ -17,10 +17,6 @@ export class RunDedup {
     return true;
   }
 
-  size(runId: string): number {
-    return this.runs.get(runId)?.size ?? 0;
-  }
-
   end(runId: string): void {
     this.runs.delete(runId);
   }

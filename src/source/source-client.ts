@@ -15,7 +15,7 @@ import { TokenProvider } from './token-provider.js';
 import type { CallOptions, Entity, Filter, Partition, PartitionOptions, SourceClient, SourceClientOptions } from './types.js';
 
 /** Shared-state namespace of an account: never derived from the secret. */
-export function defaultAccountKey(baseUrl: string, clientId: string): string {
+function defaultAccountKey(baseUrl: string, clientId: string): string {
   return createHash('sha256').update(`${baseUrl}\n${clientId}`).digest('hex').slice(0, 16);
 }
 

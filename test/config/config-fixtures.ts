@@ -1,6 +1,7 @@
 /** Shared bits of the config tests: fixture paths and the environment the fixtures are written for. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ConfigError, parseConfig } from '../../src/config/index.js';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -13,6 +14,17 @@ export const SECRETS = {
 
 export function fixtureEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...SECRETS, ...extra };
+}
+
+/** The ConfigError that parsing `text` throws; fails the test if it parses or throws anything else. */
+export function parseError(text: string, env: NodeJS.ProcessEnv = fixtureEnv()): ConfigError {
+  try {
+    parseConfig(text, 'test.yaml', env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
 }
 
 export interface CliResult {

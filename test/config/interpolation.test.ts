@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/config/index.js';
 import { interpolate } from '../../src/config/interpolate.js';
-import { SECRETS, fixtureEnv } from './config-fixtures.js';
+import { SECRETS, fixtureEnv, parseError } from './config-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ps-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,16 +29,6 @@ const SOURCE = [
   '  baseUrl: ${SI_BASE_URL:-http://127.0.0.1:4010}',
   '  auth: {tokenUrl: "${SI_BASE_URL:-http://127.0.0.1:4010}/oauth/token", clientId: demo, clientSecret: "${SI_CLIENT_SECRET}"}',
 ].join('\n');
-
-function issuesOf(text: string, env: NodeJS.ProcessEnv): ConfigError {
-  try {
-    parseConfig(text, 'x.yaml', env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('interpolate()', () => {
   it('substitutes variables, defaults and $$', () => {
@@ -88,7 +78,7 @@ describe('interpolation in a config', () => {
   it('names the missing variable and its line, never a value', () => {
     const env = fixtureEnv();
     delete env.HUBSPOT_TOKEN;
-    const error = issuesOf(config(SOURCE), env);
+    const error = parseError(config(SOURCE), env);
     expect(error.issues).toEqual([
       expect.objectContaining({ line: 5, path: 'destinations.crm.accessToken', message: 'environment variable HUBSPOT_TOKEN is not set (nor HUBSPOT_TOKEN_FILE)' }),
     ]);
@@ -96,20 +86,20 @@ describe('interpolation in a config', () => {
 
   it('refuses literal secrets without echoing them, and never echoes a secret read from the environment', () => {
     const literal = SOURCE.replace('"${SI_CLIENT_SECRET}"', 'literal-s3cret-value');
-    const error = issuesOf(config(literal), fixtureEnv());
+    const error = parseError(config(literal), fixtureEnv());
     expect(error.issues[0]).toMatchObject({ line: 3, path: 'source.auth.clientSecret' });
     expect(error.message).not.toContain('literal-s3cret-value');
 
     // A secret that is present but wrong in type or place: the message still must not carry it.
     const misplaced = config(SOURCE + '\n  idField: ${SI_CLIENT_SECRET}\n  pageSize: ${SI_CLIENT_SECRET}');
-    const second = issuesOf(misplaced, fixtureEnv());
+    const second = parseError(misplaced, fixtureEnv());
     expect(second.issues.map((i) => i.path)).toEqual(['source.pageSize']);
     expect(JSON.stringify(second.toJSON())).not.toContain(SECRETS.SI_CLIENT_SECRET);
   });
 
   it('a variable cannot inject structure', () => {
     const env = fixtureEnv({ SI_BASE_URL: 'http://127.0.0.1:1\nauth: {}' });
-    const error = issuesOf(config(SOURCE), env);
+    const error = parseError(config(SOURCE), env);
     expect(error.issues.map((i) => i.path)).toEqual(['source.baseUrl', 'source.auth.tokenUrl']);
   });
 });

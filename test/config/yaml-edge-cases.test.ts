@@ -2,20 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, type ConfigIssue } from '../../src/config/index.js';
-import { FIXTURES, fixtureEnv } from './config-fixtures.js';
+import { parseConfig, type ConfigIssue } from '../../src/config/index.js';
+import { FIXTURES, fixtureEnv, parseError } from './config-fixtures.js';
 
 const BASE = readFileSync(join(FIXTURES, 'valid-base.yaml'), 'utf8');
 
-function issues(text: string): ConfigIssue[] {
-  try {
-    parseConfig(text, 'edge.yaml', fixtureEnv());
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const issues = (text: string): ConfigIssue[] => parseError(text).issues;
 
 describe('YAML edge cases', () => {
   it('anchors and aliases are followed, and errors inside them still have a place', () => {

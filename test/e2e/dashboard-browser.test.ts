@@ -3,22 +3,19 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueueRun, openQueues } from '../../src/queue/index.js';
 import { startDashboardServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv } from '../queue/queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 // In CI a missing browser is a failure (CI installs it); locally the test is skipped.
 const run = existsSync(CHROMIUM) || process.env.CI === 'true' ? it : it.skip;
 
 describe('dashboard in a real browser', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   run('loads the bull-board page behind basic auth, shows the queues and a queued run, and screenshots it', async () => {
     const env = await queueEnv('dashboard-browser');

@@ -1,11 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAllEmulators } from '../../src/emulators/start-all.js';
 import { openQueues } from '../../src/queue/index.js';
 import { cli, type CliChild } from '../queue/cli-process.js';
 import { queueEnv, waitFor } from '../queue/queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 const CONFIG = `source:
   baseUrl: \${SI_BASE_URL}
@@ -34,11 +35,7 @@ searches:
 `;
 
 describe('prospect-sync start, end to end', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   it('start + trigger: the run lands in the HubSpot emulator, its summary shows on the dashboard, SIGTERM exits 0', async () => {
     const env = await queueEnv('start-e2e');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
-import { salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
+import { salesforceAccountSearch, salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-bulk-client', clientSecret: 'sf-bulk-secret' };
 const FILTER = { company: { headcount: { gte: 1 } } };
@@ -18,15 +18,7 @@ afterAll(async () => {
 });
 
 const yaml = (bulkThreshold: number): string => `${salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulkThreshold}`)}searches:
-  - name: all-accounts
-    segment: icp
-    entity: companies
-    filter: {company: {headcount: {gte: 1}}}
-    destination: sf
-    object: Account
-    matchOn: {from: id}
-    fields: {Name: name, NumberOfEmployees: headcount}
-`;
+${salesforceAccountSearch('all-accounts')}`;
 
 const bulkJobsCreated = (): number => sf.stats.requests['POST jobs/ingest'] ?? 0;
 const collectionCalls = (): number => sf.stats.requests['PATCH composite/sobjects'] ?? 0;

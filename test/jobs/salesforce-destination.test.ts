@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
-import { salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
+import { salesforceAccountSearch, salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-test-client', clientSecret: 'sf-test-secret' };
 const PERSON_FILTER = { company: { headcount: { gte: 1 } }, person: { seniority: { include: ['director', 'vp'] } } };
@@ -18,14 +18,7 @@ afterAll(async () => {
 });
 
 const yaml = (): string => `${salesforceConfigHead(SF.clientId)}searches:
-  - name: accounts
-    segment: icp
-    entity: companies
-    filter: {company: {headcount: {gte: 1}}}
-    destination: sf
-    object: Account
-    matchOn: {from: id}
-    fields: {Name: name, NumberOfEmployees: headcount}
+${salesforceAccountSearch('accounts')}
   - name: leaders
     segment: icp
     entity: persons

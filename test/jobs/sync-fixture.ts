@@ -174,3 +174,16 @@ destinations:
     externalIdField: Prospect_Sync_Id__c${extra}
 `;
 }
+
+/** A Salesforce Account search over every company (name and headcount), into the `sf` destination. */
+export function salesforceAccountSearch(name: string): string {
+  return `  - name: ${name}
+    segment: icp
+    entity: companies
+    filter: {company: {headcount: {gte: 1}}}
+    destination: sf
+    object: Account
+    matchOn: {from: id}
+    fields: {Name: name, NumberOfEmployees: headcount}
+`;
+}

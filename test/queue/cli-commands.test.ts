@@ -1,17 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openQueues } from '../../src/queue/index.js';
 import { cli, configYaml, searchYaml, type CliChild } from './cli-process.js';
 import { queueEnv, waitFor } from './queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 describe('process commands', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   async function setup(label: string) {
     const env = await queueEnv(label);

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAllEmulators, type EmulatorEnv } from '../../src/emulators/start-all.js';
 import { cli } from './cli-process.js';
 import { waitFor } from './queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 /** Proves each URL + credential in `env` works against its emulator. */
 async function checkEnv(env: EmulatorEnv): Promise<void> {
@@ -26,11 +27,7 @@ async function checkEnv(env: EmulatorEnv): Promise<void> {
 }
 
 describe('emulators together', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   it('startAllEmulators: three emulators and an env that works against them', async () => {
     const all = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 }, salesIntel: { companies: 100, persons: 100 } });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   enqueueRun,
   leaderKey,
@@ -13,13 +13,10 @@ import {
 } from '../../src/queue/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv, waitFor } from './queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 describe('scheduler and worker', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   async function setup(label: string): Promise<{ env: Awaited<ReturnType<typeof queueEnv>>; queues: AppQueues }> {
     const env = await queueEnv(label);

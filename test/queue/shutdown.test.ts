@@ -1,18 +1,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueueRun, openQueues, startSyncWorker, type AppQueues } from '../../src/queue/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv, waitFor } from './queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/worker-child.ts', import.meta.url));
 
 describe('graceful shutdown', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   it('SIGTERM mid-run: the processor is aborted, checkpoints, the run goes back to wait unburnt, exit 0 well within 30 s', async () => {
     const env = await queueEnv('shutdown');

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startRoles } from '../../src/cli/commands/start.js';
 import { loadConfig } from '../../src/config/index.js';
 import { recordRun } from '../../src/runs/run-history.js';
@@ -9,13 +9,10 @@ import type { RunSummary } from '../../src/runs/run-summary.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { CONFIG_ENV, configYaml, searchYaml } from './cli-process.js';
 import { queueEnv, waitFor } from './queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 describe('start: scheduler + worker + dashboard in one process', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   it('a scheduled search runs through the injected processor, shows in /runs, and close() stops everything', async () => {
     const env = await queueEnv('start-roles');

@@ -1,15 +1,12 @@
 import { DelayedError } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueueRun, openQueues, startSyncWorker, syncBackoff } from '../../src/queue/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv, waitFor } from './queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 describe('sync worker bootstrap', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   it('a run that delays itself (402 exhausted path) gets the lock token, is not failed, keeps its dedup, and resumes', async () => {
     const env = await queueEnv('worker-delay');

@@ -1,19 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueueRun, openQueues, startSyncWorker, syncJobSchedulers } from '../../src/queue/index.js';
 import { DashboardAuthError, mergePrometheusText, startDashboardServer } from '../../src/server/index.js';
 import { createRedis } from '../../src/shared/redis.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv, waitFor } from '../queue/queue-env.js';
+import { closeAfterEach } from '../helpers/closers.js';
 
 const AUTH = { username: 'ops', password: 's3cret-pass' };
 const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
 describe('dashboard server', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.reverse()) await close();
-    closers.length = 0;
-  });
+  const closers = closeAfterEach();
 
   async function serve(extra: { metricsAuth?: boolean; readOnly?: boolean | string[] } = {}) {
     const env = await queueEnv('dashboard');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetStopError, RecordQuota } from '../../src/source/index.js';
-import { sourceFixture, walkAll, type SourceFixture } from './source-fixture.js';
+import { sourceFixture, walkAll, walkUntilStop, type SourceFixture } from './source-fixture.js';
 
 let fx: SourceFixture | undefined;
 afterEach(async () => {
@@ -8,21 +8,10 @@ afterEach(async () => {
   fx = undefined;
 });
 
-async function walkUntilStop(fx: SourceFixture, ...args: Parameters<SourceFixture['client']['journey']>) {
-  const pages: number[] = [];
-  let error: unknown;
-  try {
-    for await (const page of fx.client.journey(...args)) pages.push(page.returned);
-  } catch (e) {
-    error = e;
-  }
-  return { pages, error };
-}
-
 describe('search-token budget', () => {
   it('a 250-token allotment stops exactly at zero, sizing the last page', async () => {
     fx = await sourceFixture({ accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }] });
-    const { pages, error } = await walkUntilStop(fx, 'companies', {}, { runId: 'r' });
+    const { pages, error } = await walkUntilStop(fx.client, 'companies', {}, { runId: 'r' });
     expect(pages).toEqual([100, 100, 50]);
     expect(error).toBeInstanceOf(BudgetStopError);
     expect((error as BudgetStopError).cap).toBe('tokens_reserve');
@@ -35,7 +24,7 @@ describe('search-token budget', () => {
       { accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }] },
       { tokens: { reserve: 60 } },
     );
-    const { pages, error } = await walkUntilStop(fx, 'companies', {}, { runId: 'r' });
+    const { pages, error } = await walkUntilStop(fx.client, 'companies', {}, { runId: 'r' });
     expect(pages).toEqual([1, 100, 89]);
     expect((error as BudgetStopError).cap).toBe('tokens_reserve');
     expect((await fx.client.ledger.tokenBalance())?.remaining).toBe(60);
@@ -49,16 +38,8 @@ describe('search-token budget', () => {
     );
     const other = fx.newClient();
     const results = await Promise.all([
-      walkUntilStop(fx, 'companies', { company: { headcount: { lte: 50 } } }, { runId: 'a', pageSize: 30 }),
-      (async () => {
-        const pages: number[] = [];
-        try {
-          for await (const p of other.journey('companies', { company: { headcount: { gte: 51 } } }, { runId: 'b', pageSize: 30 })) pages.push(p.returned);
-        } catch {
-          // stops on the cap too
-        }
-        return pages;
-      })(),
+      walkUntilStop(fx.client, 'companies', { company: { headcount: { lte: 50 } } }, { runId: 'a', pageSize: 30 }),
+      walkUntilStop(other, 'companies', { company: { headcount: { gte: 51 } } }, { runId: 'b', pageSize: 30 }),
     ]);
     expect(results[0].error).toBeInstanceOf(BudgetStopError);
     expect(fx.emu.stats('demo').tokensCharged).toBe(900);
@@ -75,10 +56,10 @@ describe('search-token budget', () => {
 describe('credits (view=contacts)', () => {
   it('sizes pages to the per-run cap and stops exactly at it; the day cap binds across runs', async () => {
     fx = await sourceFixture({}, { credits: { maxPerRun: 130, maxPerDay: 200 } });
-    const run1 = await walkUntilStop(fx, 'persons', {}, { runId: 'run-1', view: ['contacts'], pageSize: 100 });
+    const run1 = await walkUntilStop(fx.client, 'persons', {}, { runId: 'run-1', view: ['contacts'], pageSize: 100 });
     expect(run1.pages).toEqual([100, 30]);
     expect((run1.error as BudgetStopError).cap).toBe('credits_per_run');
-    const run2 = await walkUntilStop(fx, 'persons', {}, { runId: 'run-2', view: ['contacts'], pageSize: 100 });
+    const run2 = await walkUntilStop(fx.client, 'persons', {}, { runId: 'run-2', view: ['contacts'], pageSize: 100 });
     expect(run2.pages).toEqual([70]);
     expect((run2.error as BudgetStopError).cap).toBe('credits_per_day');
     expect(fx.emu.stats('demo').creditsCharged).toBe(200);
@@ -96,7 +77,7 @@ describe('a record cap shared by parallel journeys of one run', () => {
     fx = await sourceFixture();
     const quota = new RecordQuota(437);
     const filters = [{ company: { headcount: { lte: 30 } } }, { company: { headcount: { gte: 31, lte: 900 } } }, { company: { headcount: { gte: 901 } } }];
-    const results = await Promise.all(filters.map((f, i) => walkUntilStop(fx!, 'companies', f, { runId: 'capped', pageSize: 40, quota, maxRecords: i === 0 ? 1000 : undefined })));
+    const results = await Promise.all(filters.map((f, i) => walkUntilStop(fx!.client, 'companies', f, { runId: 'capped', pageSize: 40, quota, maxRecords: i === 0 ? 1000 : undefined })));
     const total = results.flatMap((r) => r.pages).reduce((a, b) => a + b, 0);
     expect(total).toBe(437);
     expect(quota.fetched).toBe(437);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SourceAbortedError, type BudgetStopError, type Filter } from '../../src/source/index.js';
-import { sourceFixture, type SourceFixture } from './source-fixture.js';
+import { SourceAbortedError, type BudgetStopError } from '../../src/source/index.js';
+import { sourceFixture, walkUntilStop, type SourceFixture } from './source-fixture.js';
 
 let fx: SourceFixture | undefined;
 afterEach(async () => {
@@ -11,17 +11,6 @@ afterEach(async () => {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const contacts = { view: ['contacts'] as string[] };
 const headcounts = [{ lte: 20 }, { gte: 21, lte: 200 }, { gte: 201, lte: 2000 }, { gte: 2001 }];
-
-async function walk(fx: SourceFixture, filter: Filter, options: Parameters<SourceFixture['client']['journey']>[2]) {
-  let returned = 0;
-  let error: unknown;
-  try {
-    for await (const page of fx.client.journey('persons', filter, options)) returned += page.returned;
-  } catch (e) {
-    error = e;
-  }
-  return { returned, error };
-}
 
 describe('requests that got no answer are booked at their worst case', () => {
   it('an abort after the page was sent counts its credits and tokens although the answer never came', async () => {
@@ -43,7 +32,7 @@ describe('requests that got no answer are booked at their worst case', () => {
   it('timed-out attempts and their retries never pass the run cap', async () => {
     fx = await sourceFixture({}, { credits: { maxPerRun: 250 }, requestTimeoutMs: 150 });
     fx.emu.faults.set({ latency: { fixedMs: 300, jitterMs: 0 } });
-    const { error } = await walk(fx, {}, { runId: 'r', ...contacts, pageSize: 100 });
+    const { error } = await walkUntilStop(fx.client, 'persons', {}, { runId: 'r', ...contacts, pageSize: 100 });
     expect((error as BudgetStopError).cap).toBe('credits_per_run');
     await pause(400);
     expect(fx.emu.stats('demo').creditsCharged).toBeLessThanOrEqual(250);
@@ -54,7 +43,7 @@ describe('requests that got no answer are booked at their worst case', () => {
 describe('credit caps with parallel journeys', () => {
   it('reports the per-run cap when in-flight pages of the run hold what is left of it', async () => {
     fx = await sourceFixture({ faults: { latency: { fixedMs: 100, jitterMs: 50 } } }, { credits: { maxPerRun: 150, maxPerDay: 10_000 } });
-    const results = await Promise.all(headcounts.map((h) => walk(fx!, { company: { headcount: h } }, { runId: 'par', ...contacts, pageSize: 100 })));
+    const results = await Promise.all(headcounts.map((h) => walkUntilStop(fx!.client, 'persons', { company: { headcount: h } }, { runId: 'par', ...contacts, pageSize: 100 })));
     const caps = results.map((r) => (r.error as BudgetStopError | undefined)?.cap);
     expect(caps.filter((c) => c !== undefined).length).toBeGreaterThan(0);
     for (const cap of caps) if (cap !== undefined) expect(cap).toBe('credits_per_run');
@@ -63,7 +52,7 @@ describe('credit caps with parallel journeys', () => {
 
   it('four parallel journeys never pass a run cap of 250 (the emulator’s own count)', async () => {
     fx = await sourceFixture({ faults: { latency: { fixedMs: 20, jitterMs: 60 } } }, { credits: { maxPerRun: 250 } });
-    const results = await Promise.all(headcounts.map((h) => walk(fx!, { company: { headcount: h } }, { runId: 'cap', ...contacts, pageSize: 40 })));
+    const results = await Promise.all(headcounts.map((h) => walkUntilStop(fx!.client, 'persons', { company: { headcount: h } }, { runId: 'cap', ...contacts, pageSize: 40 })));
     const charged = fx.emu.stats('demo').creditsCharged;
     expect(charged).toBeLessThanOrEqual(250);
     expect(charged).toBeGreaterThanOrEqual(200);

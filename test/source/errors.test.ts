@@ -68,9 +68,8 @@ describe('every error path of the API, typed, retried only where the policy says
   it('429: waits Retry-After and retries; gives up with a typed error after the allowed attempts', async () => {
     fx = await sourceFixture();
     fx.emu.faults.set({ force429: 2 });
-    const t0 = Date.now();
     expect(await fx.client.count('companies', {})).toBe(2000);
-    expect(Date.now() - t0).toBeGreaterThan(0);
+    expect(fx.client.stats().retries).toBe(2);
     expect(fx.client.stats().throttled).toBe(2);
     expect(fx.emu.stats().served429.count).toBe(2);
     const impatient = fx.newClient({ retry: { maxRateLimitAttempts: 1 } });

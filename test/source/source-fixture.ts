@@ -57,6 +57,21 @@ export async function walkAll(client: SourceClient, ...args: Parameters<SourceCl
   return out;
 }
 
+/** Walks a journey until it ends or throws: what each page returned, their sum, and the error if one stopped it. */
+export async function walkUntilStop(
+  client: SourceClient,
+  ...args: Parameters<SourceClient['journey']>
+): Promise<{ pages: number[]; returned: number; error: unknown }> {
+  const pages: number[] = [];
+  let error: unknown;
+  try {
+    for await (const page of client.journey(...args)) pages.push(page.returned);
+  } catch (e) {
+    error = e;
+  }
+  return { pages, returned: pages.reduce((a, b) => a + b, 0), error };
+}
+
 export function ids(records: unknown[], field = 'id'): string[] {
   return records.map((r) => String((r as Record<string, unknown>)[field]));
 }

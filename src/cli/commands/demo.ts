@@ -8,6 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { DEMO_DATASET, startAllEmulators, type RunningEmulators } from '../../emulators/start-all.js';
 import { enqueueRun } from '../../queue/index.js';
@@ -60,7 +61,7 @@ async function startPrivateRedis(): Promise<{ url: string; proc: ChildProcess } 
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
     if (await redisAnswers(url)) return { url, proc };
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   proc.kill();
   return null;
@@ -165,6 +166,6 @@ async function watch(roles: RunningRoles, search: string, jobId: string, say: (l
       say(`  HubSpot records: ${count}${p?.target ? `  (fetched ${p.fetched ?? 0} of ${p.target})` : ''}`);
       shown = count;
     }
-    await new Promise((r) => setTimeout(r, 200)); // the demo run takes about a second: show it filling up
+    await sleep(200); // the demo run takes about a second: show it filling up
   }
 }

@@ -4,7 +4,7 @@
  * Unknown search: exit 2.
  */
 import { enqueueRun, openQueues } from '../../queue/index.js';
-import { openSearchCommand } from '../../runs/cli-context.js';
+import { openSearchCommand, printJson } from '../../runs/cli-context.js';
 import { EXIT } from '../exit-codes.js';
 
 const USAGE =
@@ -18,7 +18,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   try {
     const fullResync = cmd.values['full-resync'] === true;
     const result = await enqueueRun(queues.sync, cmd.search, 'manual', { fullResync });
-    if (cmd.values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (cmd.values.json) printJson(result);
     else if (result.deduplicated) {
       const note = fullResync ? '; --full-resync does not apply to it: trigger again once it has ended' : '';
       process.stdout.write(`run already in progress: job ${result.jobId} (${result.state})${note}\n`);

@@ -9,25 +9,15 @@ import { EXIT } from '../exit-codes.js';
 
 /** Dictionary values through the real source client (rate-limited and authenticated like any run). */
 async function withSourceDictionaries<T>(loaded: LoadedConfig, use: (lookup: DictionaryLookup) => Promise<T>): Promise<T> {
-  const [{ createSourceClient }, { createRedis }, { queuePrefix }] = await Promise.all([
-    import('../../source/index.js'),
+  const [{ openSource }, { createRedis }, { queuePrefix }, { silentLogger }] = await Promise.all([
+    import('../../../jobs/sync-search/open-source.js'),
     import('../../shared/redis.js'),
     import('../../queue/index.js'),
+    import('../../shared/logger.js'),
   ]);
   const redis = createRedis(undefined, { maxRetriesPerRequest: 3 });
-  const { source } = loaded.config;
-  const client = createSourceClient({
-    baseUrl: source.baseUrl,
-    auth: source.auth,
-    paths: source.paths,
-    redis,
-    // Same namespace as the workers': dictionary calls count against the account's shared rate limit.
-    keyPrefix: queuePrefix(),
-    fallbackLimits: source.fallbackLimits,
-    tokens: source.tokens,
-    credits: source.credits,
-    requestTimeoutMs: source.requestTimeoutMs,
-  });
+  // Same namespace as the workers': dictionary calls count against the account's shared rate limit.
+  const client = openSource(loaded.config, redis, queuePrefix(), silentLogger);
   try {
     return await use((name) => client.dictionary(name));
   } finally {

@@ -6,7 +6,7 @@ import type { HubSpotApiError } from './hubspot-retry.js';
 import { readByKey } from './hubspot-read.js';
 
 /** contact → company, primary (the company shown on the contact). */
-export const CONTACT_TO_COMPANY_PRIMARY = 1;
+const CONTACT_TO_COMPANY_PRIMARY = 1;
 
 /**
  * Links written persons to their companies (v4 batch create). A company not in HubSpot yet, or a refused link, is a
@@ -83,7 +83,7 @@ function refusedLinks(links: Link[], api: HubSpotApiError): Map<Link, string> {
  */
 function failedLinks(links: Link[], answer: LinkAnswer): Map<Link, string> {
   const failed = new Map<Link, string>();
-  const errors = 'errors' in answer ? (answer.errors ?? []) : [];
+  const errors = answer.errors ?? [];
   for (const error of errors) {
     const contexts = [error.context, ...(error.errors ?? []).map((e) => e.context)];
     const ids = new Set(contexts.flatMap((c) => Object.values(c ?? {}).flat()).map(String));

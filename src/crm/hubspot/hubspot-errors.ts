@@ -19,7 +19,7 @@ function codesOf(api: HubSpotApiError): string[] {
 }
 
 /** Property names HubSpot says do not exist (batch 400s, an unknown `idProperty`). */
-export function missingProperties(api: HubSpotApiError): string[] {
+function missingProperties(api: HubSpotApiError): string[] {
   const message = api.body?.message ?? '';
   const names = [...message.matchAll(MISSING_PROPERTY)].map((m) => m[1] ?? '');
   for (const e of api.body?.errors ?? []) names.push(...(e.context?.propertyName ?? []));

@@ -1,3 +1,4 @@
+import { chunks } from '../chunks.js';
 import { CrmSchemaError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 
@@ -24,8 +25,8 @@ export async function readByKey(
 ): Promise<Map<string, { id: string; properties: Record<string, string | null> }>> {
   const found = new Map<string, { id: string; properties: Record<string, string | null> }>();
   const properties = [...new Set([...fields, matchField])];
-  for (let i = 0; i < keys.length; i += HUBSPOT_BATCH_SIZE) {
-    const inputs = keys.slice(i, i + HUBSPOT_BATCH_SIZE).map((id) => ({ id }));
+  for (const part of chunks(keys, HUBSPOT_BATCH_SIZE)) {
+    const inputs = part.map((id) => ({ id }));
     let answer;
     try {
       answer = await caller.call((c) => c.crm.objects.batchApi.readWithHttpInfo(object, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }), { operation: 'batch read', object }, signal);

@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from '../../shared/logger.js';
-import type { CrmRecord, CrmSink, CrmValue, UpsertOutcome } from '../crm-sink.js';
+import { chunks } from '../chunks.js';
+import type { CrmSink, CrmValue, UpsertOutcome } from '../crm-sink.js';
 import { linkToCompanies } from './hubspot-associations.js';
 import { createHubSpotCaller } from './hubspot-caller.js';
 import { createHubSpotClient } from './hubspot-client.js';
@@ -52,8 +53,7 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     async upsert(target, records, callOptions) {
       const signal = callOptions?.signal;
       const outcomes: UpsertOutcome[] = [];
-      for (let i = 0; i < records.length; i += HUBSPOT_BATCH_SIZE) {
-        const batch: CrmRecord[] = records.slice(i, i + HUBSPOT_BATCH_SIZE);
+      for (const batch of chunks(records, HUBSPOT_BATCH_SIZE)) {
         let written = await upsertBatch(caller, target.object, target.matchField, batch, signal);
         if (target.associate !== undefined) written = await linkToCompanies(caller, target, target.associate, batch, written, companyIds, signal);
         outcomes.push(...written);

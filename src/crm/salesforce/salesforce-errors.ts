@@ -24,8 +24,7 @@ export class SalesforceSchemaError extends CrmSchemaError {}
 /** The client-credentials grant failed (wrong id/secret, app not allowed to use the flow). */
 export class SalesforceAuthError extends CrmAuthError {
   constructor(reason: string, cause?: unknown) {
-    super('Salesforce', cause);
-    this.message = `Salesforce authentication failed: ${reason}`;
+    super('Salesforce', cause, `authentication failed: ${reason}`);
   }
 }
 

@@ -15,7 +15,7 @@ const RETRYABLE_CODES = new Set(['SERVER_UNAVAILABLE', 'UNKNOWN_EXCEPTION', 'TOO
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** jsforce puts the Salesforce errorCode on `errorCode` (and `name`); the HTTP status is only in ERROR_HTTP_<status>. */
-export function errorCodeOf(err: unknown): string {
+function errorCodeOf(err: unknown): string {
   const e = err as { errorCode?: unknown; name?: unknown; code?: unknown; cause?: { code?: unknown } };
   if (typeof e?.errorCode === 'string') return e.errorCode;
   if (typeof e?.cause?.code === 'string') return e.cause.code;

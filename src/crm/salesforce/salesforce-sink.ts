@@ -1,4 +1,5 @@
 import type { Connection } from 'jsforce';
+import { chunks } from '../chunks.js';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { ApiShareGuard } from './api-share-guard.js';
@@ -35,7 +36,7 @@ export interface SalesforceSinkOptions {
 }
 
 /** Salesforce's cap on records per sObject Collections request. */
-export const COLLECTION_SIZE = 200;
+const COLLECTION_SIZE = 200;
 
 interface PreparedTarget {
   /** Relationship name (e.g. `Account`) that links a person to its company by the company's external id. */
@@ -111,7 +112,7 @@ export class SalesforceSink implements CrmSink {
     if (this.usesBulk(options?.runVolume ?? records.length) && records.length > bulkMinBatch) {
       const size = this.options.bulkBatchSize ?? 10_000;
       outcomes = [];
-      for (let i = 0; i < spelled.length; i += size) outcomes.push(...await this.upsertBulk(target, spelled.slice(i, i + size), link, options?.signal));
+      for (const part of chunks(spelled, size)) outcomes.push(...await this.upsertBulk(target, part, link, options?.signal));
     } else {
       outcomes = await this.upsertCollections(target, spelled, link, options?.signal);
     }
@@ -203,14 +204,13 @@ export class SalesforceSink implements CrmSink {
   }
 
   private async upsertCollections(target: ObjectTarget, records: CrmRecord[], link: { relationship: string; field: string } | undefined, signal?: AbortSignal): Promise<UpsertOutcome[]> {
-    const chunks: CrmRecord[][] = [];
-    for (let i = 0; i < records.length; i += COLLECTION_SIZE) chunks.push(records.slice(i, i + COLLECTION_SIZE));
-    const results: UpsertOutcome[][] = new Array<UpsertOutcome[]>(chunks.length);
+    const batches = chunks(records, COLLECTION_SIZE);
+    const results: UpsertOutcome[][] = new Array<UpsertOutcome[]>(batches.length);
     let next = 0;
     let failed = false;
     const lane = async (): Promise<void> => {
-      for (let i = next++; i < chunks.length && !failed; i = next++) {
-        const chunk = chunks[i]!;
+      for (let i = next++; i < batches.length && !failed; i = next++) {
+        const chunk = batches[i]!;
         const saved = await this.call(
           () => this.conn.upsert(target.object, chunk.map((r) => this.payload(target, r, link)) as never[], target.matchField, { allOrNone: false }),
           signal,
@@ -219,7 +219,7 @@ export class SalesforceSink implements CrmSink {
       }
     };
     // On the first failure the other lanes finish their call in flight and stop: nothing keeps writing after we throw.
-    const settled = await Promise.allSettled(Array.from({ length: Math.min(this.concurrency, chunks.length) }, () => lane().catch((err: unknown) => {
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(this.concurrency, batches.length) }, () => lane().catch((err: unknown) => {
       failed = true;
       throw err;
     })));

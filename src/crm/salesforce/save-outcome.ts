@@ -13,7 +13,7 @@ export interface SaveResultLike {
 const VALUE_ECHO = /(invalid email address: |data value too large: |value not of required type: )(.*?)( \(max length=\d+\))?$/gm;
 
 /** Salesforce echoes field values in messages (e.g. the bad email, cut to 40 characters): never keep them in a reason. */
-export function redactSalesforceReason(message: string, record: CrmRecord): string {
+function redactSalesforceReason(message: string, record: CrmRecord): string {
   return redactReason(message.replace(VALUE_ECHO, (_m, phrase: string, _value: string, tail: string | undefined) => `${phrase}[value]${tail ?? ''}`), record);
 }
 

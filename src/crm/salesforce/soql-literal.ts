@@ -1,5 +1,5 @@
 /** A SOQL string literal: backslash escapes for quotes, backslashes and control characters (SOQL's escape set). */
-export function soqlString(value: string): string {
+function soqlString(value: string): string {
   const escaped = value.replace(/[\\'"\n\r\t\b\f]/g, (c) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' })[c] ?? `\\${c}`);
   return `'${escaped}'`;
 }

@@ -7,12 +7,12 @@ import { COUNTRIES, DEPARTMENTS, INDUSTRIES, SENIORITIES, TECHNOLOGIES } from '.
 import { hash3, unit } from './hash.js';
 import { TITLE_VARIANTS } from './name-parts.js';
 
-export const MAX_COMPANIES = 1_000_000;
-export const MAX_PERSONS = 5_000_000;
+const MAX_COMPANIES = 1_000_000;
+const MAX_PERSONS = 5_000_000;
 const RESERVE_EVERY = 65;
 
 /** Slot of the k-th visible record. */
-export function slotOfOrdinal(k: number): number {
+function slotOfOrdinal(k: number): number {
   return k + Math.floor(k / (RESERVE_EVERY - 1));
 }
 

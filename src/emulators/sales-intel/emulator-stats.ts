@@ -4,7 +4,7 @@ import type { EmulatorRoute, EmulatorStats, RateOperation } from './types.js';
 const ROUTES: EmulatorRoute[] = ['token', 'companies.search', 'persons.search', 'companies.count', 'persons.count', 'dictionary', 'settings', 'health'];
 const OPERATIONS: RateOperation[] = ['search', 'count', 'dictionary'];
 
-export function emptyStats(): EmulatorStats {
+function emptyStats(): EmulatorStats {
   return {
     requests: Object.fromEntries(ROUTES.map((r) => [r, 0])) as Record<EmulatorRoute, number>,
     operations: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,

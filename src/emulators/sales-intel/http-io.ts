@@ -7,7 +7,7 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export const MAX_BODY_BYTES = 1_000_000;
+const MAX_BODY_BYTES = 1_000_000;
 
 export class BodyTooLargeError extends Error {}
 

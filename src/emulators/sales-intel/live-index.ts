@@ -23,7 +23,7 @@ export class LiveIndex {
     return this.events.length;
   }
 
-  idOf(entity: Entity, slot: number): string {
+  private idOf(entity: Entity, slot: number): string {
     return entity === 'companies' ? companyId(slot) : personId(slot);
   }
 

@@ -12,7 +12,7 @@ import type { LiveIndex } from './live-index.js';
 import { parseSearchQuery, type SearchQuery } from './query-params.js';
 import { renderCompany, renderPerson, styleRecord } from './record-render.js';
 
-export const JOURNEY_DEPTH = 100_000;
+const JOURNEY_DEPTH = 100_000;
 const MATCHER_CACHE_SIZE = 8;
 
 export interface SearchContext {

@@ -199,7 +199,7 @@ function indexKey(object: string, field: string): string {
 }
 
 /** Checks and converts one JSON (or CSV string) value for a field, as Salesforce would on save. */
-export function convertValue(field: SfField, raw: unknown): { value: SfValue } | { error: SfRecordError } {
+function convertValue(field: SfField, raw: unknown): { value: SfValue } | { error: SfRecordError } {
   const fail = (statusCode: string, message: string): { error: SfRecordError } => ({ error: { statusCode, message, fields: [field.name] } });
   if (raw === null) return { value: null };
   switch (field.type) {

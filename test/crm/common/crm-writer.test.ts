@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   compileFieldMapping,
   createCrmWriter,
-  createHubSpotSink,
   CHANGE_HASH_TTL_SECONDS,
   createRejectStore,
   MAX_PENDING_REJECTS,
@@ -13,25 +12,24 @@ import {
   type FieldMappingConfig,
   type HubSpotSink,
 } from '../../../src/crm/index.js';
-import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
+import type { HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
 import { changeHashKey } from '../../../src/crm/change-detector.js';
 import { rejectKeys } from '../../../src/crm/reject-store.js';
 import { testRedis } from '../../helpers/redis.js';
+import { useHubSpot } from '../hubspot/hubspot-fixture.js';
 
 let redis: Redis;
 let prefix: string;
 let cleanup: () => Promise<void>;
 let emu: HubSpotEmulator;
 let sink: HubSpotSink;
+const setup = useHubSpot();
 
 beforeEach(async () => {
   ({ redis, prefix, cleanup } = await testRedis('crm-writer'));
-  emu = await startHubSpotEmulator();
-  sink = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, requestsPer10s: 190, retry: { baseDelayMs: 2, serverAttempts: 2 } });
+  ({ emu, sink } = await setup({}, { retry: { baseDelayMs: 2, serverAttempts: 2 } }));
 });
 afterEach(async () => {
-  await sink.close();
-  await emu.close();
   await cleanup();
 });
 
