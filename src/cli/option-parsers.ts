@@ -1,0 +1,22 @@
+/**
+ * Typed option values for commander: a value that does not parse is refused with a message naming the option
+ * (commander prefixes `option '--limit <n>' argument 'abc' is invalid.`), never turned into NaN or a silent default.
+ */
+import { InvalidArgumentError } from 'commander';
+
+/** A whole number in [min, max] (decimal digits only: no `1e3`, `0x10`, `12abc` or blanks). */
+export function integerIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected a whole number >= ${min}` : `expected a whole number from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+/** At least 1: counts such as --limit and --concurrency. */
+export const positiveInteger = integerIn(1, Number.MAX_SAFE_INTEGER);
+
+/** A TCP port; 0 picks a free one. */
+export const tcpPort = integerIn(0, 65_535);
