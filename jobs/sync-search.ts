@@ -231,8 +231,10 @@ function shortfallError(plan: RunPlan): { code: string; message: string } {
  * fail at once; a CRM limit (daily limit, API share) and other failures are thrown so BullMQ retries with backoff from
  * the checkpoint (CRM limits wait longer); an aborted run throws so the worker puts it back.
  */
-export function createSyncProcessor(deps: SyncDeps): SyncProcessor {
+export function createSyncProcessor(processorDeps: SyncDeps & { getConfig?: () => AppConfig }): SyncProcessor {
   return async (job, token, signal): Promise<SyncJobResult> => {
+    // The config in force when this job starts (a reload swaps it); the run keeps it to its end.
+    const deps: SyncDeps = processorDeps.getConfig ? { ...processorDeps, config: processorDeps.getConfig() } : processorDeps;
     const { search, runId } = job.data;
     const fullResync = job.data.fullResync === true;
     let lastProgress = 0;

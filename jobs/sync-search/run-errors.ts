@@ -31,7 +31,8 @@ export class RunFailedError extends AppError {
 /**
  * Codes that mean the configuration (or the CRM schema or credentials it names) is wrong: no retry helps, the queue
  * job fails at once (UnrecoverableError) and `run` exits 2. `crm_auth_failed` covers a refused token and missing
- * scopes (HubSpot 401/403, a refused Salesforce grant): fixed in the CRM app or the secret, not by waiting.
+ * scopes (HubSpot 401/403, a refused Salesforce grant): fixed in the CRM app or the secret, not by waiting; likewise
+ * `source_unauthorized` (the Sales-Intelligence token endpoint refused the client secret, or the API a fresh token).
  */
 export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([
   'config_invalid',
@@ -44,6 +45,7 @@ export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([
   'crm_mapping_invalid',
   'crm_schema_mismatch',
   'crm_auth_failed',
+  'source_unauthorized',
 ]);
 
 const EMAIL = /[^\s"'<>@]+@[^\s"'<>@]+\.[a-z]{2,}/gi;

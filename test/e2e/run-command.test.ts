@@ -6,9 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRejectStore } from '../../src/crm/index.js';
+import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { cli } from '../queue/cli-process.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  hubspotConfig,
+  hubspotValues,
+  salesforceAccountSearch,
+  salesforceConfigHead,
+  startFixture,
+  type Fixture,
+} from '../jobs/sync-fixture.js';
 
 const CONTRACT_FIELDS = ['search', 'status', 'counted', 'fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected', 'tokensSpent', 'creditsSpent', 'requests', 'throttled', 'durationMs'];
 
@@ -20,11 +30,11 @@ afterEach(async () => {
   fx = dir = undefined;
 });
 
-async function run(f: Fixture, yaml: string, args: string[]): Promise<{ code: number | null; out: string; err: string; last: () => unknown }> {
+async function run(f: Fixture, yaml: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string; last: () => unknown }> {
   dir ??= await mkdtemp(join(tmpdir(), 'ps-run-'));
   const file = join(dir, 'config.yaml');
   await writeFile(file, yaml);
-  const c = cli([...args, '--config', file], { ...f.env, QUEUE_PREFIX: f.prefix, LOG_LEVEL: 'silent' });
+  const c = cli([...args, '--config', file], { ...f.env, QUEUE_PREFIX: f.prefix, LOG_LEVEL: 'silent', ...env });
   const code = await c.exited;
   const out = c.out();
   return { code, out, err: c.err(), last: () => JSON.parse(out.trim().split('\n').at(-1) ?? 'null') };
@@ -170,4 +180,40 @@ describe('run command (child process)', () => {
     expect(one?.properties.firstname).toBeTruthy();
     expect(one?.properties.jobtitle).toBeTruthy();
   }, 60_000);
+
+  it('a credential or schema refused by ANY remote is a config error: exit 2 (Sales-Intelligence, HubSpot, Salesforce)', async () => {
+    fx = await startFixture('cli-refused');
+    const sf = await startSalesforceEmulator({ port: 0, clients: [{ clientId: 'sf-client', clientSecret: 'sf-secret' }] });
+    try {
+      const yaml = hubspotConfig(COMPANY_SEARCH);
+      const badSecret = { SI_CLIENT_SECRET: 'not-the-secret' };
+      const si = await run(fx, yaml, ['run', 'all-companies', '--json'], badSecret);
+      expect(si.code).toBe(2);
+      expect(si.last()).toMatchObject({ status: 'failed', error: { code: 'source_unauthorized' } });
+      const plan = await run(fx, yaml, ['plan', 'all-companies', '--json'], badSecret);
+      expect(plan.code).toBe(2);
+      expect(plan.last()).toMatchObject({ error: { code: 'source_unauthorized' } });
+      // a filter value to look up in the API's dictionaries
+      const withIndustry = hubspotConfig(COMPANY_SEARCH.replace('headcount: {gte: 1, lte: 1000000}', 'industry: {include: [software]}'));
+      const validate = await run(fx, withIndustry, ['validate', '--online'], badSecret);
+      expect(validate.code).toBe(2);
+      expect(validate.err).toContain('refused the client credentials');
+      expect(si.out + plan.out + validate.err).not.toContain('not-the-secret');
+
+      const hubspot = await run(fx, yaml, ['run', 'all-companies', '--json'], { HUBSPOT_TOKEN: 'not-the-token' });
+      expect(hubspot.code).toBe(2);
+      expect(hubspot.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
+
+      const schema = await run(fx, hubspotConfig(COMPANY_SEARCH.replace('domain: domain', 'no_such_property: domain')), ['run', 'all-companies', '--json']);
+      expect(schema.code).toBe(2);
+      expect(schema.last()).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+
+      const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
+      const salesforce = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], { SF_LOGIN_URL: sf.url, SF_CLIENT_SECRET: 'not-the-sf-secret' });
+      expect(salesforce.code).toBe(2);
+      expect(salesforce.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
+    } finally {
+      await sf.close();
+    }
+  }, 90_000);
 });

@@ -9,19 +9,17 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { DEMO_DATASET, startAllEmulators, type RunningEmulators } from '../../emulators/start-all.js';
 import { enqueueRun } from '../../queue/index.js';
-import { loadCommandConfig } from '../../runs/cli-context.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { listRuns } from '../../runs/run-history.js';
 import type { RunSummary } from '../../runs/run-summary.js';
 import { createLogger } from '../../shared/logger.js';
 import { createRedis, DEFAULT_REDIS_URL, deleteKeysUnder } from '../../shared/redis.js';
+import { loadCommandConfig, type ConfigOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 import { startRoles, type RunningRoles } from './start.js';
 
-const USAGE = 'usage: prospect-sync demo [--once] [--search <name>] [--config <file>]\n';
 const INSTALL_REDIS =
   'prospect-sync demo needs Redis. None answers at $REDIS_URL (or redis://127.0.0.1:6379) and redis-server is not installed.\n' +
   'Install it, then run the demo again:\n' +
@@ -76,14 +74,12 @@ async function dropPrefix(url: string, prefix: string): Promise<void> {
   }
 }
 
-export async function runCommand(argv: string[]): Promise<number> {
-  let values: { once?: boolean; config?: string; search?: string };
-  try {
-    ({ values } = parseArgs({ args: argv, options: { once: { type: 'boolean' }, config: { type: 'string' }, search: { type: 'string' } }, strict: true }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
+export interface DemoOptions extends ConfigOption {
+  once?: boolean;
+  search?: string;
+}
+
+export async function runCommand(values: DemoOptions): Promise<number> {
   const once = values.once === true || !process.stdout.isTTY || Boolean(process.env.CI);
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -114,9 +110,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     privateRedis?.proc.kill();
   };
   try {
-    const loaded = await loadCommandConfig(values.config);
-    if (typeof loaded === 'number') return loaded;
-    const { config, path: configPath } = loaded;
+    const { config, path: configPath } = await loadCommandConfig(values.config);
     const search = config.searches.find((s) => (values.search ? s.name === values.search : s.entity === 'companies'));
     if (!search) {
       process.stderr.write(`no ${values.search ? `search named '${values.search}'` : 'companies search'} in ${configPath}\n`);

@@ -3,44 +3,27 @@
  * the Sales-Intelligence one with the demo's data size (DEMO_DATASET), printing their URLs and the env vars to
  * export; runs until SIGTERM/SIGINT.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_EMULATOR_PORTS, DEMO_DATASET, startAllEmulators } from '../../emulators/start-all.js';
 import { exitOnSignals } from '../../queue/index.js';
 import { createLogger } from '../../shared/logger.js';
-import { EXIT } from '../exit-codes.js';
 
-const USAGE = 'usage: prospect-sync emulate [--si-port <n>] [--hubspot-port <n>] [--sf-port <n>] [--json]\n';
+import type { JsonOption } from '../command-context.js';
 
-function port(flag: string | undefined, envValue: string | undefined, fallback: number): number | undefined {
-  const raw = flag ?? envValue;
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 0 && n <= 65_535 ? n : undefined;
+/** Ports already validated by the program (flag, else the SI_/HUBSPOT_/SF_EMULATOR_PORT variable). */
+export interface EmulateOptions extends JsonOption {
+  siPort?: number;
+  hubspotPort?: number;
+  sfPort?: number;
 }
 
-export async function runCommand(argv: string[]): Promise<number> {
-  let values: { 'si-port'?: string; 'hubspot-port'?: string; 'sf-port'?: string; json?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { 'si-port': { type: 'string' }, 'hubspot-port': { type: 'string' }, 'sf-port': { type: 'string' }, json: { type: 'boolean' } },
-      strict: true,
-    }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
+export async function runCommand(opts: EmulateOptions): Promise<number> {
   const ports = {
-    salesIntel: port(values['si-port'], process.env.SI_EMULATOR_PORT, DEFAULT_EMULATOR_PORTS.salesIntel),
-    hubspot: port(values['hubspot-port'], process.env.HUBSPOT_EMULATOR_PORT, DEFAULT_EMULATOR_PORTS.hubspot),
-    salesforce: port(values['sf-port'], process.env.SF_EMULATOR_PORT, DEFAULT_EMULATOR_PORTS.salesforce),
+    salesIntel: opts.siPort ?? DEFAULT_EMULATOR_PORTS.salesIntel,
+    hubspot: opts.hubspotPort ?? DEFAULT_EMULATOR_PORTS.hubspot,
+    salesforce: opts.sfPort ?? DEFAULT_EMULATOR_PORTS.salesforce,
   };
-  if (Object.values(ports).some((p) => p === undefined)) {
-    process.stderr.write(`invalid port\n${USAGE}`);
-    return EXIT.usage;
-  }
-  const emulators = await startAllEmulators({ ports: ports as Record<keyof typeof ports, number>, salesIntel: DEMO_DATASET });
-  if (values.json) {
+  const emulators = await startAllEmulators({ ports, salesIntel: DEMO_DATASET });
+  if (opts.json) {
     process.stdout.write(`${JSON.stringify({ urls: emulators.urls, env: emulators.env })}\n`);
   } else {
     process.stdout.write(

@@ -3,15 +3,10 @@
  * estimated time, against the budget left. Spends no search tokens and no credits. Exit 0, 2 config error.
  */
 import { randomUUID } from 'node:crypto';
-import { planRun, type RunPlan } from '../../../jobs/sync-search/plan-run.js';
-import { openSource } from '../../../jobs/sync-search/open-source.js';
-import { resolveSearch } from '../../../jobs/sync-search/resolve-search.js';
-import { CONFIG_ERROR_CODES, errorInfo } from '../../../jobs/sync-search/run-errors.js';
-import { openSearchCommand, printJson } from '../../runs/cli-context.js';
+import { openSource, planRun, resolveSearch, type RunPlan } from '../../../jobs/sync-search/index.js';
 import { silentLogger } from '../../shared/logger.js';
+import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
-
-const USAGE = 'usage: prospect-sync plan <search> [--json] [--config <file>]\n';
 
 function duration(ms: number): string {
   const s = Math.ceil(ms / 1000);
@@ -33,22 +28,18 @@ function render(plan: RunPlan, balance: { remaining: number; resetAt: number } |
   return lines.join('\n');
 }
 
-export async function runCommand(argv: string[]): Promise<number> {
-  const cmd = await openSearchCommand<object>(argv, {}, USAGE);
-  if (typeof cmd === 'number') return cmd;
+/** Errors (a refused secret, an invalid filter) are thrown and reported by the program (exit 2 or 1). */
+export async function runCommand(name: string, opts: ConfigOption & JsonOption): Promise<number> {
+  const cmd = await openSearchCommand(name, opts.config);
   const source = openSource(cmd.config, cmd.redis, cmd.prefix, silentLogger);
   try {
     const resolved = resolveSearch(cmd.config, cmd.search);
     const plan = await planRun(source, cmd.config, resolved, { runId: `plan-${randomUUID()}` });
     const balance = await source.ledger.tokenBalance();
-    if (cmd.values.json) {
+    if (opts.json) {
       printJson({ ...plan, partitions: plan.partitions.map((p) => ({ count: p.count, headcount: p.headcount })), tokenBalance: balance });
     } else process.stdout.write(`${render(plan, balance)}\n`);
     return EXIT.ok;
-  } catch (err) {
-    const info = errorInfo(err);
-    process.stderr.write(`prospect-sync plan: ${info.code}: ${info.message}\n`);
-    return CONFIG_ERROR_CODES.has(info.code) ? EXIT.config : EXIT.failed;
   } finally {
     await source.close();
     cmd.close();

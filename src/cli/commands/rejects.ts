@@ -3,19 +3,16 @@
  * Match keys and reasons only: reasons are redacted by the CRM layer so they never carry contact details.
  */
 import { createRejectStore } from '../../crm/index.js';
-import { openSearchCommand, printJson } from '../../runs/cli-context.js';
+import { openSearchCommand, printJson, type ConfigOption, type JsonOption, type LimitOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 
-const USAGE = 'usage: prospect-sync rejects <search> [--limit <n>] [--json] [--config <file>]\n';
-
-export async function runCommand(argv: string[]): Promise<number> {
-  const cmd = await openSearchCommand<{ limit?: string }>(argv, { limit: { type: 'string' } }, USAGE);
-  if (typeof cmd === 'number') return cmd;
+export async function runCommand(name: string, opts: ConfigOption & JsonOption & LimitOption): Promise<number> {
+  const cmd = await openSearchCommand(name, opts.config);
   try {
     const store = createRejectStore(cmd.redis, cmd.prefix);
-    const rejects = await store.list(cmd.search, { limit: Number(cmd.values.limit ?? 100) || 100 });
+    const rejects = await store.list(cmd.search, { limit: opts.limit });
     const pending = await store.pendingCount(cmd.search);
-    if (cmd.values.json) printJson({ search: cmd.search, pending, rejects });
+    if (opts.json) printJson({ search: cmd.search, pending, rejects });
     else if (rejects.length === 0) process.stdout.write(`no rejected records for ${cmd.search}\n`);
     else {
       const lines = rejects.map((r) => `${r.at}  ${r.object}  ${r.key}  ${r.code}: ${r.reason}`);

@@ -5,31 +5,25 @@
  * Exit: 0 completed, 1 failed (also: another run of the search is active), 2 config error, 3 partial or delayed.
  */
 import { randomUUID } from 'node:crypto';
-import { syncSearch } from '../../../jobs/sync-search.js';
-import { CONFIG_ERROR_CODES, errorInfo } from '../../../jobs/sync-search/run-errors.js';
-import { openSearchCommand, printJson } from '../../runs/cli-context.js';
+import { CONFIG_ERROR_CODES, errorInfo, syncSearch } from '../../../jobs/sync-search/index.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { createProgressBar } from '../../runs/progress-bar.js';
 import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-summary.js';
 import { createLogger } from '../../shared/logger.js';
+import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 
-const USAGE =
-  'usage: prospect-sync run <search> [--dry-run] [--full-resync] [--json] [--config <file>]\n' +
-  '  --dry-run      fetch and map, read the CRM, write nothing\n' +
-  '  --full-resync  send every record, also those unchanged since the last run\n';
+export interface RunOptions extends ConfigOption, JsonOption {
+  dryRun?: boolean;
+  fullResync?: boolean;
+}
 
-export async function runCommand(argv: string[]): Promise<number> {
-  const cmd = await openSearchCommand<{ 'dry-run'?: boolean; 'full-resync'?: boolean }>(
-    argv,
-    { 'dry-run': { type: 'boolean' }, 'full-resync': { type: 'boolean' } },
-    USAGE,
-  );
-  if (typeof cmd === 'number') return cmd;
-  const { search, values, config, redis, prefix } = cmd;
-  const json = values.json === true;
-  const dryRun = values['dry-run'] === true;
-  const fullResync = values['full-resync'] === true;
+export async function runCommand(name: string, opts: RunOptions): Promise<number> {
+  const cmd = await openSearchCommand(name, opts.config);
+  const { search, config, redis, prefix } = cmd;
+  const json = opts.json === true;
+  const dryRun = opts.dryRun === true;
+  const fullResync = opts.fullResync === true;
   const runId = randomUUID();
   // Logs go to stderr as JSON only when asked (LOG_LEVEL); the bar and the summary are the user interface.
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }).child({ cmd: 'run' });

@@ -2,11 +2,7 @@
 import { configJsonSchema } from '../../config/index.js';
 import { EXIT } from '../exit-codes.js';
 
-export async function runCommand(argv: string[]): Promise<number> {
-  if (argv.length > 0) {
-    process.stderr.write('usage: prospect-sync schema\n');
-    return EXIT.usage;
-  }
+export async function runCommand(): Promise<number> {
   process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
   return EXIT.ok;
 }

@@ -1,10 +1,10 @@
 /**
  * `start`: scheduler + workers + dashboard in one process. `worker`, `scheduler` and `dashboard` run one role each
- * through the same `startRoles`, which `demo` reuses in-process.
+ * through the same `startRoles`, which `demo` reuses in-process. SIGHUP reloads the config of the whole process
+ * (src/cli/live-config.ts): an invalid file is refused, logged with its file:line problems, and the old one kept.
  */
-import { parseArgs } from 'node:util';
 import type { Redis } from 'ioredis';
-import { loadConfig, type AppConfig } from '../../config/index.js';
+import { ConfigError, formatIssue, type AppConfig } from '../../config/index.js';
 import {
   exitOnSignals,
   openQueues,
@@ -16,12 +16,12 @@ import {
   type SyncProcessor,
   type SyncWorkerHandle,
 } from '../../queue/index.js';
-import { loadCommandConfig } from '../../runs/cli-context.js';
 import { listRuns } from '../../runs/run-history.js';
 import { startDashboardServer, type DashboardServer } from '../../server/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { createRedis } from '../../shared/redis.js';
-import { EXIT } from '../exit-codes.js';
+import { loadCommandConfig, type ConfigOption } from '../command-context.js';
+import { createLiveConfig, type ReloadResult } from '../live-config.js';
 
 export interface RoleSet {
   scheduler: boolean;
@@ -32,13 +32,13 @@ export interface RoleSet {
 export interface StartRolesOptions {
   roles: RoleSet;
   config: AppConfig;
-  /** Re-read on SIGHUP / reload. */
+  /** Re-read by `reload()` (SIGHUP). */
   configPath: string;
   logger: Logger;
   redisUrl?: string;
   /** BullMQ prefix; default $QUEUE_PREFIX or 'prospect-sync'. */
   prefix?: string;
-  /** Default: the sync job of jobs/sync-search.ts. */
+  /** Default: the sync job of jobs/sync-search.ts, reading the config in force at each job's start. */
   processor?: SyncProcessor;
   concurrency?: number;
   dashboard?: { port?: number; host?: string };
@@ -51,14 +51,27 @@ export interface RunningRoles {
   scheduler?: SchedulerHandle;
   worker?: SyncWorkerHandle;
   dashboard?: DashboardServer;
+  /** The config in force (swapped by `reload`). */
+  config(): AppConfig;
+  /**
+   * Re-reads the config file and, when it is valid, swaps it for every role at once: jobs started from now on,
+   * the scheduler's job schedulers and the dashboard's searches. An invalid file is logged and refused.
+   */
+  reload(): Promise<ReloadResult>;
   /** Stops every role (runs are checkpointed and put back), then the queues and the connection. */
   close(graceMs?: number): Promise<void>;
 }
 
 /** Loaded only by processes that run jobs: the dashboard and scheduler need none of the sync code. */
-async function defaultProcessor(config: AppConfig, logger: Logger, redis: Redis, prefix: string): Promise<SyncProcessor> {
-  const { createSyncProcessor } = await import('../../../jobs/sync-search.js');
-  return createSyncProcessor({ config, logger, redis, prefix });
+async function defaultProcessor(getConfig: () => AppConfig, logger: Logger, redis: Redis, prefix: string): Promise<SyncProcessor> {
+  const { createSyncProcessor } = await import('../../../jobs/sync-search/index.js');
+  return createSyncProcessor({ config: getConfig(), getConfig, logger, redis, prefix });
+}
+
+/** A refused reload, logged with the file:line of each problem (never a value: secrets stay out of logs). */
+function logRefusedReload(logger: Logger, error: unknown): void {
+  const problems = error instanceof ConfigError ? error.issues.map(formatIssue) : [error instanceof Error ? error.message : String(error)];
+  logger.error({ problems }, `config reload failed; keeping the previous config: ${problems[0] ?? ''}`);
 }
 
 /** `DASHBOARD_READ_ONLY`: `true` (every queue) or a comma-separated list of queue names. */
@@ -69,6 +82,7 @@ function readOnlyQueues(value: string | undefined): boolean | string[] {
 
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
+  const live = createLiveConfig(config, opts.configPath);
   const connection = createRedis(opts.redisUrl);
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
@@ -77,6 +91,23 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
     connection,
     prefix,
     queues,
+    config: live.current,
+    async reload() {
+      const result = await live.reload();
+      if (!result.ok) {
+        logRefusedReload(logger, result.error);
+        return result;
+      }
+      const { config: next, previous } = result;
+      const worker = running.worker?.worker;
+      if (worker && opts.concurrency === undefined) worker.concurrency = next.worker.concurrency;
+      if (running.dashboard && JSON.stringify(next.server) !== JSON.stringify(previous.server)) {
+        logger.warn('server settings changed: the dashboard keeps its address and auth until the process restarts');
+      }
+      await running.scheduler?.reload();
+      logger.info({ searches: next.searches.map((s) => s.name) }, 'config reloaded');
+      return result;
+    },
     async close(graceMs = 25_000) {
       await running.scheduler?.close();
       await running.worker?.shutdown(graceMs);
@@ -91,21 +122,12 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         ctx,
         logger,
         concurrency: opts.concurrency ?? config.worker.concurrency,
-        processor: opts.processor ?? (await defaultProcessor(config, logger, connection, prefix)),
+        processor: opts.processor ?? (await defaultProcessor(live.current, logger, connection, prefix)),
       });
     }
     if (roles.scheduler) {
-      let first: AppConfig | undefined = config;
-      running.scheduler = await startScheduler({
-        ctx,
-        queues,
-        logger,
-        loadSearches: async () => {
-          const current = first ?? (await loadConfig({ path: opts.configPath }));
-          first = undefined;
-          return current.searches;
-        },
-      });
+      // The file is read by `reload`, once for the whole process; the scheduler takes the searches in force.
+      running.scheduler = await startScheduler({ ctx, queues, logger, loadSearches: async () => live.current().searches });
     }
     if (roles.dashboard) {
       running.dashboard = await startDashboardServer({
@@ -117,7 +139,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
         metricsAuth: process.env.METRICS_AUTH === 'true',
         runs: async (search, limit) =>
-          config.searches.some((s) => s.name === search) ? listRuns(connection, search, { prefix, limit }) : undefined,
+          live.current().searches.some((s) => s.name === search) ? listRuns(connection, search, { prefix, limit }) : undefined,
         logger,
       });
     }
@@ -128,47 +150,31 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
   return running;
 }
 
-const USAGE = 'usage: prospect-sync <start|worker|scheduler|dashboard> [--config <file>] [--concurrency <n>] [--port <n>] [--host <addr>]\n';
+/** Options of the process commands, already validated by the program (src/cli/program.ts). */
+export interface RolesOptions extends ConfigOption {
+  concurrency?: number;
+  port?: number;
+  host?: string;
+}
 
-/** Parses the process commands' options, loads the config, starts the roles and runs until SIGTERM/SIGINT. */
-export async function runRoles(roles: RoleSet, argv: string[]): Promise<number> {
-  let values: { config?: string; concurrency?: string; port?: string; host?: string };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { config: { type: 'string' }, concurrency: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
-      strict: true,
-    }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
-  const loaded = await loadCommandConfig(values.config);
-  if (typeof loaded === 'number') return loaded;
-  const { config, path: configPath } = loaded;
-  const number = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
+/** Loads the config, starts the roles and runs until SIGTERM/SIGINT; SIGHUP reloads the config. */
+export async function runRoles(roles: RoleSet, opts: RolesOptions): Promise<number> {
+  const { config, path: configPath } = await loadCommandConfig(opts.config);
   const logger = createLogger();
   const running = await startRoles({
     roles,
     config,
     configPath,
     logger,
-    concurrency: number(values.concurrency),
-    dashboard: { port: number(values.port), host: values.host },
+    concurrency: opts.concurrency,
+    dashboard: { port: opts.port, host: opts.host },
   });
-  if (running.scheduler) {
-    const scheduler = running.scheduler;
-    process.on('SIGHUP', () => {
-      logger.info('SIGHUP: reloading the config');
-      void scheduler.reload();
-    });
-  }
+  process.on('SIGHUP', () => {
+    logger.info('SIGHUP: reloading the config');
+    void running.reload();
+  });
   if (running.dashboard) process.stdout.write(`dashboard: ${running.dashboard.url}\n`);
   logger.info({ roles, prefix: running.prefix }, 'started');
   exitOnSignals(() => running.close(), { logger });
   return new Promise<number>(() => undefined); // exitOnSignals ends the process
-}
-
-export function runCommand(argv: string[]): Promise<number> {
-  return runRoles({ scheduler: true, worker: true, dashboard: true }, argv);
 }

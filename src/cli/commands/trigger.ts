@@ -4,21 +4,16 @@
  * Unknown search: exit 2.
  */
 import { enqueueRun, openQueues } from '../../queue/index.js';
-import { openSearchCommand, printJson } from '../../runs/cli-context.js';
+import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 
-const USAGE =
-  'usage: prospect-sync trigger <search> [--full-resync] [--json] [--config <file>]\n' +
-  '  --full-resync  the run sends every record, also those unchanged since the last run\n';
-
-export async function runCommand(argv: string[]): Promise<number> {
-  const cmd = await openSearchCommand<{ 'full-resync'?: boolean }>(argv, { 'full-resync': { type: 'boolean' } }, USAGE);
-  if (typeof cmd === 'number') return cmd;
+export async function runCommand(name: string, opts: ConfigOption & JsonOption & { fullResync?: boolean }): Promise<number> {
+  const cmd = await openSearchCommand(name, opts.config);
   const queues = openQueues({ connection: cmd.redis, prefix: cmd.prefix });
   try {
-    const fullResync = cmd.values['full-resync'] === true;
+    const fullResync = opts.fullResync === true;
     const result = await enqueueRun(queues.sync, cmd.search, 'manual', { fullResync });
-    if (cmd.values.json) printJson(result);
+    if (opts.json) printJson(result);
     else if (result.deduplicated) {
       const note = fullResync ? '; --full-resync does not apply to it: trigger again once it has ended' : '';
       process.stdout.write(`run already in progress: job ${result.jobId} (${result.state})${note}\n`);

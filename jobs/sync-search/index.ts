@@ -1,0 +1,9 @@
+/**
+ * The public surface of the sync job: what the command line (and anything else above jobs/) may use. Everything
+ * else under jobs/sync-search/ is internal to the run and may change shape freely.
+ */
+export { syncSearch, createSyncProcessor, type SyncDeps, type RunRequest } from '../sync-search.js';
+export { planRun, type RunPlan } from './plan-run.js';
+export { openSource } from './open-source.js';
+export { resolveSearch } from './resolve-search.js';
+export { CONFIG_ERROR_CODES, errorInfo } from './run-errors.js';

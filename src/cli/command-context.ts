@@ -1,0 +1,52 @@
+/**
+ * What the one-shot commands that name a search (`run`, `plan`, `runs`, `rejects`, `trigger`) share: the config
+ * (--config, else $PROSPECT_SYNC_CONFIG, else the default), the search checked against it, and a Redis connection
+ * that fails fast. Problems are thrown as typed errors; src/cli/cli-errors.ts prints them and picks the exit code.
+ */
+import type { Redis } from 'ioredis';
+import { loadConfig, resolveConfigPath, type AppConfig } from '../config/index.js';
+import { queuePrefix } from '../queue/queue-context.js';
+import { UnknownSearchError } from './cli-errors.js';
+import { connectRedis } from './redis-connect.js';
+
+/** Options every config-reading command takes. */
+export interface ConfigOption {
+  config?: string;
+}
+
+/** Commands with machine-readable output: one JSON object as the last stdout line (errors too). */
+export interface JsonOption {
+  json?: boolean;
+}
+
+/** `runs` and `rejects`: how many entries to show (the program supplies the default). */
+export interface LimitOption {
+  limit: number;
+}
+
+export interface SearchCommand {
+  search: string;
+  config: AppConfig;
+  redis: Redis;
+  prefix: string;
+  close(): void;
+}
+
+/** Loads the config (throws ConfigError with file:line issues) and returns it with the path it came from. */
+export async function loadCommandConfig(flag: string | undefined): Promise<{ config: AppConfig; path: string }> {
+  const path = resolveConfigPath(flag);
+  return { config: await loadConfig({ path }), path };
+}
+
+/** Loads the config, checks `search` is one of its searches, then connects to Redis (RedisUnreachableError). */
+export async function openSearchCommand(search: string, configFlag: string | undefined): Promise<SearchCommand> {
+  const { config } = await loadCommandConfig(configFlag);
+  if (!config.searches.some((s) => s.name === search)) throw new UnknownSearchError(search, config.searches.map((s) => s.name));
+  const redis = await connectRedis();
+  return { search, config, redis, prefix: queuePrefix(), close: () => redis.disconnect() };
+}
+
+/** Prints `value` as one JSON line (the last stdout line of `--json` commands). */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}

@@ -1,0 +1,164 @@
+/**
+ * The prospect-sync command line, declared once: every command, its arguments, typed options and help text. Each
+ * command's code lives in src/cli/commands/<name>.ts and is loaded only when that command runs (so `schema` or
+ * `--help` never load jsforce or BullMQ). Commander parses and validates; failures become exit codes in one place
+ * (src/cli/cli-errors.ts, table in docs/cli.md).
+ */
+import { Command, CommanderError, Option, type OptionValues } from 'commander';
+import { reportError, UsageError } from './cli-errors.js';
+import type { LimitOption } from './command-context.js';
+import { EXIT } from './exit-codes.js';
+import { positiveInteger, tcpPort } from './option-parsers.js';
+import { packageVersion } from './package-version.js';
+
+const HELP_FOOTER = `
+Exit codes: 0 ok/completed, 1 failed, 2 config or usage error (also a credential or schema refused by any remote),
+            3 partial or delayed run, 4 Redis unreachable. See docs/cli.md.
+Environment: REDIS_URL (default redis://127.0.0.1:6379), QUEUE_PREFIX, PROSPECT_SYNC_CONFIG, LOG_LEVEL.`;
+
+const configOption = (): Option =>
+  new Option('--config <file>', 'config file (default: $PROSPECT_SYNC_CONFIG, else config/prospect-sync.yaml)');
+const jsonOption = (what: string): Option => new Option('--json', what);
+
+/** Commander flags `--json` with its argv; a usage error is printed as JSON when the user asked for JSON. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** Parses `argv` (without node and the script), runs the command and resolves to its exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const json = wantsJson(argv);
+  let exitCode: number = EXIT.ok;
+  const program = new Command('prospect-sync');
+  program
+    .description('Mirrors B2B company and people data from a Sales-Intelligence API into HubSpot or Salesforce on a schedule.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      outputError: (str, write) => {
+        if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'usage_error', message: str.replace(/^error: /, '').trim() } })}\n`);
+        else write(`prospect-sync: ${str.replace(/^error: /, '')}`);
+      },
+    })
+    .addHelpText('after', HELP_FOOTER);
+
+  /** The action of `name`: runs `body`, turning a thrown error into its printed report and exit code. */
+  const act =
+    (name: string, body: (args: string[], opts: OptionValues) => Promise<number>) =>
+    async (...params: unknown[]): Promise<void> => {
+      const cmd = params.at(-1) as Command;
+      const opts = cmd.opts();
+      try {
+        exitCode = await body(cmd.args, opts);
+      } catch (err) {
+        exitCode = await reportError(err, { command: name, json: opts.json === true });
+      }
+    };
+  const arg = (args: string[]): string => {
+    if (args[0] === undefined) throw new UsageError('missing argument');
+    return args[0];
+  };
+
+  program
+    .command('validate')
+    .description('load and check the config; --online also checks filter values against the API dictionaries')
+    .addOption(configOption())
+    .option('--online', "also check filter values against the API's dictionaries (needs Redis and the API)")
+    .addOption(jsonOption('print one JSON object {file, valid, issues, warnings}'))
+    .action(act('validate', async (_, o) => (await import('./commands/validate.js')).runCommand(o)));
+
+  program
+    .command('schema')
+    .description("print the config's JSON Schema (for editor completion)")
+    .action(act('schema', async () => (await import('./commands/schema.js')).runCommand()));
+
+  program
+    .command('plan')
+    .description('count matches (free) and print pages, tokens, credits, partitions and time against the budget left')
+    .argument('<search>', 'saved search name')
+    .addOption(configOption())
+    .addOption(jsonOption('print the plan as one JSON object'))
+    .action(act('plan', async (a, o) => (await import('./commands/plan.js')).runCommand(arg(a), o)));
+
+  program
+    .command('run')
+    .description('run one sync in this process to its end (no scheduler), with a progress bar on a TTY')
+    .argument('<search>', 'saved search name')
+    .option('--dry-run', 'fetch and map, read the CRM, write nothing')
+    .option('--full-resync', 'send every record, also those unchanged since the last run')
+    .addOption(configOption())
+    .addOption(jsonOption('print the run summary as the last stdout line (one JSON object)'))
+    .addHelpText('after', '\nExit: 0 completed, 1 failed, 2 config error, 3 partial or delayed, 4 Redis unreachable.')
+    .action(act('run', async (a, o) => (await import('./commands/run.js')).runCommand(arg(a), o)));
+
+  program
+    .command('trigger')
+    .description('enqueue a run now through the queue (a pending run of the search is reported, not doubled)')
+    .argument('<search>', 'saved search name')
+    .option('--full-resync', 'the run sends every record, also those unchanged since the last run')
+    .addOption(configOption())
+    .addOption(jsonOption('print {search, jobId, deduplicated, state?} as one JSON object'))
+    .action(act('trigger', async (a, o) => (await import('./commands/trigger.js')).runCommand(arg(a), o)));
+
+  const roles = (name: string, description: string, set: { scheduler: boolean; worker: boolean; dashboard: boolean }): Command => {
+    const cmd = program.command(name).description(description).addOption(configOption());
+    if (set.worker) cmd.addOption(new Option('--concurrency <n>', 'runs at once in this process (overrides worker.concurrency)').argParser(positiveInteger));
+    if (set.dashboard) {
+      cmd.addOption(new Option('--port <n>', 'dashboard port, 0 for a free one (overrides server.port)').argParser(tcpPort));
+      cmd.addOption(new Option('--host <addr>', 'dashboard address (overrides server.host)'));
+    }
+    cmd.addHelpText('after', '\nRuns until SIGTERM/SIGINT (graceful). SIGHUP re-reads the config (see docs/operations.md).');
+    return cmd.action(act(name, async (_, o) => (await import('./commands/start.js')).runRoles(set, o)));
+  };
+  roles('start', 'scheduler + workers + dashboard server in one process', { scheduler: true, worker: true, dashboard: true });
+  roles('worker', 'the workers only (runs sync jobs), for scaling out', { scheduler: false, worker: true, dashboard: false });
+  roles('scheduler', 'the scheduler only (job schedulers from the config, ticks into runs)', { scheduler: true, worker: false, dashboard: false });
+  roles('dashboard', 'the dashboard server only (bull-board, /healthz, /metrics, /runs)', { scheduler: false, worker: false, dashboard: true });
+
+  program
+    .command('runs')
+    .description('recent run summaries of a search, newest first')
+    .argument('<search>', 'saved search name')
+    .addOption(new Option('--limit <n>', 'how many').argParser(positiveInteger).default(20))
+    .addOption(configOption())
+    .addOption(jsonOption('print {search, runs} as one JSON object'))
+    .action(act('runs', async (a, o) => (await import('./commands/runs.js')).runCommand(arg(a), o as LimitOption)));
+
+  program
+    .command('rejects')
+    .description('records the CRM (or the mapping) rejected, with reasons, newest first')
+    .argument('<search>', 'saved search name')
+    .addOption(new Option('--limit <n>', 'how many').argParser(positiveInteger).default(100))
+    .addOption(configOption())
+    .addOption(jsonOption('print {search, pending, rejects} as one JSON object'))
+    .action(act('rejects', async (a, o) => (await import('./commands/rejects.js')).runCommand(arg(a), o as LimitOption)));
+
+  program
+    .command('emulate')
+    .description('start the local Sales-Intelligence, HubSpot and Salesforce emulators and print their URLs')
+    .addOption(new Option('--si-port <n>', 'Sales-Intelligence emulator port (default: 4010)').env('SI_EMULATOR_PORT').argParser(tcpPort))
+    .addOption(new Option('--hubspot-port <n>', 'HubSpot emulator port (default: 4020)').env('HUBSPOT_EMULATOR_PORT').argParser(tcpPort))
+    .addOption(new Option('--sf-port <n>', 'Salesforce emulator port (default: 4030)').env('SF_EMULATOR_PORT').argParser(tcpPort))
+    .addOption(jsonOption('print {urls, env} as one JSON line'))
+    .action(act('emulate', async (_, o) => (await import('./commands/emulate.js')).runCommand(o)));
+
+  program
+    .command('demo')
+    .description('emulators + example config + a sync you can watch on the dashboard, in one command')
+    .option('--once', 'exit after the first run (also without a TTY or under CI)')
+    .option('--search <name>', 'the search to run (default: the first companies search)')
+    .addOption(configOption())
+    .action(act('demo', async (_, o) => (await import('./commands/demo.js')).runCommand(o)));
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    // --help and --version end with code 0; every other parse failure is a usage error.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  return exitCode;
+}
