@@ -8,7 +8,7 @@ export { compileFieldMapping, mapRecord } from './field-mapping.js';
 export type { FieldMapping, FieldMappingConfig, MappedField, MappingObjectInfo, MapResult, OverwritePolicy } from './field-mapping.js';
 export { TRANSFORMS, applyTransform } from './transforms.js';
 export type { TransformName } from './transforms.js';
-export { CHANGE_HASH_TTL_SECONDS, createChangeDetector, mappingFingerprint, recordHash } from './change-detector.js';
+export { CHANGE_HASH_TTL_SECONDS, createChangeDetector } from './change-detector.js';
 export type { ChangeDetector } from './change-detector.js';
 export { createRejectStore, MAX_PENDING_REJECTS, MAX_REJECT_HISTORY, REJECT_TTL_SECONDS } from './reject-store.js';
 export type { RejectEntry, RejectStore } from './reject-store.js';
