@@ -1,4 +1,4 @@
-/** Exit codes promised by the contract (shared/CONTRACT.md). */
+/** Exit codes promised by the contract (docs/contract.md; per command: docs/cli.md). */
 export const EXIT = {
   ok: 0,
   failed: 1,

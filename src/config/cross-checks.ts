@@ -66,7 +66,7 @@ function checkOffsetMode(search: ParsedSearch, at: ConfigPath, pageSize: number,
 }
 
 /**
- * `view` and `associate` mean nothing for companies. The contract's own example shows them on a companies
+ * `view` and `associate` mean nothing for companies. The contract's own example (docs/contract.md) shows them on a companies
  * search (as annotations), so there they are dropped with a warning rather than refused.
  */
 function checkPersonOnly(search: ParsedSearch, at: ConfigPath, config: ParsedConfig, issues: PathIssue[], warnings: PathIssue[]): void {
