@@ -14,6 +14,8 @@ const REDACTED: [string, string][] = [
   ['call (030) 1234567 today', '(030) 1234567'],
   ['national 030-1234567', '030-1234567'],
   ['mobile 0171 2345678', '0171 2345678'],
+  ['tel: 0049 30 1234567', '0049 30 1234567'],
+  ['call 030 12 34 56 7 back', '030 12 34 56 7'],
   ['US +1 (415) 555-0100 ok', '+1 (415) 555-0100'],
   ['US 415-555-0100 ok', '415-555-0100'],
   ['(555) 123-4567', '123-4567'],
@@ -52,6 +54,8 @@ const KEPT: string[] = [
   'offset 10000 + pageSize 100 exceeds the ceiling',
   'stopped by token_reserve with 5000 tokens left (maxTokens=500, tokensLeft: 7)',
   'records 1000-2000 of 250000',
+  'due 01-02-2026 or 05/11/2026; bytes=0-1023; offsets 0-100',
+  'POST https://login.example.test/services/oauth2/token: 400 Bad Request',
 ];
 
 describe('redact (the one redactor: logs, errors, rejects, summaries)', () => {
