@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +9,9 @@ const run = promisify(execFile);
 const repo = join(import.meta.dirname, '..', '..');
 const depcruise = join(repo, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
 const config = join(repo, '.dependency-cruiser.cjs');
+// dependency-cruiser needs Node >= 22.13: the repo's pinned Node, whichever Node runs the tests.
+const pinnedNode = join(repo, 'node_modules', '.bin', 'node');
+const node = existsSync(pinnedNode) ? pinnedNode : process.execPath;
 
 interface Violation {
   from: string;
@@ -25,7 +28,7 @@ async function violationsOf(files: Record<string, string[]>, root: string): Prom
     writeFileSync(join(root, path), `${lines.join('\n')}\nexport const here = 1;\n`);
   }
   // depcruise exits non-zero on violations: the JSON on stdout is the answer either way.
-  const out = await run(process.execPath, [depcruise, '--config', config, '--output-type', 'json', 'src', 'jobs', 'bin'], { cwd: root })
+  const out = await run(node, [depcruise, '--config', config, '--output-type', 'json', 'src', 'jobs', 'bin'], { cwd: root })
     .catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
   const report = JSON.parse(out.stdout) as { summary: { violations: Violation[] } };
   return report.summary.violations;
