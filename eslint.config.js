@@ -14,4 +14,6 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The dependency-cruiser config is CommonJS (the tool loads .cjs configs).
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
 );

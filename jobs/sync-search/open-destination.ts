@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AppConfig, DestinationConfig, SavedSearch } from '../../src/config/index.js';
-import { compileFieldMapping, createCrmWriter, createHubSpotSink, HUBSPOT_COMPANY_OBJECT } from '../../src/crm/index.js';
+import { companyObjectOf, compileFieldMapping, createCrmWriter, createHubSpotSink, defaultMatchField, SalesforceSink } from '../../src/crm/index.js';
 import type { CrmSink, CrmWriter, FieldMapping } from '../../src/crm/index.js';
-import { SalesforceSink } from '../../src/crm/salesforce/salesforce-sink.js';
 import type { Logger } from '../../src/shared/logger.js';
 
 /** The CRM end of one run: the sink, the writer around it (mapping, change detection, rejects) and the mapping. */
@@ -18,9 +17,6 @@ export interface OpenDestinationOptions {
   logger: Logger;
   fullResync?: boolean;
 }
-
-/** Salesforce company object persons link to (Contact/Lead -> Account). */
-const SALESFORCE_COMPANY_OBJECT = 'Account';
 
 function openSink(destination: DestinationConfig, logger: Logger): CrmSink {
   if (destination.type === 'hubspot') {
@@ -43,10 +39,9 @@ function openSink(destination: DestinationConfig, logger: Logger): CrmSink {
  */
 function associateTarget(config: AppConfig, search: SavedSearch, destination: DestinationConfig): { object: string; matchField: string } | undefined {
   if (!search.associate) return undefined;
-  const object = destination.type === 'hubspot' ? HUBSPOT_COMPANY_OBJECT : SALESFORCE_COMPANY_OBJECT;
+  const object = companyObjectOf(destination.type);
   const companies = config.searches.find((s) => s.destination === search.destination && s.entity === 'companies' && s.object === object);
-  const fallback = destination.type === 'salesforce' ? destination.externalIdField : undefined;
-  return { object, matchField: companies?.matchOn.field ?? fallback ?? search.matchOn.field };
+  return { object, matchField: companies?.matchOn.field ?? defaultMatchField(destination) ?? search.matchOn.field };
 }
 
 export function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Destination {

@@ -1,4 +1,5 @@
 import { AppError } from '../../src/shared/app-error.js';
+import { redact } from '../../src/shared/redact.js';
 
 /** The run was stopped from outside (shutdown, lost run lock) after checkpointing its last accepted batch. */
 export class RunAbortedError extends AppError {
@@ -48,16 +49,14 @@ export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([
   'source_unauthorized',
 ]);
 
-const EMAIL = /[^\s"'<>@]+@[^\s"'<>@]+\.[a-z]{2,}/gi;
-const PHONE = /\+?\d[\d ()./-]{7,}\d/g;
 const MAX_MESSAGE = 500;
 
 /**
  * Code and message of an error, for summaries, history and job results. A remote's message can echo the record it
- * refused: emails and phone numbers are masked, and the message is cut short.
+ * refused: it goes through the shared redactor, and is cut short.
  */
 export function errorInfo(err: unknown): { code: string; message: string } {
   const code = err instanceof AppError ? err.code : 'internal_error';
   const raw = err instanceof Error ? err.message : String(err);
-  return { code, message: raw.replace(EMAIL, '[email]').replace(PHONE, '[phone]').slice(0, MAX_MESSAGE) };
+  return { code, message: redact(raw).slice(0, MAX_MESSAGE) };
 }

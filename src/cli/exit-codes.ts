@@ -1,6 +1,6 @@
 /**
- * Exit codes of every prospect-sync command (the table in docs/cli.md). One meaning per code, whichever command or
- * remote the problem came from.
+ * Exit codes of every prospect-sync command, as the contract promises (docs/contract.md; the table: docs/cli.md).
+ * One meaning per code, whichever command or remote the problem came from.
  */
 export const EXIT = {
   /** Done; for `run`: the run completed. */

@@ -1,4 +1,6 @@
 /** Rules that relate several fields of the config; the schema has already checked each field alone. */
+// CRM facts (objects per destination type, match-field defaults) are the crm layer's: asked, not repeated here.
+import { defaultMatchField, objectsFor, objectsOf } from '../crm/crm-objects.js';
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
 import type { ConfigPath } from './yaml-tree.js';
@@ -12,11 +14,6 @@ export interface PathIssue {
 
 /** The API's offset ceiling (spec "Pagination limits"): the last page may start at 10,000. */
 const MAX_OFFSET = 10_000;
-
-const OBJECTS: Record<'hubspot' | 'salesforce', Record<'companies' | 'persons', readonly string[]>> = {
-  hubspot: { companies: ['companies'], persons: ['contacts'] },
-  salesforce: { companies: ['Account'], persons: ['Contact', 'Lead'] },
-};
 
 type ParsedSearch = ParsedConfig['searches'][number];
 
@@ -66,7 +63,7 @@ function checkOffsetMode(search: ParsedSearch, at: ConfigPath, pageSize: number,
 }
 
 /**
- * `view` and `associate` mean nothing for companies. The contract's own example shows them on a companies
+ * `view` and `associate` mean nothing for companies. The contract's own example (docs/contract.md) shows them on a companies
  * search (as annotations), so there they are dropped with a warning rather than refused.
  */
 function checkPersonOnly(search: ParsedSearch, at: ConfigPath, config: ParsedConfig, issues: PathIssue[], warnings: PathIssue[]): void {
@@ -106,14 +103,14 @@ function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedCo
     issues.push({ path: [...at, 'destination'], message: `unknown destination '${search.destination}' (defined: ${known || 'none'})` });
     return search.matchOn.field;
   }
-  const objects = OBJECTS[destination.type];
-  const all = [...objects.companies, ...objects.persons];
+  const all = objectsOf(destination.type);
+  const fitting = objectsFor(destination.type, search.entity);
   if (!all.includes(search.object)) {
     issues.push({ path: [...at, 'object'], message: `${destination.type} objects are ${all.join(' | ')}` });
-  } else if (!objects[search.entity].includes(search.object)) {
-    issues.push({ path: [...at, 'object'], message: `${search.entity} land in ${objects[search.entity].join(' | ')} on ${destination.type}` });
+  } else if (!fitting.includes(search.object)) {
+    issues.push({ path: [...at, 'object'], message: `${search.entity} land in ${fitting.join(' | ')} on ${destination.type}` });
   }
-  const field = search.matchOn.field ?? (destination.type === 'salesforce' ? destination.externalIdField : undefined);
+  const field = search.matchOn.field ?? defaultMatchField(destination);
   if (field === undefined) {
     issues.push({ path: [...at, 'matchOn', 'field'], message: 'required (or set externalIdField on a salesforce destination)' });
   }

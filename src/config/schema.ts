@@ -1,5 +1,5 @@
 /**
- * The config file's shape (shared/CONTRACT.md "Config file"), as zod schemas. Every object is strict (unknown keys
+ * The config file's shape (docs/contract.md "Config file"), as zod schemas. Every object is strict (unknown keys
  * are errors) except the inside of `filter`, which is the API request body and is passed through as written.
  * Rules that relate several fields live in cross-checks.ts; this file holds only what a single field can say.
  */

@@ -22,7 +22,7 @@ export const CHANGE_HASH_TTL_SECONDS = 90 * 24 * 3600;
 
 const digest = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 22);
 
-export function recordHash(record: CrmRecord): string {
+function recordHash(record: CrmRecord): string {
   const fields = Object.keys(record.properties).sort();
   return digest([fields.map((f) => [f, record.properties[f]]), record.companyKey ?? null]);
 }
@@ -31,7 +31,7 @@ export function recordHash(record: CrmRecord): string {
  * What a mapping writes to its object: match field, field set, company link. Two searches mapping different field
  * sets onto one object get separate hashes, so neither sees the other's writes as changes to send again.
  */
-export function mappingFingerprint(target: ObjectTarget): string {
+function mappingFingerprint(target: ObjectTarget): string {
   return digest([target.matchField, [...target.fields].sort(), target.associate ?? null]).slice(0, 12);
 }
 

@@ -9,7 +9,7 @@ import { applyTransform, isTransformName, TransformFailure, TRANSFORMS, type Tra
  */
 export type OverwritePolicy = 'always' | 'ifEmpty' | 'never';
 
-/** A search's mapping as written in the config (CONTRACT.md `matchOn` / `fields` / `associate`). */
+/** A search's mapping as written in the config (docs/contract.md `matchOn` / `fields` / `associate`). */
 export interface FieldMappingConfig {
   matchOn: { field: string; from: string };
   fields: Record<string, string | { from: string; transform?: string; overwrite?: OverwritePolicy }>;

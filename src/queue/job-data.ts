@@ -31,8 +31,6 @@ export interface SyncJobData {
   requestedAt: string;
   /** `trigger --full-resync`: send every record even when its change hash is unchanged. Absent = false. */
   fullResync?: boolean;
-  /** Owned by the processor (`job.updateData`); a retried or stalled job resumes from it. */
-  checkpoint?: unknown;
 }
 
 /** What a sync job returns; F2's run summary satisfies it (extra fields are kept as the job's return value). */

@@ -71,8 +71,3 @@ export async function acquireRunLock(redis: Redis, search: string, owner: string
     },
   };
 }
-
-/** The run id holding the search's lock, or null. */
-export async function activeRunOf(redis: Redis, search: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<string | null> {
-  return redis.get(runKeys(search, prefix).lock);
-}

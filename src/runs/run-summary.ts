@@ -1,6 +1,6 @@
 /**
  * The summary of one run: the job's return value, one entry of the run history and the last line of
- * `run --json`. The contract (shared/CONTRACT.md) fixes the first block of fields; the rest are additions.
+ * `run --json`. The contract (docs/contract.md) fixes the first block of fields; the rest are additions.
  */
 export type RunStatus = 'completed' | 'partial' | 'failed' | 'delayed';
 

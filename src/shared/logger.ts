@@ -1,10 +1,12 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { redact } from './redact.js';
 
 /**
- * Paths pino removes from every log line. Secrets and contact details must never be logged; redaction is the
- * safety net, not the plan: code should not pass them to the logger in the first place.
+ * Keys pino replaces whatever their value (a token is not recognisable by its shape; an array of emails is not a
+ * string). Everything else is caught on the way out: every finished line passes through the shared redactor.
+ * Redaction is the safety net, not the plan: code should not pass secrets or contact details to the logger.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
   'accessToken', '*.accessToken', 'access_token', '*.access_token',
   'clientSecret', '*.clientSecret', 'client_secret', '*.client_secret',
@@ -15,12 +17,16 @@ export const REDACTED_PATHS = [
 
 export type { Logger };
 
-/** The product's logger: pino JSON with redaction, to stdout unless a destination is given (tests capture it). */
+/**
+ * The product's logger: pino JSON, to stdout unless a destination is given (tests capture it). Each serialized line
+ * (message, fields, child bindings, error stacks) goes through `redact` once; the redactor keeps JSON intact.
+ */
 export function createLogger(options: LoggerOptions = {}, destination?: DestinationStream): Logger {
   const settings: LoggerOptions = {
     level: process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     ...options,
+    hooks: { ...options.hooks, streamWrite: (line: string) => redact(options.hooks?.streamWrite ? options.hooks.streamWrite(line) : line) },
   };
   return destination ? pino(settings, destination) : pino(settings);
 }

@@ -180,10 +180,6 @@ export class RedisBudgetLedger implements BudgetLedger {
     return available < 0 ? Number.POSITIVE_INFINITY : Math.max(0, available);
   }
 
-  async canSpendTokens(n: number): Promise<boolean> {
-    return (await this.spendableTokens()) >= n;
-  }
-
   /** Reserves up to `requested` credits for `runId` under the run and day caps. */
   async reserveCredits(runId: string, requested: number): Promise<CreditReservation> {
     const id = randomUUID();
@@ -221,9 +217,5 @@ export class RedisBudgetLedger implements BudgetLedger {
     const { id, granted } = await this.reserveCredits(runId, Number.MAX_SAFE_INTEGER);
     await this.settleCredits(runId, id, 0);
     return granted;
-  }
-
-  async canSpendCredits(runId: string, n: number): Promise<boolean> {
-    return (await this.spendableCredits(runId)) >= n;
   }
 }

@@ -194,11 +194,9 @@ export interface BudgetLedger {
   tokenBalance(): Promise<TokenBalance | null>;
   /** Tokens a new search may spend now: balance - reserve - in-flight reservations (Infinity when unknown). */
   spendableTokens(): Promise<number>;
-  canSpendTokens(n: number): Promise<boolean>;
   creditUsage(runId: string): Promise<CreditUsage>;
   /** Credits a run may still spend under maxPerRun and maxPerDay (Infinity when uncapped). */
   spendableCredits(runId: string): Promise<number>;
-  canSpendCredits(runId: string, n: number): Promise<boolean>;
 }
 
 export interface SourceClient {

@@ -5,6 +5,10 @@ import { enqueueRun, openQueues, startSyncWorker, type AppQueues } from '../../s
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv, waitFor } from './queue-env.js';
 import { closeAfterEach } from '../helpers/closers.js';
+import type { SyncJobData } from '../../src/queue/index.js';
+
+/** This test's processor keeps its own progress in the job data (the real one uses the checkpoint store). */
+type ScratchData = SyncJobData & { checkpoint?: unknown };
 
 const CHILD = fileURLToPath(new URL('./fixtures/worker-child.ts', import.meta.url));
 
@@ -31,7 +35,7 @@ describe('graceful shutdown', () => {
     });
 
     await waitFor(() => out.includes(`started ${run.jobId}`) || undefined, 20_000);
-    await waitFor(async () => (((await queues.sync.getJob(run.jobId))?.data.checkpoint as { step?: number } | undefined)?.step ?? 0) >= 3);
+    await waitFor(async () => ((((await queues.sync.getJob(run.jobId))?.data as ScratchData | undefined)?.checkpoint as { step?: number } | undefined)?.step ?? 0) >= 3);
     const sentAt = Date.now();
     child.kill('SIGTERM');
     const code = await exited;
@@ -43,7 +47,7 @@ describe('graceful shutdown', () => {
     const job = await queues.sync.getJob(run.jobId);
     expect(await job?.getState()).toBe('waiting');
     expect(job?.attemptsMade).toBe(0);
-    const checkpoint = job?.data.checkpoint as { step: number; aborted?: boolean };
+    const checkpoint = (job?.data as ScratchData | undefined)?.checkpoint as { step: number; aborted?: boolean };
     expect(checkpoint.aborted).toBe(true);
 
     // Another worker resumes the same run from the checkpoint.
@@ -52,7 +56,7 @@ describe('graceful shutdown', () => {
       ctx: env.ctx,
       logger: silentLogger,
       processor: async (j) => {
-        resumedFrom = j.data.checkpoint;
+        resumedFrom = (j.data as ScratchData).checkpoint;
         return { search: j.data.search, status: 'completed' };
       },
     });

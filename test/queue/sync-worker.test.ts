@@ -4,6 +4,10 @@ import { enqueueRun, openQueues, startSyncWorker, syncBackoff } from '../../src/
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv, waitFor } from './queue-env.js';
 import { closeAfterEach } from '../helpers/closers.js';
+import type { SyncJobData } from '../../src/queue/index.js';
+
+/** This test's processor keeps its own progress in the job data (the real one uses the checkpoint store). */
+type ScratchData = SyncJobData & { checkpoint?: unknown };
 
 describe('sync worker bootstrap', () => {
   const closers = closeAfterEach();
@@ -18,9 +22,9 @@ describe('sync worker bootstrap', () => {
       ctx: env.ctx,
       logger: silentLogger,
       processor: async (job, token) => {
-        calls.push(job.data.checkpoint);
+        calls.push((job.data as ScratchData).checkpoint);
         if (calls.length === 1) {
-          await job.updateData({ ...job.data, checkpoint: { page: 7 } });
+          await job.updateData({ ...job.data, checkpoint: { page: 7 } } as ScratchData);
           await job.moveToDelayed(Date.now() + 400, token);
           throw new DelayedError();
         }

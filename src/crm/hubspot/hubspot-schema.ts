@@ -1,9 +1,8 @@
 import type { PropertyCreateFieldTypeEnum, PropertyCreateTypeEnum } from '@hubspot/api-client/lib/codegen/crm/properties/index.js';
+import { hubspotPropertyGroup } from '../crm-objects.js';
 import type { ObjectTarget } from '../crm-sink.js';
 import { CrmSchemaError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
-
-const GROUP: Record<string, string> = { contacts: 'contactinformation', companies: 'companyinformation' };
 
 /** The match property must exist and be unique: create it when missing, refuse a non-unique one. */
 async function ensureUniqueProperty(caller: HubSpotCaller, object: string, name: string, known: Map<string, { hasUniqueValue?: boolean }>): Promise<void> {
@@ -15,7 +14,7 @@ async function ensureUniqueProperty(caller: HubSpotCaller, object: string, name:
         label: name,
         type: 'string' as PropertyCreateTypeEnum,
         fieldType: 'text' as PropertyCreateFieldTypeEnum,
-        groupName: GROUP[object] ?? 'default',
+        groupName: hubspotPropertyGroup(object),
         hasUniqueValue: true,
         description: 'Unique id written by prospect-sync (match key)',
       }),

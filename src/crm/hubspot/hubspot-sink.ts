@@ -9,9 +9,6 @@ import { HUBSPOT_BATCH_SIZE, readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { upsertBatch } from './hubspot-upsert.js';
 
-/** The object persons (`contacts`) link to; its match field comes from the config of the search that writes companies. */
-export const HUBSPOT_COMPANY_OBJECT = 'companies';
-
 export interface HubSpotSinkOptions {
   accessToken: string;
   /** e.g. `https://api.hubapi.com` or an emulator URL; a trailing slash is removed. */

@@ -26,6 +26,14 @@ function presentBitmap(slots: number): Uint8Array {
   return present;
 }
 
+type ColumnType = Uint8ArrayConstructor | Uint16ArrayConstructor | Uint32ArrayConstructor | Float64ArrayConstructor;
+
+/** A table of `slots` rows: the presence bitmap plus one zeroed typed array per column. */
+function allocateTable<C extends Record<string, ColumnType>>(slots: number, columns: C): { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> } {
+  const arrays = Object.fromEntries(Object.entries(columns).map(([name, Type]) => [name, new Type(slots)]));
+  return { slots, present: presentBitmap(slots), ...arrays } as { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> };
+}
+
 export interface CompanyTable {
   slots: number;
   present: Uint8Array;
@@ -61,17 +69,10 @@ const Salt = {
 } as const;
 
 function buildCompanies(seed: number, visible: number): CompanyTable {
-  const slots = slotCount(visible);
-  const t: CompanyTable = {
-    slots,
-    present: presentBitmap(slots),
-    industry: new Uint8Array(slots),
-    country: new Uint8Array(slots),
-    headcount: new Uint32Array(slots),
-    revenue: new Float64Array(slots),
-    foundedYear: new Uint16Array(slots),
-    technologies: new Uint32Array(slots),
-  };
+  const t: CompanyTable = allocateTable(slotCount(visible), {
+    industry: Uint8Array, country: Uint8Array, headcount: Uint32Array, revenue: Float64Array, foundedYear: Uint16Array, technologies: Uint32Array,
+  });
+  const slots = t.slots;
   const techCount = TECHNOLOGIES.length;
   for (let s = 0; s < slots; s++) {
     t.industry[s] = hash3(seed, s, Salt.Industry) % INDUSTRIES.length;
@@ -91,16 +92,11 @@ function buildCompanies(seed: number, visible: number): CompanyTable {
 }
 
 function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number): PersonTable {
-  const slots = slotCount(visible);
   const t: PersonTable = {
-    slots,
-    present: presentBitmap(slots),
-    companySlot: new Uint32Array(slots),
-    title: new Uint16Array(slots),
-    country: new Uint8Array(slots),
-    byCompany: new Uint32Array(slots),
+    ...allocateTable(slotCount(visible), { companySlot: Uint32Array, title: Uint16Array, country: Uint8Array, byCompany: Uint32Array }),
     companyStart: new Uint32Array(companies.slots + 1),
   };
+  const slots = t.slots;
   const titles = SENIORITIES.length * DEPARTMENTS.length * TITLE_VARIANTS;
   for (let s = 0; s < slots; s++) {
     const c = visibleCompanies === 0 ? 0 : slotOfOrdinal(hash3(seed, s, Salt.PCompany) % visibleCompanies);
