@@ -57,5 +57,10 @@ const MAX_MESSAGE = 500;
 export function errorInfo(err: unknown): { code: string; message: string } {
   const code = err instanceof AppError ? err.code : 'internal_error';
   const raw = err instanceof Error ? err.message : String(err);
-  return { code, message: raw.replace(EMAIL, '[email]').replace(PHONE, '[phone]').slice(0, MAX_MESSAGE) };
+  return { code, message: redactText(raw) };
+}
+
+/** A remote's text (error message, reject or link reason) with emails and phone numbers masked, cut short. */
+export function redactText(raw: string): string {
+  return raw.replace(EMAIL, '[email]').replace(PHONE, '[phone]').slice(0, MAX_MESSAGE);
 }

@@ -1,5 +1,6 @@
 /** Rules that relate several fields of the config; the schema has already checked each field alone. */
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
+import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
 import type { ConfigPath } from './yaml-tree.js';
 
@@ -142,6 +143,7 @@ export function crossCheck(config: ParsedConfig): CrossCheckResult {
     checkSchedule(search, at, issues);
     checkOffsetMode(search, at, config.source.pageSize, issues);
     checkPersonOnly(search, at, config, issues, warnings);
+    checkDeprecated(search, at, warnings);
     const field = checkDestination(search, at, config, issues);
     if (field === undefined) return;
     const personOnly = search.entity === 'persons' ? {} : { view: undefined, associate: undefined };
