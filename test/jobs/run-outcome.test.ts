@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
+import { parseConfig } from '../../src/config/index.js';
 import { exitCodeOf } from '../../src/runs/run-summary.js';
 import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
@@ -76,6 +77,19 @@ describe('caps are stops', () => {
     expect(summary).toMatchObject({ status: 'partial', stopReason: 'credit_cap_run', fetched: 0, creditsSpent: 0, error: { code: 'budget_insufficient' } });
     expect(fx.si.stats('worker').operations.search).toBe(0);
     expect(fx.hubspot!.state.count('contacts')).toBe(0);
+  });
+});
+
+describe('allowPartial (deprecated)', () => {
+  it('still loads, with a warning at its line saying what replaces it; the run stops at the cap as by default', async () => {
+    fx = await startFixture('allow-partial', { salesIntel: { persons: 600 } });
+    const loaded = parseConfig(hubspotConfig(contactsSearch('    allowPartial: true\n'), credits(100, 10_000)), 'test.yaml', fx.env);
+    expect(loaded.warnings).toHaveLength(1);
+    expect(loaded.warnings[0]).toMatchObject({ path: 'searches[0].allowPartial' });
+    expect(loaded.warnings[0]?.message).toMatch(/deprecated.*onShortfall: refuse/);
+    expect(loaded.warnings[0]?.line).toBeGreaterThan(0);
+    const summary = await syncSearch(fx.deps(loaded.config), { search: 'leads', runId: 'ap-1' });
+    expect(summary).toMatchObject({ status: 'partial', stopReason: 'credit_cap_run', creditsSpent: 100 });
   });
 });
 
