@@ -6,17 +6,17 @@
  */
 import type { Redis } from 'ioredis';
 import type { AppConfig } from '../src/config/index.js';
+import type { SyncProcessor } from '../src/queue/job-data.js';
 import type { RunProgress } from '../src/runs/progress-bar.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
 import type { Logger } from '../src/shared/logger.js';
 import { openDestination, type Destination } from './sync-search/open-destination.js';
 import { planRun, type RunPlan } from './sync-search/plan-run.js';
+import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
 import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from './sync-search/run-outcome.js';
 import { RunSession } from './sync-search/run-session.js';
 import { walkPartitions } from './sync-search/walk-partitions.js';
-
-export { createSyncProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 
 export interface SyncDeps {
   config: AppConfig;
@@ -40,6 +40,13 @@ export interface RunRequest {
   signal?: AbortSignal;
   onPlan?: (plan: RunPlan) => void;
   onProgress?: (progress: RunProgress) => void;
+}
+
+export type { ProcessorDeps };
+
+/** The BullMQ processor: `syncSearch` per job, delayed/retried/failed as jobs/sync-search/queue-processor.ts says. */
+export function createSyncProcessor(deps: ProcessorDeps): SyncProcessor {
+  return queueProcessor(syncSearch, deps);
 }
 
 /** Largest write (records) we gather before checkpointing: it bounds what a crash makes us fetch again. */

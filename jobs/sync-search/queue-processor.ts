@@ -9,7 +9,7 @@ import type { AppConfig } from '../../src/config/index.js';
 import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import { notStartedSummary, type RunSummary } from '../../src/runs/run-summary.js';
-import { syncSearch, type SyncDeps } from '../sync-search.js';
+import type { RunRequest, SyncDeps } from '../sync-search.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
 
 /**
@@ -21,7 +21,10 @@ export type ProcessorDeps = Omit<SyncDeps, 'config'> & ({ config: AppConfig; get
 /** Progress is pushed to the job at most this often. */
 const PROGRESS_EVERY_MS = 1000;
 
-export function createSyncProcessor(deps: ProcessorDeps): SyncProcessor {
+/** The run itself (`syncSearch`), passed in so this adapter does not import the module that re-exports it. */
+export type RunSearch = (deps: SyncDeps, request: RunRequest) => Promise<RunSummary>;
+
+export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): SyncProcessor {
   const configNow = (): AppConfig => (deps.getConfig ? deps.getConfig() : (deps.config as AppConfig));
   return async (job, token, signal): Promise<SyncJobResult> => {
     const { search, runId } = job.data;
