@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSyncProcessor, syncSearch } from '../../jobs/sync-search.js';
 import type { AppConfig } from '../../src/config/index.js';
 import type { SyncJobData, SyncJobResult } from '../../src/queue/job-data.js';
+import { formatSummary } from '../../src/runs/format-summary.js';
 import { MAX_WARNING_REASONS } from '../../src/runs/run-warnings.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { createLogger } from '../../src/shared/logger.js';
@@ -74,6 +75,10 @@ describe('warnings are visible', () => {
     expect(summary.warnings?.count).toBe(records.length);
     expect(summary.warnings?.first).toHaveLength(MAX_WARNING_REASONS);
     for (const reason of summary.warnings?.first ?? []) expect(reason).toMatch(/^(rejected \(\w+\): |link failed: company \S+ is not in HubSpot)/);
+    // `run` prints them under the counts
+    const printed = formatSummary(summary).split('\n');
+    expect(printed).toContain(`  warnings ${records.length}:`);
+    expect(printed.filter((l) => l.startsWith('    link failed') || l.startsWith('    rejected'))).toHaveLength(MAX_WARNING_REASONS);
     const finished = log.lines.find((l) => l.msg === 'run finished');
     expect(finished).toMatchObject({ level: 40, status: 'completed', warnings: { count: records.length } });
     // no contact detail (every record carries an email) in the summary or the log
