@@ -19,6 +19,8 @@ export interface RunPlan {
   creditsSpendable: number | null;
   /** Set when the budget cannot cover the whole target. */
   shortfall?: 'tokens' | 'credits';
+  /** With a shortfall: the cap that binds, spelled as the run summary's `stopReason`. */
+  bindingCap?: 'token_reserve' | 'credit_cap_run' | 'credit_cap_day';
   partitions: Partition[];
   /** Journeys walked at once. */
   parallelism: number;
@@ -61,12 +63,15 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   const parallelism = search.mode === 'offset' ? 1 : Math.max(1, Math.min(config.source.parallelism, partitions.length));
 
   const tokensSpendable = finite(await source.ledger.spendableTokens());
-  const creditsSpendable = withCredits ? finite(await source.ledger.spendableCredits(options.runId)) : null;
+  const credits = withCredits ? await source.ledger.creditHeadroom(options.runId) : null;
+  const creditsSpendable = credits ? finite(credits.spendable) : null;
   const creditsNeeded = withCredits ? target : 0;
   const shortfall =
     tokensSpendable !== null && tokensSpendable < target ? 'tokens'
       : creditsSpendable !== null && creditsSpendable < creditsNeeded ? 'credits'
         : undefined;
+  // Which cap binds is kept: a stop at the daily cap must not be reported as the per-run one.
+  const bindingCap = shortfall === 'tokens' ? 'token_reserve' : shortfall === 'credits' ? (credits?.binding ?? 'credit_cap_run') : undefined;
 
   const pages = Math.ceil(target / pageSize) + Math.max(0, partitions.length - 1);
   const learned = await source.rateLimit('search');
@@ -77,7 +82,7 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   const estimatedMs = Math.round((pages / rate.requests) * rate.windowSeconds * 1000);
   return {
     search: search.name, entity, counted, target, pageSize, pages, tokensNeeded: target, creditsNeeded,
-    tokensSpendable, creditsSpendable, ...(shortfall ? { shortfall } : {}),
+    tokensSpendable, creditsSpendable, ...(shortfall ? { shortfall } : {}), ...(bindingCap ? { bindingCap } : {}),
     partitions, parallelism, quota: capped ? target : null, estimatedMs, rate,
   };
 }

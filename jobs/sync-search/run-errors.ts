@@ -58,5 +58,10 @@ const MAX_MESSAGE = 500;
 export function errorInfo(err: unknown): { code: string; message: string } {
   const code = err instanceof AppError ? err.code : 'internal_error';
   const raw = err instanceof Error ? err.message : String(err);
-  return { code, message: redact(raw).slice(0, MAX_MESSAGE) };
+  return { code, message: redactText(raw) };
+}
+
+/** A remote's text (error message, reject or link reason) through the one redactor (src/shared/redact.ts), cut short. */
+export function redactText(raw: string): string {
+  return redact(raw).slice(0, MAX_MESSAGE);
 }

@@ -114,16 +114,22 @@ async function walkPartition(ctx: WalkContext, index: number, stopped: () => boo
     last = batch;
   };
   try {
+    let stop: { error: unknown } | undefined;
     try {
       for await (const page of prefetch(until(journey, stopped), 1)) {
         pending.push(page);
         if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= ctx.writeBatch) await flush();
       }
-    } finally {
-      // Pages fetched before a stop or an error were paid for: write them before the error surfaces. A failing
-      // write is not retried here (pending is emptied before writing).
-      await flush();
+    } catch (error) {
+      stop = { error };
     }
+    // Pages fetched before a stop or an error were paid for: write them before the error surfaces. A failing
+    // write is not retried here (pending is emptied before writing). If the journey already stopped, its error
+    // (e.g. tokens exhausted: a delay) is how the run ends; the unwritten pages are fetched again on resume.
+    await flush().catch((writeError: unknown) => {
+      if (!stop) throw writeError;
+    });
+    if (stop) throw stop.error;
     if (!last || last.done) cp.partitions[index] = { filter: partition.filter, state: null, done: true };
   } catch (err) {
     if (err instanceof CheckpointMismatchError && resumeFrom) {

@@ -2,6 +2,7 @@
 // CRM facts (objects per destination type, match-field defaults) are the crm layer's: asked, not repeated here.
 import { defaultMatchField, objectsFor, objectsOf } from '../crm/crm-objects.js';
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
+import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
 import type { ConfigPath } from './yaml-tree.js';
 
@@ -139,6 +140,7 @@ export function crossCheck(config: ParsedConfig): CrossCheckResult {
     checkSchedule(search, at, issues);
     checkOffsetMode(search, at, config.source.pageSize, issues);
     checkPersonOnly(search, at, config, issues, warnings);
+    checkDeprecated(search, at, warnings);
     const field = checkDestination(search, at, config, issues);
     if (field === undefined) return;
     const personOnly = search.entity === 'persons' ? {} : { view: undefined, associate: undefined };

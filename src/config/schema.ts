@@ -77,7 +77,11 @@ const savedSearchSchema = z.strictObject({
   schedule: z.union([cronSchedule, everySchedule]).optional(),
   maxRecords: posInt.optional(),
   mode: z.enum(['cursor', 'offset']).default('cursor').describe('offset: top-N with filter.options.sortFields'),
-  allowPartial: z.boolean().default(false).describe('start even when the token budget covers only part of the run'),
+  onShortfall: z
+    .enum(['stop', 'refuse'])
+    .default('stop')
+    .describe('when the budget cannot cover the run: stop = spend up to the binding cap and end partial; refuse = fetch nothing'),
+  allowPartial: z.boolean().optional().describe('deprecated and ignored: runs stop at the binding cap by default; see onShortfall'),
   destination: nonEmpty,
   object: nonEmpty,
   matchOn: z.strictObject({

@@ -58,6 +58,9 @@ export function startSyncWorker(opts: SyncWorkerOptions): SyncWorkerHandle {
     prefix: opts.ctx.prefix,
     concurrency: opts.concurrency ?? 1,
     maxStartedAttempts: MAX_STARTED_ATTEMPTS,
+    // A stall (worker died, lock lost) resumes from the checkpoint; BullMQ's default of 1 would fail a run whose
+    // worker dies twice. The bound on a run that keeps killing its worker is maxStartedAttempts.
+    maxStalledCount: MAX_STARTED_ATTEMPTS,
     // Per-minute completed/failed counts behind /metrics' bullmq_job_*_total.
     metrics: { maxDataPoints: MetricsTime.ONE_WEEK },
     settings: { backoffStrategy: (attempts, type, err, job) => (type === SYNC_BACKOFF_TYPE ? syncBackoff(attempts, type, err, job) : 0) },

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunCounts } from './run-summary.js';
+import type { RunWarnings } from './run-warnings.js';
 
 /** Where one partition's journey stands: its filter and the source client's resumable state (`null` = not started). */
 export interface PartitionCheckpoint<S = unknown> {
@@ -19,6 +20,9 @@ export interface RunCheckpoint<S = unknown> {
   startedAt: string;
   counted: number;
   counts: RunCounts;
+  /** Link errors and warnings of the batches accepted so far (absent: none). */
+  linkErrors?: number;
+  warnings?: RunWarnings;
   partitions: PartitionCheckpoint<S>[];
 }
 

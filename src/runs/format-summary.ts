@@ -8,6 +8,7 @@ export function formatSummary(s: RunSummary): string {
     `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.linkErrors ? `  link errors ${s.linkErrors}` : ''}`,
     `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
   ];
+  if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
   if (s.resumeAt) lines.push(`  resumes after the budget resets at ${s.resumeAt}`);
   if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
   return lines.join('\n');

@@ -2,6 +2,9 @@
  * The summary of one run: the job's return value, one entry of the run history and the last line of
  * `run --json`. The contract (docs/contract.md) fixes the first block of fields; the rest are additions.
  */
+import { emptyCounts } from './run-counters.js';
+import type { RunWarnings } from './run-warnings.js';
+
 export type RunStatus = 'completed' | 'partial' | 'failed' | 'delayed';
 
 /** Why a run stopped before walking every matching record. */
@@ -41,24 +44,13 @@ export interface RunSummary extends RunCounts {
   resumeAt?: string;
   /** Persons whose company link failed although the record itself landed. */
   linkErrors?: number;
+  /** Rejected records and failed links (count and first redacted reasons); absent when there were none. */
+  warnings?: RunWarnings;
   error?: { code: string; message: string };
 }
 
-export function emptyCounts(): RunCounts {
-  return {
-    counted: 0, fetched: 0, unique: 0, created: 0, updated: 0, unchanged: 0, rejected: 0,
-    tokensSpent: 0, creditsSpent: 0, requests: { search: 0, count: 0 }, throttled: 0,
-  };
-}
-
-/** Adds `b` into `a` (counters only; `counted` is a plan figure, not a sum). */
-export function addCounts(a: RunCounts, b: Partial<Omit<RunCounts, 'requests'>> & { requests?: Partial<RunCounts['requests']> }): void {
-  for (const k of ['fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected', 'tokensSpent', 'creditsSpent', 'throttled'] as const) {
-    a[k] += b[k] ?? 0;
-  }
-  a.requests.search += b.requests?.search ?? 0;
-  a.requests.count += b.requests?.count ?? 0;
-}
+// The counters' arithmetic lives in run-counters.ts; re-exported here for existing callers.
+export { addCounts, emptyCounts } from './run-counters.js';
 
 /** Exit code of `run` for a summary, as the contract promises: 0 completed, 1 failed, 3 partial/delayed. */
 export function exitCodeOf(summary: Pick<RunSummary, 'status'>): 0 | 1 | 3 {

@@ -110,7 +110,7 @@ export interface Reservation {
 
 export interface CreditReservation extends Reservation {
   /** The cap that limits the grant (the smaller remaining of run and day, run on ties), or null without caps. */
-  binding: 'credits_per_run' | 'credits_per_day' | null;
+  binding: 'credit_cap_run' | 'credit_cap_day' | null;
 }
 
 export class RedisBudgetLedger implements BudgetLedger {
@@ -187,7 +187,7 @@ export class RedisBudgetLedger implements BudgetLedger {
       RESERVE_CREDITS, 4, ...this.creditResv, this.runKey(runId), this.dayKey(), requested,
       this.caps.maxPerRun ?? -1, this.caps.maxPerDay ?? -1, id, RESERVATION_TTL_MS, runId,
     )) as [number, number];
-    return { id, granted, binding: binding === 1 ? 'credits_per_run' : binding === 2 ? 'credits_per_day' : null };
+    return { id, granted, binding: binding === 1 ? 'credit_cap_run' : binding === 2 ? 'credit_cap_day' : null };
   }
 
   /** Books `spent` credits and drops the reservation. */
@@ -213,9 +213,14 @@ export class RedisBudgetLedger implements BudgetLedger {
   }
 
   async spendableCredits(runId: string): Promise<number> {
-    if (this.caps.maxPerRun === undefined && this.caps.maxPerDay === undefined) return Number.POSITIVE_INFINITY;
-    const { id, granted } = await this.reserveCredits(runId, Number.MAX_SAFE_INTEGER);
+    return (await this.creditHeadroom(runId)).spendable;
+  }
+
+  /** Credits `runId` may still spend and the cap that binds them (the plan reports which one stops the run). */
+  async creditHeadroom(runId: string): Promise<{ spendable: number; binding: CreditReservation['binding'] }> {
+    if (this.caps.maxPerRun === undefined && this.caps.maxPerDay === undefined) return { spendable: Number.POSITIVE_INFINITY, binding: null };
+    const { id, granted, binding } = await this.reserveCredits(runId, Number.MAX_SAFE_INTEGER);
     await this.settleCredits(runId, id, 0);
-    return granted;
+    return { spendable: granted, binding };
   }
 }

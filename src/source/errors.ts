@@ -122,7 +122,7 @@ export class SourceProtocolError extends SourceError {
   }
 }
 
-export type BudgetCap = 'tokens_reserve' | 'credits_per_run' | 'credits_per_day' | 'max_records';
+export type BudgetCap = 'token_reserve' | 'credit_cap_run' | 'credit_cap_day' | 'max_records';
 
 /** A cap of ours (token reserve, credit caps, maxRecords) stopped the journey before it could be passed. */
 export class BudgetStopError extends SourceError {

@@ -174,7 +174,7 @@ async function fetchPage(
     const t = await ctx.ledger.reserveTokens(wanted);
     tokens = t;
     if (t.granted <= 0) {
-      throw new BudgetStopError('tokens_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
+      throw new BudgetStopError('token_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
     }
     // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
     limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
@@ -222,7 +222,7 @@ async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSig
 }
 
 function creditStop(binding: CreditReservation['binding']): BudgetStopError {
-  return binding === 'credits_per_day'
-    ? new BudgetStopError('credits_per_day', "the account spent today's credit cap (in-flight pages included)")
-    : new BudgetStopError('credits_per_run', 'the run spent its credit cap (in-flight pages included)');
+  return binding === 'credit_cap_day'
+    ? new BudgetStopError('credit_cap_day', "the account spent today's credit cap (in-flight pages included)")
+    : new BudgetStopError('credit_cap_run', 'the run spent its credit cap (in-flight pages included)');
 }

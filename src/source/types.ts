@@ -197,6 +197,8 @@ export interface BudgetLedger {
   creditUsage(runId: string): Promise<CreditUsage>;
   /** Credits a run may still spend under maxPerRun and maxPerDay (Infinity when uncapped). */
   spendableCredits(runId: string): Promise<number>;
+  /** The same, with the cap that binds (the smaller remaining of run and day; run on ties), null when uncapped. */
+  creditHeadroom(runId: string): Promise<{ spendable: number; binding: 'credit_cap_run' | 'credit_cap_day' | null }>;
 }
 
 export interface SourceClient {

@@ -14,7 +14,7 @@ describe('search-token budget', () => {
     const { pages, error } = await walkUntilStop(fx.client, 'companies', {}, { runId: 'r' });
     expect(pages).toEqual([100, 100, 50]);
     expect(error).toBeInstanceOf(BudgetStopError);
-    expect((error as BudgetStopError).cap).toBe('tokens_reserve');
+    expect((error as BudgetStopError).cap).toBe('token_reserve');
     expect(fx.emu.stats('demo').tokensCharged).toBe(250);
     expect(fx.emu.stats('demo').served402).toBe(0);
   });
@@ -26,7 +26,7 @@ describe('search-token budget', () => {
     );
     const { pages, error } = await walkUntilStop(fx.client, 'companies', {}, { runId: 'r' });
     expect(pages).toEqual([1, 100, 89]);
-    expect((error as BudgetStopError).cap).toBe('tokens_reserve');
+    expect((error as BudgetStopError).cap).toBe('token_reserve');
     expect((await fx.client.ledger.tokenBalance())?.remaining).toBe(60);
     expect(await fx.client.ledger.spendableTokens()).toBe(0);
   });
@@ -58,10 +58,10 @@ describe('credits (view=contacts)', () => {
     fx = await sourceFixture({}, { credits: { maxPerRun: 130, maxPerDay: 200 } });
     const run1 = await walkUntilStop(fx.client, 'persons', {}, { runId: 'run-1', view: ['contacts'], pageSize: 100 });
     expect(run1.pages).toEqual([100, 30]);
-    expect((run1.error as BudgetStopError).cap).toBe('credits_per_run');
+    expect((run1.error as BudgetStopError).cap).toBe('credit_cap_run');
     const run2 = await walkUntilStop(fx.client, 'persons', {}, { runId: 'run-2', view: ['contacts'], pageSize: 100 });
     expect(run2.pages).toEqual([70]);
-    expect((run2.error as BudgetStopError).cap).toBe('credits_per_day');
+    expect((run2.error as BudgetStopError).cap).toBe('credit_cap_day');
     expect(fx.emu.stats('demo').creditsCharged).toBe(200);
     expect(fx.client.stats().creditsSpent).toBe(200);
     expect(await fx.client.ledger.creditUsage('run-1')).toMatchObject({ run: 130, day: 200, account: 200 });

@@ -33,7 +33,7 @@ describe('requests that got no answer are booked at their worst case', () => {
     fx = await sourceFixture({}, { credits: { maxPerRun: 250 }, requestTimeoutMs: 150 });
     fx.emu.faults.set({ latency: { fixedMs: 300, jitterMs: 0 } });
     const { error } = await walkUntilStop(fx.client, 'persons', {}, { runId: 'r', ...contacts, pageSize: 100 });
-    expect((error as BudgetStopError).cap).toBe('credits_per_run');
+    expect((error as BudgetStopError).cap).toBe('credit_cap_run');
     await pause(400);
     expect(fx.emu.stats('demo').creditsCharged).toBeLessThanOrEqual(250);
     expect((await fx.client.ledger.creditUsage('r')).run).toBeGreaterThanOrEqual(fx.emu.stats('demo').creditsCharged);
@@ -46,7 +46,7 @@ describe('credit caps with parallel journeys', () => {
     const results = await Promise.all(headcounts.map((h) => walkUntilStop(fx!.client, 'persons', { company: { headcount: h } }, { runId: 'par', ...contacts, pageSize: 100 })));
     const caps = results.map((r) => (r.error as BudgetStopError | undefined)?.cap);
     expect(caps.filter((c) => c !== undefined).length).toBeGreaterThan(0);
-    for (const cap of caps) if (cap !== undefined) expect(cap).toBe('credits_per_run');
+    for (const cap of caps) if (cap !== undefined) expect(cap).toBe('credit_cap_run');
     expect(fx.emu.stats('demo').creditsCharged).toBe(150);
   });
 

@@ -23,7 +23,7 @@ function render(plan: RunPlan, balance: { remaining: number; resetAt: number } |
     `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${new Date(balance.resetAt).toISOString()})` : ''}`,
     `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
     `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
-    plan.shortfall ? `  budget       NOT enough ${plan.shortfall}: a run stops early (partial) or is refused unless allowPartial` : '  budget       enough for the whole run',
+    plan.shortfall ? `  budget       NOT enough ${plan.shortfall}: a run stops at ${plan.bindingCap ?? 'the cap'} (partial), or is refused with onShortfall: refuse` : '  budget       enough for the whole run',
   ];
   return lines.join('\n');
 }

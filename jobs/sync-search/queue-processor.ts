@@ -1,0 +1,65 @@
+/**
+ * The BullMQ adapter of the sync run: one run per job, resumed from its checkpoint by every later attempt (same run
+ * id). `delayed` -> moved to delayed until the budget resets (no attempt burned); config and CRM credential/schema
+ * errors fail at once; a CRM limit (daily limit, API share) and other failures are thrown so BullMQ retries with
+ * backoff from the checkpoint (CRM limits wait longer); an aborted run throws so the worker puts it back.
+ */
+import { DelayedError, UnrecoverableError } from 'bullmq';
+import type { AppConfig } from '../../src/config/index.js';
+import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
+import { recordRun } from '../../src/runs/run-history.js';
+import { notStartedSummary, type RunSummary } from '../../src/runs/run-summary.js';
+import type { RunRequest, SyncDeps } from '../sync-search.js';
+import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
+
+/**
+ * `config`, or `getConfig` where the config can be reloaded (SIGHUP): each job reads it once at its start, so a run
+ * keeps the config it started with while the next one sees the new.
+ */
+export type ProcessorDeps = Omit<SyncDeps, 'config'> & ({ config: AppConfig; getConfig?: () => AppConfig } | { config?: AppConfig; getConfig: () => AppConfig });
+
+/** Progress is pushed to the job at most this often. */
+const PROGRESS_EVERY_MS = 1000;
+
+/** The run itself (`syncSearch`), passed in so this adapter does not import the module that re-exports it. */
+export type RunSearch = (deps: SyncDeps, request: RunRequest) => Promise<RunSummary>;
+
+export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): SyncProcessor {
+  const configNow = (): AppConfig => (deps.getConfig ? deps.getConfig() : (deps.config as AppConfig));
+  return async (job, token, signal): Promise<SyncJobResult> => {
+    const { search, runId } = job.data;
+    const runDeps: SyncDeps = { ...deps, config: configNow() };
+    let lastProgress = 0;
+    let summary: RunSummary;
+    try {
+      summary = await syncSearch(runDeps, {
+        search, runId, signal, fullResync: job.data.fullResync === true,
+        onProgress: (p) => {
+          if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
+          lastProgress = Date.now();
+          void job.updateProgress({ fetched: p.fetched, target: p.target, tokensSpent: p.tokensSpent, creditsSpent: p.creditsSpent }).catch(() => undefined);
+        },
+      });
+    } catch (err) {
+      // Not started: another run holds the search (e.g. `run` in a terminal), or the search is refused. Reported in
+      // the run history and as the job's result; the next schedule runs it again.
+      const info = errorInfo(err);
+      const refused = notStartedSummary(search, runId, false, info);
+      await recordRun(deps.redis, refused, { prefix: deps.prefix });
+      if (CONFIG_ERROR_CODES.has(info.code)) throw new UnrecoverableError(info.message);
+      if (info.code === 'run_already_active') return refused;
+      throw err;
+    }
+    if (summary.status === 'delayed' && summary.resumeAt) {
+      await job.moveToDelayed(Date.parse(summary.resumeAt), token);
+      throw new DelayedError();
+    }
+    if (summary.status === 'failed') {
+      const cause = summary.error ?? { code: 'run_failed', message: 'unknown' };
+      if (CONFIG_ERROR_CODES.has(cause.code)) throw new UnrecoverableError(cause.message);
+      if (summary.stopReason === 'aborted') throw new RunAbortedError(search);
+      throw new RunFailedError(search, cause, job.attemptsMade);
+    }
+    return summary;
+  };
+}

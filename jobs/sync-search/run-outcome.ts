@@ -1,0 +1,122 @@
+/**
+ * How a run ended, decided in one place: its status, stop reason, what happens to its checkpoint and when a delayed
+ * run resumes. The input is how the run got there: the plan refused it, the walk returned, or something was thrown.
+ *
+ * | ending                                          | status    | stopReason        | checkpoint                    |
+ * |-------------------------------------------------|-----------|-------------------|-------------------------------|
+ * | every partition walked                          | completed | —                 | cleared                       |
+ * | walk reached `maxRecords` (cursor mode)         | partial   | max_records       | cleared                       |
+ * | a cap of ours (BudgetStopError)                 | partial   | the cap           | cleared                       |
+ * | plan shortfall with `onShortfall: refuse`       | partial   | the binding cap   | none written                  |
+ * | tokens used up (402 exhausted, or the ledger    | delayed   | tokens_exhausted  | kept until after the reset    |
+ * |   at 0 with no reserve), `resumeAt` = the reset |           |                   |   (6 h to 48 h)               |
+ * | stopped from outside (shutdown, lost lock)      | failed    | aborted           | kept                          |
+ * | any other error                                 | failed    | —                 | kept (a retry resumes)        |
+ */
+import type { AppConfig } from '../../src/config/index.js';
+import { DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import type { RunStatus, StopReason } from '../../src/runs/run-summary.js';
+import { BudgetStopError, TokensExhaustedError, type TokenBalance } from '../../src/source/index.js';
+import type { RunPlan } from './plan-run.js';
+import { errorInfo, RunAbortedError } from './run-errors.js';
+
+/** What happens to the run's checkpoint: deleted, saved with the store's TTL, or saved for `ttlMs`. */
+export type CheckpointFate = { keep: false } | { keep: true; ttlMs?: number };
+
+export interface RunOutcome {
+  status: RunStatus;
+  stopReason?: StopReason;
+  /** ISO time a delayed run resumes (the budget's reset). */
+  resumeAt?: string;
+  error?: { code: string; message: string };
+  checkpoint: CheckpointFate;
+}
+
+export type RunEnding =
+  /** The plan showed a shortfall and the search refuses to start a run it cannot finish. */
+  | { kind: 'refused'; plan: RunPlan }
+  /** The walk returned: `aborted` with partitions left, `capped` when the run's record cap was reached. */
+  | { kind: 'walked'; aborted: boolean; capped: boolean }
+  | { kind: 'threw'; error: unknown; aborted: boolean };
+
+/** Facts about the account the decision needs: an exhausted balance is a delay only without a reserve. */
+export interface OutcomeFacts {
+  tokenReserve: number;
+  tokenBalance(): Promise<TokenBalance | null>;
+}
+
+/** Cursors are not kept long term: a delay longer than this lets the checkpoint expire and the journeys restart. */
+const MAX_DELAYED_CHECKPOINT_MS = 48 * 3600_000;
+
+const CLEAR: CheckpointFate = { keep: false };
+const KEEP: CheckpointFate = { keep: true };
+
+/** The refusal of a run the budget cannot cover, when its search asks for it (`onShortfall: refuse`); else null. */
+export function refusalOf(plan: RunPlan, onShortfall: 'stop' | 'refuse', resumed: boolean): RunEnding | null {
+  // A resumed run already started; refusing it now would strand what it paid for.
+  return plan.shortfall !== undefined && onShortfall === 'refuse' && !resumed ? { kind: 'refused', plan } : null;
+}
+
+/** How the walk ended, from the checkpoint it left. An offset search is a top-N: complete once it has its N. */
+export function walkEnding(plan: RunPlan, mode: 'cursor' | 'offset', checkpoint: RunCheckpoint, aborted: boolean): RunEnding {
+  return {
+    kind: 'walked',
+    aborted: aborted && checkpoint.partitions.some((p) => !p.done),
+    capped: plan.quota !== null && mode !== 'offset' && checkpoint.counts.fetched >= plan.quota,
+  };
+}
+
+export async function runOutcome(ending: RunEnding, facts: OutcomeFacts, search: string): Promise<RunOutcome> {
+  switch (ending.kind) {
+    case 'walked':
+      if (ending.aborted) return aborted(search);
+      return ending.capped ? { status: 'partial', stopReason: 'max_records', checkpoint: CLEAR } : { status: 'completed', checkpoint: CLEAR };
+    case 'refused':
+      // Not one token may be spent: the same state as the ledger stopping the first page.
+      if (ending.plan.tokensSpendable === 0) return stopped(new BudgetStopError('token_reserve', 'no search tokens may be spent until the budget resets'), facts);
+      return { status: 'partial', stopReason: ending.plan.bindingCap ?? 'token_reserve', error: shortfallError(ending.plan), checkpoint: KEEP };
+    case 'threw':
+      if (ending.error instanceof TokensExhaustedError || ending.error instanceof BudgetStopError) return stopped(ending.error, facts);
+      if (ending.aborted) return aborted(search);
+      return { status: 'failed', error: errorInfo(ending.error), checkpoint: KEEP };
+  }
+}
+
+/**
+ * A budget stop. The search-token allotment used up is a delay until the reset: a 402 exhausted, or our ledger
+ * stopping the journey because the known balance reached zero with no reserve configured (the same state, seen one
+ * page earlier). Any other cap of ours (a reserve > 0, credits, maxRecords) ends the run partial, naming the cap.
+ */
+async function stopped(error: TokensExhaustedError | BudgetStopError, facts: OutcomeFacts): Promise<RunOutcome> {
+  const resetAt = await exhaustedUntil(error, facts);
+  if (resetAt === null) return { status: 'partial', stopReason: (error as BudgetStopError).cap, error: errorInfo(error), checkpoint: CLEAR };
+  const delayMs = Math.max(0, resetAt.getTime() - Date.now());
+  // Kept until a little after the reset, so the run resumes where it was.
+  const ttlMs = Math.max(DEFAULT_CHECKPOINT_TTL_MS, Math.min(MAX_DELAYED_CHECKPOINT_MS, delayMs + 3600_000));
+  return { status: 'delayed', stopReason: 'tokens_exhausted', resumeAt: resetAt.toISOString(), error: errorInfo(error), checkpoint: { keep: true, ttlMs } };
+}
+
+async function exhaustedUntil(error: TokensExhaustedError | BudgetStopError, facts: OutcomeFacts): Promise<Date | null> {
+  if (error instanceof TokensExhaustedError) return error.resetAt;
+  if (error.cap !== 'token_reserve' || facts.tokenReserve > 0) return null;
+  const balance = await facts.tokenBalance();
+  return balance && balance.resetAt > Date.now() ? new Date(balance.resetAt) : null;
+}
+
+function aborted(search: string): RunOutcome {
+  return { status: 'failed', stopReason: 'aborted', error: errorInfo(new RunAbortedError(search)), checkpoint: KEEP };
+}
+
+function shortfallError(plan: RunPlan): { code: string; message: string } {
+  const tokens = plan.shortfall === 'tokens';
+  const [what, need, have] = tokens ? ['search tokens', plan.tokensNeeded, plan.tokensSpendable] : ['credits', plan.creditsNeeded, plan.creditsSpendable];
+  return {
+    code: 'budget_insufficient',
+    message: `the run needs ${need} ${what} but only ${have} may be spent; nothing was fetched (onShortfall: refuse; set onShortfall: stop to spend up to the cap and stop there)`,
+  };
+}
+
+/** The facts of a config and source client. */
+export function outcomeFacts(config: AppConfig, ledger: { tokenBalance(): Promise<TokenBalance | null> }): OutcomeFacts {
+  return { tokenReserve: config.source.tokens.reserve, tokenBalance: () => ledger.tokenBalance() };
+}

@@ -1,0 +1,153 @@
+/**
+ * The state of one attempt of a run: its lock, its checkpoint (resumed or new), its counters and warnings, and the
+ * source client it spends through. `finish` applies an outcome (jobs/sync-search/run-outcome.ts): the checkpoint's
+ * fate, the run summary, the run history entry and the "run finished" log line.
+ */
+import type { WriteResult } from '../../src/crm/index.js';
+import { CheckpointStore, DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import { addCounts, emptyCounts, runCounts } from '../../src/runs/run-counters.js';
+import { recordRun } from '../../src/runs/run-history.js';
+import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
+import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
+import { addWarnings } from '../../src/runs/run-warnings.js';
+import type { Logger } from '../../src/shared/logger.js';
+import type { JourneyCheckpoint, JourneyPage, SourceClient } from '../../src/source/index.js';
+import type { RunRequest, SyncDeps } from '../sync-search.js';
+import { openSource } from './open-source.js';
+import type { RunPlan } from './plan-run.js';
+import { errorInfo, redactText } from './run-errors.js';
+import type { RunOutcome } from './run-outcome.js';
+
+export class RunSession {
+  private plan: RunPlan | undefined;
+  private cp: RunCheckpoint<JourneyCheckpoint> | undefined;
+  private readonly started = Date.now();
+  /** Counters of the earlier attempts, as this one found them (the checkpoint's own copy moves on). */
+  private readonly earlier: RunCounts | undefined;
+
+  private constructor(
+    private readonly deps: SyncDeps,
+    private readonly request: RunRequest,
+    private readonly log: Logger,
+    private readonly lock: RunLock,
+    private readonly store: CheckpointStore<JourneyCheckpoint>,
+    /** The checkpoint this attempt resumes (same run id), or null for a new run. */
+    readonly resumed: RunCheckpoint<JourneyCheckpoint> | null,
+    readonly source: SourceClient,
+    /** Aborts on shutdown or when the run lock is lost. */
+    readonly signal: AbortSignal,
+  ) {
+    this.earlier = resumed ? structuredClone(resumed.counts) : undefined;
+  }
+
+  /** Takes the search's run lock (throws RunAlreadyActiveError) and loads this run's checkpoint. */
+  static async open(deps: SyncDeps, search: string, request: RunRequest): Promise<RunSession> {
+    const { redis, prefix, logger } = deps;
+    const log = logger.child({ search, runId: request.runId });
+    const store = new CheckpointStore<JourneyCheckpoint>(redis, search, { prefix, ttlMs: deps.checkpointTtlMs ?? DEFAULT_CHECKPOINT_TTL_MS });
+    const lock = await acquireRunLock(redis, search, request.runId, { prefix, ...(deps.lockTtlMs ? { ttlMs: deps.lockTtlMs } : {}) });
+    const signal = AbortSignal.any([request.signal ?? new AbortController().signal, lock.lost]);
+    const resumed = request.dryRun ? null : await store.load(request.runId).catch(async (err: unknown) => {
+      await lock.release().catch(() => undefined);
+      throw err;
+    });
+    return new RunSession(deps, request, log, lock, store, resumed, openSource(deps.config, redis, prefix, log), signal);
+  }
+
+  get logger(): Logger {
+    return this.log;
+  }
+
+  private get dryRun(): boolean {
+    return this.request.dryRun ?? false;
+  }
+
+  /** The planned walk starts: the resumed checkpoint as it is, or a new one over the plan's partitions. */
+  begin(plan: RunPlan): RunCheckpoint<JourneyCheckpoint> {
+    this.plan = plan;
+    this.cp = this.resumed ?? {
+      runId: this.request.runId, startedAt: this.startedAt, counted: plan.counted, counts: emptyCounts(),
+      partitions: plan.partitions.map((p) => ({ filter: p.filter, state: null, done: false })),
+    };
+    return this.cp;
+  }
+
+  private get startedAt(): string {
+    return this.resumed?.startedAt ?? new Date(this.started).toISOString();
+  }
+
+  /** Books one accepted write: counters, link errors and warnings (redacted reasons), progress. */
+  recordWrite(page: JourneyPage, result: WriteResult): void {
+    const cp = this.cp;
+    if (!cp) return;
+    addCounts(cp.counts, {
+      fetched: page.returned, unique: page.records.length, created: result.created, updated: result.updated,
+      unchanged: result.unchanged, rejected: result.rejected, tokensSpent: page.tokensCharged, creditsSpent: page.creditsCharged,
+    });
+    if (result.linkErrors > 0) cp.linkErrors = (cp.linkErrors ?? 0) + result.linkErrors;
+    const warnings = addWarnings(cp.warnings, warningReasons(result));
+    if (warnings) cp.warnings = warnings;
+    this.request.onProgress?.({
+      fetched: cp.counts.fetched, target: this.plan?.target ?? 0, tokensSpent: cp.counts.tokensSpent,
+      creditsSpent: cp.counts.creditsSpent, elapsedMs: Date.now() - this.started,
+    });
+  }
+
+  /** The run's counters now, earlier attempts included. */
+  counts(): RunCounts {
+    return runCounts(this.cp?.counts ?? this.earlier ?? emptyCounts(), this.earlier, this.source.stats());
+  }
+
+  /** Saves the checkpoint (after every accepted write; never in a dry run). */
+  async saveCheckpoint(ttlMs?: number): Promise<void> {
+    const cp = this.cp;
+    if (!cp || this.dryRun) return;
+    const { requests, throttled } = this.counts();
+    cp.counts = { ...cp.counts, requests, throttled };
+    await this.store.save(cp, ttlMs);
+  }
+
+  /** Applies `outcome`: the checkpoint's fate, then the summary into the run history and the log. */
+  async finish(outcome: RunOutcome): Promise<RunSummary> {
+    if (this.cp && !this.dryRun) {
+      // Unanswered pages the client booked at their worst case count too, in the summary and a resumed attempt.
+      this.cp.counts = this.counts();
+      if (!outcome.checkpoint.keep) await this.store.clear(this.request.runId);
+      // A checkpoint that cannot be saved costs tokens on resume (journeys restart), not the outcome.
+      else await this.saveCheckpoint(outcome.checkpoint.ttlMs).catch((err: unknown) => this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'));
+    }
+    const cp = this.cp;
+    const summary: RunSummary = {
+      search: this.request.search,
+      status: outcome.status, ...this.counts(), counted: this.plan?.counted ?? this.resumed?.counted ?? 0,
+      durationMs: Date.now() - this.started, runId: this.request.runId, startedAt: this.startedAt, finishedAt: new Date().toISOString(),
+      dryRun: this.dryRun, partitions: cp?.partitions.length ?? this.plan?.partitions.length ?? 0,
+      ...(cp?.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(cp?.warnings ? { warnings: cp.warnings } : {}),
+      ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+    };
+    await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
+    if (summary.status === 'failed' && summary.stopReason !== 'aborted') this.log.error({ err: summary.error }, 'run failed');
+    // Warnings make a completed run worth a look: the line is at warn, with how many and the first reasons.
+    const level = summary.warnings ? 'warn' : 'info';
+    this.log[level]({ status: summary.status, stopReason: summary.stopReason, fetched: summary.fetched, created: summary.created, updated: summary.updated, warnings: summary.warnings }, 'run finished');
+    return summary;
+  }
+
+  /** Ends the attempt: the client's dedup set, its connections, the CRM sink's, the lock. */
+  async close(writer?: { sink: { close(): Promise<void> } }): Promise<void> {
+    this.source.endRun(this.request.runId);
+    await Promise.allSettled([this.source.close(), writer?.sink.close()]);
+    await this.lock.release().catch(() => undefined);
+  }
+}
+
+/** One reason per rejected record and failed link, redacted (no keys: a match key may be an email). */
+function warningReasons(result: WriteResult): string[] {
+  const reasons: string[] = [];
+  for (const o of result.outcomes) {
+    if (o.status === 'rejected') reasons.push(redactText(`rejected (${o.code}): ${o.reason}`));
+    else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) reasons.push(redactText(`link failed: ${o.linkError}`));
+  }
+  return reasons;
+}
