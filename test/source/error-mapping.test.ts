@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapErrorResponse } from '../../src/source/error-mapping.js';
+import { mapErrorResponse } from '../../src/source/call-policy.js';
 import {
   CursorFilterMismatchError,
   InsufficientBudgetError,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CursorFilterMismatchError,
-  InsufficientBudgetError,
+  BudgetUnavailableError,
   InvalidCursorError,
   PaginationDepthError,
   RateLimitedError,
@@ -10,7 +10,7 @@ import {
   SourceValidationError,
   TokensExhaustedError,
 } from '../../src/source/errors.js';
-import { DEFAULT_RETRY, decideRetry } from '../../src/source/retry-policy.js';
+import { DEFAULT_RETRY, decideRetry } from '../../src/source/call-policy.js';
 
 const opts = { ...DEFAULT_RETRY, maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRateLimitAttempts: 2 };
 
@@ -39,8 +39,8 @@ describe('retry policy', () => {
   });
 
   it('backs off on 402 stale_reset / store_unavailable but never retries 402 exhausted', () => {
-    expect(decideRetry(new InsufficientBudgetError('stale_reset', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
-    expect(decideRetry(new InsufficientBudgetError('store_unavailable', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
+    expect(decideRetry(new BudgetUnavailableError('stale_reset', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
+    expect(decideRetry(new BudgetUnavailableError('store_unavailable', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
     expect(decideRetry(new TokensExhaustedError(86400, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(false);
   });
 
