@@ -254,3 +254,29 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(emulator.state.all('Account')).toHaveLength(50);
   });
 });
+
+describe('Salesforce sink: a 5xx never fails a run (issue 12)', () => {
+  test('a 5xx on the Bulk API 2.0 CSV upload is retried with the request rebuilt; every record lands once', async () => {
+    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.routeFailures = { route: 'PUT jobs/ingest/{id}/batches', status: 503, times: 1 };
+    const out = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(emulator.stats.requests['POST jobs/ingest']).toBe(2); // the job was aborted and built again
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    expect(emulator.state.all('Account')).toHaveLength(50);
+  });
+
+  test('a 5xx on every kind of collections call (upsert, query) is retried', async () => {
+    const { sink, emulator } = await start();
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.routeFailures = { route: 'PATCH composite/sobjects', status: 500, times: 1 };
+    const out = await sink.upsert(ACCOUNTS, accounts(30));
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    emulator.faults.routeFailures = { route: 'GET query', status: 502, times: 1 };
+    const current = await sink.readCurrent(ACCOUNTS, ['acc-1', 'acc-2'], ['Name']);
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(current.size).toBe(2);
+  });
+});
