@@ -34,6 +34,8 @@ function openSink(destination: DestinationConfig, logger: Logger, options: OpenD
     bulkThreshold: destination.bulkThreshold,
     maxApiShare: destination.maxApiShare,
     logger,
+    redis: options.redis,
+    keyPrefix: options.prefix,
   });
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { CrmRecord, UpsertOutcome } from '../../../src/crm/crm-sink.js';
 import { SalesforceSink } from '../../../src/crm/salesforce/salesforce-sink.js';
+import { listGovernorSnapshots } from '../../../src/shared/rate-governor.js';
 import { defaultSchema } from '../../../src/emulators/salesforce/salesforce-schema.js';
 import { ACCOUNTS, CLIENT, CONTACTS, LEADS, accounts, sfFixture } from './sf-fixture.js';
 
@@ -169,6 +170,16 @@ describe('sessions, limits and faults', () => {
     const err = await sink.upsert(ACCOUNTS, accounts(2000)).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'crm_api_share_exceeded' });
     expect(emulator.stats.apiUsage).toBe(50);
+  });
+  test('the share cap reads the usage another process saw (org governor state in Redis)', async () => {
+    const { sink, emulator, redis, keyPrefix } = await start({ apiDailyLimit: 100, apiUsageStart: 49 }, { maxApiShare: 0.5 });
+    await sink.prepare(ACCOUNTS); // api-usage=50/100 reaches the shared state
+    const other = new SalesforceSink({ loginUrl: emulator.url, ...CLIENT, maxApiShare: 0.5, redis, keyPrefix });
+    await expect(other.prepare(ACCOUNTS)).rejects.toMatchObject({ code: 'crm_api_share_exceeded' });
+    expect(emulator.stats.apiUsage).toBe(50); // refused before its describe call went out
+    const snapshots = await listGovernorSnapshots(redis, keyPrefix);
+    expect(snapshots).toEqual([expect.objectContaining({ remote: 'salesforce', operation: 'api', requests: expect.objectContaining({ '2xx': 1 }) })]);
+    expect(JSON.stringify(snapshots)).not.toContain(CLIENT.clientId);
   });
   test('the share guard also stops a run just before the allowance itself runs out', async () => {
     const { sink, emulator } = await start({ apiDailyLimit: 3 }, { maxApiShare: 1 });
