@@ -11,7 +11,8 @@
  *   The request is always rebuilt: jsforce's own retry is off (salesforce-connection.ts), and a failed Bulk API
  *   2.0 job is aborted and run again from job creation. Upserts by external id are idempotent, so repeating one
  *   that may have landed is safe.
- * - REQUEST_LIMIT_EXCEEDED (daily allowance): never retried; SalesforceDailyLimitError stops the run cleanly.
+ * - REQUEST_LIMIT_EXCEEDED (daily allowance): never retried; SalesforceDailyLimitError stops the run cleanly, and
+ *   the org's governor refuses every process's calls with it for DAILY_PROBE_AFTER_MS before probing again.
  * - A failed token refresh: SalesforceAuthError. Any other Salesforce refusal: SalesforceRequestError, never
  *   retried. Our own typed errors (the share guard's) pass through untouched.
  */
@@ -29,6 +30,9 @@ export interface RetryOptions {
 }
 
 export const DEFAULT_RETRY: RetryOptions = { attempts: 5, baseDelayMs: 500, maxDelayMs: 15_000 };
+
+/** After REQUEST_LIMIT_EXCEEDED every process waits this long before one call probes the allowance again. */
+export const DAILY_PROBE_AFTER_MS = 10 * 60_000;
 
 const RETRYABLE_CODES = new Set(['SERVER_UNAVAILABLE', 'UNKNOWN_EXCEPTION', 'TOO_MANY_REQUESTS', 'REQUEST_RUNNING_TOO_LONG']);
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET', 'ENOTFOUND', 'EAI_AGAIN']);

@@ -8,8 +8,8 @@ import { silentLogger, type Logger } from '../../shared/logger.js';
 import { ApiShareGuard } from './api-share-guard.js';
 import { BULK_JOB_MIN_REQUESTS, parseBulkError, runBulkUpsert, type BulkRow } from './bulk-upsert.js';
 import { authorize, createSalesforceConnection } from './salesforce-connection.js';
-import { SalesforceRequestError, SalesforceSchemaError } from './salesforce-errors.js';
-import { DEFAULT_RETRY, outcomeOfFailure, withRetry, type RetryOptions } from './salesforce-call-policy.js';
+import { SalesforceDailyLimitError, SalesforceRequestError, SalesforceSchemaError } from './salesforce-errors.js';
+import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type RetryOptions } from './salesforce-call-policy.js';
 import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
 import { inQueries } from './soql-literal.js';
 
@@ -80,7 +80,10 @@ export class SalesforceSink implements CrmSink {
   constructor(private readonly options: SalesforceSinkOptions) {
     this.conn = createSalesforceConnection({ ...options, apiVersion: options.apiVersion ?? '62.0' });
     const org = createHash('sha256').update(`${options.loginUrl}\n${options.clientId}`).digest('hex').slice(0, 12);
-    this.governor = options.redis ? new RateGovernor(options.redis, options.keyPrefix ?? 'prospect-sync', 'salesforce', org, { untilLearned: 'open' }) : undefined;
+    this.governor = options.redis ? new RateGovernor(options.redis, options.keyPrefix ?? 'prospect-sync', 'salesforce', org, {
+      untilLearned: 'open',
+      closedError: () => new SalesforceDailyLimitError({}),
+    }) : undefined;
     const readUsage = async (): Promise<{ used: number; limit: number } | undefined> => {
       if (!this.governor) return this.conn.limitInfo?.apiUsage;
       const daily = await this.governor.daily(SF_OPERATION);
@@ -159,9 +162,18 @@ export class SalesforceSink implements CrmSink {
       throw err;
     });
     await this.authorized;
-    return withRetry(() => this.guard.track(requests, () => this.governed(fn)), this.retry, signal, (attempt, code, delayMs) => {
-      this.log.warn({ attempt, code, delayMs }, 'Salesforce call failed; retrying');
-    });
+    try {
+      return await withRetry(async () => {
+        // A used-up daily allowance (REQUEST_LIMIT_EXCEEDED seen by any process) refuses before the share guard.
+        await this.governor?.acquire(SF_OPERATION, signal);
+        return this.guard.track(requests, () => this.governed(fn));
+      }, this.retry, signal, (attempt, code, delayMs) => {
+        this.log.warn({ attempt, code, delayMs }, 'Salesforce call failed; retrying');
+      });
+    } catch (err) {
+      if (err instanceof SalesforceDailyLimitError) await this.governor?.close(SF_OPERATION, DAILY_PROBE_AFTER_MS);
+      throw err;
+    }
   }
 
   /** Counts the call's outcome and shares the Sforce-Limit-Info reading jsforce kept (`conn.limitInfo`) through Redis. */

@@ -190,13 +190,17 @@ describe('sessions, limits and faults', () => {
     expect(emulator.stats.statuses[403]).toBeUndefined();
   });
   test('REQUEST_LIMIT_EXCEEDED (other integrations used the rest) stops the run with crm_daily_limit, without retrying', async () => {
-    const { sink, emulator } = await start({ apiDailyLimit: 1000 }, { maxApiShare: 1 });
+    const { sink, emulator, redis, keyPrefix } = await start({ apiDailyLimit: 1000 }, { maxApiShare: 1 });
     await sink.prepare(ACCOUNTS);
     await sink.upsert(ACCOUNTS, accounts(200));
     emulator.stats.apiUsage = 1000;
     await expect(sink.upsert(ACCOUNTS, accounts(200))).rejects.toMatchObject({ code: 'crm_daily_limit' });
     expect(emulator.stats.statuses[403]).toBe(1);
     expect(emulator.state.all('Account')).toHaveLength(200);
+    // Every other process of the org is refused without a call until the probe time.
+    const other = new SalesforceSink({ loginUrl: emulator.url, ...CLIENT, maxApiShare: 1, redis, keyPrefix });
+    await expect(other.prepare(ACCOUNTS)).rejects.toMatchObject({ code: 'crm_daily_limit' });
+    expect(emulator.stats.statuses[403]).toBe(1);
   });
 });
 
