@@ -13,9 +13,9 @@ const CEILING = (PER_10S * 100) / 10;
 const CHUNK = 1000; // records handed to the writer at a time, like one source page group
 
 const emu = await startHubSpotEmulator({ limits: { perTenSeconds: PER_10S, daily: 1_000_000 } });
-const sink = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, requestsPer10s: PER_10S });
 // A unique key prefix, deleted afterwards: the bench shares Redis with everything else.
 const { redis, prefix: keyPrefix, cleanup } = await testRedis('bench-crm-hubspot');
+const sink = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, requestsPer10s: PER_10S, redis, keyPrefix });
 const writer = createCrmWriter({ sink, redis, keyPrefix, destination: 'bench', searchName: 'bench' });
 const mapping = compileFieldMapping(
   {

@@ -18,9 +18,9 @@ export interface OpenDestinationOptions {
   fullResync?: boolean;
 }
 
-function openSink(destination: DestinationConfig, logger: Logger): CrmSink {
+function openSink(destination: DestinationConfig, logger: Logger, options: OpenDestinationOptions): CrmSink {
   if (destination.type === 'hubspot') {
-    return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, logger });
+    return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, logger, redis: options.redis, keyPrefix: options.prefix });
   }
   return new SalesforceSink({
     loginUrl: destination.loginUrl,
@@ -30,6 +30,8 @@ function openSink(destination: DestinationConfig, logger: Logger): CrmSink {
     bulkThreshold: destination.bulkThreshold,
     maxApiShare: destination.maxApiShare,
     logger,
+    redis: options.redis,
+    keyPrefix: options.prefix,
   });
 }
 
@@ -50,7 +52,7 @@ export function openDestination(config: AppConfig, search: SavedSearch, destinat
     { matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}) },
     { object: search.object, ...(associate ? { associate } : {}) },
   );
-  const sink = openSink(destination, options.logger);
+  const sink = openSink(destination, options.logger, options);
   const writer = createCrmWriter({
     sink,
     redis: options.redis,

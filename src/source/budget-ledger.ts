@@ -6,15 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { withRedisNow } from '../shared/redis-now.js';
 import { headerValue, type ResponseHeaders } from './response-headers.js';
 import type { BudgetLedger, CreditUsage, TokenBalance } from './types.js';
 
-const CLEAN = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const CLEAN = withRedisNow(`
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
 for _, id in ipairs(expired) do redis.call('HDEL', KEYS[1], id); redis.call('ZREM', KEYS[2], id) end
-`;
+`);
 
 // KEYS: resv hash, resv expiry zset, tokens hash. ARGV: requested, reserve, id, ttlMs.
 // Returns {granted, available before the grant (-1 when the balance is unknown)}.
@@ -36,9 +35,7 @@ return {grant, avail}
 
 // KEYS: tokens hash. ARGV: limit, remaining, resetSeconds. Within one period the balance only goes down, so an
 // answer that overtook a later one never raises it.
-const OBSERVE_TOKENS = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const OBSERVE_TOKENS = withRedisNow(`
 local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
 local remaining = tonumber(ARGV[2])
 local resetAt = now + tonumber(ARGV[3]) * 1000
@@ -49,7 +46,7 @@ if oldRemaining and oldResetAt and now < oldResetAt and oldRemaining < remaining
 end
 redis.call('HSET', KEYS[1], 'limit', ARGV[1], 'remaining', remaining, 'resetAt', resetAt, 'observedAt', now)
 return remaining
-`;
+`);
 
 // KEYS: resv hash, resv expiry zset, run used, day used. ARGV: requested, maxRun (-1 none), maxDay, id, ttlMs, runId.
 const RESERVE_CREDITS = `${CLEAN}
@@ -80,16 +77,14 @@ return {grant, binding}
 
 // KEYS: tokens hash. ARGV: n. A search that got no answer may have been charged: lower the known balance by the
 // worst case (never raised back within the period, as OBSERVE_TOKENS only lowers it).
-const DEBIT_TOKENS = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const DEBIT_TOKENS = withRedisNow(`
 local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
 local remaining, resetAt = tonumber(st[1]), tonumber(st[2])
 if not remaining or (resetAt and now >= resetAt) then return -1 end
 remaining = math.max(0, remaining - tonumber(ARGV[1]))
 redis.call('HSET', KEYS[1], 'remaining', remaining)
 return remaining
-`;
+`);
 
 // Only frees the reservations of a process that died mid-request; longer than one request with all its retries
 // (5 × 60 s Retry-After plus backoffs and timeouts), so a live reservation never expires under a cap.

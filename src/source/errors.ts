@@ -51,20 +51,33 @@ export class SourceAuthError extends SourceError {
   }
 }
 
+/** 401 on an API call: the access token was refused. The call policy refreshes the token and retries once. */
+export class AccessTokenRefusedError extends SourceAuthError {}
+
 export type BudgetReason = 'exhausted' | 'stale_reset' | 'store_unavailable';
 
-/** 402 stale_reset / store_unavailable (retried with backoff; surfaces when attempts run out). */
-export class InsufficientBudgetError extends SourceError {
+/**
+ * Any 402 of the search-token budget. The two kinds below say what the call policy does with them: a budget
+ * that is temporarily unavailable is retried, an exhausted one never is.
+ */
+export abstract class InsufficientBudgetError extends SourceError {
   readonly reason: BudgetReason;
   readonly retryAfterSeconds: number;
-  constructor(reason: BudgetReason, retryAfterSeconds: number, message: string, code = 'insufficient_budget') {
+  constructor(reason: BudgetReason, retryAfterSeconds: number, message: string, code: string) {
     super(code, message, { status: 402, details: { reason, retryAfterSeconds } });
     this.reason = reason;
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
-/** 402 exhausted: the search-token allotment is used up until `resetAt`. Never retried here: the job delays the run. */
+/** 402 stale_reset / store_unavailable: the API cannot check the budget right now. Retried with backoff; surfaces when attempts run out. */
+export class BudgetUnavailableError extends InsufficientBudgetError {
+  constructor(reason: 'stale_reset' | 'store_unavailable', retryAfterSeconds: number, message: string) {
+    super(reason, retryAfterSeconds, message, 'insufficient_budget');
+  }
+}
+
+/** 402 exhausted: the search-token allotment is used up until `resetAt`. Never retried: the run ends `delayed`. */
 export class TokensExhaustedError extends InsufficientBudgetError {
   readonly resetAt: Date;
   constructor(retryAfterSeconds: number, message: string) {

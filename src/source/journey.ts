@@ -5,7 +5,7 @@
  * day caps) are reserved, and the page's `limit` is sized so that neither they nor `maxRecords` can be passed.
  */
 import type { Logger } from '../shared/logger.js';
-import { sleep } from './abortable-sleep.js';
+import { sleep } from '../shared/abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
 import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
 import {

@@ -1,19 +1,17 @@
 /**
- * Sends one logical API request: governor slot, bearer token, HTTP, header bookkeeping, typed error, and the
- * retries `retry-policy.ts` allows. A 401 refreshes the token once and retries once; a second 401 surfaces.
+ * Sends one logical API request: governor slot, bearer token, HTTP, header bookkeeping and typed error per
+ * attempt; whether and when to try again is src/source/call-policy.ts, run by src/shared/call-with-policy.ts.
  */
+import { callWithPolicy } from '../shared/call-with-policy.js';
 import type { Logger } from '../shared/logger.js';
-import { sleep } from './abortable-sleep.js';
+import { outcomeClass } from '../shared/rate-governor.js';
 import type { RedisBudgetLedger } from './budget-ledger.js';
-import { mapErrorResponse } from './error-mapping.js';
-import { outcomeUnknown, RateLimitedError, SourceAuthError, SourceError } from './errors.js';
+import { mapErrorResponse, sourceDecider } from './call-policy.js';
+import { outcomeUnknown, RateLimitedError, SourceError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './http-transport.js';
-import type { RateGovernor } from './rate-governor.js';
-import { decideRetry } from './retry-policy.js';
+import type { ApiGovernor } from './rate-limit-headers.js';
 import type { TokenProvider } from './token-provider.js';
 import type { Operation, RetryOptions, SourceStats } from './types.js';
-
-const UNAUTHORIZED = Symbol('unauthorized');
 
 export interface ApiRequest {
   method: 'GET' | 'POST';
@@ -48,44 +46,34 @@ export class RequestExecutor {
   constructor(
     private readonly http: HttpTransport,
     private readonly tokens: TokenProvider,
-    private readonly governor: RateGovernor,
+    private readonly governor: ApiGovernor,
     private readonly ledger: RedisBudgetLedger,
     private readonly retry: RetryOptions,
     private readonly stats: SourceStats,
     private readonly logger: Logger,
   ) {}
 
-  /** Returns the 2xx response; throws the typed error once retries are spent. */
+  /** Returns the 2xx response; throws the typed error once the call policy gives up. */
   async execute(req: ApiRequest): Promise<HttpResponse> {
-    const attempts = { failures: 0, throttles: 0 };
-    let refreshed = false;
-    for (;;) {
-      try {
-        const res = await this.attempt(req);
-        if (res !== UNAUTHORIZED) return res;
-        if (refreshed) {
-          throw new SourceAuthError('the API refused a freshly issued access token (401 twice); check the account has API access');
-        }
-        refreshed = true;
-        this.stats.unauthorizedRetries += 1;
-      } catch (error) {
-        if (!(error instanceof SourceError) || error instanceof SourceAuthError) throw error;
-        if (error instanceof RateLimitedError) attempts.throttles += 1;
-        else attempts.failures += 1;
-        const decision = decideRetry(error, attempts, this.retry);
-        if (req.onOutcomeUnknown && outcomeUnknown(error)) await req.onOutcomeUnknown(decision.retry);
-        if (!decision.retry) throw error;
+    const decide = sourceDecider(req.operation, this.retry, {
+      blockOperation: (op, ms) => this.governor.block(op, ms),
+      onOutcomeUnknown: async (error, retrying) => {
+        if (req.onOutcomeUnknown && outcomeUnknown(error)) await req.onOutcomeUnknown(retrying);
+      },
+    });
+    return callWithPolicy(async (error, tally) => {
+      const decision = await decide(error, tally);
+      if (decision.retry && decision.kind === 'token_refresh') this.stats.unauthorizedRetries += 1;
+      else if (decision.retry) {
         this.stats.retries += 1;
-        this.logger.warn(
-          { code: error.code, operation: req.operation, delayMs: decision.delayMs, path: req.url.pathname },
-          'source request failed; retrying',
-        );
-        await sleep(decision.delayMs, req.signal);
+        const code = error instanceof SourceError ? error.code : 'error';
+        this.logger.warn({ code, operation: req.operation, delayMs: decision.delayMs, path: req.url.pathname }, 'source request failed; retrying');
       }
-    }
+      return decision;
+    }, () => this.attempt(req), req.signal);
   }
 
-  private async attempt(req: ApiRequest): Promise<HttpResponse | typeof UNAUTHORIZED> {
+  private async attempt(req: ApiRequest): Promise<HttpResponse> {
     const before = this.tokens.requests;
     const token = await this.tokens.get(req.signal);
     this.stats.requests.token += this.tokens.requests - before;
@@ -106,21 +94,15 @@ export class RequestExecutor {
       });
     } catch (error) {
       // No answer: free the probe slot so other processes need not wait for it to expire.
-      if (req.operation) await this.governor.release(req.operation);
+      if (req.operation) await Promise.all([this.governor.release(req.operation), this.governor.record(req.operation, 'network')]);
       throw error;
     }
-    if (req.operation) await this.governor.observe(req.operation, res.headers);
+    if (req.operation) await Promise.all([this.governor.observe(req.operation, res.headers), this.governor.record(req.operation, outcomeClass(res.status))]);
     if (req.operation === 'search') await this.ledger.observeTokens(res.headers);
     if (res.status >= 200 && res.status < 300) return res;
-    if (res.status === 401) {
-      this.tokens.invalidate(token);
-      return UNAUTHORIZED;
-    }
+    if (res.status === 401) this.tokens.invalidate(token);
     const error = mapErrorResponse(res.status, res.headers, res.body, req.operation);
-    if (error instanceof RateLimitedError) {
-      this.stats.throttled += 1;
-      await this.governor.block(error.operation ?? req.operation ?? 'search', Math.min(error.retryAfterSeconds, this.retry.maxRetryAfterSeconds));
-    }
+    if (error instanceof RateLimitedError) this.stats.throttled += 1;
     throw error;
   }
 }

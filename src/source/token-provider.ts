@@ -4,7 +4,7 @@
  */
 import { SourceAbortedError, SourceAuthError, SourceProtocolError } from './errors.js';
 import type { HttpTransport } from './http-transport.js';
-import { mapErrorResponse } from './error-mapping.js';
+import { mapErrorResponse } from './call-policy.js';
 
 interface CachedToken {
   value: string;

@@ -2,7 +2,7 @@ import type { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client
 import type { CrmRecord, UpsertOutcome } from '../crm-sink.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 import { refusalError, schemaProblem } from './hubspot-errors.js';
-import type { HubSpotApiError } from './hubspot-retry.js';
+import type { HubSpotApiError } from './hubspot-call-policy.js';
 import { readByKey } from './hubspot-read.js';
 
 /** contact → company, primary (the company shown on the contact). */

@@ -1,10 +1,10 @@
 import type { Client } from '@hubspot/api-client';
 import { AppError } from '../../shared/app-error.js';
 import { refusalError, type CallContext } from './hubspot-errors.js';
-import { HubSpotRateLimiter, sleepFor } from './hubspot-rate-limiter.js';
-import { asApiError, callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type HubSpotApiError, type RetryOptions } from './hubspot-retry.js';
+import type { RateGovernor } from '../../shared/rate-governor.js';
+import { asApiError, callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type HubSpotApiError, type RetryOptions } from './hubspot-call-policy.js';
 
-/** One client, one limiter, one retry policy: every HubSpot call of a sink goes through `call` or `attempt`. */
+/** One client, the portal's governor, one call policy: every HubSpot call of a sink goes through `call` or `attempt`. */
 export interface HubSpotCaller {
   /** Any failure comes out typed (CrmAuthError, CrmSchemaError, CrmRequestError, CrmUnavailableError, CrmDailyLimitError). */
   call<T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, at: CallContext, signal?: AbortSignal): Promise<T>;
@@ -20,14 +20,13 @@ function refusalOf(err: unknown): HubSpotApiError | undefined {
 
 export function createHubSpotCaller(
   client: Client,
-  options: { requestsPer10s: number; retry?: Partial<RetryOptions>; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> },
+  governor: RateGovernor,
+  options: { requestsPer10s: number; retry?: Partial<RetryOptions> },
 ): HubSpotCaller {
-  const sleep = options.sleep ?? sleepFor;
-  const limiter = new HubSpotRateLimiter({ perWindow: options.requestsPer10s, sleep });
-  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  const retry = { ...DEFAULT_RETRY, ...options.retry, configuredPerWindow: options.requestsPer10s };
   let throttled = 0;
   const run = <T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, signal?: AbortSignal): Promise<T> =>
-    callHubSpot(limiter, () => fn(client), { ...retry, sleep, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) });
+    callHubSpot(governor, () => fn(client), { ...retry, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) });
   return {
     async call(fn, at, signal) {
       try {

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { Client } from '@hubspot/api-client';
 
 /**
- * The real `@hubspot/api-client` with its own retry and limiter OFF: ours (hubspot-retry, hubspot-rate-limiter)
+ * The real `@hubspot/api-client` with its own retry and limiter OFF: ours (hubspot-call-policy and the portal's Redis governor)
  * read the rate headers. API groups are created lazily from a process-wide decorator singleton, so they are touched
  * right here, before any other Client could change those decorators.
  */

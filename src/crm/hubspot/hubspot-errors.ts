@@ -2,7 +2,7 @@ import type { AppError } from '../../shared/app-error.js';
 import type { CrmRecord } from '../crm-sink.js';
 import { CrmAuthError, CrmRequestError, CrmSchemaError } from '../errors.js';
 import { redactReason } from '../reason-redaction.js';
-import type { HubSpotApiError } from './hubspot-retry.js';
+import type { HubSpotApiError } from './hubspot-call-policy.js';
 
 /** What a call was doing, for messages: `{operation: 'batch read', object: 'contacts'}`. */
 export interface CallContext {

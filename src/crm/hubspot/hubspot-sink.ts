@@ -1,10 +1,14 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
+import { RateGovernor } from '../../shared/rate-governor.js';
 import { chunks } from '../chunks.js';
 import type { CrmSink, CrmValue, UpsertOutcome } from '../crm-sink.js';
 import { linkToCompanies } from './hubspot-associations.js';
 import { createHubSpotCaller } from './hubspot-caller.js';
 import { createHubSpotClient } from './hubspot-client.js';
-import type { RetryOptions } from './hubspot-retry.js';
+import { CrmDailyLimitError } from '../errors.js';
+import type { RetryOptions } from './hubspot-call-policy.js';
 import { HUBSPOT_BATCH_SIZE, readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { upsertBatch } from './hubspot-upsert.js';
@@ -15,6 +19,12 @@ export interface HubSpotSinkOptions {
   baseUrl: string;
   /** Private-app limit per 10 s window (config `requestsPer10s`, default 100); the -Max header can only lower it. */
   requestsPer10s?: number;
+  /** Where the portal's rate governor keeps its state, shared by every run and process writing to the portal. */
+  redis: Redis;
+  /** Key prefix of that state (the app's Redis prefix); keys live under `<keyPrefix>:gov:hubspot:<portal>:`. */
+  keyPrefix: string;
+  /** Governor label of the portal (e.g. the portal id). Default: a short hash of the base URL and token, never the token. */
+  portalKey?: string;
   /** Tests shorten backoff. */
   retry?: Partial<RetryOptions>;
   logger?: Logger;
@@ -28,7 +38,12 @@ export interface HubSpotSink extends CrmSink {
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
   const log = options.logger ?? silentLogger;
   const { client, close } = createHubSpotClient(options.accessToken, options.baseUrl);
-  const caller = createHubSpotCaller(client, { requestsPer10s: options.requestsPer10s ?? 100, ...(options.retry ? { retry: options.retry } : {}) });
+  const portal = options.portalKey ?? createHash('sha256').update(`${options.baseUrl.replace(/\/+$/, '')}\n${options.accessToken}`).digest('hex').slice(0, 12);
+  const governor = new RateGovernor(options.redis, options.keyPrefix, 'hubspot', portal, {
+    untilLearned: { limit: options.requestsPer10s ?? 100, windowMs: 10_000 },
+    closedError: () => new CrmDailyLimitError('HubSpot', { dailyRemaining: 0 }),
+  });
+  const caller = createHubSpotCaller(client, governor, { requestsPer10s: options.requestsPer10s ?? 100, ...(options.retry ? { retry: options.retry } : {}) });
   // Company HubSpot ids by match key, for links; only found ids are cached (a missing company may appear later).
   const companyIds = new Map<string, string>();
 

@@ -2,7 +2,7 @@ import type { CrmRecord, CrmValue, UpsertOutcome } from '../crm-sink.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 import { refusalError, schemaProblem } from './hubspot-errors.js';
 import { rejectedOutcome, upsertOutcomes } from './hubspot-outcomes.js';
-import type { HubSpotApiError } from './hubspot-retry.js';
+import type { HubSpotApiError } from './hubspot-call-policy.js';
 
 /** HubSpot stores strings; null clears a value. */
 function wireValue(value: CrmValue): string {

@@ -1,9 +1,11 @@
-import type { Connection } from 'jsforce';
 import { SalesforceApiShareError } from './salesforce-errors.js';
+
+/** The org's API usage as last reported by Sforce-Limit-Info (shared state), or undefined before any report. */
+export type ApiUsageReader = () => Promise<{ used: number; limit: number } | undefined>;
 
 /**
  * Keeps this worker under `maxApiShare` of the org's daily API allowance, read from `Sforce-Limit-Info`
- * (jsforce keeps the last value in `conn.limitInfo`). Two gaps in that reading are covered here:
+ * as the org's governor state keeps it in Redis for every process (see salesforce-sink.ts). Two gaps in that reading are covered here:
  * calls in flight at once all see the same stale header (so each reserves its calls on an estimate), and
  * Bulk API 2.0 responses never reach `conn.limitInfo` (so their calls are counted until the header moves).
  */
@@ -13,11 +15,11 @@ export class ApiShareGuard {
   private estimate = 0;
   private inFlight = 0;
 
-  constructor(private readonly conn: Connection, private readonly maxApiShare: number) {}
+  constructor(private readonly readUsage: ApiUsageReader, private readonly maxApiShare: number) {}
 
   /** Runs `fn`, which makes `calls` requests, unless they would pass the share (SalesforceApiShareError). Unknown usage never blocks. */
   async track<T>(calls: number, fn: () => Promise<T>): Promise<T> {
-    const usage = this.conn.limitInfo?.apiUsage;
+    const usage = await this.readUsage();
     if (usage) {
       if (usage.used !== this.lastUsed) {
         this.lastUsed = usage.used;

@@ -15,7 +15,7 @@ export interface SalesforceAuthConfig {
  */
 export function createSalesforceConnection(config: SalesforceAuthConfig): Connection {
   const oauth2 = { clientId: config.clientId, clientSecret: config.clientSecret, loginUrl: config.loginUrl };
-  return new Connection({
+  const conn = new Connection({
     loginUrl: config.loginUrl,
     instanceUrl: config.loginUrl,
     version: config.apiVersion,
@@ -27,6 +27,22 @@ export function createSalesforceConnection(config: SalesforceAuthConfig): Connec
       );
     },
   });
+  withoutJsforceRetry(conn);
+  return conn;
+}
+
+type HttpRequest = (req: unknown, options?: { retry?: Record<string, unknown> }) => unknown;
+
+/**
+ * jsforce retries GET/PUT/DELETE on 5xx by itself and re-sends a request body stream it already consumed: a 5xx on
+ * the Bulk API 2.0 CSV upload then fails with "Response body object should not be disturbed or locked" (issue 12).
+ * Our call policy (salesforce-call-policy.ts) owns every retry and rebuilds the request, so jsforce's is off.
+ */
+function withoutJsforceRetry(conn: Connection): void {
+  const transport = (conn as unknown as { _transport?: { httpRequest: HttpRequest } })._transport;
+  if (!transport) throw new Error('jsforce has no _transport: check salesforce-connection.ts after a jsforce upgrade');
+  const httpRequest = transport.httpRequest.bind(transport);
+  transport.httpRequest = (req, options = {}) => httpRequest(req, { ...options, retry: { ...options.retry, maxRetries: 0 } });
 }
 
 /** First token for a fresh connection; grant errors (HTTP 400 {error, error_description}) become SalesforceAuthError. */

@@ -1,12 +1,15 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { Connection } from 'jsforce';
+import { RateGovernor } from '../../shared/rate-governor.js';
 import { chunks } from '../chunks.js';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { ApiShareGuard } from './api-share-guard.js';
 import { BULK_JOB_MIN_REQUESTS, parseBulkError, runBulkUpsert, type BulkRow } from './bulk-upsert.js';
 import { authorize, createSalesforceConnection } from './salesforce-connection.js';
-import { SalesforceRequestError, SalesforceSchemaError } from './salesforce-errors.js';
-import { DEFAULT_RETRY, withRetry, type RetryOptions } from './salesforce-retry.js';
+import { SalesforceDailyLimitError, SalesforceRequestError, SalesforceSchemaError } from './salesforce-errors.js';
+import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type RetryOptions } from './salesforce-call-policy.js';
 import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
 import { inQueries } from './soql-literal.js';
 
@@ -33,7 +36,17 @@ export interface SalesforceSinkOptions {
   bulkPollIntervalMs?: number;
   bulkPollTimeoutMs?: number;
   logger?: Logger;
+  /**
+   * Where the org's governor keeps its state (request counts, Sforce-Limit-Info usage for `maxApiShare`), shared by
+   * every run and process; keys under `<keyPrefix>:gov:salesforce:<hash of login URL and client id>:api`. Without
+   * it the share guard reads this process's last header only.
+   */
+  redis?: Redis;
+  keyPrefix?: string;
 }
+
+/** The governed operation: Salesforce's daily allowance counts every API request alike. */
+const SF_OPERATION = 'api';
 
 /** Salesforce's cap on records per sObject Collections request. */
 const COLLECTION_SIZE = 200;
@@ -58,6 +71,7 @@ export class SalesforceSink implements CrmSink {
   readonly kind = 'salesforce' as const;
   private readonly conn: Connection;
   private readonly guard: ApiShareGuard;
+  private readonly governor: RateGovernor | undefined;
   private readonly retry: RetryOptions;
   private readonly log: Logger;
   private authorized: Promise<void> | undefined;
@@ -65,7 +79,17 @@ export class SalesforceSink implements CrmSink {
 
   constructor(private readonly options: SalesforceSinkOptions) {
     this.conn = createSalesforceConnection({ ...options, apiVersion: options.apiVersion ?? '62.0' });
-    this.guard = new ApiShareGuard(this.conn, options.maxApiShare ?? 0.5);
+    const org = createHash('sha256').update(`${options.loginUrl}\n${options.clientId}`).digest('hex').slice(0, 12);
+    this.governor = options.redis ? new RateGovernor(options.redis, options.keyPrefix ?? 'prospect-sync', 'salesforce', org, {
+      untilLearned: 'open',
+      closedError: () => new SalesforceDailyLimitError({}),
+    }) : undefined;
+    const readUsage = async (): Promise<{ used: number; limit: number } | undefined> => {
+      if (!this.governor) return this.conn.limitInfo?.apiUsage;
+      const daily = await this.governor.daily(SF_OPERATION);
+      return daily ? { used: daily.limit - daily.remaining, limit: daily.limit } : undefined;
+    };
+    this.guard = new ApiShareGuard(readUsage, options.maxApiShare ?? 0.5);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.log = (options.logger ?? silentLogger).child({ crm: 'salesforce' });
   }
@@ -138,9 +162,39 @@ export class SalesforceSink implements CrmSink {
       throw err;
     });
     await this.authorized;
-    return withRetry(() => this.guard.track(requests, fn), this.retry, signal, (attempt, code, delayMs) => {
-      this.log.warn({ attempt, code, delayMs }, 'Salesforce call failed; retrying');
-    });
+    try {
+      return await withRetry(async () => {
+        // A used-up daily allowance (REQUEST_LIMIT_EXCEEDED seen by any process) refuses before the share guard.
+        await this.governor?.acquire(SF_OPERATION, signal);
+        return this.guard.track(requests, () => this.governed(fn));
+      }, this.retry, signal, (attempt, code, delayMs) => {
+        this.log.warn({ attempt, code, delayMs }, 'Salesforce call failed; retrying');
+      });
+    } catch (err) {
+      if (err instanceof SalesforceDailyLimitError) await this.governor?.close(SF_OPERATION, DAILY_PROBE_AFTER_MS);
+      throw err;
+    }
+  }
+
+  /** Counts the call's outcome and shares the Sforce-Limit-Info reading jsforce kept (`conn.limitInfo`) through Redis. */
+  private async governed<T>(fn: () => Promise<T>): Promise<T> {
+    const governor = this.governor;
+    if (!governor) return fn();
+    const report = async (outcome: Parameters<RateGovernor['record']>[1]): Promise<void> => {
+      const usage = this.conn.limitInfo?.apiUsage;
+      await Promise.all([
+        governor.record(SF_OPERATION, outcome),
+        usage ? governor.learnDaily(SF_OPERATION, { limit: usage.limit, remaining: usage.limit - usage.used }) : undefined,
+      ]);
+    };
+    try {
+      const result = await fn();
+      await report('2xx');
+      return result;
+    } catch (err) {
+      await report(outcomeOfFailure(err));
+      throw err;
+    }
   }
 
   private prepareTarget(target: ObjectTarget, signal?: AbortSignal): Promise<PreparedTarget> {

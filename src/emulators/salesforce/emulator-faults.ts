@@ -14,6 +14,19 @@ export interface SalesforceFaults {
   rejectCode?: string;
   /** Full control: refuse any record this returns an error for. */
   reject?: RejectRule;
+  /**
+   * Answer the next `times` requests of one route (the stats label, e.g. `PUT jobs/ingest/{id}/batches`, the Bulk
+   * API 2.0 CSV upload) with `status`.
+   */
+  routeFailures?: { route: string; status: number; times: number };
+}
+
+/** The status a `routeFailures` fault injects for this request's route (and counts it), or undefined. */
+export function routeFault(faults: SalesforceFaults, route: string): number | undefined {
+  const f = faults.routeFailures;
+  if (!f || f.route !== route || f.times <= 0) return undefined;
+  f.times -= 1;
+  return f.status;
 }
 
 /** The body Salesforce-like servers send with each injected status. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { BulkIngest } from './bulk-ingest.js';
-import { faultBody, rejectRule, seededRandom, type SalesforceFaults } from './emulator-faults.js';
+import { faultBody, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
 import { RecordStore, SfRequestError, type SfRecordError, type UpsertResult } from './record-store.js';
 import { defaultSchema, type SfSchema } from './salesforce-schema.js';
 import { runSoql } from './soql-query.js';
@@ -239,7 +239,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       const handle = (): void => {
         try {
           if (parsed.pathname === '/services/oauth2/token') return token(req, res, body);
-          const injected = faults.sequence?.shift() ?? (faults.errorShare && random() < faults.errorShare ? (faults.status ?? 503) : undefined);
+          const injected = faults.sequence?.shift() ?? routeFault(faults, label) ?? (faults.errorShare && random() < faults.errorShare ? (faults.status ?? 503) : undefined);
           if (injected !== undefined) {
             const { contentType, body: faultText } = faultBody(injected);
             return send(res, injected, faultText, contentType);

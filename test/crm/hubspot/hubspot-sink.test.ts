@@ -146,14 +146,21 @@ describe('HubSpot sink: limits and failures', () => {
   });
 
   it('stops with a typed error when the daily limit is reached', async () => {
-    const { emu, sink } = await setup({ limits: { daily: 5 } });
+    const { emu, sink, redis, keyPrefix } = await setup({ limits: { daily: 5 } });
     await sink.prepare(contacts); // 2 property lists + 2 creates
     const err = await sink.upsert({ ...contacts, associate: undefined }, people(300)).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'crm_daily_limit' });
     expect(emu.state.count('contacts')).toBe(100); // the header said 0 left: no wasted call
     expect(emu.stats.throttled.DAILY).toBe(0);
-    // A sink that has not seen the headers learns it from HubSpot's 429 DAILY answer.
-    const fresh = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url });
+    // Another process on the same portal (same Redis state) is refused without a call.
+    const requests = emu.stats.requests;
+    const other = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, redis, keyPrefix });
+    const refused = await other.upsert({ ...contacts, associate: undefined }, people(10)).catch((e: unknown) => e);
+    await other.close();
+    expect(refused).toMatchObject({ code: 'crm_daily_limit' });
+    expect(emu.stats.requests).toBe(requests);
+    // A sink whose governor has not seen the headers (fresh Redis state) learns it from HubSpot's 429 DAILY answer.
+    const fresh = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, redis, keyPrefix: `${keyPrefix}:fresh` });
     const again = await fresh.upsert({ ...contacts, associate: undefined }, people(10)).catch((e: unknown) => e);
     await fresh.close();
     expect(again).toMatchObject({ code: 'crm_daily_limit' });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { CrmRecord, UpsertOutcome } from '../../../src/crm/crm-sink.js';
 import { SalesforceSink } from '../../../src/crm/salesforce/salesforce-sink.js';
+import { listGovernorSnapshots } from '../../../src/shared/rate-governor.js';
 import { defaultSchema } from '../../../src/emulators/salesforce/salesforce-schema.js';
 import { ACCOUNTS, CLIENT, CONTACTS, LEADS, accounts, sfFixture } from './sf-fixture.js';
 
@@ -170,6 +171,16 @@ describe('sessions, limits and faults', () => {
     expect(err).toMatchObject({ code: 'crm_api_share_exceeded' });
     expect(emulator.stats.apiUsage).toBe(50);
   });
+  test('the share cap reads the usage another process saw (org governor state in Redis)', async () => {
+    const { sink, emulator, redis, keyPrefix } = await start({ apiDailyLimit: 100, apiUsageStart: 49 }, { maxApiShare: 0.5 });
+    await sink.prepare(ACCOUNTS); // api-usage=50/100 reaches the shared state
+    const other = new SalesforceSink({ loginUrl: emulator.url, ...CLIENT, maxApiShare: 0.5, redis, keyPrefix });
+    await expect(other.prepare(ACCOUNTS)).rejects.toMatchObject({ code: 'crm_api_share_exceeded' });
+    expect(emulator.stats.apiUsage).toBe(50); // refused before its describe call went out
+    const snapshots = await listGovernorSnapshots(redis, keyPrefix);
+    expect(snapshots).toEqual([expect.objectContaining({ remote: 'salesforce', operation: 'api', requests: expect.objectContaining({ '2xx': 1 }) })]);
+    expect(JSON.stringify(snapshots)).not.toContain(CLIENT.clientId);
+  });
   test('the share guard also stops a run just before the allowance itself runs out', async () => {
     const { sink, emulator } = await start({ apiDailyLimit: 3 }, { maxApiShare: 1 });
     await sink.prepare(ACCOUNTS);
@@ -179,13 +190,17 @@ describe('sessions, limits and faults', () => {
     expect(emulator.stats.statuses[403]).toBeUndefined();
   });
   test('REQUEST_LIMIT_EXCEEDED (other integrations used the rest) stops the run with crm_daily_limit, without retrying', async () => {
-    const { sink, emulator } = await start({ apiDailyLimit: 1000 }, { maxApiShare: 1 });
+    const { sink, emulator, redis, keyPrefix } = await start({ apiDailyLimit: 1000 }, { maxApiShare: 1 });
     await sink.prepare(ACCOUNTS);
     await sink.upsert(ACCOUNTS, accounts(200));
     emulator.stats.apiUsage = 1000;
     await expect(sink.upsert(ACCOUNTS, accounts(200))).rejects.toMatchObject({ code: 'crm_daily_limit' });
     expect(emulator.stats.statuses[403]).toBe(1);
     expect(emulator.state.all('Account')).toHaveLength(200);
+    // Every other process of the org is refused without a call until the probe time.
+    const other = new SalesforceSink({ loginUrl: emulator.url, ...CLIENT, maxApiShare: 1, redis, keyPrefix });
+    await expect(other.prepare(ACCOUNTS)).rejects.toMatchObject({ code: 'crm_daily_limit' });
+    expect(emulator.stats.statuses[403]).toBe(1);
   });
 });
 
@@ -252,5 +267,31 @@ describe('Bulk API 2.0 above the threshold', () => {
     const out = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
     expect(out.every((o) => o.status === 'created')).toBe(true);
     expect(emulator.state.all('Account')).toHaveLength(50);
+  });
+});
+
+describe('Salesforce sink: a 5xx never fails a run (issue 12)', () => {
+  test('a 5xx on the Bulk API 2.0 CSV upload is retried with the request rebuilt; every record lands once', async () => {
+    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.routeFailures = { route: 'PUT jobs/ingest/{id}/batches', status: 503, times: 1 };
+    const out = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(emulator.stats.requests['POST jobs/ingest']).toBe(2); // the job was aborted and built again
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    expect(emulator.state.all('Account')).toHaveLength(50);
+  });
+
+  test('a 5xx on every kind of collections call (upsert, query) is retried', async () => {
+    const { sink, emulator } = await start();
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.routeFailures = { route: 'PATCH composite/sobjects', status: 500, times: 1 };
+    const out = await sink.upsert(ACCOUNTS, accounts(30));
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(out.every((o) => o.status === 'created')).toBe(true);
+    emulator.faults.routeFailures = { route: 'GET query', status: 502, times: 1 };
+    const current = await sink.readCurrent(ACCOUNTS, ['acc-1', 'acc-2'], ['Name']);
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(current.size).toBe(2);
   });
 });

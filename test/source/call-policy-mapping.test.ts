@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapErrorResponse } from '../../src/source/error-mapping.js';
+import { mapErrorResponse } from '../../src/source/call-policy.js';
 import {
   CursorFilterMismatchError,
   InsufficientBudgetError,
@@ -13,7 +13,7 @@ import {
   TokensExhaustedError,
 } from '../../src/source/errors.js';
 
-describe('error mapping (one typed error per row of the spec error table)', () => {
+describe('source call policy: error mapping (one typed error per row of the spec error table)', () => {
   it('maps 400 validation with its paths and params', () => {
     const e = mapErrorResponse(400, {}, { message: 'invalid', details: [{ path: 'company.industry.include[0]', message: 'unknown value' }, { param: 'limit', message: 'limit must be 1..100' }] }, 'search');
     expect(e).toBeInstanceOf(SourceValidationError);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CursorFilterMismatchError,
-  InsufficientBudgetError,
+  BudgetUnavailableError,
   InvalidCursorError,
   PaginationDepthError,
   RateLimitedError,
@@ -10,11 +10,13 @@ import {
   SourceValidationError,
   TokensExhaustedError,
 } from '../../src/source/errors.js';
-import { DEFAULT_RETRY, decideRetry } from '../../src/source/retry-policy.js';
+import { AttemptTally } from '../../src/shared/call-with-policy.js';
+import { AccessTokenRefusedError } from '../../src/source/errors.js';
+import { DEFAULT_RETRY, decideRetry, sourceDecider } from '../../src/source/call-policy.js';
 
 const opts = { ...DEFAULT_RETRY, maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRateLimitAttempts: 2 };
 
-describe('retry policy', () => {
+describe('source call policy: decisions', () => {
   it('backs off exponentially with jitter on 5xx and network errors, a few attempts only', () => {
     for (const error of [new SourceServerError(503, 'x'), new SourceNetworkError('x')]) {
       const d1 = decideRetry(error, { failures: 1, throttles: 0 }, opts, () => 1);
@@ -39,8 +41,8 @@ describe('retry policy', () => {
   });
 
   it('backs off on 402 stale_reset / store_unavailable but never retries 402 exhausted', () => {
-    expect(decideRetry(new InsufficientBudgetError('stale_reset', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
-    expect(decideRetry(new InsufficientBudgetError('store_unavailable', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
+    expect(decideRetry(new BudgetUnavailableError('stale_reset', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
+    expect(decideRetry(new BudgetUnavailableError('store_unavailable', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
     expect(decideRetry(new TokensExhaustedError(86400, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(false);
   });
 
@@ -54,5 +56,17 @@ describe('retry policy', () => {
     ]) {
       expect(decideRetry(error, { failures: 1, throttles: 0 }, opts)).toEqual({ retry: false });
     }
+  });
+
+  it('a 429 blocks its operation for every process (capped Retry-After); a 401 refreshes once, then surfaces', async () => {
+    const blocks: [string, number][] = [];
+    const decide = sourceDecider('count', opts, { blockOperation: async (op, ms) => void blocks.push([op, ms]) });
+    const tally = new AttemptTally();
+    expect((await decide(new RateLimitedError(3600, 'search', 'x'), tally)).retry).toBe(true);
+    expect(blocks).toEqual([['search', 60_000]]);
+    expect(await decide(new AccessTokenRefusedError('401'), tally)).toEqual({ retry: true, kind: 'token_refresh', delayMs: 0 });
+    const second = await decide(new AccessTokenRefusedError('401'), tally);
+    expect(second.retry).toBe(false);
+    expect(!second.retry && second.error).toMatchObject({ code: 'source_unauthorized', message: expect.stringMatching(/401 twice/) });
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseRateLimitHeaders, RateGovernor } from '../../src/source/rate-governor.js';
+import { ApiGovernor, parseRateLimitHeaders } from '../../src/source/rate-limit-headers.js';
 import { testRedis } from '../helpers/redis.js';
 
 const fallback = { search: 20, count: 10, dictionary: 10, windowSeconds: 1 };
@@ -8,11 +8,11 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c()));
 });
 
-async function setup(guardMs = 50): Promise<{ a: RateGovernor; b: RateGovernor }> {
+async function setup(guardMs = 50): Promise<{ a: ApiGovernor; b: ApiGovernor }> {
   const { redis, prefix, cleanup } = await testRedis('governor');
   cleanups.push(cleanup);
   // Two instances on one key base stand for two processes of one account.
-  return { a: new RateGovernor(redis, prefix, fallback, { guardMs }), b: new RateGovernor(redis, prefix, fallback, { guardMs }) };
+  return { a: new ApiGovernor(redis, prefix, 'acct', fallback, { guardMs }), b: new ApiGovernor(redis, prefix, 'acct', fallback, { guardMs }) };
 }
 
 describe('RateLimit header parsing', () => {
@@ -25,7 +25,7 @@ describe('RateLimit header parsing', () => {
   });
 });
 
-describe('RateGovernor (real Redis)', () => {
+describe('API governor (real Redis)', () => {
   it('lets one probe request through until the limit is learned', async () => {
     const { a, b } = await setup();
     await a.acquire('search');
@@ -45,7 +45,7 @@ describe('RateGovernor (real Redis)', () => {
     await a.observe('count', { 'ratelimit-policy': '4;w=0.4' });
     const grants: number[] = [];
     const start = Date.now();
-    const worker = async (g: RateGovernor): Promise<void> => {
+    const worker = async (g: ApiGovernor): Promise<void> => {
       while (Date.now() - start < 1500) {
         await g.acquire('count');
         grants.push(Date.now());
@@ -73,7 +73,7 @@ describe('RateGovernor (real Redis)', () => {
   it('pauses every instance after a 429 for Retry-After', async () => {
     const { a, b } = await setup();
     await a.observe('search', { 'ratelimit-policy': '100;w=1' });
-    await a.block('search', 0.3);
+    await a.block('search', 300);
     const t0 = Date.now();
     await b.acquire('search');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);

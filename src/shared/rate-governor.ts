@@ -1,0 +1,267 @@
+/**
+ * The one request governor of every remote (the Sales-Intelligence API per operation, each HubSpot portal, each
+ * Salesforce org), with its state in Redis so every run and every process of one account shares it.
+ *
+ * Algorithm: the server counts requests in a window whose phase we do not know. We keep a sliding log of grants
+ * (Redis TIME, one clock for all processes) and allow at most `limit` grants in any span of `window + guard`: any
+ * server window of length `window` then sees at most `limit` arrivals as long as a request reaches the server
+ * within `guard` of its grant. In-flight requests are in the log from the moment they are granted.
+ * Until a limit is known the governor either lets one probe request run at a time ('probe'), runs unspaced
+ * ('open'), or uses a configured limit. A 429 blocks the operation for every process (`block`); a used-up daily
+ * allowance closes it (`close`): `acquire` then throws the remote's own error.
+ *
+ * Metrics (for the observability side): per (remote, account, operation) the requests by outcome class and the
+ * total time waited in `acquire`, read with `listGovernorSnapshots`. Account labels are hashes or portal ids,
+ * never secrets.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { sleep } from './abortable-sleep.js';
+import { withRedisNow } from './redis-now.js';
+
+// KEYS: log, state, probe. ARGV: guardMs (-1: 2% of the window, 100..1000 ms), grant id, probe ttl ms,
+// default window ms, until-learned ('probe' | 'open' | 'limit'), fallback limit, fallback window ms.
+// Returns {1, 0} granted, {0, waitMs} wait, {2, closedForMs} closed.
+const ACQUIRE = withRedisNow(`
+local st = redis.call('HMGET', KEYS[2], 'limit', 'windowMs', 'blockedUntil', 'closedUntil')
+local closed = tonumber(st[4]) or 0
+if closed > now then return {2, closed - now} end
+local blocked = tonumber(st[3]) or 0
+if blocked > now then return {0, blocked - now} end
+local limit = tonumber(st[1])
+local windowMs = tonumber(st[2])
+if not limit then
+  if ARGV[5] == 'open' then return {1, 0} end
+  if ARGV[5] == 'probe' then
+    if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[3]) then return {0, 20} end
+    redis.call('ZADD', KEYS[1], now, ARGV[2])
+    redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) * 3)
+    return {1, 0}
+  end
+  limit = tonumber(ARGV[6])
+  windowMs = tonumber(ARGV[7])
+end
+local guard = tonumber(ARGV[1])
+if guard < 0 then guard = math.min(math.max(windowMs * 0.02, 100), 1000) end
+local span = windowMs + guard
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+local n = redis.call('ZCARD', KEYS[1])
+if n < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(span * 2))
+  return {1, 0}
+end
+local entry = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+return {0, math.max(1, tonumber(entry[2]) + span - now + 1)}
+`);
+
+// KEYS: state, probe, log. ARGV: limit, windowMs, mode, ttlMs, remaining (-1: unknown), id.
+// A fallback never loosens a slower learned rate. `remaining` below what our log explains means other clients
+// share the allowance: their share is booked as used now.
+const LEARN = withRedisNow(`
+local limit = tonumber(ARGV[1])
+local windowMs = tonumber(ARGV[2])
+if ARGV[3] == 'fallback' then
+  local st = redis.call('HMGET', KEYS[1], 'limit', 'windowMs', 'mode')
+  local l, w = tonumber(st[1]), tonumber(st[2])
+  if l and w and st[3] == 'headers' and l / w < limit / windowMs then limit, windowMs = l, w end
+end
+redis.call('HSET', KEYS[1], 'limit', limit, 'windowMs', windowMs, 'mode', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('DEL', KEYS[2])
+local remaining = tonumber(ARGV[5])
+if remaining >= 0 then
+  local n = redis.call('ZCOUNT', KEYS[3], now - windowMs, '+inf')
+  local missing = math.min(limit - remaining - n, limit)
+  for i = 1, missing do redis.call('ZADD', KEYS[3], now, ARGV[6] .. ':' .. i) end
+  if missing > 0 then redis.call('PEXPIRE', KEYS[3], windowMs * 3) end
+end
+return 1
+`);
+
+// KEYS: state. ARGV: field ('blockedUntil' | 'closedUntil'), ms. Only ever extends.
+const HOLD = withRedisNow(`
+local until_ = now + tonumber(ARGV[2])
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1])) or 0
+if until_ > cur then redis.call('HSET', KEYS[1], ARGV[1], until_) end
+return until_
+`);
+
+export type OutcomeClass = '2xx' | '4xx' | '5xx' | '429' | 'network';
+const OUTCOMES: readonly OutcomeClass[] = ['2xx', '4xx', '5xx', '429', 'network'];
+
+/** The outcome class of an answer's HTTP status (undefined: no answer). */
+export function outcomeClass(status: number | undefined): OutcomeClass {
+  if (status === undefined) return 'network';
+  if (status === 429) return '429';
+  if (status >= 500) return '5xx';
+  if (status >= 400) return '4xx';
+  return '2xx';
+}
+
+export interface LearnedLimit {
+  limit: number;
+  windowMs: number;
+  mode: 'headers' | 'fallback';
+}
+
+export interface DailyAllowance {
+  limit: number;
+  remaining: number;
+}
+
+export interface GovernorSettings {
+  /** Extra span (ms) a grant stays in the log; -1 (default): 2% of the window, between 100 and 1000 ms. */
+  guardMs?: number;
+  /** Before any limit is learned: one probe at a time, unspaced, or this limit. */
+  untilLearned: 'probe' | 'open' | { limit: number; windowMs: number };
+  /** The window assumed for probe bookkeeping before one is learned. */
+  defaultWindowMs?: number;
+  /** What `acquire` throws while the operation is closed (daily allowance used up). */
+  closedError?: (operation: string, closedForMs: number) => Error;
+}
+
+export interface GovernorSnapshot {
+  remote: string;
+  account: string;
+  operation: string;
+  limit: number | null;
+  windowMs: number | null;
+  mode: 'headers' | 'fallback' | null;
+  requests: Record<'2xx' | '4xx' | '5xx' | '429' | 'network', number>;
+  waitedSeconds: number;
+}
+
+const STATE_TTL_MS = 24 * 3600 * 1000;
+const STATS_TTL_S = 7 * 24 * 3600;
+const PROBE_TTL_MS = 10_000;
+/** How long this process trusts its last write of an unchanged limit before writing it to Redis again. */
+const REWRITE_AFTER_MS = 5_000;
+
+/** Keys of one (remote, account, operation) under `prefix`. Labels never contain ':'. */
+function keysOf(prefix: string, remote: string, account: string, operation: string): { log: string; state: string; probe: string; stats: string } {
+  const base = `${prefix}:gov:${remote}:${account}:${operation}`;
+  return { log: `${base}:log`, state: `${base}:state`, probe: `${base}:probe`, stats: `${base}:stats` };
+}
+
+export class RateGovernor {
+  private readonly written = new Map<string, { key: string; at: number }>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    readonly remote: string,
+    readonly account: string,
+    private readonly settings: GovernorSettings,
+  ) {
+    for (const label of [remote, account]) if (label.includes(':')) throw new Error(`governor label ${label} must not contain ':'`);
+  }
+
+  private keys(op: string): ReturnType<typeof keysOf> {
+    return keysOf(this.prefix, this.remote, this.account, op);
+  }
+
+  /** Waits until a request of `op` may be sent now; the grant counts as in flight immediately. */
+  async acquire(op: string, signal?: AbortSignal): Promise<void> {
+    const k = this.keys(op);
+    const until = this.settings.untilLearned;
+    const fixed = typeof until === 'object' ? until : undefined;
+    const mode = typeof until === 'object' ? 'limit' : until;
+    const defaultWindowMs = this.settings.defaultWindowMs ?? fixed?.windowMs ?? 10_000;
+    let waitedMs = 0;
+    for (;;) {
+      const [granted, ms] = (await this.redis.eval(
+        ACQUIRE, 3, k.log, k.state, k.probe, this.settings.guardMs ?? -1, randomUUID(), PROBE_TTL_MS, defaultWindowMs,
+        mode, fixed?.limit ?? 0, fixed?.windowMs ?? 0,
+      )) as [number, number];
+      if (granted === 1) break;
+      if (granted === 2) throw (this.settings.closedError ?? ((o) => new Error(`${this.remote} ${o} is closed`)))(op, ms);
+      // A little jitter so waiting processes do not wake in lockstep.
+      const wait = ms + Math.random() * 5;
+      await sleep(wait, signal);
+      waitedMs += wait;
+    }
+    if (waitedMs > 0) await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S).exec();
+  }
+
+  /** Stores a learned (or fallback) limit; `remaining` (when the server says it) books other clients' share. */
+  async learn(op: string, learned: LearnedLimit, remaining?: number): Promise<void> {
+    // Saves a Redis round trip per request while the limit is unchanged (and no `remaining` needs booking).
+    const key = `${learned.limit}/${learned.windowMs}/${learned.mode}`;
+    const last = this.written.get(op);
+    if (remaining === undefined && last?.key === key && Date.now() - last.at < REWRITE_AFTER_MS) return;
+    const k = this.keys(op);
+    await this.redis.eval(LEARN, 3, k.state, k.probe, k.log, learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS, remaining ?? -1, randomUUID());
+    this.written.set(op, { key, at: Date.now() });
+  }
+
+  /** A request that got no answer frees the probe slot at once (its grant stays in the log). */
+  async release(op: string): Promise<void> {
+    await this.redis.del(this.keys(op).probe);
+  }
+
+  /** After a 429: every process of the account pauses `op` for `ms`. */
+  async block(op: string, ms: number): Promise<void> {
+    await this.redis.eval(HOLD, 1, this.keys(op).state, 'blockedUntil', Math.round(ms));
+  }
+
+  /** The daily allowance is used up: `acquire` throws the remote's error in every process for `ms`. */
+  async close(op: string, ms: number): Promise<void> {
+    await this.redis.eval(HOLD, 1, this.keys(op).state, 'closedUntil', Math.round(ms));
+  }
+
+  /** Stores the daily allowance a response reported (shared by every process). */
+  async learnDaily(op: string, daily: DailyAllowance): Promise<void> {
+    const { state } = this.keys(op);
+    await this.redis.pipeline().hset(state, 'dailyLimit', daily.limit, 'dailyRemaining', daily.remaining).pexpire(state, STATE_TTL_MS).exec();
+  }
+
+  async daily(op: string): Promise<DailyAllowance | null> {
+    const [limit, remaining] = await this.redis.hmget(this.keys(op).state, 'dailyLimit', 'dailyRemaining');
+    if (limit === null || remaining === null) return null;
+    return { limit: Number(limit), remaining: Number(remaining) };
+  }
+
+  /** Counts one answered (or unanswered) request by outcome class. */
+  async record(op: string, outcome: OutcomeClass): Promise<void> {
+    const { stats } = this.keys(op);
+    await this.redis.pipeline().hincrby(stats, outcome, 1).expire(stats, STATS_TTL_S).exec();
+  }
+
+  async current(op: string): Promise<LearnedLimit | null> {
+    const st = await this.redis.hmget(this.keys(op).state, 'limit', 'windowMs', 'mode');
+    if (!st[0] || !st[1]) return null;
+    return { limit: Number(st[0]), windowMs: Number(st[1]), mode: st[2] === 'headers' ? 'headers' : 'fallback' };
+  }
+}
+
+/** Every governed (remote, account, operation) under `prefix`, with what it learned and its request counts. */
+export async function listGovernorSnapshots(redis: Redis, prefix: string): Promise<GovernorSnapshot[]> {
+  const base = `${prefix}:gov:`;
+  const found = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${base.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
+    cursor = next;
+    for (const key of keys) {
+      const m = /^([^:]+):([^:]+):([^:]+):(?:state|stats)$/.exec(key.slice(base.length));
+      if (m) found.add(`${m[1]}:${m[2]}:${m[3]}`);
+    }
+  } while (cursor !== '0');
+  const snapshots: GovernorSnapshot[] = [];
+  for (const id of [...found].sort()) {
+    const [remote = '', account = '', operation = ''] = id.split(':');
+    const k = keysOf(prefix, remote, account, operation);
+    const [st, stats] = await Promise.all([redis.hmget(k.state, 'limit', 'windowMs', 'mode'), redis.hgetall(k.stats)]);
+    const requests = Object.fromEntries(OUTCOMES.map((o) => [o, Number(stats[o] ?? 0)])) as GovernorSnapshot['requests'];
+    snapshots.push({
+      remote, account, operation,
+      limit: st[0] ? Number(st[0]) : null,
+      windowMs: st[1] ? Number(st[1]) : null,
+      mode: st[2] === 'headers' || st[2] === 'fallback' ? st[2] : null,
+      requests,
+      waitedSeconds: Number(stats.waitedMs ?? 0) / 1000,
+    });
+  }
+  return snapshots;
+}

@@ -1,0 +1,48 @@
+/**
+ * What the API's RateLimit-* headers teach the account's governor (src/shared/rate-governor.ts): limit and window
+ * per operation from RateLimit-Policy / RateLimit-Limit; without headers the configured fallback (times
+ * `fallbackShare`) applies. Until the first answer only one probe request per operation runs.
+ */
+import type { Redis } from 'ioredis';
+import { RateGovernor, type LearnedLimit } from '../shared/rate-governor.js';
+import { headerValue, type ResponseHeaders } from './response-headers.js';
+import type { FallbackLimits, GovernorOptions, Operation } from './types.js';
+
+/** `RateLimit-Policy: 30;w=2` (and/or `RateLimit-Limit: 30`) -> limit + window; null when absent. */
+export function parseRateLimitHeaders(headers: ResponseHeaders): { limit: number; windowMs: number | null } | null {
+  const policy = headerValue(headers, 'ratelimit-policy');
+  if (policy) {
+    const [first] = policy.split(',');
+    const match = /^\s*(\d+)\s*(?:;(.*))?$/.exec(first ?? '');
+    if (match) {
+      const w = /(?:^|;)\s*w\s*=\s*(\d+(?:\.\d+)?)/.exec(match[2] ?? '');
+      return { limit: Number(match[1]), windowMs: w ? Math.round(Number(w[1]) * 1000) : null };
+    }
+  }
+  const limit = Number(headerValue(headers, 'ratelimit-limit'));
+  return Number.isFinite(limit) && limit > 0 ? { limit, windowMs: null } : null;
+}
+
+/** The governor of one API account (`accountKey` is a hash, never the secret), with header learning. */
+export class ApiGovernor extends RateGovernor {
+  private readonly fallbackShare: number;
+
+  constructor(redis: Redis, prefix: string, accountKey: string, private readonly fallback: FallbackLimits, options: GovernorOptions = {}) {
+    super(redis, prefix, 'source', accountKey, {
+      untilLearned: 'probe',
+      defaultWindowMs: fallback.windowSeconds * 1000,
+      ...(options.guardMs === undefined ? {} : { guardMs: options.guardMs }),
+    });
+    this.fallbackShare = options.fallbackShare ?? 0.9;
+  }
+
+  /** Learns limit and window from a response's headers; falls back to the configured limits when absent. */
+  async observe(op: Operation, headers: ResponseHeaders): Promise<LearnedLimit> {
+    const parsed = parseRateLimitHeaders(headers);
+    const learned: LearnedLimit = parsed
+      ? { limit: parsed.limit, windowMs: parsed.windowMs ?? (await this.current(op))?.windowMs ?? this.fallback.windowSeconds * 1000, mode: 'headers' }
+      : { limit: Math.max(1, Math.floor(this.fallback[op] * this.fallbackShare)), windowMs: this.fallback.windowSeconds * 1000, mode: 'fallback' };
+    await this.learn(op, learned);
+    return learned;
+  }
+}

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { listGovernorSnapshots, outcomeClass, RateGovernor } from '../../src/shared/rate-governor.js';
+import { testRedis } from '../helpers/redis.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+async function redisPrefix() {
+  const r = await testRedis('shared-governor');
+  cleanups.push(r.cleanup);
+  return r;
+}
+
+describe('shared rate governor (real Redis)', () => {
+  it('closes an operation for every instance with the remote\'s error, and books what other clients used', async () => {
+    const { redis, prefix } = await redisPrefix();
+    const closedError = () => new Error('daily used up');
+    const a = new RateGovernor(redis, prefix, 'hubspot', 'p1', { untilLearned: { limit: 100, windowMs: 1000 }, closedError });
+    const b = new RateGovernor(redis, prefix, 'hubspot', 'p1', { untilLearned: { limit: 100, windowMs: 1000 }, closedError });
+    await a.acquire('requests');
+    // The server says none of 3 is left although we sent 1: the next request must wait for the window.
+    await a.learn('requests', { limit: 3, windowMs: 1000, mode: 'headers' }, 0);
+    let granted = false;
+    const pending = b.acquire('requests').then(() => (granted = true));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(granted).toBe(false);
+    await pending;
+    await a.close('requests', 60_000);
+    await expect(b.acquire('requests')).rejects.toThrow('daily used up');
+    expect(await b.current('requests')).toEqual({ limit: 3, windowMs: 1000, mode: 'headers' });
+  });
+
+  it('snapshots list requests by outcome, time waited and the learned limit per (remote, account, operation)', async () => {
+    const { redis, prefix } = await redisPrefix();
+    const g = new RateGovernor(redis, prefix, 'source', 'abc123', { untilLearned: 'probe', defaultWindowMs: 1000, guardMs: 0 });
+    await g.acquire('search');
+    await g.learn('search', { limit: 1, windowMs: 300, mode: 'headers' });
+    for (const status of [200, 201, 404, 429, 503, undefined]) await g.record('search', outcomeClass(status));
+    await g.acquire('search'); // waits for the window: the wait is recorded
+    const other = new RateGovernor(redis, prefix, 'hubspot', '12345', { untilLearned: 'open' });
+    await other.record('requests', '2xx');
+    const snapshots = await listGovernorSnapshots(redis, prefix);
+    expect(snapshots).toHaveLength(2);
+    const [hubspot, source] = snapshots;
+    expect(hubspot).toEqual({ remote: 'hubspot', account: '12345', operation: 'requests', limit: null, windowMs: null, mode: null, requests: { '2xx': 1, '4xx': 0, '5xx': 0, '429': 0, network: 0 }, waitedSeconds: 0 });
+    expect(source).toMatchObject({ remote: 'source', account: 'abc123', operation: 'search', limit: 1, windowMs: 300, mode: 'headers', requests: { '2xx': 2, '4xx': 1, '5xx': 1, '429': 1, network: 1 } });
+    expect(source!.waitedSeconds).toBeGreaterThan(0.05);
+  });
+});
