@@ -20,7 +20,8 @@ import { loadCommandConfig } from '../../runs/cli-context.js';
 import { listRuns } from '../../runs/run-history.js';
 import { startDashboardServer, type DashboardServer } from '../../server/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
-import { createRedis } from '../../shared/redis.js';
+import { closeRedis, createRedis } from '../../shared/redis.js';
+import { watchRedis } from '../../shared/redis-watch.js';
 import { EXIT } from '../exit-codes.js';
 
 export interface RoleSet {
@@ -69,10 +70,10 @@ function readOnlyQueues(value: string | undefined): boolean | string[] {
 
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
-  const connection = createRedis(opts.redisUrl);
+  const connection = watchRedis(createRedis(opts.redisUrl), { logger });
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
-  const queues = openQueues(ctx);
+  const queues = openQueues(ctx, logger);
   const running: RunningRoles = {
     connection,
     prefix,
@@ -82,7 +83,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       await running.worker?.shutdown(graceMs);
       await running.dashboard?.close();
       await queues.close();
-      await connection.quit().catch(() => connection.disconnect());
+      await closeRedis(connection);
     },
   };
   try {
