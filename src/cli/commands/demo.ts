@@ -114,7 +114,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     privateRedis?.proc.kill();
   };
   try {
-    const loaded = await loadCommandConfig(values.config);
+    const loaded = await loadCommandConfig(values.config ?? 'config/demo.yaml');
     if (typeof loaded === 'number') return loaded;
     const { config, path: configPath } = loaded;
     const search = config.searches.find((s) => (values.search ? s.name === values.search : s.entity === 'companies'));
