@@ -1,5 +1,11 @@
-# prospect-sync worker image (Node 24 LTS). Build: docker build -t prospect-sync .
-# Run:  docker run --env-file .env -v $PWD/config:/app/config prospect-sync start
+# prospect-sync image (Node 24 LTS). Build: docker build -t prospect-sync .
+# Run:   docker run --env-file .env -p 3000:3000 prospect-sync start      (or worker | scheduler | dashboard)
+# The image runs only compiled output (dist/; no TypeScript source is copied, so bin/ never falls back to tsx) with
+# production dependencies only. It ships config/prospect-sync.yaml (production: every required variable must be set,
+# see docs/configuration.md) and config/demo.yaml; mount your own config over /app/config to use another one.
+# The emulators (`emulate`, `demo`) are compiled in but run only when asked for: the compose `emulators` profile.
+# test/queue/image-steps.test.ts runs these same steps in a clean directory (no Docker engine needed).
+
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -11,6 +17,8 @@ RUN npm run build
 
 FROM node:24-slim
 ENV NODE_ENV=production
+# Listen on every interface inside the container (the dashboard then requires server.auth: DASHBOARD_PASSWORD).
+ENV PROSPECT_SYNC_HOST=0.0.0.0
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The pinned `node` dev dependency exists only for machines whose Node is too old; the image has Node 24 already.
@@ -20,5 +28,9 @@ COPY bin ./bin
 COPY config ./config
 USER node
 EXPOSE 3000
+# slim has no curl: Node's own fetch. Only roles with the HTTP server (start, dashboard) answer it; compose disables it
+# for worker and scheduler.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "bin/prospect-sync.js"]
 CMD ["start"]

@@ -1,5 +1,6 @@
 /** Schedule values of a saved search: `every` intervals, cron patterns, time zones. */
-import { createRequire } from 'node:module';
+// The same parser (and version) BullMQ evaluates patterns with, so a pattern that passes here is one BullMQ runs.
+import { CronExpressionParser } from 'cron-parser';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -21,32 +22,12 @@ export function isValidTimezone(timezone: string): boolean {
   }
 }
 
-interface CronParser {
-  parse(expression: string, options?: { tz?: string }): unknown;
-}
-
-/**
- * cron-parser is what BullMQ itself evaluates patterns with, so it is the right judge; it comes with bullmq
- * and is used only if it resolves (otherwise the field count is all we check).
- */
-function loadCronParser(): CronParser | undefined {
-  try {
-    const mod = createRequire(import.meta.url)('cron-parser') as { CronExpressionParser?: CronParser };
-    return mod.CronExpressionParser;
-  } catch {
-    return undefined;
-  }
-}
-
-const cronParser = loadCronParser();
-
 /** Why a cron pattern is invalid, or undefined when it is valid. 5 fields, or 6 with seconds first. */
 export function cronProblem(pattern: string): string | undefined {
   const fields = pattern.trim().split(/\s+/);
   if (fields.length !== 5 && fields.length !== 6) return `expected 5 or 6 cron fields, got ${fields.length}`;
-  if (!cronParser) return undefined;
   try {
-    cronParser.parse(pattern);
+    CronExpressionParser.parse(pattern);
     return undefined;
   } catch (error) {
     return `invalid cron pattern: ${error instanceof Error ? error.message : String(error)}`;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
 import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/redis.js';
+import { isRedisConnectionError } from '../shared/redis-connection-error.js';
 
 export interface LeaderLockOptions {
   redis: Redis;
@@ -32,8 +33,31 @@ export class LeaderLock {
     return this.leader;
   }
 
+  /**
+   * Tries to lead at once when Redis is ready (so a lone process is leader when this resolves); while Redis is
+   * unreachable it returns at once and keeps trying in the background, so the process' other roles start.
+   */
   async start(): Promise<void> {
-    await this.tick();
+    if (await this.reachable()) await this.tick();
+    else void this.tick();
+  }
+
+  /** Ready, or the connection attempt under way succeeds; false as soon as one fails. */
+  private reachable(): Promise<boolean> {
+    const redis = this.opts.redis;
+    if (redis.status === 'ready' || redis.status === 'wait') return Promise.resolve(true);
+    if (redis.status !== 'connecting' && redis.status !== 'connect') return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => () => {
+        redis.off('ready', onReady);
+        redis.off('error', onError);
+        resolve(ok);
+      };
+      const onReady = done(true);
+      const onError = done(false);
+      redis.once('ready', onReady);
+      redis.once('error', onError);
+    });
   }
 
   private schedule(): void {
@@ -61,7 +85,8 @@ export class LeaderLock {
         }
       }
     } catch (err) {
-      this.opts.logger.error({ err }, 'scheduler leader lock check failed');
+      if (isRedisConnectionError(err)) this.opts.logger.debug({ err: (err as Error).message }, 'scheduler leader lock: Redis unreachable');
+      else this.opts.logger.error({ err }, 'scheduler leader lock check failed');
     } finally {
       this.schedule();
     }
@@ -72,7 +97,8 @@ export class LeaderLock {
     clearTimeout(this.timer);
     if (this.leader) {
       this.leader = false;
-      await this.opts.redis.eval(RELEASE_IF_OWNER, 1, this.opts.key, this.token).catch(() => undefined);
+      // With Redis unreachable the command would wait for it: let the lease lapse instead.
+      if (this.opts.redis.status === 'ready') await this.opts.redis.eval(RELEASE_IF_OWNER, 1, this.opts.key, this.token).catch(() => undefined);
     }
   }
 }

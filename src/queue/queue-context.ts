@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Queue } from 'bullmq';
+import type { Logger } from '../shared/logger.js';
+import { isRedisConnectionError } from '../shared/redis-connection-error.js';
 import { SYNC_QUEUE, TICK_QUEUE, type SyncJobData, type SyncJobResult, type TickJobData } from './job-data.js';
 import { SYNC_JOB_OPTIONS, TICK_JOB_OPTIONS } from './job-options.js';
 
@@ -22,7 +24,17 @@ export interface AppQueues {
   close(): Promise<void>;
 }
 
-export function openQueues(ctx: QueueContext): AppQueues {
+/**
+ * The Queue objects share the connection, so their errors are that connection's: an outage is logged once by its
+ * watcher (shared/redis-watch.ts). A Queue without an 'error' listener would print every retry's stack trace.
+ */
+function quietOnOutage(queue: Queue, logger: Logger | undefined): void {
+  queue.on('error', (err) => {
+    if (!isRedisConnectionError(err)) logger?.error({ err, queue: queue.name }, 'queue error');
+  });
+}
+
+export function openQueues(ctx: QueueContext, logger?: Logger): AppQueues {
   const sync = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, {
     connection: ctx.connection,
     prefix: ctx.prefix,
@@ -33,6 +45,8 @@ export function openQueues(ctx: QueueContext): AppQueues {
     prefix: ctx.prefix,
     defaultJobOptions: TICK_JOB_OPTIONS,
   });
+  quietOnOutage(sync, logger);
+  quietOnOutage(tick, logger);
   return {
     sync,
     tick,

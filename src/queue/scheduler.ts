@@ -1,5 +1,6 @@
 import { Worker } from 'bullmq';
 import type { Logger } from '../shared/logger.js';
+import { isRedisConnectionError } from '../shared/redis-connection-error.js';
 import { enqueueRun, type EnqueueResult } from './enqueue-run.js';
 import { TICK_QUEUE, type TickJobData } from './job-data.js';
 import { LeaderLock } from './leader-lock.js';
@@ -61,7 +62,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<SchedulerH
     },
     { connection: opts.ctx.connection, prefix: opts.ctx.prefix, concurrency: 1 },
   );
-  tickWorker.on('error', (err) => logger.error({ err }, 'tick worker error'));
+  // Redis outages are logged once by the connection's watcher (shared/redis-watch.ts), not on every retry.
+  tickWorker.on('error', (err) => (isRedisConnectionError(err) ? logger.debug({ err: err.message }, 'tick worker: Redis unreachable') : logger.error({ err }, 'tick worker error')));
 
   await lock.start();
 
@@ -80,7 +82,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<SchedulerH
     },
     async close() {
       await lock.stop();
-      await tickWorker.close();
+      // Redis unreachable: nothing to hand back, do not wait for it.
+      await tickWorker.close(opts.ctx.connection.status !== 'ready');
     },
   };
 }

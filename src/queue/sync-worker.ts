@@ -1,5 +1,6 @@
 import { DelayedError, MetricsTime, WaitingError, Worker } from 'bullmq';
 import type { Logger } from '../shared/logger.js';
+import { isRedisConnectionError } from '../shared/redis-connection-error.js';
 import { SYNC_QUEUE, type SyncJobData, type SyncJobResult, type SyncProcessor } from './job-data.js';
 import { MAX_STARTED_ATTEMPTS, SYNC_BACKOFF_TYPE, syncBackoff } from './job-options.js';
 import type { QueueContext } from './queue-context.js';
@@ -67,7 +68,8 @@ export function startSyncWorker(opts: SyncWorkerOptions): SyncWorkerHandle {
     ...(opts.lockDuration === undefined ? {} : { lockDuration: opts.lockDuration }),
     ...(opts.stalledInterval === undefined ? {} : { stalledInterval: opts.stalledInterval }),
   });
-  worker.on('error', (err) => logger.error({ err }, 'sync worker error'));
+  // Redis outages are logged once by the connection's watcher (shared/redis-watch.ts), not on every retry.
+  worker.on('error', (err) => (isRedisConnectionError(err) ? logger.debug({ err: err.message }, 'sync worker: Redis unreachable') : logger.error({ err }, 'sync worker error')));
   worker.on('failed', (job, err) =>
     logger.warn({ jobId: job?.id, search: job?.data.search, attemptsMade: job?.attemptsMade, err: err.message }, 'run attempt failed'),
   );
@@ -77,7 +79,8 @@ export function startSyncWorker(opts: SyncWorkerOptions): SyncWorkerHandle {
     worker,
     async shutdown(graceMs = 25_000) {
       stopping = true;
-      const closed = worker.close();
+      // Redis unreachable: runs cannot checkpoint or be put back; their locks lapse and they resume as stalled.
+      const closed = worker.close(opts.ctx.connection.status !== 'ready');
       worker.cancelAllJobs(SHUTDOWN_REASON);
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<false>((resolve) => {

@@ -2,12 +2,42 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
+/** Longest wait between two reconnection attempts: Redis is found again within this long after it returns. */
+export const REDIS_RETRY_MAX_MS = 5_000;
+
+/** Capped exponential backoff (200 ms doubling, at most REDIS_RETRY_MAX_MS): never gives up, never hammers. */
+export function redisRetryDelay(attempt: number): number {
+  return Math.min(REDIS_RETRY_MAX_MS, 200 * 2 ** Math.min(Math.max(0, attempt - 1), 10));
+}
+
 /**
  * One ioredis connection. BullMQ workers need `maxRetriesPerRequest: null` (blocking commands), so that is the
- * default here; callers that want fast failure pass their own value.
+ * default here; callers that want fast failure pass their own value (and `retryStrategy: () => null`).
  */
 export function createRedis(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, ...options });
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, retryStrategy: redisRetryDelay, ...options });
+}
+
+/** QUIT when connected (pending replies arrive first); when Redis is unreachable QUIT would wait for it: disconnect. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  if (redis.status !== 'ready') {
+    redis.disconnect();
+    return;
+  }
+  await redis.quit().catch(() => redis.disconnect());
+}
+
+/** `url` as it may be logged: the password (and a user name) removed. Unparseable input gives a placeholder. */
+export function redisUrlForLogs(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(unparseable REDIS_URL)';
+  }
 }
 
 /** Deletes every key under `prefix:` (SCAN, never KEYS *): for throwaway prefixes such as a demo's or a bench's. */

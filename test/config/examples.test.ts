@@ -56,8 +56,8 @@ describe("the contract's example", () => {
 });
 
 describe('example configs in config/', () => {
-  it('config/prospect-sync.yaml runs against the emulators with no environment at all', async () => {
-    const { config } = await readConfig({ path: 'config/prospect-sync.yaml', env: {} });
+  it('config/demo.yaml runs against the emulators with no environment at all', async () => {
+    const { config } = await readConfig({ path: 'config/demo.yaml', env: {} });
     expect(config.source.baseUrl).toBe('http://127.0.0.1:4010');
     expect(config.source.auth).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret' });
     expect(config.searches.map((s) => [s.entity, s.object])).toEqual([['companies', 'companies'], ['persons', 'contacts']]);
@@ -65,7 +65,8 @@ describe('example configs in config/', () => {
   });
 
   it('config/examples/salesforce.yaml resolves matchOn.field from externalIdField', async () => {
-    const { config } = await readConfig({ path: 'config/examples/salesforce.yaml', env: { SF_CLIENT_SECRET: 'x' } });
+    const env = { SI_BASE_URL: 'https://si.example.test', SI_TOKEN_URL: 'https://si.example.test/oauth/token', SI_CLIENT_ID: 'c', SI_CLIENT_SECRET: 's', SF_CLIENT_ID: 'sf', SF_CLIENT_SECRET: 'x' };
+    const { config } = await readConfig({ path: 'config/examples/salesforce.yaml', env });
     expect(config.searches.map((s) => s.matchOn.field)).toEqual(['Prospect_Sync_Id__c', 'Prospect_Sync_Id__c', 'Prospect_Sync_Id__c']);
     expect(config.destinations.sf).toMatchObject({ clientSecret: 'x', maxApiShare: 0.5 });
     expect(config.searches[2]).toMatchObject({ mode: 'offset', maxRecords: 100 });
@@ -90,7 +91,7 @@ describe('JSON Schema', () => {
     expect($schema).toBe('https://json-schema.org/draft/2020-12/schema');
     // ajv 6 (draft-07) understands every keyword this schema uses.
     const validate = new Ajv({ allErrors: true }).compile(body);
-    for (const file of ['config/prospect-sync.yaml', 'config/examples/salesforce.yaml', join(FIXTURES, 'contract-example.yaml')]) {
+    for (const file of ['config/prospect-sync.yaml', 'config/demo.yaml', 'config/examples/salesforce.yaml', join(FIXTURES, 'contract-example.yaml')]) {
       const ok = validate(parse(readFileSync(file, 'utf8')));
       expect(validate.errors ?? [], file).toEqual([]);
       expect(ok).toBe(true);

@@ -81,7 +81,7 @@ describe('validate --online', () => {
   });
 
   it("accepts the example config's filter values", async () => {
-    const { code, stderr } = await cli('config/prospect-sync.yaml');
+    const { code, stderr } = await cli('config/demo.yaml');
     expect(stderr).toBe('');
     expect(code).toBe(0);
   });

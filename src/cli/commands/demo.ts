@@ -110,7 +110,7 @@ export async function runCommand(values: DemoOptions): Promise<number> {
     privateRedis?.proc.kill();
   };
   try {
-    const { config, path: configPath } = await loadCommandConfig(values.config);
+    const { config, path: configPath } = await loadCommandConfig(values.config ?? 'config/demo.yaml');
     const search = config.searches.find((s) => (values.search ? s.name === values.search : s.entity === 'companies'));
     if (!search) {
       process.stderr.write(`no ${values.search ? `search named '${values.search}'` : 'companies search'} in ${configPath}\n`);

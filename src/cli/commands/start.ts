@@ -19,7 +19,8 @@ import {
 import { listRuns } from '../../runs/run-history.js';
 import { startDashboardServer, type DashboardServer } from '../../server/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
-import { createRedis } from '../../shared/redis.js';
+import { closeRedis, createRedis } from '../../shared/redis.js';
+import { watchRedis } from '../../shared/redis-watch.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
 import { createLiveConfig, type ReloadResult } from '../live-config.js';
 
@@ -83,10 +84,10 @@ function readOnlyQueues(value: string | undefined): boolean | string[] {
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
   const live = createLiveConfig(config, opts.configPath);
-  const connection = createRedis(opts.redisUrl);
+  const connection = watchRedis(createRedis(opts.redisUrl), { logger });
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
-  const queues = openQueues(ctx);
+  const queues = openQueues(ctx, logger);
   const running: RunningRoles = {
     connection,
     prefix,
@@ -113,7 +114,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       await running.worker?.shutdown(graceMs);
       await running.dashboard?.close();
       await queues.close();
-      await connection.quit().catch(() => connection.disconnect());
+      await closeRedis(connection);
     },
   };
   try {

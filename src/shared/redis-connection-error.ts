@@ -1,0 +1,14 @@
+/** Tells errors that only mean "Redis is not reachable right now" from real failures. */
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const CONNECTION_MESSAGES = /Connection is closed|Socket closed unexpectedly|connect ETIMEDOUT|Stream isn't writeable|max retries per request/i;
+
+/**
+ * True for socket-level errors and ioredis' "connection closed" errors. Those are reported once per outage by the
+ * Redis watcher (redis-watch.ts), so the emitters that see them on every retry (BullMQ workers) stay quiet.
+ */
+export function isRedisConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  return (code !== undefined && CONNECTION_CODES.has(code)) || CONNECTION_MESSAGES.test(err.message);
+}
