@@ -41,6 +41,8 @@ export interface RunSummary extends RunCounts {
   resumeAt?: string;
   /** Persons whose company link failed although the record itself landed. */
   linkErrors?: number;
+  /** Rejects and failed links of a run that still completed: how many, and the first reasons. */
+  warnings?: { count: number; first: string[] };
   error?: { code: string; message: string };
 }
 

@@ -17,7 +17,6 @@ import {
   type SyncWorkerHandle,
 } from '../../queue/index.js';
 import { loadCommandConfig } from '../../runs/cli-context.js';
-import { listRuns } from '../../runs/run-history.js';
 import { startDashboardServer, type DashboardServer } from '../../server/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { createRedis } from '../../shared/redis.js';
@@ -116,8 +115,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         auth: config.server.auth,
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
         metricsAuth: process.env.METRICS_AUTH === 'true',
-        runs: async (search, limit) =>
-          config.searches.some((s) => s.name === search) ? listRuns(connection, search, { prefix, limit }) : undefined,
+        prefix, searches: () => config.searches, creditCaps: () => config.source.credits, apiHealthUrl: `${config.source.baseUrl}/health`,
         logger,
       });
     }

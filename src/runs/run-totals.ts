@@ -1,0 +1,63 @@
+/**
+ * Per-search counters that only ever grow, bumped once when a run finishes: `/metrics` exports them as Prometheus
+ * `_total` counters. The run history is trimmed, so totals derived from it would go down; these never do.
+ * Dry runs write nothing and are not counted.
+ */
+import type { Redis } from 'ioredis';
+import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
+import type { RunSummary } from './run-summary.js';
+
+/** Upper bounds (seconds) of the run-duration histogram buckets; `+Inf` is the run count. */
+export const RUN_DURATION_BUCKETS_SECONDS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 21600] as const;
+
+export const TOTAL_COUNTERS = [
+  'fetched', 'created', 'updated', 'unchanged', 'rejected', 'linkErrors', 'tokensSpent', 'creditsSpent',
+  'requestsSearch', 'requestsCount', 'throttled',
+] as const;
+export type TotalCounter = (typeof TOTAL_COUNTERS)[number];
+
+export interface RunTotals {
+  counters: Record<TotalCounter, number>;
+  /** Finished runs by `${status}|${stopReason or 'none'}`. */
+  runs: Record<string, number>;
+  duration: { sum: number; count: number; buckets: Record<string, number> };
+}
+
+export function runTotalsKey(search: string, prefix: string = DEFAULT_RUNS_PREFIX): string {
+  return `${prefix}:run:${search}:totals`;
+}
+
+function counterValues(s: RunSummary): Record<TotalCounter, number> {
+  return {
+    fetched: s.fetched, created: s.created, updated: s.updated, unchanged: s.unchanged, rejected: s.rejected,
+    linkErrors: s.linkErrors ?? 0, tokensSpent: s.tokensSpent, creditsSpent: s.creditsSpent,
+    requestsSearch: s.requests.search, requestsCount: s.requests.count, throttled: s.throttled,
+  };
+}
+
+/** Adds one finished run (one MULTI, so a scrape never sees half a run). */
+export async function addRunTotals(redis: Redis, summary: RunSummary, options: { prefix?: string } = {}): Promise<void> {
+  if (summary.dryRun) return;
+  const key = runTotalsKey(summary.search, options.prefix);
+  const multi = redis.multi();
+  for (const [field, value] of Object.entries(counterValues(summary))) if (value !== 0) multi.hincrby(key, field, value);
+  multi.hincrby(key, `runs|${summary.status}|${summary.stopReason ?? 'none'}`, 1);
+  const seconds = summary.durationMs / 1000;
+  multi.hincrbyfloat(key, 'duration|sum', seconds).hincrby(key, 'duration|count', 1);
+  for (const le of RUN_DURATION_BUCKETS_SECONDS) if (seconds <= le) multi.hincrby(key, `duration|le|${le}`, 1);
+  const results = await multi.exec();
+  const failed = results?.find(([err]) => err !== null);
+  if (failed) throw failed[0] as Error;
+}
+
+export async function readRunTotals(redis: Redis, search: string, options: { prefix?: string } = {}): Promise<RunTotals> {
+  const raw = await redis.hgetall(runTotalsKey(search, options.prefix));
+  const counters = Object.fromEntries(TOTAL_COUNTERS.map((c) => [c, Number(raw[c] ?? 0)])) as Record<TotalCounter, number>;
+  const runs: Record<string, number> = {};
+  const buckets: Record<string, number> = {};
+  for (const [field, value] of Object.entries(raw)) {
+    if (field.startsWith('runs|')) runs[field.slice(5)] = Number(value);
+    else if (field.startsWith('duration|le|')) buckets[field.slice(12)] = Number(value);
+  }
+  return { counters, runs, duration: { sum: Number(raw['duration|sum'] ?? 0), count: Number(raw['duration|count'] ?? 0), buckets } };
+}
