@@ -23,11 +23,11 @@ export async function withDeadline<T>(work: Promise<T>, timeoutMs: number, what:
 }
 
 /**
- * Whether Redis answers a PING within `timeoutMs`. A connection that is not `ready` counts as down at once: with
- * BullMQ's `maxRetriesPerRequest: null` a command on a dead connection would wait for the reconnect forever.
+ * Whether Redis answers a PING within `timeoutMs`. Bounded because with BullMQ's `maxRetriesPerRequest: null` a
+ * command on a dead connection waits for the reconnect forever; a closed connection counts as down at once.
  */
 export async function redisAnswers(redis: Redis, timeoutMs: number): Promise<boolean> {
-  if (redis.status !== 'ready') return false;
+  if (redis.status === 'end') return false;
   try {
     return (await withDeadline(redis.ping(), timeoutMs, 'redis')) === 'PONG';
   } catch {

@@ -115,7 +115,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         auth: config.server.auth,
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
         metricsAuth: process.env.METRICS_AUTH === 'true',
-        prefix, searches: () => config.searches, creditCaps: () => config.source.credits, apiHealthUrl: `${config.source.baseUrl}/health`,
+        prefix, searches: () => config.searches, creditCaps: () => config.source.credits, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
         logger,
       });
     }
