@@ -18,6 +18,7 @@ import {
 } from '../../queue/index.js';
 import { loadCommandConfig } from '../../runs/cli-context.js';
 import { startDashboardServer, type DashboardServer } from '../../server/index.js';
+import { startAlerting, type Alerting } from '../../alerts/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { createRedis } from '../../shared/redis.js';
 import { EXIT } from '../exit-codes.js';
@@ -72,11 +73,13 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
   const queues = openQueues(ctx);
+  let alerting: Alerting | undefined;
   const running: RunningRoles = {
     connection,
     prefix,
     queues,
     async close(graceMs = 25_000) {
+      await alerting?.close();
       await running.scheduler?.close();
       await running.worker?.shutdown(graceMs);
       await running.dashboard?.close();
@@ -118,6 +121,9 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         prefix, searches: () => config.searches, creditCaps: () => config.source.credits, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
         logger,
       });
+    }
+    if ((roles.scheduler || roles.dashboard) && config.alerts) {
+      alerting = startAlerting({ redis: connection, prefix, alerts: () => config.alerts, searches: () => config.searches, maxCreditsPerDay: () => config.source.credits.maxPerDay, logger, listenToQueue: true });
     }
   } catch (err) {
     await running.close(1_000);
