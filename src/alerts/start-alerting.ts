@@ -105,9 +105,11 @@ export function startAlerting(opts: AlertingOptions): Alerting {
   const timer = setInterval(tick, everyMs);
   timer.unref();
   let events: QueueEvents | undefined;
+  let eventsConnection: Redis | undefined;
   if (opts.listenToQueue && opts.alerts()) {
-    // Its own connection (closed with it): QueueEvents blocks on XREAD.
-    events = new QueueEvents(SYNC_QUEUE, { connection: { ...opts.redis.options, maxRetriesPerRequest: null }, prefix: opts.prefix });
+    // Its own connection, closed with it: QueueEvents blocks on XREAD.
+    eventsConnection = opts.redis.duplicate({ maxRetriesPerRequest: null });
+    events = new QueueEvents(SYNC_QUEUE, { connection: eventsConnection, prefix: opts.prefix });
     events.on('completed', tick);
     events.on('failed', tick);
     events.on('error', () => undefined);
@@ -119,6 +121,7 @@ export function startAlerting(opts: AlertingOptions): Alerting {
       clearInterval(timer);
       stop.abort();
       await events?.close().catch(() => undefined);
+      eventsConnection?.disconnect();
       await running?.catch(() => undefined);
     },
   };
