@@ -55,9 +55,10 @@ export function startAlerting(opts: AlertingOptions): Alerting {
     return senders.send;
   };
 
-  // One evaluation at a time per process; a request during one runs right after it.
+  // One evaluation at a time per process; calls during one share a single evaluation that starts right after it,
+  // so every caller sees the state as of (at least) its call.
   let running: Promise<AlertEvent[]> | undefined;
-  let again = false;
+  let queued: Promise<AlertEvent[]> | undefined;
   const evaluateOnce = async (): Promise<AlertEvent[]> => {
     const rules = opts.alerts();
     if (!rules) return [];
@@ -84,18 +85,15 @@ export function startAlerting(opts: AlertingOptions): Alerting {
     return events;
   };
   const evaluate = (): Promise<AlertEvent[]> => {
-    if (running) {
-      again = true;
+    if (!running) {
+      running = evaluateOnce().finally(() => { running = undefined; });
       return running;
     }
-    running = evaluateOnce().finally(() => {
-      running = undefined;
-      if (again) {
-        again = false;
-        void evaluate().catch(() => undefined);
-      }
+    queued ??= running.catch(() => undefined).then(() => {
+      queued = undefined;
+      return evaluate();
     });
-    return running;
+    return queued;
   };
   const tick = (): void => {
     void evaluate().catch((err: unknown) => log.warn({ err: { message: (err as Error).message } }, 'alert evaluation failed'));

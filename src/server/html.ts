@@ -27,6 +27,7 @@ export function table<T>(rows: readonly T[], columns: readonly Column<T>[], empt
 
 export function seconds(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms)) return '';
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
   const s = Math.round(ms / 1000);
   return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`;
 }
