@@ -132,6 +132,14 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   });
 
   if (auth) app.use(auth);
+  // Last line of defence for handlers we do not own (bull-board): whatever hangs on Redis, the client gets a 503.
+  app.use((_req, res, next) => {
+    const timer = setTimeout(() => {
+      if (!res.headersSent) res.status(503).type('text/plain').send('unavailable: no answer from redis in time\n');
+    }, timeoutMs * 3);
+    res.on('close', () => clearTimeout(timer));
+    next();
+  });
   // Redis down: answer 503 at once rather than letting a command wait for the reconnect (bull-board hung 600 s).
   app.use(async (_req, res, next) => {
     if (await redisAnswers(opts.redis, timeoutMs)) next();
@@ -188,6 +196,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   app.use('/admin/queues', serverAdapter.getRouter() as express.Router);
   app.use(((err, _req, res, _next) => {
     opts.logger.error({ err }, 'dashboard request failed');
+    if (res.headersSent) return;
     res.status(500).type('text/plain').send('internal error\n');
   }) as express.ErrorRequestHandler);
 
