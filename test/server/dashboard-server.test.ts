@@ -112,7 +112,7 @@ describe('dashboard server', () => {
     }
   });
 
-  it('run history as JSON at /api/runs/:search and /runs/:search with Accept: application/json, HTML otherwise; unknown search 404', async () => {
+  it('run history as JSON at /api/runs/:search and /runs/:search unless the client asks for text/html; unknown search 404', async () => {
     const env = await queueEnv('dashboard-runs');
     const queues = openQueues(env.ctx);
     closers.push(env.cleanup, queues.close);
@@ -137,6 +137,8 @@ describe('dashboard server', () => {
     expect(await html.text()).toMatch(/partial[\s\S]*r1|completed/);
     expect((await fetch(`${server.url}/api/runs/nope`, { headers })).status).toBe(404);
     expect((await fetch(`${server.url}/runs/nope`, { headers })).status).toBe(404);
+    // No Accept (curl, scripts): JSON as before.
+    expect(((await (await fetch(`${server.url}/runs/dach`, { headers })).json()) as { runs: unknown[] }).runs).toHaveLength(2);
   });
 
   it('refuses to start without auth unless bound to loopback', async () => {
