@@ -50,7 +50,17 @@ const SEARCHES = `
     fields: {firstname: firstName, lastname: lastName}
     associate: {company: {from: companyId}}
     schedule: {cron: '0 6 * * *', timezone: Europe/Berlin}
+  - name: revealed-people
+    segment: key-accounts
+    entity: persons
+    filter: {company: {headcount: {gte: 1, lte: 3}}}
+    view: [contacts, demographics]
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {email: contacts.email, phone: contacts.phone, firstname: firstName}
 `;
+const CREDIT_CAPS = '  credits: {maxPerRun: 5000, maxPerDay: 5000}';
 
 describe('dashboard pages and metrics after real runs', () => {
   let fx: Fixture;
@@ -63,7 +73,7 @@ describe('dashboard pages and metrics after real runs', () => {
   beforeAll(async () => {
     fx = await startFixture('dash-pages', { account: { tokenAllotment: ALLOTMENT } });
     closers.push(() => fx.close());
-    config = fx.config(hubspotConfig(SEARCHES));
+    config = fx.config(hubspotConfig(SEARCHES, CREDIT_CAPS));
     const connection = createRedis(process.env.REDIS_URL);
     closers.push(async () => connection.disconnect());
     queues = openQueues({ connection, prefix: fx.prefix });
@@ -73,6 +83,7 @@ describe('dashboard pages and metrics after real runs', () => {
     runs.push(await syncSearch(fx.deps(config), { search: 'linked-people', runId: 'people-1' }));
     runs.push(await syncSearch(fx.deps(config), { search: 'small-companies', runId: 'companies-1' }));
     runs.push(await syncSearch(fx.deps(config), { search: 'linked-people', runId: 'people-2' }));
+    runs.push(await syncSearch(fx.deps(config), { search: 'revealed-people', runId: 'revealed-1' }));
 
     // The remote helper's listGovernorSnapshots is wired by the lead; here the emulator's own counters stand in.
     const governorSnapshots = async (): Promise<GovernorSnapshot[]> => {
@@ -112,6 +123,7 @@ describe('dashboard pages and metrics after real runs', () => {
   it('/metrics exports per-search totals equal to the run summaries, budget, API and queue state', async () => {
     const [p1, c1, p2] = runs as [RunSummary, RunSummary, RunSummary];
     const s = await scrape();
+    expect(runs).toHaveLength(4);
     const people = { search: 'linked-people', destination: 'crm' };
     const sum = (f: (r: RunSummary) => number): number => f(p1) + f(p2);
     expect(sampleValue(s, 'prospect_sync_records_fetched_total', people)).toBe(sum((r) => r.fetched));
@@ -136,11 +148,10 @@ describe('dashboard pages and metrics after real runs', () => {
 
     // Budget: what the API reported, i.e. the allotment minus what the worker's account was charged.
     const charged = fx.si.stats('worker').tokensCharged;
-    expect(charged).toBe(p1.tokensSpent + c1.tokensSpent + p2.tokensSpent);
+    expect(charged).toBe(runs.reduce((n, r) => n + r.tokensSpent, 0));
     expect(sampleValue(s, 'prospect_sync_search_tokens_limit')).toBe(ALLOTMENT);
     expect(sampleValue(s, 'prospect_sync_search_tokens_remaining')).toBe(ALLOTMENT - charged);
     expect(sampleValue(s, 'prospect_sync_search_tokens_reset_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000);
-    expect(sampleValue(s, 'prospect_sync_credits_spent_today')).toBe(0);
     // API operations (from the governor snapshots) agree with the runs' own request counts.
     expect(sampleValue(s, 'prospect_sync_api_requests_total', { remote: 'sales-intel', operation: 'search', class: '2xx' })).toBe(
       runs.reduce((n, r) => n + r.requests.search, 0),
@@ -154,6 +165,27 @@ describe('dashboard pages and metrics after real runs', () => {
     expect(text).not.toContain(fx.env.SI_CLIENT_SECRET);
     expect(text).not.toContain(fx.env.HUBSPOT_TOKEN);
     expect(text).not.toMatch(/company \S+ is not in HubSpot/);
+  });
+
+  it('credits: per search, per run and today against the caps; no contact detail in metrics or pages', async () => {
+    const revealed = runs[3]!;
+    expect(revealed.status).toBe('completed');
+    expect(revealed.creditsSpent).toBeGreaterThan(0);
+    const s = await scrape();
+    const labels = { search: 'revealed-people', destination: 'crm' };
+    expect(sampleValue(s, 'prospect_sync_credits_spent_total', labels)).toBe(revealed.creditsSpent);
+    expect(sampleValue(s, 'prospect_sync_last_run_credits_spent', labels)).toBe(revealed.creditsSpent);
+    expect(sampleValue(s, 'prospect_sync_credits_spent_today')).toBe(fx.si.stats('worker').creditsCharged);
+    expect(sampleValue(s, 'prospect_sync_credits_cap', { scope: 'day' })).toBe(5000);
+    expect(sampleValue(s, 'prospect_sync_credits_cap', { scope: 'run' })).toBe(5000);
+
+    // Contact details as the CRM holds them: none may appear in what the dashboard serves.
+    const emails = [...(fx.hubspot!.state.tables.get('contacts')?.objects.values() ?? [])].map((o) => o.properties.email).filter((e): e is string => Boolean(e));
+    expect(emails.length).toBeGreaterThan(0);
+    const headers = { authorization: `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString('base64')}`, accept: 'text/html' };
+    const served = await Promise.all(['/metrics', '/runs', '/runs/revealed-people', '/api/runs/revealed-people', '/rejects/revealed-people', '/rejects/revealed-people.csv']
+      .map(async (p) => (await fetch(`${server.url}${p}`, { headers })).text()));
+    for (const email of emails) expect(served.some((t) => t.includes(email))).toBe(false);
   });
 
   it('totals stay monotonic: a later run only adds', async () => {
