@@ -12,6 +12,9 @@ import type { AlertsConfig, SavedSearch } from '../../src/config/index.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import { emptyCounts, type RunSummary } from '../../src/runs/run-summary.js';
 import { RedisBudgetLedger } from '../../src/source/budget-ledger.js';
+import { enqueueRun, openQueues, startSyncWorker } from '../../src/queue/index.js';
+import { createRedis } from '../../src/shared/redis.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { closeAfterEach } from '../helpers/closers.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -53,9 +56,9 @@ describe('alerting', () => {
     const hook = await receiver();
     closers.push(() => hook.close());
     const alerts: AlertsConfig = { webhook: { url: hook.url, format: 'json' }, evaluateEverySeconds: 3600, runFailed: true, ...rules };
-    const start = () => {
+    const start = (listenToQueue = false) => {
       const a = startAlerting({
-        redis, prefix, alerts: () => alerts, searches: () => [SEARCH], maxCreditsPerDay: () => 50,
+        redis, prefix, alerts: () => alerts, searches: () => [SEARCH], maxCreditsPerDay: () => 50, listenToQueue,
         sender: (url) => createWebhookSender({ url, attempts: 3, baseDelayMs: 10 }),
       });
       closers.push(() => a.close());
@@ -150,4 +153,25 @@ describe('alerting', () => {
     const closed = createWebhookSender({ url: 'http://127.0.0.1:9/hook', attempts: 2, baseDelayMs: 5 });
     expect(await closed({ text: 'x' })).toBe(false);
   });
+
+  it('evaluates when a sync job finishes (BullMQ queue events), not only on the interval', async () => {
+    const { redis, prefix, hook, start } = await setup({});
+    const connection = createRedis(process.env.REDIS_URL);
+    closers.push(async () => connection.disconnect());
+    const queues = openQueues({ connection, prefix });
+    closers.push(() => queues.close());
+    const worker = startSyncWorker({ ctx: { connection, prefix }, logger: silentLogger, processor: async (job) => ({ search: job.data.search, status: 'completed' }) });
+    closers.push(() => worker.shutdown(5_000));
+    start(true); // interval: an hour; its first evaluation sees nothing
+    await new Promise((r) => setTimeout(r, 200));
+    await recordRun(redis, summary('failed', 'r1', { error: { code: 'crm_auth', message: 'x' } }), { prefix });
+    // The listener may still be connecting: finish jobs until one of them triggered the evaluation.
+    for (let i = 0; i < 20 && hook.bodies.length === 0; i++) {
+      await enqueueRun(queues.sync, `s${i}`, 'manual');
+      const until = Date.now() + 1_000;
+      while (Date.now() < until && hook.bodies.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([['run_failed', 'firing']]);
+  }, 40_000);
 });
