@@ -70,7 +70,7 @@ export function startAlerting(opts: AlertingOptions): Alerting {
     ]);
     const conditions = evaluateRules({ rules, searches, runs: new Map(runs), budgets, maxCreditsPerDay: opts.maxCreditsPerDay?.(), now });
     const send = senderFor(rules.webhook.url);
-    const format = formatFor(rules.webhook.url, rules.webhook.format);
+    const format = formatFor(rules.webhook.url, rules.webhook.payload);
     const events: AlertEvent[] = [];
     for (const condition of conditions) {
       const transition = await swapAlertState(opts.redis, opts.prefix, condition.id, condition.firing);

@@ -154,8 +154,9 @@ const sourceSchema = z.strictObject({
 /** Optional webhook alerts (src/alerts/): each rule fires once per state change and once on recovery. */
 const alertsSchema = z.strictObject({
   webhook: z.strictObject({
-    url: secret.describe('webhook URL (Slack incoming webhooks hold a token in the URL: treated as a secret)'),
-    format: z.enum(['slack', 'json']).optional().describe('default: slack for hooks.slack.com, else json'),
+    // A secret: Slack incoming-webhook URLs hold a token.
+    url: secret,
+    payload: z.enum(['slack', 'json']).optional().describe('default: slack for hooks.slack.com, else json'),
   }),
   evaluateEverySeconds: posInt.default(60).describe('how often the run history is evaluated (also on every finished run)'),
   runFailed: z.boolean().default(true).describe('alert when the last run of a search failed'),

@@ -55,7 +55,7 @@ describe('alerting', () => {
     closers.push(cleanup);
     const hook = await receiver();
     closers.push(() => hook.close());
-    const alerts: AlertsConfig = { webhook: { url: hook.url, format: 'json' }, evaluateEverySeconds: 3600, runFailed: true, ...rules };
+    const alerts: AlertsConfig = { webhook: { url: hook.url, payload: 'json' }, evaluateEverySeconds: 3600, runFailed: true, ...rules };
     const start = (listenToQueue = false) => {
       const a = startAlerting({
         redis, prefix, alerts: () => alerts, searches: () => [SEARCH], maxCreditsPerDay: () => 50, listenToQueue,
