@@ -244,7 +244,7 @@ export async function readBudgetStates(redis: Redis, keyPrefix: string): Promise
   for (const pattern of [`${base}*:tokens`, `${base}*:credits:total`]) {
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 200);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
       cursor = next;
       for (const key of keys) {
         const account = key.slice(base.length).split(':')[0];
