@@ -35,19 +35,45 @@ function counterValues(s: RunSummary): Record<TotalCounter, number> {
   };
 }
 
-/** Adds one finished run (one MULTI, so a scrape never sees half a run). */
+/**
+ * KEYS: totals hash, this run's last recorded counters. ARGV: ttl seconds, runs field, duration seconds, n buckets,
+ * bucket bounds..., then counter name/value pairs. A retried run (same run id) records a summary per attempt whose
+ * counters include the earlier attempts': only the growth since the last summary of that run id is added.
+ */
+const ADD_RUN = `
+local ttl, runsField, seconds, nb = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+for i = 5, 4 + nb do
+  if seconds <= tonumber(ARGV[i]) then redis.call('HINCRBY', KEYS[1], 'duration|le|' .. ARGV[i], 1) end
+end
+redis.call('HINCRBYFLOAT', KEYS[1], 'duration|sum', seconds)
+redis.call('HINCRBY', KEYS[1], 'duration|count', 1)
+redis.call('HINCRBY', KEYS[1], runsField, 1)
+for i = 5 + nb, #ARGV, 2 do
+  local name, value = ARGV[i], tonumber(ARGV[i + 1])
+  local before = tonumber(redis.call('HGET', KEYS[2], name)) or 0
+  if value > before then redis.call('HINCRBY', KEYS[1], name, value - before) end
+  redis.call('HSET', KEYS[2], name, value)
+end
+redis.call('EXPIRE', KEYS[2], ttl)
+`;
+
+/** How long a run id's last counters are kept to take deltas of its retries (as long as a delayed run may wait). */
+const RUN_COUNTERS_TTL_SECONDS = 14 * 24 * 3600;
+
+/**
+ * Adds one finished run (attempt) in one script, so a scrape never sees half of it: runs by status and stop reason
+ * and the duration histogram count every recorded summary; record, token, credit and request counters add only
+ * what the run id has not recorded before.
+ */
 export async function addRunTotals(redis: Redis, summary: RunSummary, options: { prefix?: string } = {}): Promise<void> {
   if (summary.dryRun) return;
   const key = runTotalsKey(summary.search, options.prefix);
-  const multi = redis.multi();
-  for (const [field, value] of Object.entries(counterValues(summary))) if (value !== 0) multi.hincrby(key, field, value);
-  multi.hincrby(key, `runs|${summary.status}|${summary.stopReason ?? 'none'}`, 1);
-  const seconds = summary.durationMs / 1000;
-  multi.hincrbyfloat(key, 'duration|sum', seconds).hincrby(key, 'duration|count', 1);
-  for (const le of RUN_DURATION_BUCKETS_SECONDS) if (seconds <= le) multi.hincrby(key, `duration|le|${le}`, 1);
-  const results = await multi.exec();
-  const failed = results?.find(([err]) => err !== null);
-  if (failed) throw failed[0] as Error;
+  const counters = Object.entries(counterValues(summary)).flatMap(([name, value]) => [name, String(value)]);
+  await redis.eval(
+    ADD_RUN, 2, key, `${key}:run:${summary.runId}`,
+    RUN_COUNTERS_TTL_SECONDS, `runs|${summary.status}|${summary.stopReason ?? 'none'}`, summary.durationMs / 1000,
+    RUN_DURATION_BUCKETS_SECONDS.length, ...RUN_DURATION_BUCKETS_SECONDS, ...counters,
+  );
 }
 
 export async function readRunTotals(redis: Redis, search: string, options: { prefix?: string } = {}): Promise<RunTotals> {
