@@ -5,7 +5,8 @@
  * Screenshots go to .ci/out/screenshots; UPDATE_SCREENSHOTS=1 also refreshes docs/img/runs-page.png for the README.
  */
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseCsv } from 'csv-parse/sync';
@@ -19,6 +20,7 @@ import { startDashboardServer, type DashboardServer, type GovernorSnapshot } fro
 import { createRedis } from '../../src/shared/redis.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { cli } from '../queue/cli-process.js';
 import { waitFor } from '../queue/queue-env.js';
 import { parsePromText, sampleValue, type PromSample } from '../server/prom-text.js';
 
@@ -187,6 +189,21 @@ describe('dashboard pages and metrics after real runs', () => {
       .map(async (p) => (await fetch(`${server.url}${p}`, { headers })).text()));
     for (const email of emails) expect(served.some((t) => t.includes(email))).toBe(false);
   });
+
+  it('the rejects command lists the failed links with their reason (they used to be stored nowhere)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ps-dash-'));
+    try {
+      await writeFile(join(dir, 'config.yaml'), hubspotConfig(SEARCHES, CREDIT_CAPS));
+      const c = cli(['rejects', 'linked-people', '--json', '--limit', '1000', '--config', join(dir, 'config.yaml')], { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' });
+      expect(await c.exited).toBe(0);
+      const out = JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null') as { rejects: { kind?: string; code: string; reason: string }[] };
+      const links = out.rejects.filter((r) => r.kind === 'link');
+      expect(links).toHaveLength((runs[0]!.linkErrors ?? 0) + (runs[2]!.linkErrors ?? 0));
+      expect(links[0]).toMatchObject({ code: 'link_failed', reason: expect.stringMatching(/^company \S+ is not in HubSpot$/) });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('totals stay monotonic: a later run only adds', async () => {
     const before = sampleValue(await scrape(), 'prospect_sync_records_fetched_total', { search: 'small-companies', destination: 'crm' });
