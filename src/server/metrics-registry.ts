@@ -126,6 +126,14 @@ const FAMILIES: Family[] = [
     samples: (d) => d.queues.flatMap((q) => Object.entries(q.counts).map(([state, value]) => ({ labels: { queue: q.name, state }, value }))),
   },
   {
+    name: 'bullmq_job_completed_total', help: 'Jobs completed (BullMQ metrics, kept by the workers)', type: 'counter', labels: ['queue'],
+    samples: (d) => d.queues.map((q) => ({ labels: { queue: q.name }, value: q.completedTotal })),
+  },
+  {
+    name: 'bullmq_job_failed_total', help: 'Jobs failed for good (BullMQ metrics, kept by the workers)', type: 'counter', labels: ['queue'],
+    samples: (d) => d.queues.map((q) => ({ labels: { queue: q.name }, value: q.failedTotal })),
+  },
+  {
     name: `${P}job_schedulers`, help: 'Job schedulers (scheduled saved searches) on the queue', type: 'gauge', labels: ['queue'],
     samples: (d) => d.queues.map((q) => ({ labels: { queue: q.name }, value: q.schedulers })),
   },

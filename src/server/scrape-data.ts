@@ -24,6 +24,9 @@ export interface QueueScrape {
   name: string;
   counts: Record<string, number>;
   schedulers: number;
+  /** BullMQ's own metrics (kept by workers with `metrics` on): jobs completed / failed since they were enabled. */
+  completedTotal: number;
+  failedTotal: number;
 }
 
 export interface ScrapeData {
@@ -58,11 +61,12 @@ export async function loadScrapeData(src: ScrapeSources): Promise<ScrapeData> {
       return { search: s.name, destination: s.destination, totals, last: last[0] };
     })),
     readBudgetStates(src.redis, src.prefix),
-    Promise.all(src.queues.map(async (q): Promise<QueueScrape> => ({
-      name: q.name,
-      counts: await q.getJobCounts(...JOB_STATES),
-      schedulers: await q.getJobSchedulersCount(),
-    }))),
+    Promise.all(src.queues.map(async (q): Promise<QueueScrape> => {
+      const [counts, schedulers, completed, failed] = await Promise.all([
+        q.getJobCounts(...JOB_STATES), q.getJobSchedulersCount(), q.getMetrics('completed', 0, 0), q.getMetrics('failed', 0, 0),
+      ]);
+      return { name: q.name, counts, schedulers, completedTotal: completed.meta.count, failedTotal: failed.meta.count };
+    })),
     src.governorSnapshots ? src.governorSnapshots() : Promise.resolve([]),
   ]);
   return {

@@ -84,6 +84,8 @@ describe('dashboard server', () => {
     await waitFor(async () => (await queues.sync.getJobCounts('completed')).completed === 1);
     const after = await (await fetch(`${server.url}/metrics`)).text();
     expect(after).toContain('bullmq_job_count{queue="prospect-sync",state="completed"} 1');
+    expect(after).toContain('bullmq_job_completed_total{queue="prospect-sync"} 1');
+    expect(after).toContain('bullmq_job_failed_total{queue="prospect-sync"} 0');
   });
 
   it('/metrics can require auth; with Redis unreachable /healthz stays 200 and every other route answers 503 at once', async () => {
