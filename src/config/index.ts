@@ -22,5 +22,6 @@ export type {
   FieldMapping,
   ServerConfig,
   WorkerConfig,
+  AlertsConfig,
   PersonSegment,
 } from './schema.js';

@@ -155,6 +155,22 @@ const sourceSchema = z.strictObject({
   requestTimeoutMs: posInt.default(30_000),
 });
 
+/** Optional webhook alerts (src/alerts/): each rule fires once per state change and once on recovery. */
+const alertsSchema = z.strictObject({
+  webhook: z.strictObject({
+    // A secret: Slack incoming-webhook URLs hold a token.
+    url: secret,
+    payload: z.enum(['slack', 'json']).optional().describe('default: slack for hooks.slack.com, else json'),
+  }),
+  evaluateEverySeconds: posInt.default(60).describe('how often the run history is evaluated (also on every finished run)'),
+  runFailed: z.boolean().default(true).describe('alert when the last run of a search failed'),
+  warningsAbove: nonNegInt.optional().describe('alert when a run completed with more warnings than this'),
+  rejectsShareAbove: z.number().min(0).max(1).optional().describe('alert when a run rejected more than this share of its records'),
+  tokensBelow: nonNegInt.optional().describe('alert when the search-token balance is below this'),
+  creditsLeftTodayBelow: nonNegInt.optional().describe("alert when today's credits left under source.credits.maxPerDay are below this"),
+  staleAfterPeriods: posInt.optional().describe('alert when a scheduled search has not completed for this many schedule periods'),
+});
+
 export const configSchema = z.strictObject({
   source: sourceSchema,
   destinations: z.record(slug, destinationSchema),
@@ -168,6 +184,7 @@ export const configSchema = z.strictObject({
       auth: z.strictObject({ username: nonEmpty, password: secret }).optional(),
     })
     .prefault({}),
+  alerts: alertsSchema.optional(),
 });
 
 /** What the schema alone yields, before cross-checks resolve defaults that depend on other sections. */
@@ -186,6 +203,7 @@ export type SearchFilter = SavedSearch['filter'];
 export type FieldMapping = SavedSearch['fields'][string];
 export type ServerConfig = AppConfig['server'];
 export type WorkerConfig = AppConfig['worker'];
+export type AlertsConfig = NonNullable<AppConfig['alerts']>;
 
 /** Config paths whose values are secrets: they must come from ${VAR} and are never echoed. */
 export function isSecretPath(path: readonly (string | number)[]): boolean {

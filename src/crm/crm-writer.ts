@@ -133,7 +133,10 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
               outcomes[p.index] = outcome;
               // A failed link is retried next run: keep the record "changed" until it is linked.
               if (outcome.linkError === undefined) accepted.push(fullRecord(byKey, p.record.key));
-              else linkFailed.push(p.record.key);
+              else {
+                linkFailed.push(p.record.key);
+                newRejects.push({ key: p.record.key, object: target.object, code: 'link_failed', reason: redactReason(outcome.linkError, p.record), at, kind: 'link' });
+              }
             }
           });
           await detector.remember(accepted);

@@ -11,6 +11,11 @@ export interface RejectEntry {
   at: string;
   /** No match key: listed in the history only, never counted as waiting for a retry (nothing could match it). */
   keyless?: true;
+  /**
+   * 'link': the record landed but its link (e.g. person -> company) failed. Listed with the rejects; not in the
+   * retry set, as the record is written: its change hash is not remembered, so the next run sends it (and the link) again.
+   */
+  kind?: 'link';
 }
 
 export interface RejectStore {
@@ -49,7 +54,7 @@ export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore 
       // Only the newest MAX_REJECT_HISTORY can survive the trim.
       const history = entries.slice(-MAX_REJECT_HISTORY).map((e) => JSON.stringify(e));
       const multi = redis.multi().lpush(keys.history, ...history).ltrim(keys.history, 0, MAX_REJECT_HISTORY - 1).expire(keys.history, REJECT_TTL_SECONDS);
-      const retry = entries.filter((e) => e.keyless !== true).map((e) => e.key);
+      const retry = entries.filter((e) => e.keyless !== true && e.kind !== 'link').map((e) => e.key);
       if (retry.length > 0) {
         const score = String(Date.now());
         for (const part of chunks(retry, ARGS_PER_COMMAND)) multi.zadd(keys.retry, ...part.flatMap((key) => [score, key]));

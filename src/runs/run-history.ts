@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
+import { addRunTotals } from './run-totals.js';
 
 export interface RunHistoryOptions {
   prefix?: string;
@@ -15,6 +16,7 @@ export async function recordRun(redis: Redis, summary: RunSummary, options: RunH
   const key = runKeys(summary.search, options.prefix ?? DEFAULT_RUNS_PREFIX).history;
   const keep = options.keep ?? DEFAULT_HISTORY_KEEP;
   await redis.multi().lpush(key, JSON.stringify(summary)).ltrim(key, 0, keep - 1).exec();
+  await addRunTotals(redis, summary, options);
 }
 
 /** The most recent summaries of a search, newest first. */

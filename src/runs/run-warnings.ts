@@ -1,3 +1,5 @@
+import type { RunSummary } from './run-summary.js';
+
 /**
  * Warnings of a run that otherwise completed: records the CRM rejected and persons whose company link failed. The
  * summary carries how many and the first reasons (already redacted by the caller), so `completed` does not hide them.
@@ -17,3 +19,12 @@ export function addWarnings(warnings: RunWarnings | undefined, reasons: readonly
   for (const reason of reasons) if (first.length < MAX_WARNING_REASONS) first.push(reason);
   return { count: (warnings?.count ?? 0) + reasons.length, first };
 }
+
+/**
+ * How many warnings a run had: the summary's `warnings.count` when the run wrote one, else its rejects plus failed
+ * links (summaries recorded before `warnings` existed).
+ */
+export function warningCount(summary: Pick<RunSummary, 'warnings' | 'rejected' | 'linkErrors'>): number {
+  return summary.warnings?.count ?? summary.rejected + (summary.linkErrors ?? 0);
+}
+

@@ -6,16 +6,34 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express from 'express';
 import type { Redis } from 'ioredis';
+import type { SavedSearch } from '../config/index.js';
+import { createRejectStore } from '../crm/index.js';
+import { listRuns } from '../runs/run-history.js';
 import { AppError } from '../shared/app-error.js';
 import type { Logger } from '../shared/logger.js';
 import { basicAuth, type BasicCredentials } from './basic-auth.js';
-import { mergePrometheusText } from './prometheus-text.js';
+import { DependencyUnavailableError, redisAnswers, withDeadline } from './bounded.js';
+import type { GovernorSnapshotSource } from './governor-snapshot.js';
+import { createMetricsEndpoint } from './metrics-registry.js';
+import { rejectsCsv, rejectsPage } from './rejects-page.js';
+import { activeRuns, searchRows } from './run-views.js';
+import { runHistoryPage, runsIndexPage } from './runs-pages.js';
 
 export interface DashboardOptions {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any job data/result types
   queues: readonly Queue<any, any>[];
-  /** Pinged by /healthz. */
+  /** Read by /metrics, /readyz and the pages (bounded PING first). */
   redis: Redis;
+  /** Key prefix of run history, totals, rejects and the budget ledger (the queue prefix). */
+  prefix?: string;
+  /** The current saved searches: a getter, since SIGHUP swaps the config. */
+  searches?: () => readonly SavedSearch[];
+  /** Credit caps of source.credits, exported as prospect_sync_credits_cap. */
+  creditCaps?: () => { maxPerRun?: number; maxPerDay?: number };
+  /** Rate-governor state per remote/account/operation (listGovernorSnapshots); absent: no api_* samples. */
+  governorSnapshots?: GovernorSnapshotSource;
+  /** The API's health probe (`${source.baseUrl}/health`), checked by /readyz. */
+  apiHealthUrl?: string;
   host?: string;
   port?: number;
   /** Required unless `host` is a loopback address. */
@@ -24,8 +42,8 @@ export interface DashboardOptions {
   readOnly?: boolean | readonly string[];
   /** Whether /metrics needs the same credentials (default false: scrapers often can't send them). */
   metricsAuth?: boolean;
-  /** Recent run summaries of a search (newest first), or undefined for an unknown search: served at /runs/:search. */
-  runs?: (search: string, limit: number) => Promise<readonly unknown[] | undefined>;
+  /** Bound on every Redis read and probe of a request (ms, default 2000): past it the route answers 503. */
+  timeoutMs?: number;
   logger: Logger;
 }
 
@@ -44,79 +62,142 @@ export class DashboardAuthError extends AppError {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-const PING_TIMEOUT_MS = 2_000;
 
-async function redisUp(redis: Redis): Promise<boolean> {
-  if (redis.status !== 'ready') return false;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-  });
-  const pong = redis.ping().then((r) => r === 'PONG', () => false);
-  const up = await Promise.race([pong, timeout]);
-  clearTimeout(timer);
-  return up;
+async function apiAnswers(url: string, timeoutMs: number): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
 }
 
-/** bull-board at /, plus /healthz (no auth), /metrics (Prometheus text) and /runs/:search (JSON). */
+type Handler = (req: express.Request, res: express.Response) => Promise<void>;
+
+/**
+ * /runs, /runs/<search>, /rejects/<search> (HTML) and /api/runs/<search> (JSON); bull-board at /admin/queues;
+ * /healthz, /readyz and /metrics without auth (/metrics optionally with). Every route that reads Redis pings it
+ * first and bounds its reads, answering 503 with a reason instead of hanging while Redis is down.
+ */
 export async function startDashboardServer(opts: DashboardOptions): Promise<DashboardServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!opts.auth && !LOOPBACK.has(host)) throw new DashboardAuthError(host);
+  const timeoutMs = opts.timeoutMs ?? 2_000;
+  const prefix = opts.prefix ?? 'prospect-sync';
+  const searches = opts.searches ?? (() => []);
+  const views = { redis: opts.redis, prefix, queues: opts.queues, searches };
 
   const readOnly = (name: string): boolean =>
     opts.readOnly === true || (Array.isArray(opts.readOnly) && opts.readOnly.includes(name));
   const serverAdapter = new ExpressAdapter();
-  serverAdapter.setBasePath('/');
+  serverAdapter.setBasePath('/admin/queues');
   createBullBoard({
     queues: opts.queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly(q.name) })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'prospect-sync' } },
+  });
+  const metrics = createMetricsEndpoint({
+    redis: opts.redis, prefix, queues: opts.queues, searches, timeoutMs,
+    ...(opts.creditCaps ? { creditCaps: opts.creditCaps } : {}),
+    ...(opts.governorSnapshots ? { governorSnapshots: opts.governorSnapshots } : {}),
   });
 
   const app = express();
   app.disable('x-powered-by');
   const auth = opts.auth ? basicAuth(opts.auth) : undefined;
 
-  app.get('/healthz', async (_req, res) => {
-    const up = await redisUp(opts.redis);
-    res.status(up ? 200 : 503).json({ status: up ? 'ok' : 'unavailable', redis: up ? 'up' : 'down' });
+  // Kubernetes style: liveness never depends on Redis (a Redis outage must not restart every pod).
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const [redis, api] = await Promise.all([
+      redisAnswers(opts.redis, timeoutMs),
+      opts.apiHealthUrl ? apiAnswers(opts.apiHealthUrl, timeoutMs) : Promise.resolve(undefined),
+    ]);
+    const ready = redis && api !== false;
+    const reasons = [...(redis ? [] : ['redis did not answer a PING']), ...(api === false ? ['the API health probe failed'] : [])];
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'unavailable',
+      checks: { redis: redis ? 'up' : 'down', api: api === undefined ? 'not_checked' : api ? 'up' : 'down' },
+      ...(reasons.length ? { reason: reasons.join('; ') } : {}),
+    });
   });
 
   const metricsHandlers: express.RequestHandler[] = opts.metricsAuth && auth ? [auth] : [];
   app.get('/metrics', ...metricsHandlers, async (_req, res) => {
-    const up = await redisUp(opts.redis);
-    const own = [
-      '# HELP prospect_sync_redis_up Whether Redis answered a PING (1) or not (0)',
-      '# TYPE prospect_sync_redis_up gauge',
-      `prospect_sync_redis_up ${up ? 1 : 0}`,
-    ].join('\n');
-    if (!up) {
-      res.status(503).type('text/plain; version=0.0.4').send(mergePrometheusText([own]));
-      return;
-    }
-    const perQueue = await Promise.all(
-      opts.queues.map(async (q) => {
-        const schedulers = await q.getJobSchedulersCount();
-        const text = await q.exportPrometheusMetrics();
-        return `${text}\n# HELP prospect_sync_job_schedulers Job schedulers (scheduled saved searches) on the queue\n# TYPE prospect_sync_job_schedulers gauge\nprospect_sync_job_schedulers{queue="${q.name}"} ${schedulers}`;
-      }),
-    );
-    res.type('text/plain; version=0.0.4').send(mergePrometheusText([own, ...perQueue]));
+    const { status, body } = await metrics.render();
+    res.status(status).type(metrics.contentType).send(body);
   });
 
   if (auth) app.use(auth);
-  const runs = opts.runs;
-  if (runs) {
-    app.get('/runs/:search', async (req, res) => {
-      const limit = Math.min(200, Math.max(1, Number(req.query.limit ?? 20) || 20));
-      const list = await runs(req.params.search, limit);
-      if (list === undefined) res.status(404).json({ error: 'unknown_search' });
-      else res.json({ search: req.params.search, runs: list });
-    });
-  }
-  app.use('/', serverAdapter.getRouter() as express.Router);
+  // Last line of defence for handlers we do not own (bull-board): whatever hangs on Redis, the client gets a 503.
+  app.use((_req, res, next) => {
+    const timer = setTimeout(() => {
+      if (!res.headersSent) res.status(503).type('text/plain').send('unavailable: no answer from redis in time\n');
+    }, timeoutMs * 3);
+    res.on('close', () => clearTimeout(timer));
+    next();
+  });
+  // Redis down: answer 503 at once rather than letting a command wait for the reconnect (bull-board hung 600 s).
+  app.use(async (_req, res, next) => {
+    if (await redisAnswers(opts.redis, timeoutMs)) next();
+    else res.status(503).type('text/plain').send('unavailable: redis did not answer a PING\n');
+  });
+  const bounded = (handler: Handler): express.RequestHandler => async (req, res, next) => {
+    try {
+      await withDeadline(handler(req, res), timeoutMs * 2, 'redis');
+    } catch (err) {
+      if (err instanceof DependencyUnavailableError && !res.headersSent) res.status(503).type('text/plain').send(`unavailable: ${err.message}\n`);
+      else next(err);
+    }
+  };
+  const known = (search: string): boolean => searches().some((s) => s.name === search);
+  const limitOf = (req: express.Request): number => Math.min(200, Math.max(1, Number(req.query.limit ?? 20) || 20));
+  const runsJson = async (req: express.Request<{ search: string }>, res: express.Response): Promise<void> => {
+    const search = req.params.search;
+    if (!known(search)) res.status(404).json({ error: 'unknown_search' });
+    else res.json({ search, runs: await listRuns(opts.redis, search, { prefix, limit: limitOf(req) }) });
+  };
+
+  app.get('/', (_req, res) => res.redirect('/runs'));
+  app.get('/runs', bounded(async (_req, res) => {
+    res.type('html').send(runsIndexPage(await searchRows(views)));
+  }));
+  app.get('/api/runs/:search', bounded((req, res) => runsJson(req as express.Request<{ search: string }>, res)));
+  app.get('/runs/:search', bounded(async (req, res) => {
+    const search = String(req.params.search);
+    // HTML only for clients that ask for it by name (browsers): the endpoint was JSON-only before, so scripts and
+    // `curl` (Accept: */*) keep getting JSON.
+    if (!/\btext\/html\b/.test(req.get('accept') ?? '')) return runsJson(req as express.Request<{ search: string }>, res);
+    if (!known(search)) {
+      res.status(404).type('text/plain').send('unknown search\n');
+      return;
+    }
+    const [runs, live] = await Promise.all([listRuns(opts.redis, search, { prefix, limit: limitOf(req) }), activeRuns(views)]);
+    res.type('html').send(runHistoryPage(search, runs, live.get(search)));
+  }));
+  const rejectStore = createRejectStore(opts.redis, prefix);
+  app.get('/rejects/:file', bounded(async (req, res) => {
+    const file = String(req.params.file);
+    const csv = file.endsWith('.csv');
+    const search = csv ? file.slice(0, -4) : file;
+    if (!known(search)) {
+      res.status(404).type('text/plain').send('unknown search\n');
+      return;
+    }
+    const list = await rejectStore.list(search, { limit: 1000 });
+    if (csv) {
+      res.type('text/csv').attachment(`rejects-${search}.csv`).send(rejectsCsv(list));
+      return;
+    }
+    res.type('html').send(rejectsPage(search, list, await rejectStore.pendingCount(search)));
+  }));
+  app.use('/admin/queues', serverAdapter.getRouter() as express.Router);
   app.use(((err, _req, res, _next) => {
     opts.logger.error({ err }, 'dashboard request failed');
+    if (res.headersSent) return;
     res.status(500).type('text/plain').send('internal error\n');
   }) as express.ErrorRequestHandler);
 

@@ -219,3 +219,34 @@ export class RedisBudgetLedger implements BudgetLedger {
     return { spendable: granted, binding };
   }
 }
+
+/** What /metrics and the dashboard show of one account's budget: read only, never reserves anything. */
+export interface BudgetState {
+  /** The account's key (a hash of base URL and client id, never the secret). */
+  account: string;
+  tokens: TokenBalance | null;
+  creditsToday: number;
+  creditsTotal: number;
+}
+
+/** Budget state of every account with state under `keyPrefix` (the `keyPrefix` of createSourceClient). */
+export async function readBudgetStates(redis: Redis, keyPrefix: string): Promise<BudgetState[]> {
+  const base = `${keyPrefix}:source:`;
+  const accounts = new Set<string>();
+  for (const pattern of [`${base}*:tokens`, `${base}*:credits:total`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) {
+        const account = key.slice(base.length).split(':')[0];
+        if (account) accounts.add(account);
+      }
+    } while (cursor !== '0');
+  }
+  return Promise.all([...accounts].sort().map(async (account) => {
+    const ledger = new RedisBudgetLedger(redis, `${base}${account}`, 0, {});
+    const [tokens, usage] = await Promise.all([ledger.tokenBalance(), ledger.creditUsage('')]);
+    return { account, tokens, creditsToday: usage.day, creditsTotal: usage.account };
+  }));
+}

@@ -17,7 +17,7 @@ const run = existsSync(CHROMIUM) || process.env.CI === 'true' ? it : it.skip;
 describe('dashboard in a real browser', () => {
   const closers = closeAfterEach();
 
-  run('loads the bull-board page behind basic auth, shows the queues and a queued run, and screenshots it', async () => {
+  run('loads bull-board at /admin/queues behind basic auth, shows the queues and a queued run, and screenshots it', async () => {
     const env = await queueEnv('dashboard-browser');
     const queues = openQueues(env.ctx);
     closers.push(env.cleanup, queues.close);
@@ -37,16 +37,16 @@ describe('dashboard in a real browser', () => {
 
     // Without credentials the server challenges.
     const anonymous = await browser.newContext();
-    const denied = await anonymous.request.get(server.url);
+    const denied = await anonymous.request.get(`${server.url}/admin/queues`);
     expect(denied.status()).toBe(401);
     await anonymous.close();
 
     const context = await browser.newContext({ httpCredentials: auth });
     const page = await context.newPage();
-    const response = await page.goto(`${server.url}/`);
+    const response = await page.goto(`${server.url}/admin/queues`);
     expect(response?.status()).toBe(200);
     await page.getByText('prospect-sync-ticks').first().waitFor({ timeout: 20_000 });
-    await page.goto(`${server.url}/queue/prospect-sync?status=waiting`);
+    await page.goto(`${server.url}/admin/queues/queue/prospect-sync?status=waiting`);
     await page.getByText('sync', { exact: true }).first().waitFor({ timeout: 20_000 });
     const shot = join(dir, 'dashboard.png');
     await page.screenshot({ path: shot, fullPage: true });

@@ -83,8 +83,13 @@ describe('prospect-sync start, end to end', () => {
 
     // Env switches: /metrics behind auth, the runs queue read-only on the board.
     expect((await fetch(`${url}/metrics`)).status).toBe(401);
-    expect(await (await fetch(`${url}/metrics`, { headers })).text()).toContain('bullmq_job_completed_total{queue="prospect-sync"} 1');
-    const board = (await (await fetch(`${url}/api/queues`, { headers })).json()) as { queues: { name: string; readOnlyMode: boolean }[] };
+    const metrics = await (await fetch(`${url}/metrics`, { headers })).text();
+    expect(metrics).toContain('bullmq_job_count{queue="prospect-sync",state="completed"} 1');
+    // What the worker did, exported by the process's dashboard from Redis.
+    expect(metrics).toMatch(new RegExp(`^prospect_sync_records_created_total\\{search="software",destination="[^"]+"\\} ${summary.created}$`, 'm'));
+    // Ready: Redis answers and the API's health probe (source.baseUrl + paths.health) answers.
+    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready', checks: { redis: 'up', api: 'up' } });
+    const board = (await (await fetch(`${url}/admin/queues/api/queues`, { headers })).json()) as { queues: { name: string; readOnlyMode: boolean }[] };
     expect(Object.fromEntries(board.queues.map((q) => [q.name, q.readOnlyMode]))).toEqual({ 'prospect-sync': true, 'prospect-sync-ticks': false });
 
     start.child.kill('SIGTERM');

@@ -16,11 +16,12 @@ import {
   type SyncProcessor,
   type SyncWorkerHandle,
 } from '../../queue/index.js';
-import { listRuns } from '../../runs/run-history.js';
 import { startDashboardServer, type DashboardServer } from '../../server/index.js';
+import { startAlerting, type Alerting } from '../../alerts/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { closeRedis, createRedis } from '../../shared/redis.js';
 import { watchRedis } from '../../shared/redis-watch.js';
+import { listGovernorSnapshots } from '../../shared/rate-governor.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
 import { createLiveConfig, type ReloadResult } from '../live-config.js';
 
@@ -88,6 +89,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
   const queues = openQueues(ctx, logger);
+  let alerting: Alerting | undefined;
   const running: RunningRoles = {
     connection,
     prefix,
@@ -110,6 +112,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       return result;
     },
     async close(graceMs = 25_000) {
+      await alerting?.close();
       await running.scheduler?.close();
       await running.worker?.shutdown(graceMs);
       await running.dashboard?.close();
@@ -139,10 +142,13 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         auth: config.server.auth,
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
         metricsAuth: process.env.METRICS_AUTH === 'true',
-        runs: async (search, limit) =>
-          live.current().searches.some((s) => s.name === search) ? listRuns(connection, search, { prefix, limit }) : undefined,
+        prefix, governorSnapshots: () => listGovernorSnapshots(connection, prefix), searches: () => live.current().searches,
+        creditCaps: () => live.current().source.credits, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
         logger,
       });
+    }
+    if ((roles.scheduler || roles.dashboard) && config.alerts) {
+      alerting = startAlerting({ redis: connection, prefix, alerts: () => live.current().alerts, searches: () => live.current().searches, maxCreditsPerDay: () => live.current().source.credits.maxPerDay, logger, listenToQueue: true });
     }
   } catch (err) {
     await running.close(1_000);

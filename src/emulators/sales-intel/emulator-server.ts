@@ -133,7 +133,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     if (method !== route.method) return { ...message(405, `use ${route.method}`), headers: { Allow: route.method } };
     if (route.name === 'health') {
       stats.of('').requests.health++;
-      return { status: 200, body: { status: 'ok' } };
+      return faults.healthDown ? { status: 503, body: { status: 'unavailable' } } : { status: 200, body: { status: 'ok' } };
     }
     if (route.name === 'token') return tokenEndpoint(req, rawBody);
     const bearer = BEARER.exec(req.headers.authorization ?? '');

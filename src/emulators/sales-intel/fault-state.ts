@@ -13,6 +13,7 @@ function defaults(): Required<EmulatorFaultsInit> {
     expireTokensAfter: null,
     churn: null,
     limiterDown: false,
+    healthDown: false,
     budgetMode: {},
   };
 }
@@ -95,6 +96,10 @@ export class FaultState implements EmulatorFaults {
 
   get limiterDown(): boolean {
     return this.state.limiterDown;
+  }
+
+  get healthDown(): boolean {
+    return this.state.healthDown;
   }
 
   get churn(): Required<EmulatorFaultsInit>['churn'] {

@@ -100,6 +100,8 @@ export interface EmulatorFaultsInit {
   churn?: ChurnFault | null;
   /** Limiter store down: requests pass, RateLimit-* headers omitted. */
   limiterDown?: boolean;
+  /** The health probe answers 503 (readiness checks). */
+  healthDown?: boolean;
   /** Budget mode per accountId. */
   budgetMode?: Record<string, BudgetMode>;
 }

@@ -1,0 +1,31 @@
+/** /rejects/<search>: rejected records and failed links with the CRM's (redacted) reason, as HTML and CSV. */
+import { stringify } from 'csv-stringify/sync';
+import type { RejectEntry } from '../crm/index.js';
+import { esc, page, table, when } from './html.js';
+
+const kind = (r: RejectEntry): string => (r.kind === 'link' ? 'link failed' : 'rejected');
+
+export function rejectsPage(search: string, rejects: readonly RejectEntry[], pending: number): string {
+  const enc = encodeURIComponent(search);
+  const body = `<p>${esc(pending)} rejected record(s) not accepted since; each is sent again when a run fetches it again.
+Failed links are sent again by the next run. <a href="/rejects/${enc}.csv">Download CSV</a> · <a href="/runs/${enc}">Runs</a></p>
+${table(rejects, [
+    { head: 'At', cell: (r) => esc(when(r.at)) },
+    { head: 'Kind', cell: (r) => esc(kind(r)) },
+    { head: 'Object', cell: (r) => esc(r.object) },
+    { head: 'Match key', cell: (r) => esc(r.key) },
+    { head: 'Code', cell: (r) => esc(r.code) },
+    { head: 'Reason', cell: (r) => esc(r.reason) },
+  ], 'no rejected records or failed links')}`;
+  return page(`Rejects of ${search}`, body);
+}
+
+// A cell starting like a formula is quoted for spreadsheets (CSV injection): reasons come from the CRM.
+const cell = (v: string): string => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+
+export function rejectsCsv(rejects: readonly RejectEntry[]): string {
+  return stringify(rejects.map((r) => [r.at, kind(r), r.object, r.key, r.code, r.reason].map(cell)), {
+    header: true,
+    columns: ['at', 'kind', 'object', 'key', 'code', 'reason'],
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * What the run pages show, read from Redis: per search its schedule, next run, last run and the run in progress
+ * (from the BullMQ job's progress, see jobs/sync-search.ts `updateProgress`).
+ */
+import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { SavedSearch } from '../config/index.js';
+import { SYNC_QUEUE, TICK_QUEUE } from '../queue/index.js';
+import { listRuns } from '../runs/run-history.js';
+import type { RunSummary } from '../runs/run-summary.js';
+
+export interface LiveRun {
+  runId: string;
+  startedAt: number | undefined;
+  fetched: number;
+  target: number;
+  tokensSpent: number;
+  creditsSpent: number;
+  /** Estimated time left (ms) from the rate so far; undefined until something was fetched. */
+  etaMs: number | undefined;
+}
+
+export interface SearchRow {
+  search: SavedSearch;
+  schedule: string;
+  nextRunAt: number | undefined;
+  last: RunSummary | undefined;
+  live: LiveRun | undefined;
+}
+
+export interface RunViewSources {
+  redis: Redis;
+  prefix: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any job data/result types
+  queues: readonly Queue<any, any>[];
+  searches: () => readonly SavedSearch[];
+}
+
+export function scheduleText(search: SavedSearch): string {
+  const s = search.schedule;
+  if (!s) return 'manual';
+  return 'cron' in s ? `cron ${s.cron}${s.timezone ? ` (${s.timezone})` : ''}` : `every ${s.every}`;
+}
+
+function liveRun(job: Job, now: number): LiveRun {
+  const p = (typeof job.progress === 'object' && job.progress !== null ? job.progress : {}) as Partial<Record<'fetched' | 'target' | 'tokensSpent' | 'creditsSpent', number>>;
+  const fetched = p.fetched ?? 0;
+  const target = p.target ?? 0;
+  const started = job.processedOn;
+  const elapsed = started === undefined ? 0 : now - started;
+  const etaMs = fetched > 0 && target > fetched && elapsed > 0 ? ((target - fetched) * elapsed) / fetched : undefined;
+  return { runId: String((job.data as { runId?: string }).runId ?? job.id), startedAt: started, fetched, target, tokensSpent: p.tokensSpent ?? 0, creditsSpent: p.creditsSpent ?? 0, etaMs };
+}
+
+export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveRun>> {
+  const sync = src.queues.find((q) => q.name === SYNC_QUEUE);
+  const live = new Map<string, LiveRun>();
+  if (!sync) return live;
+  const now = Date.now();
+  for (const job of await sync.getJobs(['active'], 0, 100)) {
+    const search = (job.data as { search?: string } | undefined)?.search;
+    if (search) live.set(search, liveRun(job, now));
+  }
+  return live;
+}
+
+export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
+  const tick = src.queues.find((q) => q.name === TICK_QUEUE);
+  const [schedulers, live] = await Promise.all([tick ? tick.getJobSchedulers(0, -1) : Promise.resolve([]), activeRuns(src)]);
+  const next = new Map(schedulers.map((s) => [s.key, s.next]));
+  return Promise.all(src.searches().map(async (search): Promise<SearchRow> => {
+    const [last] = await listRuns(src.redis, search.name, { prefix: src.prefix, limit: 1 });
+    return { search, schedule: scheduleText(search), nextRunAt: next.get(search.name), last, live: live.get(search.name) };
+  }));
+}
