@@ -12,17 +12,17 @@ const MAX_PERSONS = 5_000_000;
 const RESERVE_EVERY = 65;
 
 /** Slot of the k-th visible record. */
-function slotOfOrdinal(k: number): number {
-  return k + Math.floor(k / (RESERVE_EVERY - 1));
+function slotOfOrdinal(k: number, every = RESERVE_EVERY): number {
+  return k + Math.floor(k / (every - 1));
 }
 
-function slotCount(visible: number): number {
-  return visible === 0 ? 0 : slotOfOrdinal(visible - 1) + 1;
+function slotCount(visible: number, every = RESERVE_EVERY): number {
+  return visible === 0 ? 0 : slotOfOrdinal(visible - 1, every) + 1;
 }
 
-function presentBitmap(slots: number): Uint8Array {
+function presentBitmap(slots: number, every = RESERVE_EVERY): Uint8Array {
   const present = new Uint8Array(slots).fill(1);
-  for (let s = RESERVE_EVERY - 1; s < slots; s += RESERVE_EVERY) present[s] = 0;
+  for (let s = every - 1; s < slots; s += every) present[s] = 0;
   return present;
 }
 
@@ -90,11 +90,11 @@ function buildCompanies(seed: number, visible: number): CompanyTable {
   return t;
 }
 
-function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number): PersonTable {
-  const slots = slotCount(visible);
+function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number, every: number): PersonTable {
+  const slots = slotCount(visible, every);
   const t: PersonTable = {
     slots,
-    present: presentBitmap(slots),
+    present: presentBitmap(slots, every),
     companySlot: new Uint32Array(slots),
     title: new Uint16Array(slots),
     country: new Uint8Array(slots),
@@ -128,7 +128,12 @@ function groupByCompany(t: PersonTable): void {
   }
 }
 
-export function buildDataset(seed: number, companies: number, persons: number): Dataset {
+/**
+ * `personReserveEvery`: every n-th person slot is hidden reserve (default 65, ~1.5%); a smaller n leaves room for
+ * tests that insert a larger share of new persons (`insertPersons`).
+ */
+export function buildDataset(seed: number, companies: number, persons: number, personReserveEvery = RESERVE_EVERY): Dataset {
+  if (!Number.isInteger(personReserveEvery) || personReserveEvery < 2) throw new RangeError('personReserveEvery must be an integer >= 2');
   if (!Number.isInteger(companies) || companies < 1 || companies > MAX_COMPANIES) {
     throw new RangeError(`companies must be an integer from 1 to ${MAX_COMPANIES}`);
   }
@@ -136,7 +141,7 @@ export function buildDataset(seed: number, companies: number, persons: number): 
     throw new RangeError(`persons must be an integer from 0 to ${MAX_PERSONS}`);
   }
   const companyTable = buildCompanies(seed, companies);
-  return { seed, companies: companyTable, persons: buildPersons(seed, persons, companyTable, companies) };
+  return { seed, companies: companyTable, persons: buildPersons(seed, persons, companyTable, companies, personReserveEvery) };
 }
 
 /** Seniority and department codes packed into a title code. */

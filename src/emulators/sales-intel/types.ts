@@ -45,6 +45,8 @@ export interface SalesIntelEmulatorOptions {
   companies?: number;
   /** Number of persons; default 50,000, at most 5,000,000. */
   persons?: number;
+  /** Every n-th person slot is hidden reserve that `insertPersons` can make visible; default 65 (~1.5%). */
+  personReserveEvery?: number;
   /** Default: one account {clientId:'demo-client', clientSecret:'demo-secret', accountId:'demo'}. */
   accounts?: EmulatorAccount[];
   /** Rate-limit window length in seconds (may be fractional in tests); default 60. */
@@ -95,6 +97,8 @@ export interface EmulatorFaultsInit {
   force429?: number;
   /** Next N requests carrying a cursor answer 400 invalid_cursor. */
   forceInvalidCursor?: number;
+  /** Every cursor is accepted once: sending one again answers 400 invalid_cursor (an API that breaks our assumption). */
+  refuseResentCursor?: boolean;
   /** Every token issued so far expires after N more authenticated requests. */
   expireTokensAfter?: number | null;
   churn?: ChurnFault | null;
@@ -145,4 +149,9 @@ export interface SalesIntelEmulator {
   setTokenBalance(accountId: string, remaining: number, resetInSeconds?: number): void;
   /** Every issued access token now answers 401. */
   expireAllTokens(): void;
+  /**
+   * Makes up to `count` hidden persons matching `filter` (a persons search body; default any) visible, spread over
+   * the matching range: new persons between two runs. Returns their ids.
+   */
+  insertPersons(count: number, filter?: Record<string, unknown>): string[];
 }
