@@ -21,6 +21,7 @@ import { openDestination, type Destination } from './sync-search/open-destinatio
 import { openSource } from './sync-search/open-source.js';
 import { planRun, type RunPlan } from './sync-search/plan-run.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
+import { revealSummary } from './sync-search/reveal-summary.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './sync-search/run-errors.js';
 import { walkPartitions } from './sync-search/walk-partitions.js';
 
@@ -92,7 +93,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       search: search.name, status, ...counts(), counted: plan?.counted ?? resumed?.counted ?? 0,
       durationMs: Date.now() - started, runId: request.runId, startedAt, finishedAt: new Date().toISOString(),
       dryRun, partitions: checkpoint?.partitions.length ?? plan?.partitions.length ?? 0,
-      ...(linkErrors > 0 ? { linkErrors } : {}), ...extra,
+      ...(linkErrors > 0 ? { linkErrors } : {}), ...revealSummary(source, counts()), ...extra,
     };
     await recordRun(redis, summary, { prefix });
     log.info({ status, stopReason: summary.stopReason, fetched: summary.fetched, created: summary.created, updated: summary.updated }, 'run finished');
@@ -128,6 +129,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       request.onProgress?.({ fetched: cp.counts.fetched, target: plan?.target ?? 0, tokensSpent: cp.counts.tokensSpent, creditsSpent: cp.counts.creditsSpent, elapsedMs: Date.now() - started });
     const writePage = async (page: JourneyPage): Promise<void> => {
       const result = await dest.writer.write(page.records, dest.mapping, { runVolume: plan?.target ?? 0, dryRun });
+      if (!dryRun && page.revealed) await source.markRevealed(page.revealed); // the CRM holds their contacts now
       linkErrors += result.linkErrors;
       addCounts(cp.counts, {
         fetched: page.returned, unique: page.records.length, created: result.created, updated: result.updated,

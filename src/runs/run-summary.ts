@@ -42,6 +42,14 @@ export interface RunSummary extends RunCounts {
   /** Persons whose company link failed although the record itself landed. */
   linkErrors?: number;
   error?: { code: string; message: string };
+  /** Contacts searches: persons whose contacts this run paid for (one credit each). */
+  personsRevealed?: number;
+  /** Contacts searches: persons passed by without a reveal (revealed before and still fresh; no credit). */
+  revealSkipped?: number;
+  /** Search tokens spent per record landed in the CRM (created + updated + unchanged). */
+  tokensSpentPerRecord?: number;
+  /** The API refused a re-sent cursor: some journey revealed whole pages (paying for persons revealed before). */
+  revealFallback?: boolean;
 }
 
 export function emptyCounts(): RunCounts {
