@@ -92,7 +92,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       revealRuns.set(runId, { searchKey, newShare: plan.newShare });
       return plan;
     },
-    markRevealed: (ids) => reveals.mark(ids),
+    markRevealed: (ids, atMs) => reveals.mark(ids, atMs),
     endRun: (runId) => {
       dedup.end(runId);
       revealRuns.delete(runId);

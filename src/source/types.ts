@@ -255,8 +255,8 @@ export interface SourceClient {
    * run (`searchKey` names the search: its name and body). Call before walking.
    */
   prepareReveal(runId: string, searchKey: string, walk: { counted: number; target: number; pageSize: number; journeys: number }): Promise<RevealPlan>;
-  /** Records that these persons' contacts were revealed; call once the CRM accepted the page that carried them. */
-  markRevealed(ids: readonly string[]): Promise<void>;
+  /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
+  markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
   /** Forgets the run's dedup set (call when a run ends). */
   endRun(runId: string): void;
   close(): Promise<void>;
