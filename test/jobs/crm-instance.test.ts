@@ -8,7 +8,7 @@ import { syncSearch } from '../../jobs/sync-search.js';
 import { createHubSpotSink, createRejectStore } from '../../src/crm/index.js';
 import { SalesforceSink } from '../../src/crm/salesforce/salesforce-sink.js';
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
-import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
+import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, salesforceAccountSearch, salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-test-client', clientSecret: 'sf-test-secret' };
