@@ -160,8 +160,9 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
       jr.fallback = true;
       ctx.stats.revealFallbacks += 1;
       ctx.logger.warn({ entity: req.entity, fetched: req.fetched }, 'invalid_cursor on a re-sent cursor: revealing whole pages for the rest of this journey');
-    } else if (err instanceof BudgetStopError && (err.cap === 'credits_per_run' || err.cap === 'credits_per_day')) {
-      // Keep the page up to its first person that should have been revealed and was not: nothing unpaid lands.
+    } else if (err instanceof BudgetStopError) {
+      // A cap (credits, token reserve) stopped the reveals: keep the page up to its first person that should have
+      // been revealed and was not, so nothing unpaid lands and the walked records before it are not lost.
       const keep = needs.findIndex((need, i) => need && !done[i]);
       stop = { keep: keep < 0 ? ids.length : keep, error: err };
     } else if (!(err instanceof WalkEnded)) throw err;

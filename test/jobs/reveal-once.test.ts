@@ -17,12 +17,12 @@ afterEach(async () => {
 
 const FILTER = { company: { headcount: { gte: 1 } } };
 
-function contactsSearch(extra = ''): string {
+function contactsSearch(extra = '', filter = '{company: {headcount: {gte: 1}}}'): string {
   return `
   - name: people
     segment: key-accounts
     entity: persons
-    filter: {company: {headcount: {gte: 1}}}
+    filter: ${filter}
     view: [contacts]
     destination: crm
     object: contacts
@@ -38,11 +38,11 @@ function phones(f: Fixture): Map<string, string> {
   return new Map([...(table?.objects.values() ?? [])].map((o) => [o.properties.prospect_sync_id ?? '', o.properties.phone ?? '']));
 }
 
-async function start(label: string, extraSource = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}', searchExtra = ''): Promise<{ f: Fixture; config: ReturnType<Fixture['config']> }> {
+async function start(label: string, extraSource = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}', searchExtra = '', filter?: string): Promise<{ f: Fixture; config: ReturnType<Fixture['config']> }> {
   // every 20th person slot hidden: room to insert 2% new persons between runs
   const f = await startFixture(label, { salesIntel: { persons: 1_200, personReserveEvery: 20 } });
   fx = f;
-  return { f, config: f.config(hubspotConfig(contactsSearch(searchExtra), extraSource)) };
+  return { f, config: f.config(hubspotConfig(contactsSearch(searchExtra, filter), extraSource)) };
 }
 
 describe('contacts revealed once', () => {
@@ -140,6 +140,21 @@ describe('contacts revealed once', () => {
     const second = await syncSearch(f.deps(config), { search: 'people', runId: 's2' });
     expect(f.si.stats('worker').creditsCharged).toBe(stale.length);
     expect(second).toMatchObject({ status: 'completed', personsRevealed: stale.length, revealSkipped: all.length - stale.length });
+  });
+
+  it('offset mode (a top-N): a larger N later pays only for the persons beyond the first N', async () => {
+    const { f, config } = await start('reveal-offset', '  credits: {maxPerRun: 100000, maxPerDay: 1000000}', `
+    mode: offset
+    maxRecords: 100`, '{company: {headcount: {gte: 1}}, options: {sortFields: [{field: revenue, direction: DESC}]}}');
+    const search = config.searches[0]!;
+    const first = await syncSearch(f.deps(config), { search: 'people', runId: 'o1' });
+    expect(first).toMatchObject({ status: 'completed', creditsSpent: 100, created: 100 });
+    search.maxRecords = 200;
+    f.si.resetStats();
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'o2' });
+    expect(f.si.stats('worker').creditsCharged).toBe(100);
+    expect(second).toMatchObject({ status: 'completed', created: 100, unchanged: 100, personsRevealed: 100, revealSkipped: 100 });
+    for (const [, phone] of phones(f)) expect(phone).toMatch(/^\+/);
   });
 
   it('nothing is revealed for a segment outside the allowlist, still', async () => {
