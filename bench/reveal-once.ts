@@ -3,7 +3,7 @@
  * the runs. Reports credits of run 2 per new person (goal <= 1.05), tokens of run 2 per record, and the error of
  * the plan's forecast (credits and tokens, goal <= 1%). With `--memory`: the revealed-at store's size per million
  * persons, measured with MEMORY USAGE over 1,000,000 marked ids.
- * Run: REDIS_URL=redis://127.0.0.1:6379/6 npx tsx bench/reveal-once.ts [persons=10000] [--memory]
+ * Run: REDIS_URL=redis://127.0.0.1:6379/6 npx tsx bench/reveal-once.ts [persons=10000] [--seed=1] [--memory]
  */
 import { randomUUID } from 'node:crypto';
 import { syncSearch } from '../jobs/sync-search.js';
@@ -17,9 +17,10 @@ import { RevealStore } from '../src/source/reveal-store.js';
 
 const persons = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);
 const memory = process.argv.includes('--memory');
+const seed = Number(process.argv.find((a) => a.startsWith('--seed='))?.slice('--seed='.length) ?? 1);
 const account = { clientId: 'bench-client', clientSecret: 'bench-secret', accountId: 'bench' };
-// every 20th person slot hidden: room for the 2% inserted between the runs
-const si = await startSalesIntelEmulator({ port: 0, companies: 2_000, persons, personReserveEvery: 20, accounts: [account] });
+// 1 in 20 person slots hidden at random: room for the 2% inserted (at random places) between the runs
+const si = await startSalesIntelEmulator({ port: 0, seed, companies: 2_000, persons, personReserveEvery: 20, accounts: [account] });
 const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['bench-token'], limits: { perTenSeconds: 190 } });
 const redis = createRedis(process.env.REDIS_URL);
 const prefix = `pay-bench:${randomUUID().slice(0, 8)}`;

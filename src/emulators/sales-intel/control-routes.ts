@@ -1,7 +1,7 @@
 /**
  * Test-control endpoints under {basePath}/__emulator/* so a test can drive an emulator in another process:
  * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
- * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?}.
+ * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?}.
  */
 import type { Reply } from './http-io.js';
 import { message } from './http-io.js';
@@ -55,12 +55,15 @@ export function handleControl(c: Controls, method: string, path: string, params:
     return ok;
   }
   if (key === 'POST insert-persons') {
-    const { count, filter } = body as { count?: unknown; filter?: unknown };
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || (filter !== undefined && (typeof filter !== 'object' || filter === null))) {
-      return message(400, 'needs {count: integer >= 0, filter?: object}');
+    const { count, filter, spread } = body as { count?: unknown; filter?: unknown; spread?: unknown };
+    if (
+      typeof count !== 'number' || !Number.isInteger(count) || count < 0 || (filter !== undefined && (typeof filter !== 'object' || filter === null)) ||
+      (spread !== undefined && spread !== 'random' && spread !== 'even')
+    ) {
+      return message(400, "needs {count: integer >= 0, filter?: object, spread?: 'random' | 'even'}");
     }
     try {
-      return { status: 200, body: { inserted: c.insertPersons(count, filter as Record<string, unknown> | undefined) } };
+      return { status: 200, body: { inserted: c.insertPersons(count, filter as Record<string, unknown> | undefined, spread as 'random' | 'even' | undefined) } };
     } catch (err) {
       return message(400, err instanceof Error ? err.message : 'invalid filter');
     }

@@ -57,8 +57,25 @@ export interface Dataset {
 /** Salt values so each attribute draws an independent hash. */
 const Salt = {
   Industry: 1, Country: 2, Headcount: 3, Revenue: 4, Founded: 5, Tech: 6, TechCount: 7,
-  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11,
+  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11, PHidden: 12,
 } as const;
+
+/**
+ * Person slots and presence. The default reserve is every 65th slot; another `every` hides a slot with chance
+ * 1/every at random (seeded), so persons inserted later land at random places, not on a grid.
+ */
+function personSlots(seed: number, visible: number, every: number): { slots: number; present: Uint8Array } {
+  if (every === RESERVE_EVERY) {
+    const slots = slotCount(visible, every);
+    return { slots, present: presentBitmap(slots, every) };
+  }
+  const hidden = (s: number): boolean => hash3(seed, s, Salt.PHidden) % every === 0;
+  let slots = 0;
+  for (let seen = 0; seen < visible; slots++) if (!hidden(slots)) seen++;
+  const present = new Uint8Array(slots);
+  for (let s = 0; s < slots; s++) present[s] = hidden(s) ? 0 : 1;
+  return { slots, present };
+}
 
 function buildCompanies(seed: number, visible: number): CompanyTable {
   const slots = slotCount(visible);
@@ -91,10 +108,10 @@ function buildCompanies(seed: number, visible: number): CompanyTable {
 }
 
 function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number, every: number): PersonTable {
-  const slots = slotCount(visible, every);
+  const { slots, present } = personSlots(seed, visible, every);
   const t: PersonTable = {
     slots,
-    present: presentBitmap(slots, every),
+    present,
     companySlot: new Uint32Array(slots),
     title: new Uint16Array(slots),
     country: new Uint8Array(slots),
@@ -129,8 +146,8 @@ function groupByCompany(t: PersonTable): void {
 }
 
 /**
- * `personReserveEvery`: every n-th person slot is hidden reserve (default 65, ~1.5%); a smaller n leaves room for
- * tests that insert a larger share of new persons (`insertPersons`).
+ * `personReserveEvery`: every 65th person slot is hidden reserve by default (~1.5%); another n hides 1 in n person
+ * slots at random, leaving room for tests that insert a larger share of new persons (`insertPersons`).
  */
 export function buildDataset(seed: number, companies: number, persons: number, personReserveEvery = RESERVE_EVERY): Dataset {
   if (!Number.isInteger(personReserveEvery) || personReserveEvery < 2) throw new RangeError('personReserveEvery must be an integer >= 2');

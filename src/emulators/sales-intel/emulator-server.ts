@@ -214,8 +214,8 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     resetStats: () => stats.reset(),
     setTokenBalance: (accountId, remaining, resetInSeconds) => budget.set(accountId, remaining, resetInSeconds),
     expireAllTokens: () => tokens.expireAll(),
-    insertPersons: (count, filter) => {
-      const ids = search.insertPersons(count, JSON.stringify(filter ?? {}));
+    insertPersons: (count, filter, spread) => {
+      const ids = search.insertPersons(count, JSON.stringify(filter ?? {}), spread);
       if (ids.some((x) => typeof x !== 'string')) throw new RangeError(`invalid filter: ${JSON.stringify(ids)}`);
       return ids as string[];
     },

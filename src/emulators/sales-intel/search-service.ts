@@ -1,5 +1,6 @@
 /** Search and count over the dataset: validation, cursor journeys, offset pages, budget and credit charging. */
 import { bodyFingerprint } from './body-fingerprint.js';
+import { createPrng } from './hash.js';
 import type { BudgetLedger } from './budget-ledger.js';
 import { decodeCursor, encodeCursor } from './cursor-codec.js';
 import type { Dataset } from './dataset.js';
@@ -142,10 +143,11 @@ export class SearchService {
   }
 
   /**
-   * Test control: makes `count` hidden person slots matching `rawBody` (any when empty) visible, spread evenly over
-   * the matching range, as new persons appearing between runs. Returns their ids (fewer when the reserve is short).
+   * Test control: makes `count` hidden person slots matching `rawBody` (any when empty) visible, as new persons
+   * appearing between runs: chosen at random among the hidden ones (seeded: the same on every run of a test), or
+   * spread evenly over the matching range. Returns their ids (fewer when the reserve is short).
    */
-  insertPersons(count: number, rawBody: string): string[] | ValidationDetail[] {
+  insertPersons(count: number, rawBody: string, spread: 'random' | 'even' = 'random'): string[] | ValidationDetail[] {
     let body: unknown;
     try {
       body = rawBody.trim() === '' ? {} : JSON.parse(rawBody);
@@ -159,7 +161,16 @@ export class SearchService {
     const candidates: number[] = [];
     for (let s = 0; s < this.data.persons.slots; s++) if (present[s] === 0 && m.matchesIgnoringPresence(s)) candidates.push(s);
     const take = Math.min(count, candidates.length);
-    const chosen = Array.from({ length: take }, (_, i) => candidates[Math.floor(((i + 0.5) * candidates.length) / take)]!);
+    let chosen: number[];
+    if (spread === 'even') chosen = Array.from({ length: take }, (_, i) => candidates[Math.floor(((i + 0.5) * candidates.length) / take)]!);
+    else {
+      const random = createPrng(this.data.seed ^ (0x1457 + this.live.epoch));
+      for (let i = 0; i < take; i++) {
+        const j = i + Math.floor(random() * (candidates.length - i));
+        [candidates[i], candidates[j]] = [candidates[j]!, candidates[i]!];
+      }
+      chosen = candidates.slice(0, take).sort((a, b) => a - b);
+    }
     return this.live.insert('persons', chosen);
   }
 

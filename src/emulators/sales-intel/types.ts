@@ -45,7 +45,7 @@ export interface SalesIntelEmulatorOptions {
   companies?: number;
   /** Number of persons; default 50,000, at most 5,000,000. */
   persons?: number;
-  /** Every n-th person slot is hidden reserve that `insertPersons` can make visible; default 65 (~1.5%). */
+  /** Hidden reserve persons that `insertPersons` can make visible: every 65th slot by default (~1.5%); another n hides 1 in n slots at random. */
   personReserveEvery?: number;
   /** Default: one account {clientId:'demo-client', clientSecret:'demo-secret', accountId:'demo'}. */
   accounts?: EmulatorAccount[];
@@ -150,8 +150,8 @@ export interface SalesIntelEmulator {
   /** Every issued access token now answers 401. */
   expireAllTokens(): void;
   /**
-   * Makes up to `count` hidden persons matching `filter` (a persons search body; default any) visible, spread over
-   * the matching range: new persons between two runs. Returns their ids.
+   * Makes up to `count` hidden persons matching `filter` (a persons search body; default any) visible: new persons
+   * between two runs, placed at random (seeded) or `even`ly over the matching range. Returns their ids.
    */
-  insertPersons(count: number, filter?: Record<string, unknown>): string[];
+  insertPersons(count: number, filter?: Record<string, unknown>, spread?: 'random' | 'even'): string[];
 }
