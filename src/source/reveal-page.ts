@@ -113,6 +113,8 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
   let position: string | number | null = start;
   try {
     for (const run of revealRuns(needs)) {
+      // A reveal that ended the walk (the live index shrank) leaves no cursor for later runs of this page.
+      if (req.mode === 'cursor' && position === null && pos > 0) throw new WalkEnded('the walk ended before the run');
       if (req.mode === 'offset') {
         pos = run.start;
         position = (start as number) + run.start;

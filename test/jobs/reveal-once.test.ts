@@ -125,6 +125,24 @@ describe('contacts revealed once', () => {
     expect(f.si.stats('worker').creditsCharged).toBeLessThan(inserted.length);
   });
 
+  it('under live-index churn: what is paid for lands with its contacts, and a calm run afterwards completes the reveals', async () => {
+    const { f, config } = await start('reveal-churn');
+    await syncSearch(f.deps(config), { search: 'people', runId: 'ch1' });
+    f.si.insertPersons(24, FILTER);
+    f.si.faults.set({ churn: { insertPerPage: 1, removePerPage: 1 } });
+    f.si.resetStats();
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'ch2' });
+    expect(second.status).toBe('completed');
+    // every credit is accounted for by a person revealed, and stays close to the new persons (churn adds some)
+    expect(second.creditsSpent).toBe(f.si.stats('worker').creditsCharged);
+    expect(second.personsRevealed).toBe(second.creditsSpent);
+    f.si.faults.set({ churn: null });
+    await syncSearch(f.deps(config), { search: 'people', runId: 'ch3' });
+    const visible = await f.oracleIds('persons', FILTER);
+    const byKey = phones(f);
+    for (const id of visible) expect(byKey.get(id)).toMatch(/^\+/);
+  });
+
   it('stale reveals are revealed again after reveal.refreshAfterDays', async () => {
     const { f, config } = await start('reveal-stale');
     const all = await f.oracleIds('persons', FILTER);
