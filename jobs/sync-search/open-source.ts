@@ -15,6 +15,7 @@ export function openSource(config: AppConfig, redis: Redis, prefix: string, logg
     fallbackLimits: source.fallbackLimits,
     tokens: source.tokens,
     credits: source.credits,
+    reveal: { refreshAfterDays: config.reveal.refreshAfterDays },
     requestTimeoutMs: source.requestTimeoutMs,
     logger,
   });

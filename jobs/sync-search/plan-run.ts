@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../src/config/index.js';
-import type { Filter, Partition, SourceClient } from '../../src/source/index.js';
+import { fingerprintJourney, type Filter, type Partition, type SourceClient } from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
 
 /** What a run will cost and how it will be walked, from the free count and the budget left. */
@@ -12,6 +12,7 @@ export interface RunPlan {
   pageSize: number;
   pages: number;
   tokensNeeded: number;
+  /** Credits the whole target needs: persons not revealed yet (reveal once), before any cap. */
   creditsNeeded: number;
   /** Tokens the run may spend now (balance - reserve - in flight); null when the balance is not known yet. */
   tokensSpendable: number | null;
@@ -29,6 +30,14 @@ export interface RunPlan {
   estimatedMs: number;
   /** The search rate the estimate assumes: learned from the API's RateLimit-* headers, else the configured fallback. */
   rate: { requests: number; windowSeconds: number; source: 'headers' | 'fallback' };
+  /** Credits the run is expected to spend: persons not revealed before (or stale), within the credit caps. */
+  forecastCredits: number;
+  /** Search tokens the run is expected to spend, including the extra requests that reveal persons one run at a time. */
+  forecastTokens: number;
+  /** Persons expected to pass by without a reveal (revealed before and still fresh). */
+  forecastRevealSkipped: number;
+  /** How the forecast was made: `no-contacts`, `first-run` (every person is new) or `last-run-tally` (see docs/runs.md). */
+  forecastMethod: 'no-contacts' | 'first-run' | 'last-run-tally';
 }
 
 export interface PlanOptions {
@@ -65,7 +74,7 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   const tokensSpendable = finite(await source.ledger.spendableTokens());
   const credits = withCredits ? await source.ledger.creditHeadroom(options.runId) : null;
   const creditsSpendable = credits ? finite(credits.spendable) : null;
-  const creditsNeeded = withCredits ? target : 0;
+  const { creditsNeeded, ...forecast } = await forecastSpend(source, config, resolved, options.runId, { counted, target, journeys: partitions.length }, creditsSpendable);
   const shortfall =
     tokensSpendable !== null && tokensSpendable < target ? 'tokens'
       : creditsSpendable !== null && creditsSpendable < creditsNeeded ? 'credits'
@@ -83,7 +92,36 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   return {
     search: search.name, entity, counted, target, pageSize, pages, tokensNeeded: target, creditsNeeded,
     tokensSpendable, creditsSpendable, ...(shortfall ? { shortfall } : {}), ...(bindingCap ? { bindingCap } : {}),
-    partitions, parallelism, quota: capped ? target : null, estimatedMs, rate,
+    partitions, parallelism, quota: capped ? target : null, estimatedMs, rate, ...forecast,
+  };
+}
+
+/** Key of a search's reveal tally: its name and what it walks (an edited filter starts a new tally). */
+export function revealSearchKey(resolved: ResolvedSearch): string {
+  return `${resolved.search.name}:${fingerprintJourney(resolved.search.entity, JSON.stringify(resolved.search.filter), resolved.view, 'cursor')}`;
+}
+
+type Forecast = Pick<RunPlan, 'forecastCredits' | 'forecastTokens' | 'forecastRevealSkipped' | 'forecastMethod'>;
+
+/**
+ * Tokens and credits this run is expected to spend. Contacts searches register the run for reveal-once journeys
+ * and forecast from the search's last run (persons it saw that are still fresh are not paid again); a credit cap
+ * below the forecast stops the run early, so tokens are scaled down with it.
+ */
+async function forecastSpend(
+  source: SourceClient, config: AppConfig, resolved: ResolvedSearch, runId: string,
+  walk: { counted: number; target: number; journeys: number }, creditsSpendable: number | null,
+): Promise<Forecast & { creditsNeeded: number }> {
+  const withCredits = resolved.search.entity === 'persons' && resolved.view.includes('contacts');
+  if (!withCredits) return { creditsNeeded: 0, forecastCredits: 0, forecastTokens: walk.target, forecastRevealSkipped: 0, forecastMethod: 'no-contacts' };
+  const r = await source.prepareReveal(runId, revealSearchKey(resolved), { ...walk, pageSize: config.source.pageSize });
+  if (creditsSpendable === null || creditsSpendable >= r.credits || r.credits === 0) {
+    return { creditsNeeded: r.credits, forecastCredits: r.credits, forecastTokens: r.tokens, forecastRevealSkipped: r.revealSkipped, forecastMethod: r.method };
+  }
+  const share = creditsSpendable / r.credits;
+  return {
+    creditsNeeded: r.credits, forecastCredits: creditsSpendable, forecastTokens: Math.round(r.tokens * share),
+    forecastRevealSkipped: Math.round(r.revealSkipped * share), forecastMethod: r.method,
   };
 }
 

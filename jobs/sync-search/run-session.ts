@@ -9,6 +9,7 @@ import { addCounts, emptyCounts, runCounts } from '../../src/runs/run-counters.j
 import { recordRun } from '../../src/runs/run-history.js';
 import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
 import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
+import { revealSummary } from './reveal-summary.js';
 import { addWarnings } from '../../src/runs/run-warnings.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { JourneyCheckpoint, JourneyPage, SourceClient } from '../../src/source/index.js';
@@ -77,9 +78,11 @@ export class RunSession {
   }
 
   /** Books one accepted write: counters, link errors and warnings (redacted reasons), progress. */
-  recordWrite(page: JourneyPage, result: WriteResult): void {
+  async recordWrite(page: JourneyPage, result: WriteResult): Promise<void> {
     const cp = this.cp;
     if (!cp) return;
+    // The CRM holds these persons' contacts now: later runs pass them by without paying again.
+    if (!this.dryRun && page.revealed) await this.source.markRevealed(page.revealed);
     addCounts(cp.counts, {
       fetched: page.returned, unique: page.records.length, created: result.created, updated: result.updated,
       unchanged: result.unchanged, rejected: result.rejected, tokensSpent: page.tokensCharged, creditsSpent: page.creditsCharged,
@@ -124,7 +127,7 @@ export class RunSession {
       dryRun: this.dryRun, partitions: cp?.partitions.length ?? this.plan?.partitions.length ?? 0,
       ...(cp?.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(cp?.warnings ? { warnings: cp.warnings } : {}),
       ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, this.counts()),
     };
     await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
     if (summary.status === 'failed' && summary.stopReason !== 'aborted') this.log.error({ err: summary.error }, 'run failed');

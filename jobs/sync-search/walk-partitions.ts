@@ -71,6 +71,7 @@ function mergePages(pages: JourneyPage[]): JourneyPage {
     tokensCharged: pages.reduce((n, p) => n + p.tokensCharged, 0),
     creditsCharged: pages.reduce((n, p) => n + p.creditsCharged, 0),
     restarted: pages.some((p) => p.restarted),
+    ...(pages.some((p) => p.revealed) ? { revealed: pages.flatMap((p) => p.revealed ?? []), revealSkipped: pages.reduce((n, p) => n + (p.revealSkipped ?? 0), 0) } : {}),
   };
 }
 

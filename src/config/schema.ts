@@ -174,7 +174,12 @@ const alertsSchema = z.strictObject({
 export const configSchema = z.strictObject({
   source: sourceSchema,
   destinations: z.record(slug, destinationSchema),
-  reveal: z.strictObject({ contactsAllowedSegments: z.array(nonEmpty).default([]) }).prefault({}),
+  reveal: z
+    .strictObject({
+      contactsAllowedSegments: z.array(nonEmpty).default([]),
+      refreshAfterDays: posInt.default(180).describe('a person\'s contacts are revealed (paid) again after this many days'),
+    })
+    .prefault({}),
   searches: z.array(savedSearchSchema).min(1),
   worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
   server: z

@@ -4,12 +4,15 @@ import { chunks } from './chunks.js';
 import type { CrmRecord, ObjectTarget } from './crm-sink.js';
 
 /**
- * Remembers, per destination, object, mapping field set and match key, a hash of the values last accepted by the
- * CRM, so a record whose mapped values did not change is not sent again. Only hashes are stored: no values, no
- * contact details.
+ * Remembers, per CRM instance (portal / org), destination, object, mapping field set and match key, a short hash of
+ * each value last accepted by the CRM, so a record whose mapped values did not change is not sent again. Per field,
+ * because a field whose source path is absent (contacts of a person revealed in an earlier run) is left out of the
+ * upsert and keeps its CRM value: such a record is unchanged when every field it does carry is unchanged, and its
+ * stored hashes for the absent fields stay. So runs with and without contacts do not thrash. Only hashes are
+ * stored: no values, no contact details.
  */
 export interface ChangeDetector {
-  /** Keys whose current hash equals the stored one. */
+  /** Keys whose current values equal the stored ones (fields absent from a record are not compared). */
   unchanged(records: CrmRecord[]): Promise<Set<string>>;
   /** Called only after the CRM accepted these records. */
   remember(records: CrmRecord[]): Promise<void>;
@@ -22,7 +25,15 @@ export const CHANGE_HASH_TTL_SECONDS = 90 * 24 * 3600;
 
 const digest = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 22);
 
-function recordHash(record: CrmRecord): string {
+/** 36 bits per field: a missed change needs two values of one field of one record to collide. */
+const FIELD_HASH = 6;
+const ABSENT = '~'.repeat(FIELD_HASH);
+const VERSION = '2';
+
+const fieldHash = (value: unknown): string => createHash('sha256').update(JSON.stringify(value ?? null)).digest('base64url').slice(0, FIELD_HASH);
+
+/** Hash of every mapped value of a record and its company link (whole-record form, kept for callers and tests). */
+export function recordHash(record: CrmRecord): string {
   const fields = Object.keys(record.properties).sort();
   return digest([fields.map((f) => [f, record.properties[f]]), record.companyKey ?? null]);
 }
@@ -35,29 +46,59 @@ function mappingFingerprint(target: ObjectTarget): string {
   return digest([target.matchField, [...target.fields].sort(), target.associate ?? null]).slice(0, 12);
 }
 
-export function changeHashKey(keyPrefix: string, destination: string, target: ObjectTarget): string {
-  return `${keyPrefix}:crm:hash:${destination}:${target.object}:${mappingFingerprint(target)}`;
+/**
+ * `instance` is the CRM's own identity (HubSpot portal id, Salesforce org id): pointing a destination at another
+ * portal or a restored org finds no hashes and sends everything.
+ */
+export function changeHashKey(keyPrefix: string, destination: string, target: ObjectTarget, instance = 'default'): string {
+  return `${keyPrefix}:crm:hash:${destination}:${instance}:${target.object}:${mappingFingerprint(target)}`;
+}
+
+/** Stored form: version, company-link hash, then one hash per mapped field in sorted order (ABSENT when unknown). */
+function encode(fields: readonly string[], record: CrmRecord, previous: string[] | null): string {
+  const parts = fields.map((f, i) => (Object.hasOwn(record.properties, f) ? fieldHash(record.properties[f]) : (previous?.[i] ?? ABSENT)));
+  return VERSION + fieldHash(record.companyKey ?? null) + parts.join('');
+}
+
+/** Field hashes of a stored value, or null when absent or of an older form (then the record counts as changed). */
+function decode(fields: readonly string[], stored: string | null): { company: string; fields: string[] } | null {
+  if (stored === null || stored[0] !== VERSION || stored.length !== 1 + FIELD_HASH * (fields.length + 1)) return null;
+  const at = (i: number): string => stored.slice(1 + FIELD_HASH * i, 1 + FIELD_HASH * (i + 1));
+  return { company: at(0), fields: fields.map((_, i) => at(i + 1)) };
 }
 
 const CHUNK = 1000;
 
-export function createChangeDetector(redis: Redis, keyPrefix: string, destination: string, target: ObjectTarget): ChangeDetector {
-  const key = changeHashKey(keyPrefix, destination, target);
+export function createChangeDetector(redis: Redis, keyPrefix: string, destination: string, target: ObjectTarget, instance?: string): ChangeDetector {
+  const key = changeHashKey(keyPrefix, destination, target, instance);
+  const fields = [...target.fields].sort();
+  const read = async (keys: string[]): Promise<(string | null)[]> => {
+    const [[err, stored]] = (await redis.multi().hmget(key, ...keys).expire(key, CHANGE_HASH_TTL_SECONDS).exec()) as [[Error | null, (string | null)[]]];
+    if (err !== null) throw err;
+    return stored;
+  };
   return {
     async unchanged(records) {
       const same = new Set<string>();
       for (const part of chunks(records, CHUNK)) {
-        const [[err, stored]] = (await redis.multi().hmget(key, ...part.map((r) => r.key)).expire(key, CHANGE_HASH_TTL_SECONDS).exec()) as [[Error | null, (string | null)[]]];
-        if (err !== null) throw err;
+        const stored = await read(part.map((r) => r.key));
         part.forEach((r, i) => {
-          if (stored[i] === recordHash(r)) same.add(r.key);
+          const old = decode(fields, stored[i] ?? null);
+          if (old === null || old.company !== fieldHash(r.companyKey ?? null)) return;
+          const changed = fields.some((f, j) => Object.hasOwn(r.properties, f) && old.fields[j] !== fieldHash(r.properties[f]));
+          if (!changed) same.add(r.key);
         });
       }
       return same;
     },
     async remember(records) {
       for (const part of chunks(records, CHUNK)) {
-        await redis.multi().hset(key, Object.fromEntries(part.map((r) => [r.key, recordHash(r)]))).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
+        // Fields a record lacks keep their stored hash (the CRM kept their value).
+        const partial = part.filter((r) => fields.some((f) => !Object.hasOwn(r.properties, f)));
+        const stored = partial.length > 0 ? await read(partial.map((r) => r.key)) : [];
+        const previous = new Map(partial.map((r, i) => [r.key, decode(fields, stored[i] ?? null)?.fields ?? null]));
+        const values = Object.fromEntries(part.map((r) => [r.key, encode(fields, r, previous.get(r.key) ?? null)]));
+        await redis.multi().hset(key, values).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
       }
     },
     async forget(keys) {

@@ -40,5 +40,10 @@ export interface CrmSink {
   upsert(target: ObjectTarget, records: CrmRecord[], options?: SinkCallOptions & { runVolume?: number }): Promise<UpsertOutcome[]>;
   /** Records per upsert call the sink wants for a run of this many records (Salesforce switches to Bulk API 2.0). */
   preferredBatchSize(runVolume: number): number;
+  /**
+   * The CRM instance records land in (`hubspot:<portalId>`, `salesforce:<orgId>`): change hashes and rejects are
+   * kept per instance, so a new or restored portal/org gets a full sync. Optional for test doubles.
+   */
+  identity?(options?: SinkCallOptions): Promise<string>;
   close(): Promise<void>;
 }

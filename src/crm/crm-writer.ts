@@ -56,15 +56,29 @@ export interface CrmWriter {
 export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
   const { sink, redis, keyPrefix, destination, searchName } = options;
   const log = options.logger ?? silentLogger;
-  const rejects = createRejectStore(redis, keyPrefix);
+  // Change hashes and rejects belong to the CRM instance (portal / org) the sink talks to: asked once per writer.
+  let instance: Promise<string> | undefined;
+  const identity = (signal?: AbortSignal): Promise<string> => {
+    instance ??= (sink.identity ? sink.identity(signal ? { signal } : {}) : Promise.resolve('default')).catch((err: unknown) => {
+      instance = undefined;
+      throw err;
+    });
+    return instance;
+  };
 
   return {
-    prepare: (target, callOptions) => sink.prepare(target, callOptions),
+    async prepare(target, callOptions) {
+      await sink.prepare(target, callOptions);
+      await identity(callOptions?.signal);
+    },
 
     async write(sources, mapping, writeOptions = {}) {
       const { signal, runVolume, dryRun = false } = writeOptions;
       const target = mapping.target;
-      const detector = createChangeDetector(redis, keyPrefix, destination, target);
+      const current = await identity(signal);
+      const rejects = createRejectStore(redis, keyPrefix, current);
+      if (!dryRun) await rejects.useInstance(searchName, current);
+      const detector = createChangeDetector(redis, keyPrefix, destination, target, current);
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();

@@ -29,6 +29,8 @@ export interface RejectStore {
   pendingCount(searchName: string): Promise<number>;
   /** Records the CRM accepted (with or without a link error) leave the retry set. */
   resolve(searchName: string, keys: string[]): Promise<void>;
+  /** Makes `instance` the search's current CRM instance: a store opened without one reads that instance's rejects. */
+  useInstance(searchName: string, instance: string): Promise<void>;
 }
 
 /** The history keeps the last 1,000 rejects per search; the retry set keeps the newest 100,000 keys. */
@@ -40,17 +42,29 @@ export const REJECT_TTL_SECONDS = 30 * 24 * 3600;
 /** Keys per ZADD, so a huge batch never spreads into one call's arguments. */
 const ARGS_PER_COMMAND = 1000;
 
-export function rejectKeys(keyPrefix: string, searchName: string): { history: string; retry: string } {
-  const base = `${keyPrefix}:crm:rejects:${searchName}`;
+/**
+ * Rejects are kept per search and CRM instance (portal / org, see CrmSink.identity): a new or restored instance
+ * starts with none. The instance `default` (sinks without an identity) keeps the original key form.
+ */
+export function rejectKeys(keyPrefix: string, searchName: string, instance = 'default'): { history: string; retry: string } {
+  const base = instance === 'default' ? `${keyPrefix}:crm:rejects:${searchName}` : `${keyPrefix}:crm:rejects:${searchName}@${instance}`;
   // A sorted set (score = time of the last reject) so the cap drops the oldest keys.
   return { history: `${base}:history`, retry: `${base}:retry` };
 }
 
-export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore {
+const instanceKey = (keyPrefix: string, searchName: string): string => `${keyPrefix}:crm:rejects-instance:${searchName}`;
+
+/** `instance`: the CRM instance written to; without it, the search's current instance (set by the writer). */
+export function createRejectStore(redis: Redis, keyPrefix: string, instance?: string): RejectStore {
+  const keysOf = async (searchName: string): Promise<{ history: string; retry: string }> =>
+    rejectKeys(keyPrefix, searchName, instance ?? (await redis.get(instanceKey(keyPrefix, searchName))) ?? 'default');
   return {
+    async useInstance(searchName, current) {
+      await redis.set(instanceKey(keyPrefix, searchName), current, 'EX', REJECT_TTL_SECONDS);
+    },
     async add(searchName, entries) {
       if (entries.length === 0) return;
-      const keys = rejectKeys(keyPrefix, searchName);
+      const keys = await keysOf(searchName);
       // Only the newest MAX_REJECT_HISTORY can survive the trim.
       const history = entries.slice(-MAX_REJECT_HISTORY).map((e) => JSON.stringify(e));
       const multi = redis.multi().lpush(keys.history, ...history).ltrim(keys.history, 0, MAX_REJECT_HISTORY - 1).expire(keys.history, REJECT_TTL_SECONDS);
@@ -67,15 +81,15 @@ export function createRejectStore(redis: Redis, keyPrefix: string): RejectStore 
     },
     async list(searchName, options = {}) {
       const limit = Math.min(Math.max(options.limit ?? 100, 1), MAX_REJECT_HISTORY);
-      const raw = await redis.lrange(rejectKeys(keyPrefix, searchName).history, 0, limit - 1);
+      const raw = await redis.lrange((await keysOf(searchName)).history, 0, limit - 1);
       return raw.map((line) => JSON.parse(line) as RejectEntry);
     },
     async retryable(searchName) {
-      return (await redis.zrange(rejectKeys(keyPrefix, searchName).retry, '0', '-1')).sort();
+      return (await redis.zrange((await keysOf(searchName)).retry, '0', '-1')).sort();
     },
-    pendingCount: (searchName) => redis.zcard(rejectKeys(keyPrefix, searchName).retry),
+    pendingCount: async (searchName) => redis.zcard((await keysOf(searchName)).retry),
     async resolve(searchName, keys) {
-      const key = rejectKeys(keyPrefix, searchName).retry;
+      const key = (await keysOf(searchName)).retry;
       for (const part of chunks(keys, ARGS_PER_COMMAND)) await redis.zrem(key, ...part);
     },
   };

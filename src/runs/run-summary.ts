@@ -47,6 +47,14 @@ export interface RunSummary extends RunCounts {
   /** Rejected records and failed links (count and first redacted reasons); absent when there were none. */
   warnings?: RunWarnings;
   error?: { code: string; message: string };
+  /** Contacts searches: persons whose contacts this run paid for (one credit each). */
+  personsRevealed?: number;
+  /** Contacts searches: persons passed by without a reveal (revealed before and still fresh; no credit). */
+  revealSkipped?: number;
+  /** Search tokens spent per record landed in the CRM (created + updated + unchanged). */
+  tokensSpentPerRecord?: number;
+  /** The API refused a re-sent cursor: some journey revealed whole pages (paying for persons revealed before). */
+  revealFallback?: boolean;
 }
 
 // The counters' arithmetic lives in run-counters.ts; re-exported here for existing callers.

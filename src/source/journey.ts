@@ -3,50 +3,23 @@
  * `{cursor, fetched, fingerprint}`, restart from page 1 on invalid_cursor. Offset mode: sorted top-N, refused when
  * it would need an offset above 10,000. Before each page the search tokens (balance - reserve) and credits (run and
  * day caps) are reserved, and the page's `limit` is sized so that neither they nor `maxRecords` can be passed.
+ * Contacts journeys of a run registered with `prepareReveal` pay credits only for persons not revealed before
+ * (reveal-page.ts).
  */
-import type { Logger } from '../shared/logger.js';
 import { sleep } from '../shared/abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
-import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
-import {
-  BudgetStopError,
-  CheckpointMismatchError,
-  InvalidCursorError,
-  OffsetLimitError,
-  SourceProtocolError,
-  SourceValidationError,
-} from './errors.js';
+import { BudgetStopError, CheckpointMismatchError, InvalidCursorError, OffsetLimitError, SourceValidationError } from './errors.js';
 import { fingerprintJourney } from './journey-fingerprint.js';
+import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
-import type { RequestExecutor } from './request-executor.js';
-import { recordId, type RunDedup } from './run-dedup.js';
-import type { ApiPaths, Entity, Filter, JourneyCheckpoint, JourneyOptions, JourneyPage, SourceStats } from './types.js';
+import { revealPage, type JourneyReveal, type RevealPageResult } from './reveal-page.js';
+import { recordId } from './run-dedup.js';
+import type { Entity, Filter, JourneyCheckpoint, JourneyOptions, JourneyPage } from './types.js';
+
+export type { JourneyContext } from './page-request.js';
 
 export const MAX_OFFSET = 10_000;
 const MAX_PAGE_SIZE = 100;
-
-export interface JourneyContext {
-  baseUrl: string;
-  paths: ApiPaths;
-  executor: RequestExecutor;
-  ledger: RedisBudgetLedger;
-  dedup: RunDedup;
-  stats: SourceStats;
-  logger: Logger;
-}
-
-interface PageBody {
-  data: unknown[];
-  page: { nextCursor?: unknown; hasMore?: unknown; total?: unknown };
-}
-
-function parsePage(body: unknown): PageBody {
-  const b = body as { data?: unknown; page?: unknown } | null;
-  if (!b || !Array.isArray(b.data) || b.page === null || typeof b.page !== 'object') {
-    throw new SourceProtocolError('a search answer lacks `data` or `page`');
-  }
-  return { data: b.data, page: b.page as PageBody['page'] };
-}
 
 function validate(options: JourneyOptions, mode: 'cursor' | 'offset', pageSize: number): void {
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
@@ -77,8 +50,15 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
   }
   let restarted = false;
   let newInPass = 0;
+  // Contacts journeys of a run that registered for it reveal each person once (reveal-page.ts).
+  const runInfo = withCredits && options.revealOnce !== false ? ctx.revealRuns?.get(options.runId) : undefined;
+  const reveal: JourneyReveal | undefined = runInfo && ctx.reveals
+    ? { store: ctx.reveals, searchKey: runInfo.searchKey, predicted: runInfo.newShare, fallback: false }
+    : undefined;
+  let pendingStop: BudgetStopError | undefined;
 
   for (;;) {
+    if (pendingStop) throw pendingStop;
     let want = pageSize;
     if (options.maxRecords !== undefined) want = Math.min(want, options.maxRecords - state.fetched);
     if (want <= 0) return;
@@ -91,9 +71,16 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     const quota = options.quota;
     const granted = quota ? await reserveQuota(quota, want, options.signal) : want;
     let body: PageBody;
+    let revealed: RevealPageResult | undefined;
     try {
-      body = await fetchPage(ctx, url, bodyBytes, granted, withCredits ? options.runId : null, state.fetched, options.signal);
-      quota?.settle(granted, body.data.length);
+      if (reveal) {
+        revealed = await revealPage(ctx, reveal, {
+          entity, mode, cursor: state.cursor, offset: state.offset, bodyBytes, view, wanted: granted, runId: options.runId, idField,
+          fetched: state.fetched, signal: options.signal,
+        });
+        body = revealed.body;
+      } else body = await fetchPage(ctx, url, bodyBytes, granted, withCredits ? options.runId : null, state.fetched, options.signal);
+      quota?.settle(granted, revealed ? revealed.walked : body.data.length);
     } catch (error) {
       quota?.settle(granted, 0);
       if (error instanceof InvalidCursorError && state.cursor !== null) {
@@ -106,14 +93,23 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       throw error;
     }
 
-    const returned = body.data.length;
-    const spentCredits = withCredits ? returned : 0;
-    ctx.stats.tokensSpent += returned;
-    ctx.stats.recordsReturned += returned;
+    const returned = revealed ? revealed.walked : body.data.length;
+    const spentCredits = revealed ? revealed.credits : withCredits ? returned : 0;
+    const spentTokens = revealed ? revealed.tokens : returned;
+    ctx.stats.tokensSpent += spentTokens;
+    ctx.stats.recordsReturned += spentTokens;
     ctx.stats.creditsSpent += spentCredits;
+    if (revealed) {
+      ctx.stats.personsRevealed += revealed.revealed.length;
+      ctx.stats.revealSkipped += revealed.skipped;
+      ctx.stats.revealMissed += revealed.missed;
+    }
+    // A credit cap that stopped the page mid-way: deliver what was paid for, then stop.
+    const delivered = revealed?.stop ? body.data.slice(0, revealed.stop.keep) : body.data;
+    if (revealed?.stop) pendingStop = revealed.stop.error;
 
     const records: unknown[] = [];
-    for (const record of body.data) {
+    for (const record of delivered) {
       const id = recordId(record, idField);
       if (id === undefined || ctx.dedup.admit(options.runId, id)) records.push(record);
     }
@@ -121,7 +117,7 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     newInPass += records.length;
 
     const fetched = state.fetched + returned;
-    const capped = (options.maxRecords !== undefined && fetched >= options.maxRecords) || (options.quota !== undefined && options.quota.fetched >= options.quota.max);
+    const capped = pendingStop !== undefined || (options.maxRecords !== undefined && fetched >= options.maxRecords) || (options.quota !== undefined && options.quota.fetched >= options.quota.max);
     let done: boolean;
     let total: number | undefined;
     if (mode === 'cursor') {
@@ -146,68 +142,16 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       returned,
       duplicates: returned - records.length,
       checkpoint: state,
-      tokensCharged: returned,
+      tokensCharged: spentTokens,
       creditsCharged: spentCredits,
+      ...(revealed ? { revealed: revealed.revealed, revealSkipped: revealed.skipped, ...(reveal?.fallback ? { revealFallback: true } : {}) } : {}),
       ...(total === undefined ? {} : { total }),
       restarted,
       done,
     };
     restarted = false;
+    if (pendingStop) throw pendingStop;
     if (done) return;
-  }
-}
-
-/**
- * One page request with its budget reservations held only while it is in flight (the answer's headers then carry
- * the new balance). `creditRunId` is set when the page reveals contacts. A request that got no answer may still
- * have been served and charged (credits are never reported back): it is booked at its worst case, `limit` tokens
- * and credits, so the caps are never passed; a retry of it reserves again.
- */
-async function fetchPage(
-  ctx: JourneyContext, url: URL, bodyBytes: string, wanted: number, creditRunId: string | null, fetched: number, signal: AbortSignal | undefined,
-): Promise<PageBody> {
-  let tokens: Reservation | null = null;
-  let credits: Reservation | null = null;
-  let limit = 0;
-  let spent = 0;
-  const reserve = async (): Promise<void> => {
-    const t = await ctx.ledger.reserveTokens(wanted);
-    tokens = t;
-    if (t.granted <= 0) {
-      throw new BudgetStopError('token_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
-    }
-    // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
-    limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
-    if (creditRunId !== null) {
-      const c = await ctx.ledger.reserveCredits(creditRunId, limit);
-      credits = c;
-      if (c.granted <= 0) throw creditStop(c.binding);
-      limit = Math.min(limit, c.granted);
-    }
-    url.searchParams.set('limit', String(limit));
-  };
-  const release = async (charged: number): Promise<void> => {
-    const t: Reservation | null = tokens;
-    const c: Reservation | null = credits;
-    tokens = credits = null;
-    if (t) await ctx.ledger.releaseTokens(t.id);
-    if (c && creditRunId !== null) await ctx.ledger.settleCredits(creditRunId, c.id, charged);
-  };
-  const onOutcomeUnknown = async (retrying: boolean): Promise<void> => {
-    ctx.stats.tokensSpent += limit;
-    if (creditRunId !== null) ctx.stats.creditsSpent += limit;
-    await ctx.ledger.debitTokens(limit);
-    await release(limit);
-    if (retrying) await reserve();
-  };
-  try {
-    await reserve();
-    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown });
-    const body = parsePage(res.body);
-    spent = body.data.length;
-    return body;
-  } finally {
-    await release(spent);
   }
 }
 
@@ -221,8 +165,3 @@ async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSig
   }
 }
 
-function creditStop(binding: CreditReservation['binding']): BudgetStopError {
-  return binding === 'credit_cap_day'
-    ? new BudgetStopError('credit_cap_day', "the account spent today's credit cap (in-flight pages included)")
-    : new BudgetStopError('credit_cap_run', 'the run spent its credit cap (in-flight pages included)');
-}

@@ -39,6 +39,10 @@ export function emptyStats(): SourceStats {
     recordsReturned: 0,
     duplicatesDropped: 0,
     journeyRestarts: 0,
+    personsRevealed: 0,
+    revealSkipped: 0,
+    revealMissed: 0,
+    revealFallbacks: 0,
   };
 }
 

@@ -10,7 +10,10 @@ import { walkJourney, type JourneyContext } from './journey.js';
 import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner } from './partitioner.js';
 import { ApiGovernor } from './rate-limit-headers.js';
 import { emptyStats, RequestExecutor } from './request-executor.js';
+import { forecastReveal } from './reveal-planner.js';
+import { RevealStore } from './reveal-store.js';
 import { RunDedup } from './run-dedup.js';
+import type { RevealRunInfo } from './page-request.js';
 import { TokenProvider } from './token-provider.js';
 import type { CallOptions, Entity, Filter, Partition, PartitionOptions, SourceClient, SourceClientOptions } from './types.js';
 
@@ -25,6 +28,9 @@ function dataOf(body: unknown, what: string): unknown {
   return data;
 }
 
+/** Contacts revealed longer ago than this are revealed again (config `reveal.refreshAfterDays`). */
+export const DEFAULT_REFRESH_AFTER_DAYS = 180;
+
 export function createSourceClient(options: SourceClientOptions): SourceClient {
   const logger = options.logger ?? silentLogger;
   const paths = resolvePaths(options.paths);
@@ -38,7 +44,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const stats = emptyStats();
   const executor = new RequestExecutor(http, tokens, governor, ledger, { ...DEFAULT_RETRY, ...options.retry }, stats, logger);
   const dedup = new RunDedup();
-  const ctx: JourneyContext = { baseUrl: options.baseUrl, paths, executor, ledger, dedup, stats, logger };
+  const reveals = new RevealStore(options.redis, keyBase, options.reveal?.refreshAfterDays ?? DEFAULT_REFRESH_AFTER_DAYS);
+  const revealRuns = new Map<string, RevealRunInfo>();
+  const ctx: JourneyContext = { baseUrl: options.baseUrl, paths, executor, ledger, dedup, stats, logger, reveals, revealRuns };
 
   const count = async (entity: Entity, filter: Filter, call?: CallOptions): Promise<number> => {
     const res = await executor.execute({
@@ -76,7 +84,20 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     health: (call) => get(paths.health, undefined, call),
     stats: () => structuredClone(stats),
     rateLimit: (op) => governor.current(op),
-    endRun: (runId) => dedup.end(runId),
+    prepareReveal: async (runId, searchKey, walk) => {
+      // Persons the search's last run saw whose reveal is still fresh: what this run will not pay for again.
+      const last = await reveals.lastTally(searchKey);
+      const today = reveals.today();
+      const fresh = last === null ? null : [...last.byDay].reduce((n, [day, c]) => (reveals.isFresh(day, today) ? n + c : n), 0);
+      const plan = forecastReveal({ ...walk, fresh });
+      revealRuns.set(runId, { searchKey, newShare: plan.newShare });
+      return plan;
+    },
+    markRevealed: (ids, atMs) => reveals.mark(ids, atMs),
+    endRun: (runId) => {
+      dedup.end(runId);
+      revealRuns.delete(runId);
+    },
     close: () => http.close(),
   };
 }

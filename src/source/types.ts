@@ -65,6 +65,8 @@ export interface SourceClientOptions {
   /** Never spend the search-token balance below `reserve`. */
   tokens?: { reserve?: number };
   credits?: { maxPerRun?: number; maxPerDay?: number };
+  /** Contacts are revealed once per person; again after `refreshAfterDays` (default 180). */
+  reveal?: { refreshAfterDays?: number };
   logger?: Logger;
   /** Per HTTP attempt. Default 30 s. */
   requestTimeoutMs?: number;
@@ -113,6 +115,11 @@ export interface JourneyOptions {
    * Default 0.
    */
   sweepPasses?: number;
+  /**
+   * Contacts journeys of a run registered with `SourceClient.prepareReveal` reveal only persons not revealed
+   * before (default true); false pays for every person of every page.
+   */
+  revealOnce?: boolean;
 }
 
 export interface JourneyPage {
@@ -131,6 +138,21 @@ export interface JourneyPage {
   /** True when the journey had to restart from page 1 (invalid_cursor) before this page. */
   restarted: boolean;
   done: boolean;
+  /** Reveal-once journeys: ids whose contacts this page revealed; pass them to `markRevealed` once the CRM holds them. */
+  revealed?: string[];
+  /** Reveal-once journeys: persons passed by without a reveal (revealed before and still fresh). */
+  revealSkipped?: number;
+  /** The API refused a re-sent cursor: this journey reveals whole pages from here on. */
+  revealFallback?: boolean;
+}
+
+/** What `prepareReveal` expects a run to spend (see reveal-planner.ts for the method). */
+export interface RevealPlan {
+  newShare: number;
+  credits: number;
+  revealSkipped: number;
+  tokens: number;
+  method: 'first-run' | 'last-run-tally';
 }
 
 /** A filter narrowed by headcount (and possibly country) whose journey stays under the depth limit. */
@@ -182,6 +204,14 @@ export interface SourceStats {
   recordsReturned: number;
   duplicatesDropped: number;
   journeyRestarts: number;
+  /** Persons whose contacts were paid for (reveal-once journeys). */
+  personsRevealed: number;
+  /** Persons passed by without a reveal: revealed before and still fresh. */
+  revealSkipped: number;
+  /** Unrevealed persons left unrevealed because the API refused a re-sent cursor. */
+  revealMissed: number;
+  /** Journeys that fell back to revealing whole pages (the API refused a re-sent cursor). */
+  revealFallbacks: number;
 }
 
 export interface CallOptions {
@@ -220,6 +250,13 @@ export interface SourceClient {
   stats(): SourceStats;
   /** The limit the account's governor currently uses for `op` (learned from RateLimit-* headers, or the fallback); null before any request. */
   rateLimit(op: Operation): Promise<{ limit: number; windowMs: number; mode: 'headers' | 'fallback' } | null>;
+  /**
+   * Registers a contacts run for reveal-once journeys and forecasts its credits and tokens from the search's last
+   * run (`searchKey` names the search: its name and body). Call before walking.
+   */
+  prepareReveal(runId: string, searchKey: string, walk: { counted: number; target: number; pageSize: number; journeys: number }): Promise<RevealPlan>;
+  /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
+  markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
   /** Forgets the run's dedup set (call when a run ends). */
   endRun(runId: string): void;
   close(): Promise<void>;

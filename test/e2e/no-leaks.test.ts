@@ -10,6 +10,7 @@ import { createSyncProcessor, syncSearch } from '../../jobs/sync-search.js';
 import { enqueueRun, openQueues, startSyncWorker } from '../../src/queue/index.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { createRedis } from '../../src/shared/redis.js';
+import { openSource } from '../../jobs/sync-search/open-source.js';
 import { HUBSPOT_TOKEN, WORKER_ACCOUNT, hubspotConfig, hubspotValues, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
 const SEARCH = `
@@ -79,6 +80,9 @@ describe('no secrets or contact details leak', () => {
     expect(phones.length).toBeGreaterThan(expected.length);
 
     // Second run: HubSpot rejects three contacts by their email, quoting it in its error; a full resync sends all.
+    // Contacts are revealed once: their reveals are made stale so this run carries the contact details again.
+    const source = openSource(config, fx.redis, fx.prefix, createLogger({ level: 'silent' }, quiet.stream));
+    await source.markRevealed(expected, Date.now() - 400 * 86_400_000).finally(() => source.close());
     const rejectedEmails = emails.slice(0, 3);
     fx.hubspot!.faults.reject = { values: new Set(rejectedEmails), mode: 'record' };
     const log = capture();

@@ -9,6 +9,7 @@ import { createHubSpotCaller } from './hubspot-caller.js';
 import { createHubSpotClient } from './hubspot-client.js';
 import { CrmDailyLimitError } from '../errors.js';
 import type { RetryOptions } from './hubspot-call-policy.js';
+import { hubspotPortalId } from './hubspot-identity.js';
 import { HUBSPOT_BATCH_SIZE, readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { upsertBatch } from './hubspot-upsert.js';
@@ -33,6 +34,8 @@ export interface HubSpotSinkOptions {
 export interface HubSpotSink extends CrmSink {
   /** 429 answers received so far (each was waited out and retried). */
   readonly throttled: number;
+  /** `hubspot:<portalId>` from the account-info API. */
+  identity(options?: { signal?: AbortSignal }): Promise<string>;
 }
 
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
@@ -76,6 +79,8 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     },
 
     preferredBatchSize: () => HUBSPOT_BATCH_SIZE,
+
+    identity: async (callOptions) => `hubspot:${await hubspotPortalId(caller, callOptions?.signal)}`,
 
     close: () => {
       close();

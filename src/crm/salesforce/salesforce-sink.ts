@@ -8,7 +8,7 @@ import { silentLogger, type Logger } from '../../shared/logger.js';
 import { ApiShareGuard } from './api-share-guard.js';
 import { BULK_JOB_MIN_REQUESTS, parseBulkError, runBulkUpsert, type BulkRow } from './bulk-upsert.js';
 import { authorize, createSalesforceConnection } from './salesforce-connection.js';
-import { SalesforceDailyLimitError, SalesforceRequestError, SalesforceSchemaError } from './salesforce-errors.js';
+import { SalesforceAuthError, SalesforceDailyLimitError, SalesforceRequestError, SalesforceSchemaError } from './salesforce-errors.js';
 import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type RetryOptions } from './salesforce-call-policy.js';
 import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
 import { inQueries } from './soql-literal.js';
@@ -141,6 +141,14 @@ export class SalesforceSink implements CrmSink {
       outcomes = await this.upsertCollections(target, spelled, link, options?.signal);
     }
     return this.relinkless(target, spelled, outcomes, options?.signal);
+  }
+
+  /** The org id from the identity URL of the token response (jsforce keeps it as userInfo.organizationId). */
+  async identity(options?: SinkCallOptions): Promise<string> {
+    await this.call(() => Promise.resolve(), options?.signal, 0);
+    const org = this.conn.userInfo?.organizationId;
+    if (!org) throw new SalesforceAuthError('the token response carried no organization id (identity URL)');
+    return `salesforce:${org}`;
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,8 @@ export interface HubSpotEmulatorOptions {
   /** HubSpot private-app limits; `windowMs` (10,000) is shortened by tests. */
   limits?: { perTenSeconds?: number; windowMs?: number; daily?: number };
   faults?: Partial<HubSpotFaults>;
+  /** Portal (Hub) id answered by GET /account-info/v3/details; default 1234567. Two emulators with different ids are two portals. */
+  portalId?: number;
 }
 
 export interface HubSpotEmulatorStats {
@@ -31,6 +33,7 @@ export interface HubSpotEmulatorStats {
 
 export interface HubSpotEmulator {
   url: string;
+  portalId: number;
   state: HubSpotStore;
   faults: HubSpotFaults;
   stats: HubSpotEmulatorStats;
@@ -39,6 +42,15 @@ export interface HubSpotEmulator {
 }
 
 export const DEFAULT_HUBSPOT_TOKEN = 'hubspot-emulator-token';
+const DEFAULT_PORTAL_ID = 1234567;
+
+/** GET /account-info/v3/details as HubSpot answers it (the fields we read: portalId). */
+function accountDetails(portalId: number): BatchAnswer {
+  return {
+    status: 200,
+    body: { portalId, accountType: 'STANDARD', timeZone: 'Europe/Berlin', companyCurrency: 'EUR', additionalCurrencies: [], utcOffset: '+01:00', utcOffsetMilliseconds: 3_600_000, uiDomain: 'app-eu1.hubspot.com', dataHostingLocation: 'eu1' },
+  };
+}
 
 type Handler = (params: string[], body: unknown) => BatchAnswer;
 
@@ -76,7 +88,10 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
   const newId = (): string => state.newId();
 
   // Each route needs one scope of the private app: crm.objects.<type>.read|write or crm.schemas.<type>.read|write.
+  const portalId = options.portalId ?? DEFAULT_PORTAL_ID;
   const routes: { method: string; pattern: RegExp; name: string; scope: (params: string[]) => string; handle: Handler }[] = [
+    // Any token of the account may read its details (HubSpot lists only the `oauth` scope).
+    { method: 'GET', pattern: /^\/account-info\/v3\/details$/, name: 'account-info', scope: () => 'oauth', handle: () => accountDetails(portalId) },
     { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/upsert$/, name: 'upsert', scope: objectScope('write'), handle: ([t], b) => upsert(state.table(t ?? ''), b, faults, newId) },
     { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/create$/, name: 'create', scope: objectScope('write'), handle: ([t], b) => create(state.table(t ?? ''), b, faults, newId) },
     { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/update$/, name: 'update', scope: objectScope('write'), handle: ([t], b) => update(state.table(t ?? ''), b, faults) },
@@ -160,6 +175,7 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    portalId,
     state,
     faults,
     stats,

@@ -1,13 +1,13 @@
 /**
  * Test-control endpoints under {basePath}/__emulator/* so a test can drive an emulator in another process:
  * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
- * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens.
+ * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?}.
  */
 import type { Reply } from './http-io.js';
 import { message } from './http-io.js';
 import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
 
-type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens'>;
+type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons'>;
 
 function jsonObject(raw: string): Record<string, unknown> | undefined {
   try {
@@ -37,7 +37,7 @@ export function handleControl(c: Controls, method: string, path: string, params:
     return ok;
   }
   const body = jsonObject(rawBody);
-  if (method === 'POST' && (path === 'faults' || path === 'token-balance') && !body) return message(400, 'body must be a JSON object');
+  if (method === 'POST' && (path === 'faults' || path === 'token-balance' || path === 'insert-persons') && !body) return message(400, 'body must be a JSON object');
   if (key === 'POST faults') {
     c.faults.set(body as EmulatorFaultsInit);
     return ok;
@@ -53,6 +53,20 @@ export function handleControl(c: Controls, method: string, path: string, params:
       return message(404, 'unknown account');
     }
     return ok;
+  }
+  if (key === 'POST insert-persons') {
+    const { count, filter, spread } = body as { count?: unknown; filter?: unknown; spread?: unknown };
+    if (
+      typeof count !== 'number' || !Number.isInteger(count) || count < 0 || (filter !== undefined && (typeof filter !== 'object' || filter === null)) ||
+      (spread !== undefined && spread !== 'random' && spread !== 'even')
+    ) {
+      return message(400, "needs {count: integer >= 0, filter?: object, spread?: 'random' | 'even'}");
+    }
+    try {
+      return { status: 200, body: { inserted: c.insertPersons(count, filter as Record<string, unknown> | undefined, spread as 'random' | 'even' | undefined) } };
+    } catch (err) {
+      return message(400, err instanceof Error ? err.message : 'invalid filter');
+    }
   }
   return message(404, `no control route ${method} ${path}`);
 }

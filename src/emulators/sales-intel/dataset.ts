@@ -12,26 +12,30 @@ const MAX_PERSONS = 5_000_000;
 const RESERVE_EVERY = 65;
 
 /** Slot of the k-th visible record. */
-function slotOfOrdinal(k: number): number {
-  return k + Math.floor(k / (RESERVE_EVERY - 1));
+function slotOfOrdinal(k: number, every = RESERVE_EVERY): number {
+  return k + Math.floor(k / (every - 1));
 }
 
-function slotCount(visible: number): number {
-  return visible === 0 ? 0 : slotOfOrdinal(visible - 1) + 1;
+function slotCount(visible: number, every = RESERVE_EVERY): number {
+  return visible === 0 ? 0 : slotOfOrdinal(visible - 1, every) + 1;
 }
 
-function presentBitmap(slots: number): Uint8Array {
+function presentBitmap(slots: number, every = RESERVE_EVERY): Uint8Array {
   const present = new Uint8Array(slots).fill(1);
-  for (let s = RESERVE_EVERY - 1; s < slots; s += RESERVE_EVERY) present[s] = 0;
+  for (let s = every - 1; s < slots; s += every) present[s] = 0;
   return present;
 }
 
 type ColumnType = Uint8ArrayConstructor | Uint16ArrayConstructor | Uint32ArrayConstructor | Float64ArrayConstructor;
 
 /** A table of `slots` rows: the presence bitmap plus one zeroed typed array per column. */
-function allocateTable<C extends Record<string, ColumnType>>(slots: number, columns: C): { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> } {
+function allocateTable<C extends Record<string, ColumnType>>(
+  layout: { slots: number; present: Uint8Array },
+  columns: C,
+): { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> } {
+  const { slots, present } = layout;
   const arrays = Object.fromEntries(Object.entries(columns).map(([name, Type]) => [name, new Type(slots)]));
-  return { slots, present: presentBitmap(slots), ...arrays } as { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> };
+  return { slots, present, ...arrays } as { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> };
 }
 
 export interface CompanyTable {
@@ -65,11 +69,31 @@ export interface Dataset {
 /** Salt values so each attribute draws an independent hash. */
 const Salt = {
   Industry: 1, Country: 2, Headcount: 3, Revenue: 4, Founded: 5, Tech: 6, TechCount: 7,
-  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11,
+  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11, PHidden: 12,
 } as const;
 
+/**
+ * Person slots and presence. The default reserve is every 65th slot; another `every` hides a slot with chance
+ * 1/every at random (seeded), so persons inserted later land at random places, not on a grid.
+ */
+function personSlots(seed: number, visible: number, every: number): { slots: number; present: Uint8Array } {
+  if (every === RESERVE_EVERY) return defaultSlots(visible);
+  const hidden = (s: number): boolean => hash3(seed, s, Salt.PHidden) % every === 0;
+  let slots = 0;
+  for (let seen = 0; seen < visible; slots++) if (!hidden(slots)) seen++;
+  const present = new Uint8Array(slots);
+  for (let s = 0; s < slots; s++) present[s] = hidden(s) ? 0 : 1;
+  return { slots, present };
+}
+
+/** Slots of a table with the default reserve (every RESERVE_EVERY-th slot empty, for live-index inserts). */
+function defaultSlots(visible: number): { slots: number; present: Uint8Array } {
+  const slots = slotCount(visible);
+  return { slots, present: presentBitmap(slots) };
+}
+
 function buildCompanies(seed: number, visible: number): CompanyTable {
-  const t: CompanyTable = allocateTable(slotCount(visible), {
+  const t: CompanyTable = allocateTable(defaultSlots(visible), {
     industry: Uint8Array, country: Uint8Array, headcount: Uint32Array, revenue: Float64Array, foundedYear: Uint16Array, technologies: Uint32Array,
   });
   const slots = t.slots;
@@ -91,9 +115,9 @@ function buildCompanies(seed: number, visible: number): CompanyTable {
   return t;
 }
 
-function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number): PersonTable {
+function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number, every: number): PersonTable {
   const t: PersonTable = {
-    ...allocateTable(slotCount(visible), { companySlot: Uint32Array, title: Uint16Array, country: Uint8Array, byCompany: Uint32Array }),
+    ...allocateTable(personSlots(seed, visible, every), { companySlot: Uint32Array, title: Uint16Array, country: Uint8Array, byCompany: Uint32Array }),
     companyStart: new Uint32Array(companies.slots + 1),
   };
   const slots = t.slots;
@@ -124,7 +148,12 @@ function groupByCompany(t: PersonTable): void {
   }
 }
 
-export function buildDataset(seed: number, companies: number, persons: number): Dataset {
+/**
+ * `personReserveEvery`: every 65th person slot is hidden reserve by default (~1.5%); another n hides 1 in n person
+ * slots at random, leaving room for tests that insert a larger share of new persons (`insertPersons`).
+ */
+export function buildDataset(seed: number, companies: number, persons: number, personReserveEvery = RESERVE_EVERY): Dataset {
+  if (!Number.isInteger(personReserveEvery) || personReserveEvery < 2) throw new RangeError('personReserveEvery must be an integer >= 2');
   if (!Number.isInteger(companies) || companies < 1 || companies > MAX_COMPANIES) {
     throw new RangeError(`companies must be an integer from 1 to ${MAX_COMPANIES}`);
   }
@@ -132,7 +161,7 @@ export function buildDataset(seed: number, companies: number, persons: number): 
     throw new RangeError(`persons must be an integer from 0 to ${MAX_PERSONS}`);
   }
   const companyTable = buildCompanies(seed, companies);
-  return { seed, companies: companyTable, persons: buildPersons(seed, persons, companyTable, companies) };
+  return { seed, companies: companyTable, persons: buildPersons(seed, persons, companyTable, companies, personReserveEvery) };
 }
 
 /** Seniority and department codes packed into a title code. */

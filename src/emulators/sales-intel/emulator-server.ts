@@ -59,7 +59,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   const windowSeconds = options.windowSeconds ?? 60;
   const accounts = new Map((options.accounts ?? [DEFAULT_ACCOUNT]).map((a) => [a.accountId, a]));
   const byClient = new Map([...accounts.values()].map((a) => [a.clientId, a]));
-  const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000);
+  const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000, options.personReserveEvery);
   const tokens = new TokenStore(options.tokenLifetimeSeconds ?? 3600);
   const limiter = new RateLimiter(windowSeconds);
   const budget = new BudgetLedger();
@@ -214,6 +214,11 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     resetStats: () => stats.reset(),
     setTokenBalance: (accountId, remaining, resetInSeconds) => budget.set(accountId, remaining, resetInSeconds),
     expireAllTokens: () => tokens.expireAll(),
+    insertPersons: (count, filter, spread) => {
+      const ids = search.insertPersons(count, JSON.stringify(filter ?? {}), spread);
+      if (ids.some((x) => typeof x !== 'string')) throw new RangeError(`invalid filter: ${JSON.stringify(ids)}`);
+      return ids as string[];
+    },
   };
   return emulator;
 }

@@ -10,6 +10,7 @@ function defaults(): Required<EmulatorFaultsInit> {
     serverErrors: null,
     force429: 0,
     forceInvalidCursor: 0,
+    refuseResentCursor: false,
     expireTokensAfter: null,
     churn: null,
     limiterDown: false,
@@ -92,6 +93,10 @@ export class FaultState implements EmulatorFaults {
       this.state.expireTokensAfter = null;
       this.onExpireTokens();
     } else this.state.expireTokensAfter = left - 1;
+  }
+
+  get refuseResentCursor(): boolean {
+    return this.state.refuseResentCursor;
   }
 
   get limiterDown(): boolean {

@@ -56,6 +56,19 @@ export class LiveIndex {
     return { inserted, removed };
   }
 
+  /** Makes hidden slots visible (a test control: new records appear between runs); returns their ids. */
+  insert(entity: Entity, slots: readonly number[]): string[] {
+    const present = this.present(entity);
+    const ids: string[] = [];
+    for (const s of slots) {
+      if (present[s] !== 0) continue;
+      present[s] = 1;
+      this.events.push({ entity, slot: s, change: 1 });
+      ids.push(this.idOf(entity, s));
+    }
+    return ids;
+  }
+
   /** Where a cursor issued at `epoch` for `slot` resumes after the churn since then. */
   resume(m: Matcher, slot: number, epoch: number): number {
     let delta = 0;

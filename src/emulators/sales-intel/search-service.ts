@@ -1,5 +1,6 @@
 /** Search and count over the dataset: validation, cursor journeys, offset pages, budget and credit charging. */
 import { bodyFingerprint } from './body-fingerprint.js';
+import { createPrng } from './hash.js';
 import type { BudgetLedger } from './budget-ledger.js';
 import { decodeCursor, encodeCursor } from './cursor-codec.js';
 import type { Dataset } from './dataset.js';
@@ -34,6 +35,8 @@ export class SearchService {
   private readonly matchers = new Map<string, Matcher>();
   /** Totals per compiled filter, valid while the live index has not churned (offset mode recounts every page). */
   private readonly totals = new WeakMap<Matcher, { epoch: number; total: number }>();
+  /** Cursors already answered, kept only while the `refuseResentCursor` fault is on (an API with one-shot cursors). */
+  private readonly usedCursors = new Set<string>();
 
   constructor(
     private readonly data: Dataset,
@@ -98,7 +101,12 @@ export class SearchService {
     const m = this.matcher(entity, parsed.spec, fingerprint);
     if (query.cursor !== undefined) {
       const decoded = decodeCursor(this.options.cursorStyle, query.cursor);
-      if (this.faults.take('forceInvalidCursor') || !decoded.ok) {
+      // Cursors are stateless and body-bound: the same cursor may be sent again, with another limit or view
+      // (docs/api-assumptions.md). The fault emulates an API that accepts each cursor once.
+      const resent = this.faults.refuseResentCursor && this.usedCursors.has(query.cursor);
+      if (this.faults.refuseResentCursor) this.usedCursors.add(query.cursor);
+      else this.usedCursors.clear();
+      if (this.faults.take('forceInvalidCursor') || resent || !decoded.ok) {
         const why = decoded.ok ? 'is no longer valid' : decoded.reason === 'malformed' ? 'is malformed' : 'has an unsupported version';
         return coded(400, 'invalid_cursor', `cursor ${why}; restart from the first page`, ctx.headers);
       }
@@ -132,6 +140,38 @@ export class SearchService {
     }
     if ('status' in page) return page;
     return this.deliver(entity, page.slots, page.page, query, ctx);
+  }
+
+  /**
+   * Test control: makes `count` hidden person slots matching `rawBody` (any when empty) visible, as new persons
+   * appearing between runs: chosen at random among the hidden ones (seeded: the same on every run of a test), or
+   * spread evenly over the matching range. Returns their ids (fewer when the reserve is short).
+   */
+  insertPersons(count: number, rawBody: string, spread: 'random' | 'even' = 'random'): string[] | ValidationDetail[] {
+    let body: unknown;
+    try {
+      body = rawBody.trim() === '' ? {} : JSON.parse(rawBody);
+    } catch {
+      return [{ path: '', message: 'filter must be valid JSON' }];
+    }
+    const parsed = parseFilterBody('persons', body);
+    if (!parsed.ok) return parsed.details;
+    const m = compileMatcher(this.data, 'persons', parsed.spec);
+    const present = this.data.persons.present;
+    const candidates: number[] = [];
+    for (let s = 0; s < this.data.persons.slots; s++) if (present[s] === 0 && m.matchesIgnoringPresence(s)) candidates.push(s);
+    const take = Math.min(count, candidates.length);
+    let chosen: number[];
+    if (spread === 'even') chosen = Array.from({ length: take }, (_, i) => candidates[Math.floor(((i + 0.5) * candidates.length) / take)]!);
+    else {
+      const random = createPrng(this.data.seed ^ (0x1457 + this.live.epoch));
+      for (let i = 0; i < take; i++) {
+        const j = i + Math.floor(random() * (candidates.length - i));
+        [candidates[i], candidates[j]] = [candidates[j]!, candidates[i]!];
+      }
+      chosen = candidates.slice(0, take).sort((a, b) => a - b);
+    }
+    return this.live.insert('persons', chosen);
   }
 
   private cursorPage(m: Matcher, query: SearchQuery, start: number, returned: number, fingerprint: string, headers: Record<string, string>) {

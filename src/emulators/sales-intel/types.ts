@@ -45,6 +45,8 @@ export interface SalesIntelEmulatorOptions {
   companies?: number;
   /** Number of persons; default 50,000, at most 5,000,000. */
   persons?: number;
+  /** Hidden reserve persons that `insertPersons` can make visible: every 65th slot by default (~1.5%); another n hides 1 in n slots at random. */
+  personReserveEvery?: number;
   /** Default: one account {clientId:'demo-client', clientSecret:'demo-secret', accountId:'demo'}. */
   accounts?: EmulatorAccount[];
   /** Rate-limit window length in seconds (may be fractional in tests); default 60. */
@@ -95,6 +97,8 @@ export interface EmulatorFaultsInit {
   force429?: number;
   /** Next N requests carrying a cursor answer 400 invalid_cursor. */
   forceInvalidCursor?: number;
+  /** Every cursor is accepted once: sending one again answers 400 invalid_cursor (an API that breaks our assumption). */
+  refuseResentCursor?: boolean;
   /** Every token issued so far expires after N more authenticated requests. */
   expireTokensAfter?: number | null;
   churn?: ChurnFault | null;
@@ -147,4 +151,9 @@ export interface SalesIntelEmulator {
   setTokenBalance(accountId: string, remaining: number, resetInSeconds?: number): void;
   /** Every issued access token now answers 401. */
   expireAllTokens(): void;
+  /**
+   * Makes up to `count` hidden persons matching `filter` (a persons search body; default any) visible: new persons
+   * between two runs, placed at random (seeded) or `even`ly over the matching range. Returns their ids.
+   */
+  insertPersons(count: number, filter?: Record<string, unknown>, spread?: 'random' | 'even'): string[];
 }

@@ -20,6 +20,8 @@ export interface SalesforceEmulatorOptions {
   /** Delay before an ingest job starts processing, and rows processed per event-loop turn. */
   bulkProcessingDelayMs?: number;
   bulkRowsPerTick?: number;
+  /** Organization id carried by the token response's identity URL and /services/oauth2/userinfo; two ids are two orgs. */
+  orgId?: string;
 }
 
 export interface SalesforceEmulatorStats {
@@ -36,6 +38,7 @@ export interface SalesforceEmulatorStats {
 export interface SalesforceEmulator {
   /** Both the login URL and the instance URL. */
   url: string;
+  orgId: string;
   state: RecordStore;
   bulk: BulkIngest;
   faults: SalesforceFaults;
@@ -55,6 +58,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
   const store = new RecordStore(options.objects ?? defaultSchema());
   const faults: SalesforceFaults = options.faults ?? {};
   const sessions = new Map<string, number>();
+  const orgId = options.orgId ?? ORG_ID;
   const lifetimeMs = (options.tokenLifetimeSeconds ?? 7200) * 1000;
   const limit = options.apiDailyLimit ?? 1_000_000;
   const stats: SalesforceEmulatorStats = { apiUsage: options.apiUsageStart ?? 0, tokensIssued: 0, requests: {}, statuses: {}, collectionSizes: [] };
@@ -87,11 +91,11 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     if (!client || client.clientSecret !== form.get('client_secret')) {
       return send(res, 400, { error: 'invalid_client', error_description: 'invalid client credentials' });
     }
-    const accessToken = `${ORG_ID}!${randomBytes(24).toString('base64url')}`;
+    const accessToken = `${orgId}!${randomBytes(24).toString('base64url')}`;
     sessions.set(accessToken, Date.now() + lifetimeMs);
     stats.tokensIssued++;
     send(res, 200, {
-      access_token: accessToken, instance_url: url, id: `${url}/id/${ORG_ID}/${USER_ID}`, token_type: 'Bearer',
+      access_token: accessToken, instance_url: url, id: `${url}/id/${orgId}/${USER_ID}`, token_type: 'Bearer',
       issued_at: String(Date.now()), signature: randomBytes(16).toString('base64'), scope: 'api',
     });
   };
@@ -204,6 +208,14 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     throw new SfRequestError(404, 'NOT_FOUND', 'The requested resource does not exist');
   };
 
+  /** The OpenID userinfo of the token's user: the org it belongs to. */
+  const userinfo = (req: IncomingMessage, res: ServerResponse): void => {
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const expiry = bearer === undefined ? undefined : sessions.get(bearer);
+    if (expiry === undefined || expiry < Date.now()) return send(res, 403, 'Bad_OAuth_Token', 'text/plain;charset=UTF-8');
+    send(res, 200, { sub: `${url}/id/${orgId}/${USER_ID}`, user_id: USER_ID, organization_id: orgId, preferred_username: 'integration@example.com' });
+  };
+
   const api = (req: IncomingMessage, res: ServerResponse, body: string, pathname: string, query: URLSearchParams): void => {
     const m = /^\/services\/data\/v([^/]+)(\/.*)?$/.exec(pathname);
     const versionText = m?.[1] ?? '';
@@ -239,6 +251,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       const handle = (): void => {
         try {
           if (parsed.pathname === '/services/oauth2/token') return token(req, res, body);
+          if (parsed.pathname === '/services/oauth2/userinfo') return userinfo(req, res);
           const injected = faults.sequence?.shift() ?? routeFault(faults, label) ?? (faults.errorShare && random() < faults.errorShare ? (faults.status ?? 503) : undefined);
           if (injected !== undefined) {
             const { contentType, body: faultText } = faultBody(injected);
@@ -259,6 +272,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
 
   return {
     url, state: store, bulk, faults, stats,
+    orgId,
     expireAllSessions: () => sessions.clear(),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

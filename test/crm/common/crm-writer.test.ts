@@ -174,7 +174,8 @@ describe('CRM writer', () => {
     expect(await b.write(companiesOf(5), domains)).toMatchObject({ unchanged: 5 });
     expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts);
     // Hashes expire when nobody writes that field set any more.
-    const hashKeys = [changeHashKey(prefix, 'crm', names.target), changeHashKey(prefix, 'crm', domains.target)];
+    const portal = `hubspot:${emu.portalId}`;
+    const hashKeys = [changeHashKey(prefix, 'crm', names.target, portal), changeHashKey(prefix, 'crm', domains.target, portal)];
     expect(new Set(hashKeys).size).toBe(2);
     for (const key of hashKeys) expect(await redis.ttl(key)).toBeGreaterThan(CHANGE_HASH_TTL_SECONDS - 60);
   });

@@ -1,0 +1,101 @@
+/** One search request of a journey with its budget reservations, and the context journeys share. */
+import type { Logger } from '../shared/logger.js';
+import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
+import { BudgetStopError, SourceProtocolError } from './errors.js';
+import type { RequestExecutor } from './request-executor.js';
+import type { RevealStore } from './reveal-store.js';
+import type { RunDedup } from './run-dedup.js';
+import type { ApiPaths, SourceStats } from './types.js';
+
+/** What a run registered for its contacts journeys (see SourceClient.prepareReveal). */
+export interface RevealRunInfo {
+  searchKey: string;
+  /** Expected share of unrevealed persons, for the first page of each journey. */
+  newShare: number;
+}
+
+export interface JourneyContext {
+  baseUrl: string;
+  paths: ApiPaths;
+  executor: RequestExecutor;
+  ledger: RedisBudgetLedger;
+  dedup: RunDedup;
+  stats: SourceStats;
+  logger: Logger;
+  /** Revealed-at store of the account; contacts journeys of runs in `revealRuns` reveal each person once. */
+  reveals?: RevealStore;
+  revealRuns?: Map<string, RevealRunInfo>;
+}
+
+export interface PageBody {
+  data: unknown[];
+  page: { nextCursor?: unknown; hasMore?: unknown; total?: unknown };
+}
+
+export function parsePage(body: unknown): PageBody {
+  const b = body as { data?: unknown; page?: unknown } | null;
+  if (!b || !Array.isArray(b.data) || b.page === null || typeof b.page !== 'object') {
+    throw new SourceProtocolError('a search answer lacks `data` or `page`');
+  }
+  return { data: b.data, page: b.page as PageBody['page'] };
+}
+
+/**
+ * One page request with its budget reservations held only while it is in flight (the answer's headers then carry
+ * the new balance). `creditRunId` is set when the page reveals contacts. A request that got no answer may still
+ * have been served and charged (credits are never reported back): it is booked at its worst case, `limit` tokens
+ * and credits, so the caps are never passed; a retry of it reserves again.
+ */
+export async function fetchPage(
+  ctx: JourneyContext, url: URL, bodyBytes: string, wanted: number, creditRunId: string | null, fetched: number, signal: AbortSignal | undefined,
+): Promise<PageBody> {
+  let tokens: Reservation | null = null;
+  let credits: Reservation | null = null;
+  let limit = 0;
+  let spent = 0;
+  const reserve = async (): Promise<void> => {
+    const t = await ctx.ledger.reserveTokens(wanted);
+    tokens = t;
+    if (t.granted <= 0) {
+      throw new BudgetStopError('token_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
+    }
+    // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
+    limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
+    if (creditRunId !== null) {
+      const c = await ctx.ledger.reserveCredits(creditRunId, limit);
+      credits = c;
+      if (c.granted <= 0) throw creditStop(c.binding);
+      limit = Math.min(limit, c.granted);
+    }
+    url.searchParams.set('limit', String(limit));
+  };
+  const release = async (charged: number): Promise<void> => {
+    const t: Reservation | null = tokens;
+    const c: Reservation | null = credits;
+    tokens = credits = null;
+    if (t) await ctx.ledger.releaseTokens(t.id);
+    if (c && creditRunId !== null) await ctx.ledger.settleCredits(creditRunId, c.id, charged);
+  };
+  const onOutcomeUnknown = async (retrying: boolean): Promise<void> => {
+    ctx.stats.tokensSpent += limit;
+    if (creditRunId !== null) ctx.stats.creditsSpent += limit;
+    await ctx.ledger.debitTokens(limit);
+    await release(limit);
+    if (retrying) await reserve();
+  };
+  try {
+    await reserve();
+    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown });
+    const body = parsePage(res.body);
+    spent = body.data.length;
+    return body;
+  } finally {
+    await release(spent);
+  }
+}
+
+export function creditStop(binding: CreditReservation['binding']): BudgetStopError {
+  return binding === 'credit_cap_day'
+    ? new BudgetStopError('credit_cap_day', "the account spent today's credit cap (in-flight pages included)")
+    : new BudgetStopError('credit_cap_run', 'the run spent its credit cap (in-flight pages included)');
+}

@@ -1,0 +1,176 @@
+/**
+ * One page of a contacts journey that reveals each person once (see reveal-planner.ts for the strategy). The API
+ * binds a cursor to the body only, so a cursor may be sent again with another `limit` and `view`
+ * (docs/api-assumptions.md). If the API refuses a re-sent cursor (invalid_cursor), the journey falls back to
+ * revealing whole pages for the rest of its walk; the persons of that page left unrevealed are counted as missed
+ * (the next run reveals them).
+ */
+import { joinUrl } from './api-paths.js';
+import { BudgetStopError, InvalidCursorError } from './errors.js';
+import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
+import { DIRECT_SHARE, revealRuns } from './reveal-planner.js';
+import type { RevealStore } from './reveal-store.js';
+import { recordId } from './run-dedup.js';
+import type { Entity } from './types.js';
+
+/** Per-journey state of the reveal strategy. */
+export interface JourneyReveal {
+  store: RevealStore;
+  searchKey: string;
+  /** Share of unrevealed persons expected on the next page (from the previous page, or the plan). */
+  predicted: number;
+  /** The API refused a re-sent cursor: whole pages are revealed from now on. */
+  fallback: boolean;
+}
+
+export interface RevealPageRequest {
+  entity: Entity;
+  mode: 'cursor' | 'offset';
+  /** Position of the page: its cursor (null = first page) or offset. */
+  cursor: string | null;
+  offset: number;
+  bodyBytes: string;
+  view: string[];
+  wanted: number;
+  runId: string;
+  idField: string;
+  fetched: number;
+  signal: AbortSignal | undefined;
+}
+
+export interface RevealPageResult {
+  /** The walked page, with revealed persons replaced by their contacts version. */
+  body: PageBody;
+  /** Records the walk request returned (the journey's position moves by this many). */
+  walked: number;
+  tokens: number;
+  credits: number;
+  /** Ids revealed on this page: mark them once the CRM holds them. */
+  revealed: string[];
+  /** Persons passed by without a reveal (revealed earlier and still fresh). */
+  skipped: number;
+  /** Unrevealed persons left unrevealed after a refused re-sent cursor. */
+  missed: number;
+  /** A credit cap stopped the page: keep only the first `keep` records, then throw `stop`. */
+  stop?: { keep: number; error: BudgetStopError };
+}
+
+function pageUrl(ctx: JourneyContext, req: RevealPageRequest, position: string | number | null, view: string[]): URL {
+  const url = joinUrl(ctx.baseUrl, ctx.paths.search[req.entity]);
+  if (typeof position === 'number') url.searchParams.set('offset', String(position));
+  else if (position !== null) url.searchParams.set('cursor', position);
+  if (view.length > 0) url.searchParams.set('view', view.join(','));
+  return url;
+}
+
+const nextCursorOf = (body: PageBody): string | null =>
+  typeof body.page.nextCursor === 'string' && body.page.nextCursor.length > 0 ? body.page.nextCursor : null;
+
+/** The walk ended before a run could be reached (live index shrank): the rest of the page stays unrevealed. */
+class WalkEnded extends Error {}
+
+export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: RevealPageRequest): Promise<RevealPageResult> {
+  const start: string | number | null = req.mode === 'offset' ? req.offset : req.cursor;
+  const walkView = req.view.filter((v) => v !== 'contacts');
+  const today = jr.store.today();
+  const tally = new Map<number, number>();
+  const count = (day: number): void => void tally.set(day, (tally.get(day) ?? 0) + 1);
+
+  if (jr.fallback || jr.predicted >= DIRECT_SHARE) {
+    // Mostly unrevealed (a first run) or fallback: reveal the whole page at once, tokens paid once.
+    const body = await fetchPage(ctx, pageUrl(ctx, req, start, req.view), req.bodyBytes, req.wanted, req.runId, req.fetched, req.signal);
+    const ids = body.data.map((r) => recordId(r, req.idField));
+    const days = await jr.store.lookup(ids.filter((id): id is string => id !== undefined));
+    const unrevealed = days.filter((d) => !jr.store.isFresh(d, today)).length;
+    if (!jr.fallback) jr.predicted = days.length === 0 ? jr.predicted : unrevealed / days.length;
+    const revealed = ids.filter((id): id is string => id !== undefined);
+    revealed.forEach(() => count(today));
+    await jr.store.tally(jr.searchKey, req.runId, tally);
+    return { body, walked: body.data.length, tokens: body.data.length, credits: body.data.length, revealed, skipped: 0, missed: 0 };
+  }
+
+  const body = await fetchPage(ctx, pageUrl(ctx, req, start, walkView), req.bodyBytes, req.wanted, null, req.fetched, req.signal);
+  const walked = body.data.length;
+  let tokens = walked;
+  let credits = 0;
+  const ids = body.data.map((r) => recordId(r, req.idField));
+  const known = ids.map((id, i) => ({ id, i })).filter((x): x is { id: string; i: number } => x.id !== undefined);
+  const days = await jr.store.lookup(known.map((x) => x.id));
+  const needs = new Array<boolean>(ids.length).fill(false);
+  known.forEach((x, k) => {
+    const day = days[k] ?? null;
+    if (jr.store.isFresh(day, today)) count(day as number);
+    else needs[x.i] = true;
+  });
+  const unrevealedTotal = needs.filter(Boolean).length;
+  jr.predicted = ids.length === 0 ? jr.predicted : unrevealedTotal / ids.length;
+  const index = new Map(known.map((x) => [x.id, x.i]));
+  const revealed: string[] = [];
+  const done = new Array<boolean>(ids.length).fill(false);
+  let stop: RevealPageResult['stop'];
+
+  let pos = 0;
+  let position: string | number | null = start;
+  try {
+    for (const run of revealRuns(needs)) {
+      // A reveal that ended the walk (the live index shrank) leaves no cursor for later runs of this page.
+      if (req.mode === 'cursor' && position === null && pos > 0) throw new WalkEnded('the walk ended before the run');
+      if (req.mode === 'offset') {
+        pos = run.start;
+        position = (start as number) + run.start;
+      }
+      // Position a cursor at the run: a contacts-free request of limit = the gap (tokens only).
+      while (pos < run.start) {
+        const skip = await fetchPage(ctx, pageUrl(ctx, req, position, walkView), req.bodyBytes, run.start - pos, null, req.fetched, req.signal);
+        tokens += skip.data.length;
+        const next = nextCursorOf(skip);
+        if (skip.data.length === 0 || next === null) throw new WalkEnded('the walk ended before the run');
+        pos += skip.data.length;
+        position = next;
+      }
+      // Reveal exactly the run.
+      while (pos <= run.end) {
+        const page = await fetchPage(ctx, pageUrl(ctx, req, position, req.view), req.bodyBytes, run.end - pos + 1, req.runId, req.fetched, req.signal);
+        const n = page.data.length;
+        tokens += n;
+        credits += n;
+        for (const record of page.data) {
+          const id = recordId(record, req.idField);
+          if (id === undefined) continue;
+          revealed.push(id);
+          count(today);
+          const at = index.get(id);
+          // The live index may have moved: a revealed person not on this page is still delivered (it was paid for).
+          if (at === undefined) body.data.push(record);
+          else {
+            body.data[at] = record;
+            done[at] = true;
+          }
+        }
+        if (n === 0) throw new WalkEnded('the walk ended before the run');
+        pos += n;
+        if (req.mode === 'offset') position = (position as number) + n;
+        else {
+          const next = nextCursorOf(page);
+          if (next === null && pos <= run.end) throw new WalkEnded('the walk ended before the run');
+          position = next;
+        }
+      }
+    }
+  } catch (err) {
+    if (err instanceof InvalidCursorError && req.mode === 'cursor') {
+      jr.fallback = true;
+      ctx.stats.revealFallbacks += 1;
+      ctx.logger.warn({ entity: req.entity, fetched: req.fetched }, 'invalid_cursor on a re-sent cursor: revealing whole pages for the rest of this journey');
+    } else if (err instanceof BudgetStopError) {
+      // A cap (credits, token reserve) stopped the reveals: keep the page up to its first person that should have
+      // been revealed and was not, so nothing unpaid lands and the walked records before it are not lost.
+      const keep = needs.findIndex((need, i) => need && !done[i]);
+      stop = { keep: keep < 0 ? ids.length : keep, error: err };
+    } else if (!(err instanceof WalkEnded)) throw err;
+  }
+  const missed = stop ? 0 : needs.filter((need, i) => need && !done[i]).length;
+  await jr.store.tally(jr.searchKey, req.runId, tally);
+  return { body, walked, tokens, credits, revealed, skipped: known.length - unrevealedTotal, missed, ...(stop ? { stop } : {}) };
+}
+

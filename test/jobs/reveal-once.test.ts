@@ -1,0 +1,186 @@
+/**
+ * Contacts revealed once, end to end: the real worker run against the Sales-Intelligence emulator (credits counted
+ * by the emulator), real Redis, the HubSpot emulator driven by the real @hubspot/api-client.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { syncSearch } from '../../jobs/sync-search.js';
+import type { RunPlan } from '../../jobs/sync-search/plan-run.js';
+import { openSource } from '../../jobs/sync-search/open-source.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+const FILTER = { company: { headcount: { gte: 1 } } };
+
+function contactsSearch(extra = '', filter = '{company: {headcount: {gte: 1}}}'): string {
+  return `
+  - name: people
+    segment: key-accounts
+    entity: persons
+    filter: ${filter}
+    view: [contacts]
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName, phone: contacts.phone, mobilephone: contacts.mobile}${extra}
+`;
+}
+
+/** Contacts in the HubSpot emulator by match key -> phone ('' when none). (HubSpot's `email` is unique and the
+ * synthetic data repeats a few emails, so the contact fields mapped here are phone and mobile.) */
+function phones(f: Fixture): Map<string, string> {
+  const table = f.hubspot!.state.tables.get('contacts');
+  return new Map([...(table?.objects.values() ?? [])].map((o) => [o.properties.prospect_sync_id ?? '', o.properties.phone ?? '']));
+}
+
+async function start(label: string, extraSource = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}', searchExtra = '', filter?: string): Promise<{ f: Fixture; config: ReturnType<Fixture['config']> }> {
+  // every 20th person slot hidden: room to insert 2% new persons between runs
+  const f = await startFixture(label, { salesIntel: { persons: 1_200, personReserveEvery: 20 } });
+  fx = f;
+  return { f, config: f.config(hubspotConfig(contactsSearch(searchExtra, filter), extraSource)) };
+}
+
+describe('contacts revealed once', () => {
+  it('a re-run with 2% new persons pays credits only for them; everyone keeps phone and mobile in the CRM', async () => {
+    const { f, config } = await start('reveal-rerun');
+    const all = await f.oracleIds('persons', FILTER);
+    const first = await syncSearch(f.deps(config), { search: 'people', runId: 'r1' });
+    expect(first).toMatchObject({ status: 'completed', created: all.length, creditsSpent: all.length, personsRevealed: all.length, revealSkipped: 0 });
+    // a first run reveals whole pages directly: tokens paid once
+    expect(f.si.stats('worker').tokensCharged).toBe(all.length);
+    expect([...phones(f).values()].every((e) => e.startsWith('+'))).toBe(true);
+
+    const inserted = f.si.insertPersons(Math.round(all.length * 0.02), FILTER);
+    expect(inserted.length).toBe(24);
+    f.si.resetStats();
+    let plan: RunPlan | undefined;
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'r2', onPlan: (p) => (plan = p) });
+    const charged = f.si.stats('worker');
+    expect(second).toMatchObject({ status: 'completed', personsRevealed: inserted.length, revealSkipped: all.length, created: inserted.length, updated: 0, unchanged: all.length });
+    // no churn: exactly the new persons are paid for (slack 0; the goal allows 5%)
+    expect(charged.creditsCharged).toBe(inserted.length);
+    expect(second.creditsSpent).toBe(charged.creditsCharged);
+    expect(second.tokensSpent).toBe(charged.tokensCharged);
+    expect(plan?.forecastCredits).toBe(inserted.length);
+    expect(plan?.forecastMethod).toBe('last-run-tally');
+    // tokens: one walk plus the positioning requests, never a second full walk
+    expect(charged.tokensCharged).toBeLessThan(2 * (all.length + inserted.length));
+    expect(second.tokensSpentPerRecord).toBeCloseTo(charged.tokensCharged / (all.length + inserted.length), 2);
+    const byKey = phones(f);
+    expect(byKey.size).toBe(all.length + inserted.length);
+    for (const id of [...all, ...inserted]) expect(byKey.get(id)).toMatch(/^\+/);
+    const mobiles = [...(f.hubspot!.state.tables.get('contacts')?.objects.values() ?? [])].map((o) => o.properties.mobilephone ?? '');
+    expect(mobiles.every((p) => p.startsWith('+'))).toBe(true);
+
+    // a third run: nothing new, nothing paid, nothing re-sent to the CRM (no thrash with/without contacts)
+    f.si.resetStats();
+    const third = await syncSearch(f.deps(config), { search: 'people', runId: 'r3' });
+    expect(f.si.stats('worker').creditsCharged).toBe(0);
+    expect(third).toMatchObject({ status: 'completed', created: 0, updated: 0, unchanged: all.length + inserted.length, creditsSpent: 0 });
+  });
+
+  it('two runs under a credit cap reveal disjoint persons: a capped run is continued, not repeated', async () => {
+    const { f, config } = await start('reveal-cap', '  credits: {maxPerRun: 100, maxPerDay: 100000}', '\n    allowPartial: true');
+    const first = await syncSearch(f.deps(config), { search: 'people', runId: 'c1' });
+    expect(first).toMatchObject({ status: 'partial', stopReason: 'credit_cap_run', creditsSpent: 100 });
+    const afterFirst = new Set([...phones(f)].filter(([, e]) => e.startsWith('+')).map(([k]) => k));
+    expect(afterFirst.size).toBe(100);
+    // nothing unpaid landed: every contact written so far carries its phone
+    expect(phones(f).size).toBe(100);
+
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'c2' });
+    expect(second).toMatchObject({ status: 'partial', stopReason: 'credit_cap_run', creditsSpent: 100, personsRevealed: 100 });
+    expect(f.si.stats('worker').creditsCharged).toBe(200);
+    const afterSecond = new Set([...phones(f)].filter(([, e]) => e.startsWith('+')).map(([k]) => k));
+    const newOnes = [...afterSecond].filter((k) => !afterFirst.has(k));
+    expect(newOnes.length).toBe(100);
+    // the first run's persons passed by without contacts and kept their phone
+    for (const k of afterFirst) expect(afterSecond.has(k)).toBe(true);
+  });
+
+  it('an API that refuses a re-sent cursor: fallback to whole pages, reported, and the next run completes the reveals', async () => {
+    const { f, config } = await start('reveal-fallback');
+    const all = await f.oracleIds('persons', FILTER);
+    await syncSearch(f.deps(config), { search: 'people', runId: 'f1' });
+    const inserted = f.si.insertPersons(24, FILTER);
+    f.si.faults.set({ refuseResentCursor: true });
+    f.si.resetStats();
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'f2' });
+    expect(second).toMatchObject({ status: 'completed', revealFallback: true });
+    expect(f.si.stats('worker').served400).toBeGreaterThan(0);
+    // whole pages after the fallback: more credits than new persons, but every record is in the CRM
+    expect(second.creditsSpent).toBeGreaterThan(inserted.length);
+    expect(phones(f).size).toBe(all.length + inserted.length);
+    f.si.faults.set({ refuseResentCursor: false });
+    f.si.resetStats();
+    const third = await syncSearch(f.deps(config), { search: 'people', runId: 'f3' });
+    expect(third.revealFallback).toBeUndefined();
+    for (const [, e] of phones(f)) expect(e).toMatch(/^\+/);
+    // the third run paid only for the persons the fallback page left unrevealed
+    expect(f.si.stats('worker').creditsCharged).toBeLessThan(inserted.length);
+  });
+
+  it('under live-index churn: what is paid for lands with its contacts, and a calm run afterwards completes the reveals', async () => {
+    const { f, config } = await start('reveal-churn');
+    await syncSearch(f.deps(config), { search: 'people', runId: 'ch1' });
+    f.si.insertPersons(24, FILTER);
+    f.si.faults.set({ churn: { insertPerPage: 1, removePerPage: 1 } });
+    f.si.resetStats();
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'ch2' });
+    expect(second.status).toBe('completed');
+    // every credit is accounted for by a person revealed, and stays close to the new persons (churn adds some)
+    expect(second.creditsSpent).toBe(f.si.stats('worker').creditsCharged);
+    expect(second.personsRevealed).toBe(second.creditsSpent);
+    f.si.faults.set({ churn: null });
+    await syncSearch(f.deps(config), { search: 'people', runId: 'ch3' });
+    const visible = await f.oracleIds('persons', FILTER);
+    const byKey = phones(f);
+    for (const id of visible) expect(byKey.get(id)).toMatch(/^\+/);
+  });
+
+  it('stale reveals are revealed again after reveal.refreshAfterDays', async () => {
+    const { f, config } = await start('reveal-stale');
+    const all = await f.oracleIds('persons', FILTER);
+    await syncSearch(f.deps(config), { search: 'people', runId: 's1' });
+    const stale = all.filter((_, i) => i % 100 === 7);
+    const source = openSource(config, f.redis, f.prefix, silentLogger);
+    try {
+      await source.markRevealed(stale, Date.now() - 181 * 86_400_000);
+    } finally {
+      await source.close();
+    }
+    f.si.resetStats();
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 's2' });
+    expect(f.si.stats('worker').creditsCharged).toBe(stale.length);
+    expect(second).toMatchObject({ status: 'completed', personsRevealed: stale.length, revealSkipped: all.length - stale.length });
+  });
+
+  it('offset mode (a top-N): a larger N later pays only for the persons beyond the first N', async () => {
+    const { f, config } = await start('reveal-offset', '  credits: {maxPerRun: 100000, maxPerDay: 1000000}', `
+    mode: offset
+    maxRecords: 100`, '{company: {headcount: {gte: 1}}, options: {sortFields: [{field: revenue, direction: DESC}]}}');
+    const search = config.searches[0]!;
+    const first = await syncSearch(f.deps(config), { search: 'people', runId: 'o1' });
+    expect(first).toMatchObject({ status: 'completed', creditsSpent: 100, created: 100 });
+    search.maxRecords = 200;
+    f.si.resetStats();
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'o2' });
+    expect(f.si.stats('worker').creditsCharged).toBe(100);
+    expect(second).toMatchObject({ status: 'completed', created: 100, unchanged: 100, personsRevealed: 100, revealSkipped: 100 });
+    for (const [, phone] of phones(f)) expect(phone).toMatch(/^\+/);
+  });
+
+  it('nothing is revealed for a segment outside the allowlist, still', async () => {
+    const { f, config } = await start('reveal-allowlist');
+    config.searches[0]!.segment = 'icp';
+    const err = await syncSearch(f.deps(config), { search: 'people', runId: 'a1' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'contacts_not_allowed' });
+    expect(f.si.stats('worker').creditsCharged).toBe(0);
+    expect(f.si.stats('worker').operations.search).toBe(0);
+  });
+});
