@@ -3,9 +3,11 @@
  * Salesforce org), with its state in Redis so every run and every process of one account shares it.
  *
  * Algorithm: the server counts requests in a window whose phase we do not know. We keep a sliding log of grants
- * (Redis TIME, one clock for all processes) and allow at most `limit` grants in any span of `window + guard`: any
- * server window of length `window` then sees at most `limit` arrivals as long as a request reaches the server
- * within `guard` of its grant. In-flight requests are in the log from the moment they are granted.
+ * (Redis TIME, one clock for all processes) and allow at most `limit` of them in any span of `window + guard`. A
+ * grant is in the log from the moment it is given, and is stamped again when its answer (or its failure) arrives:
+ * an answer comes after the request reached the server, so any server window that counted the request also
+ * overlaps the log entry, however late the request arrived (a loaded machine, a slow connection). The small
+ * guard only absorbs timer slop; a grant is held for about one window plus the request's latency.
  * Until a limit is known the governor either lets one probe request run at a time ('probe'), runs unspaced
  * ('open'), or uses a configured limit. A 429 blocks the operation for every process (`block`); a used-up daily
  * allowance closes it (`close`): `acquire` then throws the remote's own error.
@@ -42,7 +44,7 @@ if not limit then
   windowMs = tonumber(ARGV[7])
 end
 local guard = tonumber(ARGV[1])
-if guard < 0 then guard = math.min(math.max(windowMs * 0.02, 100), 1000) end
+if guard < 0 then guard = math.min(math.max(windowMs * 0.005, 25), 250) end
 local span = windowMs + guard
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
 local n = redis.call('ZCARD', KEYS[1])
@@ -79,6 +81,11 @@ end
 return 1
 `);
 
+// KEYS: log. ARGV: grant id. The answer arrived: the grant's window starts now (only if it is still in the log).
+const RESTAMP = withRedisNow(`
+return redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+`);
+
 // KEYS: state. ARGV: field ('blockedUntil' | 'closedUntil'), ms. Only ever extends.
 const HOLD = withRedisNow(`
 local until_ = now + tonumber(ARGV[2])
@@ -111,7 +118,7 @@ export interface DailyAllowance {
 }
 
 export interface GovernorSettings {
-  /** Extra span (ms) a grant stays in the log; -1 (default): 2% of the window, between 100 and 1000 ms. */
+  /** Extra span (ms) a grant stays in the log after its answer; -1 (default): 0.5% of the window, 25..250 ms. */
   guardMs?: number;
   /** Before any limit is learned: one probe at a time, unspaced, or this limit. */
   untilLearned: 'probe' | 'open' | { limit: number; windowMs: number };
@@ -161,17 +168,21 @@ export class RateGovernor {
     return keysOf(this.prefix, this.remote, this.account, op);
   }
 
-  /** Waits until a request of `op` may be sent now; the grant counts as in flight immediately. */
-  async acquire(op: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits until a request of `op` may be sent now; the grant counts as in flight immediately. Returns the grant's
+   * id, to be passed to `record` with the request's outcome.
+   */
+  async acquire(op: string, signal?: AbortSignal): Promise<string> {
     const k = this.keys(op);
     const until = this.settings.untilLearned;
     const fixed = typeof until === 'object' ? until : undefined;
     const mode = typeof until === 'object' ? 'limit' : until;
     const defaultWindowMs = this.settings.defaultWindowMs ?? fixed?.windowMs ?? 10_000;
+    const grant = randomUUID();
     let waitedMs = 0;
     for (;;) {
       const [granted, ms] = (await this.redis.eval(
-        ACQUIRE, 3, k.log, k.state, k.probe, this.settings.guardMs ?? -1, randomUUID(), PROBE_TTL_MS, defaultWindowMs,
+        ACQUIRE, 3, k.log, k.state, k.probe, this.settings.guardMs ?? -1, grant, PROBE_TTL_MS, defaultWindowMs,
         mode, fixed?.limit ?? 0, fixed?.windowMs ?? 0,
       )) as [number, number];
       if (granted === 1) break;
@@ -182,6 +193,7 @@ export class RateGovernor {
       waitedMs += wait;
     }
     if (waitedMs > 0) await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S).exec();
+    return grant;
   }
 
   /** Stores a learned (or fallback) limit; `remaining` (when the server says it) books other clients' share. */
@@ -222,10 +234,12 @@ export class RateGovernor {
     return { limit: Number(limit), remaining: Number(remaining) };
   }
 
-  /** Counts one answered (or unanswered) request by outcome class. */
-  async record(op: string, outcome: OutcomeClass): Promise<void> {
-    const { stats } = this.keys(op);
-    await this.redis.pipeline().hincrby(stats, outcome, 1).expire(stats, STATS_TTL_S).exec();
+  /** Counts one answered (or unanswered) request by outcome class; its grant (from `acquire`) is stamped now. */
+  async record(op: string, outcome: OutcomeClass, grant?: string): Promise<void> {
+    const { stats, log } = this.keys(op);
+    const batch = this.redis.pipeline().hincrby(stats, outcome, 1).expire(stats, STATS_TTL_S);
+    if (grant !== undefined) batch.eval(RESTAMP, 1, log, grant);
+    await batch.exec();
   }
 
   async current(op: string): Promise<LearnedLimit | null> {

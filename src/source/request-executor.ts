@@ -81,7 +81,7 @@ export class RequestExecutor {
     const before = this.tokens.requests;
     const token = await this.tokens.get(req.signal);
     this.stats.requests.token += this.tokens.requests - before;
-    if (req.operation) await this.governor.acquire(req.operation, req.signal);
+    const grant = req.operation ? await this.governor.acquire(req.operation, req.signal) : undefined;
     this.stats.requests[req.operation ?? 'other'] += 1;
     let res: HttpResponse;
     try {
@@ -98,10 +98,10 @@ export class RequestExecutor {
       });
     } catch (error) {
       // No answer: free the probe slot so other processes need not wait for it to expire.
-      if (req.operation) await Promise.all([this.governor.release(req.operation), this.governor.record(req.operation, 'network')]);
+      if (req.operation) await Promise.all([this.governor.release(req.operation), this.governor.record(req.operation, 'network', grant)]);
       throw error;
     }
-    if (req.operation) await Promise.all([this.governor.observe(req.operation, res.headers), this.governor.record(req.operation, outcomeClass(res.status))]);
+    if (req.operation) await Promise.all([this.governor.observe(req.operation, res.headers), this.governor.record(req.operation, outcomeClass(res.status), grant)]);
     if (req.operation === 'search') await this.ledger.observeTokens(res.headers);
     if (res.status >= 200 && res.status < 300) return res;
     if (res.status === 401) this.tokens.invalidate(token);

@@ -5,10 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import { createHubSpotSink, createRejectStore } from '../../src/crm/index.js';
-import { SalesforceSink } from '../../src/crm/salesforce/salesforce-sink.js';
+import { createHubSpotSink, createRejectStore, SalesforceSink } from '../../src/crm/index.js';
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
+import { testRedis } from '../helpers/redis.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, salesforceAccountSearch, salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-test-client', clientSecret: 'sf-test-secret' };
@@ -24,8 +24,9 @@ describe('change state bound to the CRM instance', () => {
   it('sinks name their instance: HubSpot portal id (account-info API), Salesforce org id (token identity URL)', async () => {
     const hs = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], portalId: 4242 });
     const sf = await startSalesforceEmulator({ port: 0, clients: [SF], orgId: '00D0000000000ORG2' });
-    extra.push(hs, sf);
-    const hubspot = createHubSpotSink({ accessToken: HUBSPOT_TOKEN, baseUrl: hs.url });
+    const { redis, prefix, cleanup } = await testRedis('crm-instance');
+    extra.push(hs, sf, { close: cleanup });
+    const hubspot = createHubSpotSink({ accessToken: HUBSPOT_TOKEN, baseUrl: hs.url, redis, keyPrefix: prefix });
     const salesforce = new SalesforceSink({ loginUrl: sf.url, clientId: SF.clientId, clientSecret: SF.clientSecret });
     try {
       expect(await hubspot.identity()).toBe('hubspot:4242');

@@ -145,14 +145,14 @@ export async function callHubSpot<T>(
   };
 
   return callWithPolicy(decide, async () => {
-    await governor.acquire(HUBSPOT_OPERATION, options.signal);
+    const grant = await governor.acquire(HUBSPOT_OPERATION, options.signal);
     try {
       const info = await call();
-      await Promise.all([learnFromHeaders(governor, info.headers, options.configuredPerWindow), governor.record(HUBSPOT_OPERATION, '2xx')]);
+      await Promise.all([learnFromHeaders(governor, info.headers, options.configuredPerWindow), governor.record(HUBSPOT_OPERATION, '2xx', grant)]);
       return info.data;
     } catch (err) {
       const api = asApiError(err);
-      await Promise.all([learnFromHeaders(governor, api?.headers, options.configuredPerWindow), governor.record(HUBSPOT_OPERATION, outcomeClass(api?.code))]);
+      await Promise.all([learnFromHeaders(governor, api?.headers, options.configuredPerWindow), governor.record(HUBSPOT_OPERATION, outcomeClass(api?.code), grant)]);
       throw err;
     }
   }, options.signal);
