@@ -8,6 +8,10 @@ export function formatSummary(s: RunSummary): string {
     `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.linkErrors ? `  link errors ${s.linkErrors}` : ''}`,
     `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
   ];
+  if (s.personsRevealed !== undefined) {
+    lines.push(`  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`);
+  }
+  if (s.tokensSpentPerRecord !== undefined) lines.push(`  tokens per record landed ${s.tokensSpentPerRecord}`);
   if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
   if (s.resumeAt) lines.push(`  resumes after the budget resets at ${s.resumeAt}`);
   if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
@@ -19,6 +23,7 @@ export function formatRunLine(s: RunSummary): string {
   return [
     s.finishedAt, s.status.padEnd(9), `fetched ${s.fetched}`, `created ${s.created}`, `updated ${s.updated}`,
     `unchanged ${s.unchanged}`, `rejected ${s.rejected}`, `tokens ${s.tokensSpent}`, `credits ${s.creditsSpent}`,
-    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.error ? `${s.error.code}` : '',
+    s.personsRevealed !== undefined ? `revealed ${s.personsRevealed}` : '', s.revealSkipped ? `reveal skipped ${s.revealSkipped}` : '',
+    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.warnings ? `warnings ${s.warnings.count}` : '', s.error ? `${s.error.code}` : '',
   ].filter((part) => part !== '').join('  ');
 }

@@ -22,6 +22,7 @@ function render(plan: RunPlan, balance: { remaining: number; resetAt: number } |
     `  partitions   ${plan.partitions.length} (${plan.parallelism} walked at once)`,
     `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${new Date(balance.resetAt).toISOString()})` : ''}`,
     `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
+    `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${plan.forecastRevealSkipped > 0 ? ` (${plan.forecastRevealSkipped} persons already revealed: no credit)` : ''}  [${plan.forecastMethod}]`,
     `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
     plan.shortfall ? `  budget       NOT enough ${plan.shortfall}: a run stops at ${plan.bindingCap ?? 'the cap'} (partial), or is refused with onShortfall: refuse` : '  budget       enough for the whole run',
   ];
