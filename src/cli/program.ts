@@ -10,6 +10,7 @@ import type { LimitOption } from './command-context.js';
 import { EXIT } from './exit-codes.js';
 import { positiveInteger, tcpPort } from './option-parsers.js';
 import { packageVersion } from './package-version.js';
+import type * as RunsCommand from './commands/runs.js';
 
 const HELP_FOOTER = `
 Exit codes: 0 ok/completed, 1 failed, 2 config or usage error (also a credential or schema refused by any remote),
@@ -118,23 +119,19 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   roles('scheduler', 'the scheduler only (job schedulers from the config, ticks into runs)', { scheduler: true, worker: false, dashboard: false });
   roles('dashboard', 'the dashboard server only (bull-board, /healthz, /metrics, /runs)', { scheduler: false, worker: false, dashboard: true });
 
-  program
-    .command('runs')
-    .description('recent run summaries of a search, newest first')
-    .argument('<search>', 'saved search name')
-    .addOption(new Option('--limit <n>', 'how many').argParser(positiveInteger).default(20))
-    .addOption(configOption())
-    .addOption(jsonOption('print {search, runs} as one JSON object'))
-    .action(act('runs', async (a, o) => (await import('./commands/runs.js')).runCommand(arg(a), o as LimitOption)));
-
-  program
-    .command('rejects')
-    .description('records the CRM (or the mapping) rejected, with reasons, newest first')
-    .argument('<search>', 'saved search name')
-    .addOption(new Option('--limit <n>', 'how many').argParser(positiveInteger).default(100))
-    .addOption(configOption())
-    .addOption(jsonOption('print {search, pending, rejects} as one JSON object'))
-    .action(act('rejects', async (a, o) => (await import('./commands/rejects.js')).runCommand(arg(a), o as LimitOption)));
+  // `runs` and `rejects`: a search's recent history, newest first, as text or one JSON object.
+  const history = (name: string, description: string, limit: number, json: string, load: () => Promise<typeof RunsCommand>): void => {
+    program
+      .command(name)
+      .description(description)
+      .argument('<search>', 'saved search name')
+      .addOption(new Option('--limit <n>', 'how many').argParser(positiveInteger).default(limit))
+      .addOption(configOption())
+      .addOption(jsonOption(json))
+      .action(act(name, async (a, o) => (await load()).runCommand(arg(a), o as LimitOption)));
+  };
+  history('runs', 'recent run summaries of a search, newest first', 20, 'print {search, runs} as one JSON object', () => import('./commands/runs.js'));
+  history('rejects', 'records the CRM (or the mapping) rejected, with reasons, newest first', 100, 'print {search, pending, rejects} as one JSON object', () => import('./commands/rejects.js'));
 
   program
     .command('emulate')

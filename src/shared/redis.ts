@@ -55,3 +55,17 @@ export const RENEW_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then ret
 return 0`;
 export const RELEASE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
+
+/** Whether a Redis at `url` answers a PING within about `timeoutMs` (no retries; never throws). */
+export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
+  const probe = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, lazyConnect: true });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}

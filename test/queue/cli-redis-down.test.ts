@@ -3,24 +3,15 @@
  * shown), exit 4, and with --json one JSON error object instead. Child processes, as a user runs them.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
+import { freePort } from '../../src/shared/free-port.js';
 import { cli, configYaml, searchYaml } from './cli-process.js';
 
 /** A loopback port nothing listens on: bound to find it free, then closed. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+const closedPort = freePort;
 
 const COMMANDS: string[][] = [['run', 'dach'], ['plan', 'dach'], ['runs', 'dach'], ['rejects', 'dach'], ['trigger', 'dach'], ['validate', '--online']];
 

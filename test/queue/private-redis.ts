@@ -5,21 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedis } from '../../src/shared/redis.js';
+import { freePort } from '../../src/shared/free-port.js';
+import { redisAnswers } from '../../src/shared/redis.js';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface PrivateRedis {
   port: number;
@@ -33,18 +24,7 @@ export interface PrivateRedis {
   destroy(): Promise<void>;
 }
 
-async function answers(url: string): Promise<boolean> {
-  const probe = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500, lazyConnect: true });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
+const answers = (url: string): Promise<boolean> => redisAnswers(url, 500);
 
 const running = (p: ChildProcess): boolean => p.exitCode === null && p.signalCode === null;
 

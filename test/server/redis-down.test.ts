@@ -4,23 +4,15 @@
  * stays 200, and everything answers again once Redis is back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { SavedSearch } from '../../src/config/index.js';
 import { openQueues } from '../../src/queue/index.js';
 import { startDashboardServer } from '../../src/server/index.js';
+import { freePort } from '../../src/shared/free-port.js';
 import { createRedis } from '../../src/shared/redis.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { closeAfterEach } from '../helpers/closers.js';
 import { waitFor } from '../queue/queue-env.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 function startRedis(port: number): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });

@@ -7,7 +7,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_DATASET, startAllEmulators, type RunningEmulators } from '../../emulators/start-all.js';
 import { enqueueRun } from '../../queue/index.js';
@@ -15,7 +14,8 @@ import { formatSummary } from '../../runs/format-summary.js';
 import { listRuns } from '../../runs/run-history.js';
 import type { RunSummary } from '../../runs/run-summary.js';
 import { createLogger } from '../../shared/logger.js';
-import { createRedis, DEFAULT_REDIS_URL, deleteKeysUnder } from '../../shared/redis.js';
+import { freePort } from '../../shared/free-port.js';
+import { createRedis, DEFAULT_REDIS_URL, deleteKeysUnder, redisAnswers } from '../../shared/redis.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 import { startRoles, type RunningRoles } from './start.js';
@@ -26,30 +26,6 @@ const INSTALL_REDIS =
   '  Debian/Ubuntu: sudo apt-get install redis-server\n' +
   '  macOS:         brew install redis\n' +
   '  or Docker:     docker run -d -p 6379:6379 redis:7\n';
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const probe = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500, lazyConnect: true });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A throwaway redis-server (no persistence) on a free loopback port, stopped when the demo ends. */
 async function startPrivateRedis(): Promise<{ url: string; proc: ChildProcess } | null> {
