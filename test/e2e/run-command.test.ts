@@ -83,7 +83,7 @@ describe('run command (child process)', () => {
 
     const unknown = await run(fx, yaml, ['run', 'nope']);
     expect(unknown.code).toBe(2);
-  }, 60_000);
+  }, 180_000); // eight CLI processes: ~15 s idle, over 60 s on a loaded 2-core machine
 
   it('credit cap reached mid-run: exit 3, status partial, credits spent (as the API counted them) never above the cap', async () => {
     fx = await startFixture('cli-credits');
