@@ -69,12 +69,13 @@ export async function runKillScenario(o: KillScenarioOptions): Promise<KillScena
         companies: o.companies,
         persons: 10,
         ...(o.windowSeconds ? { windowSeconds: o.windowSeconds } : {}),
-        faults: { latency: { fixedMs: o.latencyMs ?? 100, jitterMs: 0 } },
       },
     });
     const f = fx;
     const expected = expectedRows(await f.oracleRecords('companies', COMPANY_FILTER), 'id', FIELDS);
     f.si.resetStats();
+    // slow pages for the run only (the oracle walked at full speed)
+    f.si.faults.set({ latency: { fixedMs: o.latencyMs ?? 100, jitterMs: 0 } });
     dir = await mkdtemp(join(tmpdir(), 'ps-chaos-kills-'));
     const configFile = join(dir, 'config.yaml');
     await writeFile(configFile, hubspotConfig(COMPANY_SEARCH, `  pageSize: ${pageSize}\n  parallelism: ${parallelism}`));
