@@ -20,8 +20,8 @@ const r = await runKillScenario({
   parallelism: 4,
   latencyMs: 150,
   windowSeconds: 6,
-  // spread the kills over the run: a worker lives up to ~8 s past its first checkpoint
-  maxKillDelayMs: 8_000,
+  // after its point (a random share of the run) a kill lands anywhere within the next ~2 write batches
+  maxKillDelayMs: 1_500,
   timeoutMs: 600_000,
 });
 const exact = r.diff.missing.length + r.diff.extra.length + r.diff.duplicates.length + r.diff.wrong.length === 0;

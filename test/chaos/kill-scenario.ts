@@ -27,7 +27,7 @@ export interface KillScenarioOptions {
   parallelism?: number;
   /** Page latency of the emulator, so a run lasts long enough to be killed several times. */
   latencyMs?: number;
-  /** Longest random wait (ms) after a worker's first progress before it is killed. */
+  /** Longest random wait (ms) once a kill's point is reached, so it lands anywhere in a batch (not at a checkpoint). */
   maxKillDelayMs?: number;
   /** Rate-limit window of the emulator (seconds): benches shorten it so large datasets do not wait minutes. */
   windowSeconds?: number;
@@ -96,13 +96,19 @@ export async function runKillScenario(o: KillScenarioOptions): Promise<KillScena
     };
     const fetchedAtKill: number[] = [];
     const recoveryMs: number[] = [];
+    // Kill points: random shares of the run (5%..85%), sorted; each kill waits for its point, then a random delay.
+    const points = Array.from({ length: o.kills }, () => Math.round((0.05 + 0.8 * random()) * expected.size)).sort((a, b) => a - b);
     let killedAt = 0;
     let last = 0;
     for (let k = 0; k < o.kills; k++) {
-      // This worker made progress of its own (the checkpoint moved past the last kill's), then dies at a random moment.
+      // This worker made progress of its own (the checkpoint moved past the last kill's)...
       const moved = await waitFor(async () => ((await ended()) ? -1 : (await fetched()) > last ? Date.now() : undefined), timeoutMs, `progress before kill ${k + 1}`);
       if (moved < 0) break; // the run ended before this kill: reported as fewer kills
       if (k > 0) recoveryMs.push(moved - killedAt);
+      // ...reached this kill's point, and dies at a random moment after it
+      const point = points[k]!;
+      const reached = await waitFor(async () => ((await ended()) ? false : (await fetched()) >= point ? true : undefined), timeoutMs * 4, `point of kill ${k + 1}`);
+      if (!reached) break;
       await new Promise((r) => setTimeout(r, Math.round(random() * (o.maxKillDelayMs ?? 800))));
       if (await ended()) break;
       await pool.kill(proc);
