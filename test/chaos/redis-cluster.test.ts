@@ -2,15 +2,17 @@
  * Chaos: a queued run on a Redis Cluster (3 masters started by the test). The queue prefix is hash-tagged
  * (`{prospect-sync}`), so every key of one script, MULTI or BullMQ call hashes to one slot; REDIS_URL is a
  * `redis+cluster://` seed list (src/shared/redis.ts). The run is triggered through the queue, a worker process takes
- * it, HubSpot ends exactly as expected, and every key we wrote lies under the prefix on one node.
+ * it, then the scheduler role (leader lease, job scheduler, ticks) starts another; HubSpot ends exactly as expected
+ * and every key we wrote lies under the prefix on one node.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { enqueueRun, openQueues } from '../../src/queue/index.js';
+import { enqueueRun, openQueues, startScheduler } from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import { listGovernorSnapshots } from '../../src/shared/rate-governor.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { createRedis, deleteKeysUnder } from '../../src/shared/redis.js';
 import { closeAfterEach } from '../helpers/closers.js';
 import { diffCrmState, expectedRows, hubspotRows, NO_DIFF } from '../helpers/crm-state.js';
@@ -29,7 +31,7 @@ afterAll(async () => {
 describe('chaos: Redis Cluster', () => {
   const closers = closeAfterEach();
 
-  it('a run triggered through the queue completes on a 3-master cluster with a hash-tagged prefix', async () => {
+  it('a triggered and a scheduled run complete through the queue on a 3-master cluster with a hash-tagged prefix', async () => {
     cluster = await startLocalCluster();
     const fx = await startFixture('chaos-cluster', { salesIntel: { companies: 800, persons: 10 } });
     closers.push(() => fx.close());
@@ -59,6 +61,19 @@ describe('chaos: Redis Cluster', () => {
     expect(run).toMatchObject({ status: 'completed', created: expected.size });
     expect(diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected)).toEqual(NO_DIFF);
 
+    // The scheduler role on the cluster: it takes the leader lease, writes the job scheduler, its tick enqueues a run
+    // and the worker process completes it (nothing changed: every record unchanged).
+    const scheduler = await startScheduler({
+      ctx: { connection: conn, prefix: PREFIX }, queues, logger: silentLogger,
+      loadSearches: async () => [{ name: 'all-companies', schedule: { every: 1_000 } }],
+    });
+    closers.push(() => scheduler.close());
+    expect(scheduler.isLeader).toBe(true);
+    const scheduled = await waitFor(async () => (await listRuns(conn, 'all-companies', { prefix: PREFIX })).find((r) => r.runId !== jobId && r.status === 'completed'), 60_000, 'a scheduled run completes');
+    expect(scheduled).toMatchObject({ unchanged: expected.size, created: 0, updated: 0 });
+    await scheduler.close();
+    expect(diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected)).toEqual(NO_DIFF);
+
     // every key (BullMQ's, the run's, the governor's, the ledger's, the change hashes) under the prefix, so one slot
     const perNode = await cluster.keysPerNode();
     const all = perNode.flat();
@@ -67,6 +82,7 @@ describe('chaos: Redis Cluster', () => {
     expect(perNode.filter((keys) => keys.length > 0)).toHaveLength(1);
     expect(all.some((k) => k.includes(':gov:'))).toBe(true);
     expect(all.some((k) => k.includes(':run:all-companies:history'))).toBe(true);
+    expect(all.some((k) => k.includes(':prospect-sync-ticks:'))).toBe(true);
 
     // what reads keys by pattern (/metrics' governor snapshots, the demo's clean-up) sees every master, not one
     for (let i = 0; i < 5; i++) expect((await listGovernorSnapshots(conn, PREFIX)).map((g) => g.remote)).toContain('hubspot');
