@@ -96,8 +96,9 @@ export async function runKillScenario(o: KillScenarioOptions): Promise<KillScena
     };
     const fetchedAtKill: number[] = [];
     const recoveryMs: number[] = [];
-    // Kill points: random shares of the run (5%..85%), sorted; each kill waits for its point, then a random delay.
-    const points = Array.from({ length: o.kills }, () => Math.round((0.05 + 0.8 * random()) * expected.size)).sort((a, b) => a - b);
+    // Kill points: random shares of the run (5%..75%, leaving the last kill time to land before the run ends), sorted;
+    // each kill waits for its point, then a random delay.
+    const points = Array.from({ length: o.kills }, () => Math.round((0.05 + 0.7 * random()) * expected.size)).sort((a, b) => a - b);
     let killedAt = 0;
     let last = 0;
     for (let k = 0; k < o.kills; k++) {
