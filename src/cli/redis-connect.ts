@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { AppError } from '../shared/app-error.js';
-import { createRedis, DEFAULT_REDIS_URL } from '../shared/redis.js';
+import { CLUSTER_SCHEME, createRedis, DEFAULT_REDIS_URL, redisUrlForLogs } from '../shared/redis.js';
 
 /** How long a one-shot command waits for Redis to accept the connection. */
 const CONNECT_TIMEOUT_MS = 3_000;
@@ -18,6 +18,7 @@ export class RedisUnreachableError extends AppError {
 
 /** The Redis URL to show a human: any password (and a user name that is really a password) removed. */
 export function redisUrlForDisplay(url: string): string {
+  if (url.startsWith(CLUSTER_SCHEME)) return redisUrlForLogs(url); // a seed list, not one URL
   try {
     const parsed = new URL(url);
     parsed.password = '';

@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { sleep } from './abortable-sleep.js';
 import { withRedisNow } from './redis-now.js';
+import { scanKeys } from './redis.js';
 
 // KEYS: log, state, probe. ARGV: guardMs (-1: 2% of the window, 100..1000 ms), grant id, probe ttl ms,
 // default window ms, until-learned ('probe' | 'open' | 'limit'), fallback limit, fallback window ms.
@@ -253,15 +254,10 @@ export class RateGovernor {
 export async function listGovernorSnapshots(redis: Redis, prefix: string): Promise<GovernorSnapshot[]> {
   const base = `${prefix}:gov:`;
   const found = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${base.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
-    cursor = next;
-    for (const key of keys) {
-      const m = /^([^:]+):([^:]+):([^:]+):(?:state|stats)$/.exec(key.slice(base.length));
-      if (m) found.add(`${m[1]}:${m[2]}:${m[3]}`);
-    }
-  } while (cursor !== '0');
+  for (const key of await scanKeys(redis, `${base.replace(/[*?[\]\\]/g, '\\$&')}*`)) {
+    const m = /^([^:]+):([^:]+):([^:]+):(?:state|stats)$/.exec(key.slice(base.length));
+    if (m) found.add(`${m[1]}:${m[2]}:${m[3]}`);
+  }
   const snapshots: GovernorSnapshot[] = [];
   for (const id of [...found].sort()) {
     const [remote = '', account = '', operation = ''] = id.split(':');

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
-import { REDIS_RETRY_MAX_MS, redisUrlForLogs } from './redis.js';
+import { CLUSTER_SCHEME, REDIS_RETRY_MAX_MS, redisUrlForLogs } from './redis.js';
 import { trackRedisState } from './redis-state.js';
 
 export interface RedisWatchOptions {
@@ -20,6 +20,9 @@ export interface RedisWatchOptions {
 export const REDIS_PROGRESS_EVERY_MS = 30_000;
 
 function describe(redis: Redis): string {
+  // a Cluster from createRedis (typed Redis): its seed nodes; its `options` name no host
+  const cluster = redis as unknown as { isCluster?: boolean; startupNodes?: { host?: string; port?: number }[] };
+  if (cluster.isCluster) return `${CLUSTER_SCHEME}//${(cluster.startupNodes ?? []).map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 6379}`).join(',')}`;
   const o = redis.options;
   if (o.path) return `unix:${o.path}`;
   return `${o.tls ? 'rediss' : 'redis'}://${o.host ?? '127.0.0.1'}:${o.port ?? 6379}/${o.db ?? 0}`;

@@ -56,21 +56,29 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
     HUBSPOT_TOKEN,
   };
   let oracleToken: string | undefined;
+  const oracleLogin = async (): Promise<string> => {
+    const res = await fetch(si.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ORACLE_ACCOUNT.clientId, client_secret: ORACLE_ACCOUNT.clientSecret }),
+    });
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
   const post = async (path: string, body: unknown): Promise<unknown> => {
-    if (!oracleToken) {
-      const res = await fetch(si.tokenUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ORACLE_ACCOUNT.clientId, client_secret: ORACLE_ACCOUNT.clientSecret }),
-      });
-      oracleToken = ((await res.json()) as { access_token: string }).access_token;
-    }
+    oracleToken ??= await oracleLogin();
+    let relogged = false;
     for (;;) {
       const res = await fetch(`${si.url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${oracleToken}` },
         body: JSON.stringify(body),
       });
+      if (res.status === 401 && !relogged) {
+        // tokens expired by a fault switch (expireAllTokens): take a new one, once
+        relogged = true;
+        oracleToken = await oracleLogin();
+        continue;
+      }
       if (res.status === 429) {
         await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
         continue;
