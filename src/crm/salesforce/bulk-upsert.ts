@@ -18,12 +18,15 @@ export const BULK_JOB_MIN_REQUESTS = FIXED_JOB_REQUESTS + 1;
 /**
  * One Bulk API 2.0 upsert job, step by step (rather than loadAndWaitForResults) so the status polls can be counted
  * for the API-share guard. jsforce writes CSV columns from the first row's keys: every row must carry every column
- * (`''` leaves a field as it is, null becomes `#N/A` which clears it).
+ * (`''` leaves a field as it is, null becomes `#N/A` which clears it). The reads after the upload (status polls,
+ * results) are retried on their own by `retryRead`, so a 5xx there does not cost a whole new job; a failed create,
+ * upload or close throws and the caller's policy re-creates the job (an upload body cannot be sent twice).
  */
 export async function runBulkUpsert(
   conn: Connection,
   job: { object: string; externalIdFieldName: string; rows: BulkRow[]; pollIntervalMs: number; pollTimeoutMs: number },
   countRequests: (n: number) => void,
+  retryRead: <T>(read: () => Promise<T>) => Promise<T>,
 ): Promise<BulkResults> {
   const ingest = conn.bulk2.createJob({ object: job.object, operation: 'upsert', externalIdFieldName: job.externalIdFieldName });
   let polls = 0;
@@ -32,8 +35,8 @@ export async function runBulkUpsert(
     await ingest.open();
     await ingest.uploadData(job.rows);
     await ingest.close();
-    await ingest.poll(job.pollIntervalMs, job.pollTimeoutMs);
-    const results = await ingest.getAllResults();
+    await retryRead(() => ingest.poll(job.pollIntervalMs, job.pollTimeoutMs));
+    const results = await retryRead(() => ingest.getAllResults());
     return {
       successful: results.successfulResults as unknown as Record<string, string>[],
       failed: results.failedResults as unknown as Record<string, string>[],

@@ -303,7 +303,7 @@ export class SalesforceSink implements CrmSink {
     const results = await this.call(() => runBulkUpsert(this.conn, {
       object: target.object, externalIdFieldName: target.matchField, rows,
       pollIntervalMs: this.options.bulkPollIntervalMs ?? 1000, pollTimeoutMs: this.options.bulkPollTimeoutMs ?? 600_000,
-    }, (n) => this.guard.count(n)), signal, BULK_JOB_MIN_REQUESTS);
+    }, (n) => this.guard.count(n), (read) => withRetry(read, this.retry, signal)), signal, BULK_JOB_MIN_REQUESTS);
     // Results are not in input order: map them back by external id (case-insensitive, as Salesforce matches).
     const byKey = new Map<string, UpsertOutcome[]>();
     const push = (key: string, outcome: UpsertOutcome): void => {

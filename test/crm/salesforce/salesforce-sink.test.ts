@@ -282,6 +282,21 @@ describe('Salesforce sink: a 5xx never fails a run (issue 12)', () => {
     expect(emulator.state.all('Account')).toHaveLength(50);
   });
 
+  test('a 5xx on a bulk job\'s status poll or results download is retried alone: the job is not built again', async () => {
+    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
+    await sink.prepare(ACCOUNTS);
+    emulator.faults.routeFailures = { route: 'GET jobs/ingest/{id}', status: 503, times: 1 };
+    const first = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(first.every((o) => o.status === 'created')).toBe(true);
+    emulator.faults.routeFailures = { route: 'GET jobs/ingest/{id}/successfulResults', status: 502, times: 1 };
+    const second = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+    expect(emulator.faults.routeFailures.times).toBe(0);
+    expect(second.every((o) => o.status === 'updated')).toBe(true);
+    expect(emulator.stats.requests['POST jobs/ingest']).toBe(2); // one job per upsert, none re-created
+    expect(emulator.state.all('Account')).toHaveLength(50);
+  });
+
   test('a 5xx on every kind of collections call (upsert, query) is retried', async () => {
     const { sink, emulator } = await start();
     await sink.prepare(ACCOUNTS);
