@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SourceStats } from '../../src/source/index.js';
+import { spawnGatedChild, type GatedChild } from '../helpers/gated-child.js';
 import { sourceFixture, type SourceFixture } from './source-fixture.js';
 
 let fx: SourceFixture | undefined;
@@ -12,31 +12,7 @@ afterEach(async () => {
 
 const walker = fileURLToPath(new URL('./fixtures/governed-walker.ts', import.meta.url));
 
-interface Walker {
-  ready: Promise<void>;
-  start(startAt: number, endAt: number): void;
-  stats: Promise<SourceStats>;
-}
-
-function spawnWalker(env: Record<string, string>): Walker {
-  const child = spawn(process.execPath, ['--import', 'tsx', walker], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  let onReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (out.startsWith('ready\n')) onReady();
-  });
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const stats = new Promise<SourceStats>((resolve, reject) => {
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`walker exited ${code}: ${err.slice(-2000)}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1)!) as SourceStats);
-    });
-  });
-  return { ready, stats, start: (startAt, endAt) => child.stdin.end(`${startAt} ${endAt}\n`) };
-}
+const spawnWalker = (env: Record<string, string>): GatedChild<SourceStats> => spawnGatedChild(walker, env);
 
 describe('rate governor shared by OS processes (Redis state)', () => {
   it('three processes on one account (30 requests / 2 s): zero 429s, >= 90% of the allowance used', async () => {
@@ -52,10 +28,10 @@ describe('rate governor shared by OS processes (Redis state)', () => {
     const startAt = Math.ceil((Date.now() + 300) / windowMs) * windowMs;
     const windows = 5;
     const endAt = startAt + windows * windowMs;
-    for (const w of walkers) w.start(startAt, endAt);
+    for (const w of walkers) w.go(`${startAt} ${endAt}`);
     await new Promise((r) => setTimeout(r, startAt - Date.now()));
     fx.emu.resetStats();
-    const stats = await Promise.all(walkers.map((w) => w.stats));
+    const stats = await Promise.all(walkers.map((w) => w.result));
     const served = fx.emu.stats('demo');
     expect(served.served429.search).toBe(0);
     expect(stats.reduce((sum, s) => sum + s.throttled, 0)).toBe(0);

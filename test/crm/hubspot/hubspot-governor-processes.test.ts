@@ -1,38 +1,14 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHubSpotSink } from '../../../src/crm/index.js';
 import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
 import { listGovernorSnapshots } from '../../../src/shared/rate-governor.js';
+import { spawnGatedChild, type GatedChild } from '../../helpers/gated-child.js';
 import { testRedis } from '../../helpers/redis.js';
 
 const writer = fileURLToPath(new URL('./fixtures/portal-writer.ts', import.meta.url));
 
-interface Writer {
-  ready: Promise<void>;
-  go(): void;
-  result: Promise<{ throttled: number }>;
-}
-
-function spawnWriter(env: Record<string, string>): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', writer], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  let onReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (out.startsWith('ready\n')) onReady();
-  });
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const result = new Promise<{ throttled: number }>((resolve, reject) => {
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`writer exited ${code}: ${err.slice(-2000)}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1)!) as { throttled: number });
-    });
-  });
-  return { ready, result, go: () => child.stdin.end('go\n') };
-}
+const spawnWriter = (env: Record<string, string>): GatedChild<{ throttled: number }> => spawnGatedChild(writer, env);
 
 let emu: HubSpotEmulator | undefined;
 const cleanups: (() => Promise<void>)[] = [];
