@@ -12,6 +12,7 @@
  *      [--cpu-prof=dir] [--reps=1]
  * `--runtime=dist` runs `node dist/src/cli/main.js` (build first: `npm run build`); `tsx` runs the TypeScript source
  * through tsx, as `bin/prospect-sync.js` does when there is no dist/. Needs Redis ($REDIS_URL, default DB 0).
+ * WC_WORKER_NODE_OPTIONS: NODE_OPTIONS for the worker process only (e.g. `--max-old-space-size=64`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -99,7 +100,7 @@ async function runWorker(urls: Urls, dry: boolean, runtime: string, profDir: str
   const timeFile = join(dir, 'time');
   const args = ['-f', '%U %S %M %e', '-o', timeFile, node, ...prof, ...entry, 'run', 'bench', '--json', '--config', config, ...(dry ? ['--dry-run'] : [])];
   const prefix = `${process.env.QUEUE_PREFIX ?? 'bench'}-wc-${randomUUID().slice(0, 6)}`;
-  const child = spawn('/usr/bin/time', args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUEUE_PREFIX: prefix, WC_SI_SECRET: 'bench-secret', WC_HUBSPOT_TOKEN: 'bench-token' } });
+  const child = spawn('/usr/bin/time', args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...(process.env.WC_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.WC_WORKER_NODE_OPTIONS } : {}), QUEUE_PREFIX: prefix, WC_SI_SECRET: 'bench-secret', WC_HUBSPOT_TOKEN: 'bench-token' } });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   await new Promise((resolve) => child.once('exit', resolve));
