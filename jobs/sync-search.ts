@@ -75,7 +75,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     const checkpoint = run.begin(plan);
 
     // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-    const dest = openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false });
+    const dest = await openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false });
     destination = dest;
     const dryRun = request.dryRun ?? false;
     if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });

@@ -1,6 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { AppConfig, DestinationConfig, SavedSearch } from '../../src/config/index.js';
-import { companyObjectOf, compileFieldMapping, createCrmWriter, createHubSpotSink, defaultMatchField, SalesforceSink } from '../../src/crm/index.js';
+// Not the crm index: it also loads the Salesforce sink (jsforce, ~60 modules), which only Salesforce runs need.
+import { companyObjectOf, defaultMatchField } from '../../src/crm/crm-objects.js';
+import { createCrmWriter } from '../../src/crm/crm-writer.js';
+import { compileFieldMapping } from '../../src/crm/field-mapping.js';
+import { createHubSpotSink } from '../../src/crm/hubspot/hubspot-sink.js';
 import type { CrmSink, CrmWriter, FieldMapping } from '../../src/crm/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 
@@ -18,10 +22,11 @@ export interface OpenDestinationOptions {
   fullResync?: boolean;
 }
 
-function openSink(destination: DestinationConfig, logger: Logger, options: OpenDestinationOptions): CrmSink {
+async function openSink(destination: DestinationConfig, logger: Logger, options: OpenDestinationOptions): Promise<CrmSink> {
   if (destination.type === 'hubspot') {
     return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, logger, redis: options.redis, keyPrefix: options.prefix });
   }
+  const { SalesforceSink } = await import('../../src/crm/salesforce/salesforce-sink.js');
   return new SalesforceSink({
     loginUrl: destination.loginUrl,
     clientId: destination.clientId,
@@ -46,13 +51,13 @@ function associateTarget(config: AppConfig, search: SavedSearch, destination: De
   return { object, matchField: companies?.matchOn.field ?? defaultMatchField(destination) ?? search.matchOn.field };
 }
 
-export function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Destination {
+export async function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Promise<Destination> {
   const associate = associateTarget(config, search, destination);
   const mapping = compileFieldMapping(
     { matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}) },
     { object: search.object, ...(associate ? { associate } : {}) },
   );
-  const sink = openSink(destination, options.logger, options);
+  const sink = await openSink(destination, options.logger, options);
   const writer = createCrmWriter({
     sink,
     redis: options.redis,

@@ -4,7 +4,6 @@
  * errors fail at once; a CRM limit (daily limit, API share) and other failures are thrown so BullMQ retries with
  * backoff from the checkpoint (CRM limits wait longer); an aborted run throws so the worker puts it back.
  */
-import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { AppConfig } from '../../src/config/index.js';
 import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
 import { recordRun } from '../../src/runs/run-history.js';
@@ -28,6 +27,8 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
   const configNow = (): AppConfig => (deps.getConfig ? deps.getConfig() : (deps.config as AppConfig));
   return async (job, token, signal): Promise<SyncJobResult> => {
     const { search, runId } = job.data;
+    // Loaded here, not at the top: `prospect-sync run` imports this module but never needs BullMQ (~170 modules).
+    const { DelayedError, UnrecoverableError } = await import('bullmq');
     const runDeps: SyncDeps = { ...deps, config: configNow() };
     let lastProgress = 0;
     let summary: RunSummary;

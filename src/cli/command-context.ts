@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { loadConfig, resolveConfigPath, type AppConfig } from '../config/index.js';
-import { queuePrefix } from '../queue/queue-context.js';
+import { queuePrefix } from '../queue/queue-prefix.js';
 import { UnknownSearchError } from './cli-errors.js';
 import { connectRedis } from './redis-connect.js';
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { chunks } from './chunks.js';
 import type { CrmRecord, ObjectTarget } from './crm-sink.js';
@@ -23,14 +23,15 @@ export interface ChangeDetector {
 /** Hashes of a field set nobody wrote for this long vanish (every read or write renews them): 90 days. */
 export const CHANGE_HASH_TTL_SECONDS = 90 * 24 * 3600;
 
-const digest = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 22);
+// One-shot `hash` (same bytes as createHash().update().digest()): no Hash object per value, ~3x cheaper on short input.
+const digest = (value: unknown): string => hash('sha256', JSON.stringify(value), 'base64url').slice(0, 22);
 
 /** 36 bits per field: a missed change needs two values of one field of one record to collide. */
 const FIELD_HASH = 6;
 const ABSENT = '~'.repeat(FIELD_HASH);
 const VERSION = '2';
 
-const fieldHash = (value: unknown): string => createHash('sha256').update(JSON.stringify(value ?? null)).digest('base64url').slice(0, FIELD_HASH);
+const fieldHash = (value: unknown): string => hash('sha256', JSON.stringify(value ?? null), 'base64url').slice(0, FIELD_HASH);
 
 /** Hash of every mapped value of a record and its company link (whole-record form, kept for callers and tests). */
 export function recordHash(record: CrmRecord): string {
@@ -54,10 +55,23 @@ export function changeHashKey(keyPrefix: string, destination: string, target: Ob
   return `${keyPrefix}:crm:hash:${destination}:${instance}:${target.object}:${mappingFingerprint(target)}`;
 }
 
+/** A record's company-link hash and per-field hashes (undefined: the record lacks the field). */
+interface RecordHashes {
+  company: string;
+  fields: (string | undefined)[];
+}
+
+function hashesOf(fields: readonly string[], record: CrmRecord): RecordHashes {
+  return {
+    company: fieldHash(record.companyKey ?? null),
+    fields: fields.map((f) => (Object.hasOwn(record.properties, f) ? fieldHash(record.properties[f]) : undefined)),
+  };
+}
+
 /** Stored form: version, company-link hash, then one hash per mapped field in sorted order (ABSENT when unknown). */
-function encode(fields: readonly string[], record: CrmRecord, previous: string[] | null): string {
-  const parts = fields.map((f, i) => (Object.hasOwn(record.properties, f) ? fieldHash(record.properties[f]) : (previous?.[i] ?? ABSENT)));
-  return VERSION + fieldHash(record.companyKey ?? null) + parts.join('');
+function encode(hashes: RecordHashes, previous: string[] | null): string {
+  const parts = hashes.fields.map((h, i) => h ?? previous?.[i] ?? ABSENT);
+  return VERSION + hashes.company + parts.join('');
 }
 
 /** Field hashes of a stored value, or null when absent or of an older form (then the record counts as changed). */
@@ -72,6 +86,16 @@ const CHUNK = 1000;
 export function createChangeDetector(redis: Redis, keyPrefix: string, destination: string, target: ObjectTarget, instance?: string): ChangeDetector {
   const key = changeHashKey(keyPrefix, destination, target, instance);
   const fields = [...target.fields].sort();
+  // A record checked by `unchanged` and then accepted is hashed once: `remember` gets the same record objects.
+  const known = new WeakMap<CrmRecord, RecordHashes>();
+  const hashed = (record: CrmRecord): RecordHashes => {
+    let h = known.get(record);
+    if (h === undefined) {
+      h = hashesOf(fields, record);
+      known.set(record, h);
+    }
+    return h;
+  };
   const read = async (keys: string[]): Promise<(string | null)[]> => {
     const [[err, stored]] = (await redis.multi().hmget(key, ...keys).expire(key, CHANGE_HASH_TTL_SECONDS).exec()) as [[Error | null, (string | null)[]]];
     if (err !== null) throw err;
@@ -84,8 +108,10 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
         const stored = await read(part.map((r) => r.key));
         part.forEach((r, i) => {
           const old = decode(fields, stored[i] ?? null);
-          if (old === null || old.company !== fieldHash(r.companyKey ?? null)) return;
-          const changed = fields.some((f, j) => Object.hasOwn(r.properties, f) && old.fields[j] !== fieldHash(r.properties[f]));
+          if (old === null) return;
+          const now = hashed(r);
+          if (old.company !== now.company) return;
+          const changed = now.fields.some((h, j) => h !== undefined && old.fields[j] !== h);
           if (!changed) same.add(r.key);
         });
       }
@@ -97,7 +123,7 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
         const partial = part.filter((r) => fields.some((f) => !Object.hasOwn(r.properties, f)));
         const stored = partial.length > 0 ? await read(partial.map((r) => r.key)) : [];
         const previous = new Map(partial.map((r, i) => [r.key, decode(fields, stored[i] ?? null)?.fields ?? null]));
-        const values = Object.fromEntries(part.map((r) => [r.key, encode(fields, r, previous.get(r.key) ?? null)]));
+        const values = Object.fromEntries(part.map((r) => [r.key, encode(hashed(r), previous.get(r.key) ?? null)]));
         await redis.multi().hset(key, values).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
       }
     },

@@ -5,7 +5,7 @@ import { chunks } from './chunks.js';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, UpsertOutcome } from './crm-sink.js';
 import { mapRecord, type FieldMapping } from './field-mapping.js';
 import { redactReason } from './reason-redaction.js';
-import { createRejectStore, type RejectEntry } from './reject-store.js';
+import { createRejectStore, type RejectEntry, type RejectStore } from './reject-store.js';
 
 export interface CrmWriterOptions {
   sink: CrmSink;
@@ -66,6 +66,14 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
     return instance;
   };
 
+  // Per CRM instance, once per writer (one run, under its run lock): the search's current instance is set once, and
+  // whether its retry set is known to be empty (then accepted records have nothing to leave it: no ZREM per batch).
+  let opened: { instance: string; rejects: RejectStore; set?: Promise<void>; retryEmpty?: boolean } | undefined;
+  const rejectStoreFor = (current: string): NonNullable<typeof opened> => {
+    if (opened?.instance !== current) opened = { instance: current, rejects: createRejectStore(redis, keyPrefix, current) };
+    return opened;
+  };
+
   return {
     async prepare(target, callOptions) {
       await sink.prepare(target, callOptions);
@@ -76,8 +84,15 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       const { signal, runVolume, dryRun = false } = writeOptions;
       const target = mapping.target;
       const current = await identity(signal);
-      const rejects = createRejectStore(redis, keyPrefix, current);
-      if (!dryRun) await rejects.useInstance(searchName, current);
+      const store = rejectStoreFor(current);
+      const { rejects } = store;
+      if (!dryRun) {
+        store.set ??= rejects.useInstance(searchName, current).catch((err: unknown) => {
+          store.set = undefined;
+          throw err;
+        });
+        await store.set;
+      }
       const detector = createChangeDetector(redis, keyPrefix, destination, target, current);
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
@@ -104,7 +119,16 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
 
       // Rejects are stored as they happen: a run stopped later (daily limit) keeps them.
       const flushRejects = async (): Promise<void> => {
-        if (!dryRun) await rejects.add(searchName, newRejects.splice(0));
+        if (dryRun || newRejects.length === 0) return;
+        const entries = newRejects.splice(0);
+        if (entries.some((e) => e.keyless !== true && e.kind !== 'link')) store.retryEmpty = false;
+        await rejects.add(searchName, entries);
+      };
+      // Whether anything waits for a retry: asked once per run; afterwards only this writer adds to the set.
+      const resolveAccepted = async (keys: string[]): Promise<void> => {
+        if (keys.length === 0) return;
+        store.retryEmpty ??= (await rejects.pendingCount(searchName)) === 0;
+        if (!store.retryEmpty) await rejects.resolve(searchName, keys);
       };
       await flushRejects();
 
@@ -156,7 +180,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
           await detector.remember(accepted);
           await detector.forget(failed);
           // Written is written: a link that failed is not a reject, so the key leaves the retry set either way.
-          await rejects.resolve(searchName, [...accepted.map((r) => r.key), ...linkFailed]);
+          await resolveAccepted([...accepted.map((r) => r.key), ...linkFailed]);
           await flushRejects();
         }
       }

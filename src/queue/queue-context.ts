@@ -5,12 +5,7 @@ import { isRedisConnectionError } from '../shared/redis-connection-error.js';
 import { SYNC_QUEUE, TICK_QUEUE, type SyncJobData, type SyncJobResult, type TickJobData } from './job-data.js';
 import { SYNC_JOB_OPTIONS, TICK_JOB_OPTIONS } from './job-options.js';
 
-/** BullMQ key prefix; tests pass a unique one. For Redis Cluster use a hash-tagged prefix such as `{prospect-sync}`. */
-export const DEFAULT_QUEUE_PREFIX = 'prospect-sync';
-
-export function queuePrefix(env: NodeJS.ProcessEnv = process.env): string {
-  return env.QUEUE_PREFIX ?? DEFAULT_QUEUE_PREFIX;
-}
+export { DEFAULT_QUEUE_PREFIX, queuePrefix } from './queue-prefix.js';
 
 /** Where the queues live: one ioredis connection (maxRetriesPerRequest null) shared by the Queue objects. */
 export interface QueueContext {

@@ -1,20 +1,21 @@
+import { CompactIdSet } from './compact-id-set.js';
+
 /**
  * Record ids seen per run, so a live index's duplicates between pages (and between partitions) are emitted once.
- * In memory: 100k ids take a few MB. A resumed run after a restart starts empty; upserts are idempotent.
+ * In memory, compactly (~25 bytes per id, compact-id-set.ts): the one structure that grows with the run. A resumed
+ * run after a restart starts empty; upserts are idempotent.
  */
 export class RunDedup {
-  private readonly runs = new Map<string, Set<string>>();
+  private readonly runs = new Map<string, CompactIdSet>();
 
   /** True the first time `id` is seen in `runId`. */
   admit(runId: string, id: string): boolean {
     let seen = this.runs.get(runId);
     if (!seen) {
-      seen = new Set();
+      seen = new CompactIdSet();
       this.runs.set(runId, seen);
     }
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
+    return seen.add(id);
   }
 
   end(runId: string): void {

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { CompactIdSet } from '../../src/source/compact-id-set.js';
+import { RunDedup } from '../../src/source/run-dedup.js';
+
+/** Deterministic PRNG so a failure reproduces. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('CompactIdSet', () => {
+  it('answers exactly like a Set<string> over many ids, through table and arena growth', () => {
+    const rand = rng(7);
+    const set = new CompactIdSet();
+    const reference = new Set<string>();
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789_-';
+    const ids: string[] = [];
+    for (let n = 0; n < 60_000; n++) {
+      // short and long ids, ids that are prefixes of each other, re-adds of earlier ids
+      if (ids.length > 0 && rand() < 0.2) {
+        ids.push(ids[Math.floor(rand() * ids.length)] as string);
+        continue;
+      }
+      const length = rand() < 0.01 ? 300 + Math.floor(rand() * 500) : 1 + Math.floor(rand() * 12);
+      let id = '';
+      for (let k = 0; k < length; k++) id += alphabet[Math.floor(rand() * alphabet.length)];
+      ids.push(id, `${id}x`);
+    }
+    for (const id of ids) {
+      const isNew = !reference.has(id);
+      reference.add(id);
+      expect(set.add(id)).toBe(isNew);
+    }
+    expect(set.size).toBe(reference.size);
+    for (const id of reference) expect(set.has(id)).toBe(true);
+    expect(set.has('not-there')).toBe(reference.has('not-there'));
+  });
+
+  it('keeps ids it cannot store as bytes (non-Latin-1, the empty id, very long) exactly too', () => {
+    const set = new CompactIdSet();
+    const odd = ['', 'ü-latin1', '日本-1', '日本-2', 'é'.repeat(3), 'a'.repeat(70_000), 'a'.repeat(69_999)];
+    for (const id of odd) expect(set.add(id)).toBe(true);
+    for (const id of odd) expect(set.add(id)).toBe(false);
+    expect(set.has('日本-3')).toBe(false);
+    expect(set.size).toBe(odd.length);
+  });
+
+  it('RunDedup admits an id once per run and forgets a run that ended', () => {
+    const dedup = new RunDedup();
+    expect(dedup.admit('r1', 'c_1')).toBe(true);
+    expect(dedup.admit('r1', 'c_1')).toBe(false);
+    expect(dedup.admit('r2', 'c_1')).toBe(true);
+    dedup.end('r1');
+    expect(dedup.admit('r1', 'c_1')).toBe(true);
+  });
+});
