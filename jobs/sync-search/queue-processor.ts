@@ -7,6 +7,7 @@
 import type { AppConfig } from '../../src/config/index.js';
 import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
 import { recordRun } from '../../src/runs/run-history.js';
+import { RunAlreadyActiveError } from '../../src/runs/run-lock.js';
 import { notStartedSummary, type RunSummary } from '../../src/runs/run-summary.js';
 import type { RunRequest, SyncDeps } from '../sync-search.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
@@ -16,6 +17,9 @@ import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from '
  * keeps the config it started with while the next one sees the new.
  */
 export type ProcessorDeps = Omit<SyncDeps, 'config'> & ({ config: AppConfig; getConfig?: () => AppConfig } | { config?: AppConfig; getConfig: () => AppConfig });
+
+/** When another attempt of the same run holds its lock, the job looks again after this long. */
+const SAME_RUN_RECHECK_MS = 15_000;
 
 /** Progress is pushed to the job at most this often. */
 const PROGRESS_EVERY_MS = 1000;
@@ -42,6 +46,11 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
         },
       });
     } catch (err) {
+      if (err instanceof RunAlreadyActiveError && err.details?.holder === runId) {
+        // Another attempt of this very run still walks (the job stalled while its worker lived on): look again later.
+        await job.moveToDelayed(Date.now() + SAME_RUN_RECHECK_MS, token);
+        throw new DelayedError();
+      }
       // Not started: another run holds the search (e.g. `run` in a terminal), or the search is refused. Reported in
       // the run history and as the job's result; the next schedule runs it again.
       const info = errorInfo(err);

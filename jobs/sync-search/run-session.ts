@@ -6,7 +6,7 @@
 import type { WriteResult } from '../../src/crm/index.js';
 import { CheckpointStore, DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import { addCounts, emptyCounts, runCounts } from '../../src/runs/run-counters.js';
-import { recordRun } from '../../src/runs/run-history.js';
+import { findFinishedRun, recordRun } from '../../src/runs/run-history.js';
 import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
 import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
 import { revealSummary } from './reveal-summary.js';
@@ -37,6 +37,8 @@ export class RunSession {
     readonly source: SourceClient,
     /** Aborts on shutdown or when the run lock is lost. */
     readonly signal: AbortSignal,
+    /** This run already ended in an earlier attempt (no checkpoint left, its summary in the history): nothing to walk. */
+    readonly finishedBefore: RunSummary | null,
   ) {
     this.earlier = resumed ? structuredClone(resumed.counts) : undefined;
   }
@@ -48,11 +50,14 @@ export class RunSession {
     const store = new CheckpointStore<JourneyCheckpoint>(redis, search, { prefix, ttlMs: deps.checkpointTtlMs ?? DEFAULT_CHECKPOINT_TTL_MS });
     const lock = await acquireRunLock(redis, search, request.runId, { prefix, ...(deps.lockTtlMs ? { ttlMs: deps.lockTtlMs } : {}) });
     const signal = AbortSignal.any([request.signal ?? new AbortController().signal, lock.lost]);
-    const resumed = request.dryRun ? null : await store.load(request.runId).catch(async (err: unknown) => {
+    const loaded = request.dryRun ? { resumed: null, finished: null } : await Promise.all([
+      store.load(request.runId),
+      findFinishedRun(redis, search, request.runId, { prefix }),
+    ]).then(([resumed, finished]) => ({ resumed, finished: resumed ? null : finished })).catch(async (err: unknown) => {
       await lock.release().catch(() => undefined);
       throw err;
     });
-    return new RunSession(deps, request, log, lock, store, resumed, openSource(deps.config, redis, prefix, log), signal);
+    return new RunSession(deps, request, log, lock, store, loaded.resumed, openSource(deps.config, redis, prefix, log), signal, loaded.finished);
   }
 
   get logger(): Logger {

@@ -25,3 +25,12 @@ export async function listRuns(redis: Redis, search: string, options: { prefix?:
   const raw = await redis.lrange(key, 0, (options.limit ?? 20) - 1);
   return raw.map((line) => JSON.parse(line) as RunSummary);
 }
+
+/**
+ * The summary of run `runId` if it already ended `completed` or `partial` (among the search's recent runs): a later
+ * attempt of the same queued run (its job stalled while the first worker lived on) returns it instead of walking again.
+ */
+export async function findFinishedRun(redis: Redis, search: string, runId: string, options: { prefix?: string } = {}): Promise<RunSummary | null> {
+  const runs = await listRuns(redis, search, { ...options, limit: 50 });
+  return runs.find((r) => r.runId === runId && (r.status === 'completed' || r.status === 'partial')) ?? null;
+}

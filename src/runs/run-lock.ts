@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { AppError } from '../shared/app-error.js';
 import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/redis.js';
@@ -21,30 +23,43 @@ export interface RunLockOptions {
 
 export interface RunLock {
   readonly search: string;
+  /** This attempt's token: `<run id>#<attempt>`. */
   readonly owner: string;
   /** Aborted when a renewal finds the lock gone or taken: the run must stop writing. */
   readonly lost: AbortSignal;
   release(): Promise<void>;
 }
 
-// Re-entrant for the same owner: a resumed job (stalled, delayed) carries its run id and takes its own lock back.
+// Per attempt, not per run: another attempt of the same run (a stalled job picked up again while its first worker
+// still runs, or the lock of a crashed worker not yet expired) is waited for, never joined, so one run never walks
+// twice at once. 1: taken; 2: held by another attempt of this run; 0: held by another run.
 const ACQUIRE = `
 local cur = redis.call('GET', KEYS[1])
-if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if cur then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1`;
+if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+if string.sub(cur, 1, string.len(ARGV[3])) == ARGV[3] then return 2 end
+return 0`;
+
+/** The run id part of a lock value (`<run id>#<attempt>`). */
+const runIdOf = (value: string | null): string | null => (value === null ? null : value.replace(/#[^#]*$/, ''));
 
 /**
- * Takes the per-search run lock (owner = run id) or throws RunAlreadyActiveError. Both the queue job and the
- * in-process `run` command take it, so two runs of one search never overlap whichever way they started.
+ * Takes the per-search run lock for one attempt of run `runId`, or throws RunAlreadyActiveError. Both the queue job
+ * and the in-process `run` command take it, so two runs of one search never overlap whichever way they started.
+ * While another attempt of the same run holds it, this waits (a live holder finishes or checkpoints; a crashed one's
+ * lock expires within `ttlMs`), up to `ttlMs` plus one renewal; then RunAlreadyActiveError names this run itself.
  */
-export async function acquireRunLock(redis: Redis, search: string, owner: string, options: RunLockOptions = {}): Promise<RunLock> {
+export async function acquireRunLock(redis: Redis, search: string, runId: string, options: RunLockOptions = {}): Promise<RunLock> {
   const key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).lock;
   const ttlMs = options.ttlMs ?? 30_000;
   const renewEveryMs = options.renewEveryMs ?? Math.max(100, Math.floor(ttlMs / 3));
-  const taken = (await redis.eval(ACQUIRE, 1, key, owner, String(ttlMs))) as number;
-  if (taken !== 1) throw new RunAlreadyActiveError(search, await redis.get(key));
+  const owner = `${runId}#${randomUUID().slice(0, 8)}`;
+  const deadline = Date.now() + ttlMs + renewEveryMs;
+  for (;;) {
+    const taken = (await redis.eval(ACQUIRE, 1, key, owner, String(ttlMs), `${runId}#`)) as number;
+    if (taken === 1) break;
+    if (taken === 0 || Date.now() >= deadline) throw new RunAlreadyActiveError(search, runIdOf(await redis.get(key)));
+    await sleep(Math.min(250, Math.max(20, Math.floor(ttlMs / 10))));
+  }
 
   const lost = new AbortController();
   const timer = setInterval(() => {

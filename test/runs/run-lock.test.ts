@@ -40,12 +40,24 @@ describe('run lock', () => {
     await again.release();
   });
 
-  it('is re-entrant for the same run id (a resumed job takes its own lock back)', async () => {
-    const a = await acquireRunLock(redis, 's', 'run-a', { prefix });
-    const b = await acquireRunLock(redis, 's', 'run-a', { prefix });
-    expect(await holderOf('s')).toBe('run-a');
-    await b.release();
+  it('per attempt: another attempt of the same run waits for the holder, never joins it', async () => {
+    const a = await acquireRunLock(redis, 's', 'run-a', { prefix, ttlMs: 400, renewEveryMs: 50 });
+    let bTaken = false;
+    const b = acquireRunLock(redis, 's', 'run-a', { prefix, ttlMs: 400, renewEveryMs: 50 }).then((lock) => {
+      bTaken = true;
+      return lock;
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(bTaken).toBe(false); // a lives (renews): b waits
     await a.release();
+    const lockB = await b;
+    expect(lockB.owner).not.toBe(a.owner);
+    expect(await holderOf('s')).toBe('run-a');
+    // a holder that keeps its lock past the wait: refused, naming this run itself
+    const err = await acquireRunLock(redis, 's', 'run-a', { prefix, ttlMs: 200, renewEveryMs: 50 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunAlreadyActiveError);
+    expect((err as RunAlreadyActiveError).details).toEqual({ search: 's', holder: 'run-a' });
+    await lockB.release();
   });
 
   it('renews while held and expires after a crash (no renewal)', async () => {
