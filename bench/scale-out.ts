@@ -1,0 +1,124 @@
+/**
+ * Scale-out: 1, 2 and 4 worker processes (`prospect-sync worker`, the compiled CLI) sharing one API account and one
+ * HubSpot portal through the queue, several searches at once (the companies split into disjoint headcount ranges,
+ * all enqueued together). Per worker count: records/s over the API ceiling, the highest request count of any one
+ * window as the emulators count it (API search and count: fixed 10 s windows; HubSpot: rolling 10 s), 429s, and each
+ * worker's CPU and peak RSS. API at 500 / 60 s kept as 83 / 10 s, page latency 150-300 ms, HubSpot 190 / 10 s.
+ * Run: npx tsx bench/scale-out.ts [companies=100000] [searches=4] [workers=1,2,4]
+ */
+import { writeFileSync } from 'node:fs';
+import { openQueues, enqueueRun } from '../src/queue/index.js';
+import { listRuns } from '../src/runs/run-history.js';
+import type { RunSummary } from '../src/runs/run-summary.js';
+import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
+import { companiesSearch, HUBSPOT_TOKEN, REDIS_URL, SI_CLIENT, writeBenchConfig } from './lib/bench-config.js';
+import { startEmulatorHost, type EmulatorHost } from './lib/emulator-host-client.js';
+import { load, machine } from './lib/machine.js';
+import { ensureBuilt, startWorker } from './lib/worker-process.js';
+
+const COMPANIES = Number(process.argv[2] ?? 100_000);
+const SEARCHES = Number(process.argv[3] ?? 4);
+const WORKERS = (process.argv[4] ?? '1,2,4').split(',').map(Number);
+const LIMIT = 83;
+const WINDOW_S = 10;
+const CEILING = (LIMIT * 100) / WINDOW_S;
+const out: Record<string, unknown>[] = [];
+
+ensureBuilt();
+console.log(`machine: ${machine()}; ${load()} at start`);
+const redis = createRedis(REDIS_URL);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const newHost = (): Promise<EmulatorHost> => startEmulatorHost({
+  salesIntel: {
+    companies: COMPANIES, persons: 1000, windowSeconds: WINDOW_S, faults: { latency: { fixedMs: 150, jitterMs: 150 } },
+    accounts: [{ ...SI_CLIENT, limits: { search: LIMIT, count: LIMIT, dictionary: LIMIT } }],
+  },
+  hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 190, daily: 10_000_000 } },
+});
+
+/** Headcount bounds splitting the companies into `parts` ranges of about equal count (bisection on free counts). */
+async function headcountSplits(host: EmulatorHost, parts: number): Promise<{ gte: number; lte?: number }[]> {
+  const tokenRes = await fetch(host.salesIntel.tokenUrl, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: SI_CLIENT.clientId, client_secret: SI_CLIENT.clientSecret }),
+  });
+  const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+  const count = async (lte: number): Promise<number> => {
+    for (;;) {
+      const res = await fetch(`${host.salesIntel.url}/companies/filter/count`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ company: { headcount: { gte: 0, lte } } }),
+      });
+      if (res.status === 429) { await sleep(1000); continue; }
+      return ((await res.json()) as { total: number }).total;
+    }
+  };
+  const total = await count(100_000_000);
+  const bounds: number[] = [];
+  for (let k = 1; k < parts; k++) {
+    let lo = bounds.at(-1) ?? 0;
+    let hi = 10_000_000;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await count(mid)) >= (total * k) / parts) hi = mid;
+      else lo = mid + 1;
+    }
+    bounds.push(lo);
+  }
+  return Array.from({ length: parts }, (_, k) => ({ gte: k === 0 ? 0 : bounds[k - 1]! + 1, ...(k < parts - 1 ? { lte: bounds[k]! } : {}) }));
+}
+
+for (const workers of WORKERS) {
+  const host = await newHost();
+  const ranges = await headcountSplits(host, SEARCHES);
+  const names = ranges.map((_, k) => `part-${k + 1}`);
+  const cfg = writeBenchConfig(host, {
+    name: `scale-${workers}`, limits: { search: LIMIT, windowSeconds: WINDOW_S }, concurrency: 2,
+    searches: ranges.map((h, k) => companiesSearch(names[k]!, 'hs', 'companies', { company: { headcount: h } })),
+  });
+  const queues = openQueues({ connection: redis, prefix: cfg.prefix });
+  const procs = Array.from({ length: workers }, () => startWorker(['worker', '--config', cfg.file], cfg.env));
+  try {
+    // Ready when every process has registered its BullMQ worker.
+    for (let i = 0; i < 120 && (await queues.sync.getWorkersCount()) < workers; i++) await sleep(250);
+    const w = WINDOW_S * 1000;
+    await sleep(Math.ceil(Date.now() / w) * w - Date.now() + 5);
+    await host.reset();
+    const loadBefore = load();
+    const t0 = Date.now();
+    for (const name of names) await enqueueRun(queues.sync, name, 'manual');
+    const done = new Map<string, RunSummary>();
+    while (done.size < names.length) {
+      await sleep(500);
+      for (const name of names) {
+        if (done.has(name)) continue;
+        const last = (await listRuns(redis, name, { prefix: cfg.prefix, limit: 1 }))[0];
+        if (last) done.set(name, last);
+      }
+      if (Date.now() - t0 > 30 * 60_000) throw new Error('scale-out: runs did not finish within 30 minutes');
+    }
+    const seconds = (Math.max(...[...done.values()].map((s) => Date.parse(s.finishedAt))) - t0) / 1000;
+    const stats = await host.stats();
+    const results = await Promise.all(procs.map((p) => p.stop()));
+    const runs = [...done.values()];
+    const fetched = runs.reduce((n, s) => n + s.fetched, 0);
+    const f = {
+      workers, searches: names.length, statuses: runs.map((s) => s.status), records: fetched, seconds: Number(seconds.toFixed(1)),
+      recordsPerSecond: Math.round(fetched / seconds), ceiling: CEILING, ratio: Number((fetched / seconds / CEILING).toFixed(3)),
+      api: { peakSearchesPerWindow: stats.salesIntel.peakPerWindow.search, peakCountsPerWindow: stats.salesIntel.peakPerWindow.count, limit: LIMIT, served429: stats.salesIntel.served429, searches: stats.salesIntel.operations.search },
+      hubspot: { peakPerRolling10s: stats.hubspot!.peakPerWindow, limit: 190, served429: stats.hubspot!.throttled.TEN_SECONDLY_ROLLING, stored: stats.hubspot!.stored.companies },
+      tokensPerRecord: Number((runs.reduce((n, s) => n + s.tokensSpent, 0) / fetched).toFixed(3)),
+      workerCpuMs: results.map((r) => Math.round(r.usage.cpuMs)), workerMaxRssMb: results.map((r) => Math.round(r.usage.maxRssMb)),
+      loadBefore, loadAfter: load(),
+    };
+    console.log(JSON.stringify(f));
+    out.push(f);
+  } finally {
+    await Promise.all(procs.map((p) => p.stop()));
+    await queues.close();
+    await deleteKeysUnder(redis, cfg.prefix);
+    await host.stop();
+  }
+}
+redis.disconnect();
+if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(out, null, 1));
