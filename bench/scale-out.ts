@@ -77,7 +77,8 @@ for (const workers of WORKERS) {
     searches: ranges.map((h, k) => companiesSearch(names[k]!, 'hs', 'companies', { company: { headcount: h } })),
   });
   const queues = openQueues({ connection: redis, prefix: cfg.prefix });
-  const procs = Array.from({ length: workers }, () => startWorker(['worker', '--config', cfg.file], cfg.env));
+  // Warnings and errors of the workers are kept (stderr) and printed for a run that did not complete.
+  const procs = Array.from({ length: workers }, () => startWorker(['worker', '--config', cfg.file], { ...cfg.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }));
   try {
     // Ready when every process has registered its BullMQ worker.
     for (let i = 0; i < 120 && (await queues.sync.getWorkersCount()) < workers; i++) await sleep(250);
@@ -103,7 +104,7 @@ for (const workers of WORKERS) {
     const runs = [...done.values()];
     const fetched = runs.reduce((n, s) => n + s.fetched, 0);
     const f = {
-      workers, searches: names.length, statuses: runs.map((s) => s.status), records: fetched, seconds: Number(seconds.toFixed(1)),
+      workers, searches: names.length, statuses: runs.map((s) => s.status), errors: runs.filter((s) => s.error).map((s) => s.error), records: fetched, seconds: Number(seconds.toFixed(1)),
       recordsPerSecond: Math.round(fetched / seconds), ceiling: CEILING, ratio: Number((fetched / seconds / CEILING).toFixed(3)),
       api: { peakSearchesPerWindow: stats.salesIntel.peakPerWindow.search, peakCountsPerWindow: stats.salesIntel.peakPerWindow.count, limit: LIMIT, served429: stats.salesIntel.served429, searches: stats.salesIntel.operations.search },
       hubspot: { peakPerRolling10s: stats.hubspot!.peakPerWindow, limit: 190, served429: stats.hubspot!.throttled.TEN_SECONDLY_ROLLING, stored: stats.hubspot!.stored.companies },
@@ -113,6 +114,12 @@ for (const workers of WORKERS) {
     };
     console.log(JSON.stringify(f));
     out.push(f);
+    for (const s of runs.filter((r) => r.status !== 'completed')) {
+      console.log(`  ${s.search}: ${s.status} after ${s.fetched} records: ${JSON.stringify(s.error ?? s.stopReason)}`);
+    }
+    if (runs.some((r) => r.status !== 'completed')) {
+      results.forEach((r, i) => console.log(`  worker ${i + 1} stderr (last 3,000 characters):\n${r.stderr.slice(-3000)}`));
+    }
   } finally {
     await Promise.all(procs.map((p) => p.stop()));
     await queues.close();

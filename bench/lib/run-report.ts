@@ -35,6 +35,8 @@ export function figures(label: string, summary: RunSummary, worker: WorkerResult
     status: summary.status,
     ...(summary.stopReason ? { stopReason: summary.stopReason } : {}),
     ...(summary.error ? { error: summary.error } : {}),
+    ...(summary.warnings ? { warnings: summary.warnings } : {}),
+    ...(summary.linkErrors ? { linkErrors: summary.linkErrors } : {}),
     records: summary.fetched,
     created: summary.created, updated: summary.updated, unchanged: summary.unchanged, rejected: summary.rejected,
     wallSeconds: Number(seconds.toFixed(1)),
@@ -52,7 +54,7 @@ export function figures(label: string, summary: RunSummary, worker: WorkerResult
       peakSearchesPerWindow: stats.salesIntel.peakPerWindow.search, peakCountsPerWindow: stats.salesIntel.peakPerWindow.count, limit: rates.limit,
       served429: stats.salesIntel.served429.search + stats.salesIntel.served429.count + stats.salesIntel.served429.dictionary,
     },
-    ...(hs ? { hubspot: { requests: hs.requests, writes: hubspotWrites(stats), peakPerWindow: hs.peakPerWindow, limit: rates.hubspotPer10s, served429: hs.throttled.TEN_SECONDLY_ROLLING + hs.throttled.DAILY, stored: hs.stored } } : {}),
+    ...(hs ? { hubspot: { requests: hs.requests, byRoute: hs.byRoute, writes: hubspotWrites(stats), peakPerWindow: hs.peakPerWindow, limit: rates.hubspotPer10s, served429: hs.throttled.TEN_SECONDLY_ROLLING + hs.throttled.DAILY, stored: hs.stored } } : {}),
     ...(stats.salesforce ? { salesforce: { apiCalls: stats.salesforce.apiUsage, requests: stats.salesforce.requests, statuses: stats.salesforce.statuses, stored: stats.salesforce.stored } } : {}),
     worker: { cpuMs: Math.round(worker.usage.cpuMs), cpuMsPer1000: Number((worker.usage.cpuMs / (summary.fetched / 1000)).toFixed(1)), maxRssMb: Math.round(worker.usage.maxRssMb) },
   };
