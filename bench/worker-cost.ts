@@ -4,7 +4,8 @@
  * with HubSpot writes. The package is "fast" (no rate limit that binds, no page latency) so the run is CPU-bound and
  * the figures are per record. Also: RSS sampled over the run (flat or growing?), the process's fixed cost
  * (`validate`, the same start-up without a run), and a --cpu-prof profile's top self-time functions.
- * Run: npx tsx bench/worker-cost.ts [sizes=100000,1000000] [--no-profile]
+ * Run: npx tsx bench/worker-cost.ts [sizes=100000,1000000] [--no-profile] [--max-old-space-size=MB] [--dry-run-only]
+ * (`--max-old-space-size` is passed to the worker: does a run fit a small heap, i.e. is the RSS growth live data?)
  */
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,8 @@ import { ensureBuilt, lastJson, startWorker, type WorkerResult } from './lib/wor
 
 const SIZES = (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : '100000,1000000').split(',').map(Number);
 const PROFILE = !process.argv.includes('--no-profile');
+const HEAP = process.argv.find((a) => a.startsWith('--max-old-space-size='));
+const DRY_ONLY = process.argv.includes('--dry-run-only');
 const FAST = 1_000_000; // requests per window: never binds
 const out: Record<string, unknown>[] = [];
 
@@ -52,14 +55,24 @@ for (const size of SIZES) {
       out.push(f);
     }
     const cases: [string, string[]][] = [['--dry-run', ['run', 'cost-dry', '--dry-run', '--json']], ['HubSpot writes', ['run', 'cost-hs', '--json']]];
+    if (DRY_ONLY) cases.pop();
     for (const [mode, args] of cases) {
       await host.reset();
       const loadBefore = load();
-      const r = await startWorker([...args, '--config', cfg.file], cfg.env).done;
-      const s = lastJson<RunSummary>(r.stdout);
+      const r = await startWorker([...args, '--config', cfg.file], cfg.env, HEAP ? { nodeArgs: [HEAP] } : {}).done;
+      let s: RunSummary;
+      try {
+        s = lastJson<RunSummary>(r.stdout);
+      } catch {
+        // e.g. the heap limit was too small: say so instead of a figure
+        const f = { label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`, exitCode: r.exitCode, noSummary: r.stderr.slice(-600), maxRssMb: Math.round(r.usage.maxRssMb), loadBefore };
+        console.log(JSON.stringify(f));
+        out.push(f);
+        continue;
+      }
       const stats = await host.stats();
       const f = {
-        label: `${size} companies, ${mode}`, status: s.status, records: s.fetched, created: s.created, partitions: s.partitions,
+        label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`, exitCode: r.exitCode, status: s.status, records: s.fetched, created: s.created, partitions: s.partitions,
         wallSeconds: Number((r.wallMs / 1000).toFixed(1)), recordsPerSecond: Math.round(s.fetched / (r.wallMs / 1000)),
         cpuMs: Math.round(r.usage.cpuMs), cpuMsPer1000: Number((r.usage.cpuMs / (s.fetched / 1000)).toFixed(2)),
         maxRssMb: Math.round(r.usage.maxRssMb), rssAtQuarters: rssCurve(r),

@@ -63,11 +63,11 @@ function rssMb(pid: number): number | undefined {
   }
 }
 
-/** Starts `prospect-sync <args>` from dist/ with `env` added; `cpuProfDir` adds Node's --cpu-prof. */
-export function startWorker(args: string[], env: Record<string, string>, opts: { cpuProfDir?: string; sampleMs?: number } = {}): WorkerProcess {
+/** Starts `prospect-sync <args>` from dist/ with `env` added; `cpuProfDir` adds Node's --cpu-prof, `nodeArgs` any other Node flag. */
+export function startWorker(args: string[], env: Record<string, string>, opts: { cpuProfDir?: string; sampleMs?: number; nodeArgs?: string[] } = {}): WorkerProcess {
   const dir = mkdtempSync(join(tmpdir(), 'bench-usage-'));
   const usageFile = join(dir, 'usage.json');
-  const node = ['--import', REPORTER, ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), CLI, ...args];
+  const node = ['--import', REPORTER, ...(opts.nodeArgs ?? []), ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), CLI, ...args];
   const t0 = performance.now();
   const child = spawn(process.execPath, node, { cwd: ROOT, env: { ...process.env, ...env, BENCH_USAGE_FILE: usageFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
