@@ -1,152 +1,105 @@
 /**
- * Cost of the worker process (issue 12): CPU ms per 1,000 records and peak RSS of a real `prospect-sync run`
- * process, at two sizes, `--dry-run` and into HubSpot. The emulators run in ANOTHER process (this script re-runs
- * itself with `serve`), so the figures are the worker's alone. CPU and peak RSS come from GNU time (user + sys,
- * max RSS) around the worker process; the per-record cost is the slope between the two sizes, so process start
- * (module load, config, Redis connect, plan) is reported apart as the intercept.
- *
- * The package is fast on purpose (1,000 searches per 10 s window, 20 ms page latency, HubSpot at 1,000 requests
- * per 10 s): this measures CPU per record, not throughput.
- *
- * Run: npx tsx bench/worker-cost.ts [small=30000] [large=150000] [--runtime=dist|tsx] [--mode=dry,hubspot]
- *      [--cpu-prof=dir] [--reps=1]
- * `--runtime=dist` runs `node dist/src/cli/main.js` (build first: `npm run build`); `tsx` runs the TypeScript source
- * through tsx, as `bin/prospect-sync.js` does when there is no dist/. Needs Redis ($REDIS_URL, default DB 0).
- * WC_WORKER_NODE_OPTIONS: NODE_OPTIONS for the worker process only (e.g. `--max-old-space-size=64`).
+ * Cost of the worker: CPU ms per 1,000 records and peak RSS of the worker process (the compiled CLI,
+ * `prospect-sync run <search> --json`, in its own process; emulators in another) at each size, with `--dry-run` and
+ * with HubSpot writes. The package is "fast" (no rate limit that binds, no page latency) so the run is CPU-bound and
+ * the figures are per record. Also: RSS sampled over the run (flat or growing?), the process's fixed cost
+ * (`validate`, the same start-up without a run), and a --cpu-prof profile's top self-time functions.
+ * Run: npx tsx bench/worker-cost.ts [sizes=100000,1000000] [--no-profile] [--max-old-space-size=MB] [--dry-run-only]
+ * (`--max-old-space-size` is passed to the worker: does a run fit a small heap, i.e. is the RSS growth live data?)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { RunSummary } from '../src/runs/run-summary.js';
+import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
+import { companiesSearch, HUBSPOT_TOKEN, REDIS_URL, SI_CLIENT, writeBenchConfig } from './lib/bench-config.js';
+import { topSelfTime } from './lib/cpu-profile.js';
+import { startEmulatorHost } from './lib/emulator-host-client.js';
+import { load, machine } from './lib/machine.js';
+import { ensureBuilt, lastJson, startWorker, type WorkerResult } from './lib/worker-process.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SEARCHES_PER_WINDOW = 1_000;
-const WINDOW_S = 10;
-const LATENCY_MS = 20;
-const HUBSPOT_PER_10S = 1_000;
-const PARALLELISM = 8;
+const SIZES = (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : '100000,1000000').split(',').map(Number);
+const PROFILE = !process.argv.includes('--no-profile');
+const HEAP = process.argv.find((a) => a.startsWith('--max-old-space-size='));
+const DRY_ONLY = process.argv.includes('--dry-run-only');
+const FAST = 1_000_000; // requests per window: never binds
+const out: Record<string, unknown>[] = [];
 
-if (process.argv[2] === 'serve') await serve(Number(process.argv[3]));
-else await main();
+ensureBuilt();
+console.log(`machine: ${machine()}; ${load()} at start`);
+const redis = createRedis(REDIS_URL);
 
-/** Child: the Sales-Intelligence and HubSpot emulators; prints their URLs as one JSON line, exits when stdin closes. */
-async function serve(companies: number): Promise<void> {
-  const { startSalesIntelEmulator } = await import('../src/emulators/sales-intel/index.js');
-  const { startHubSpotEmulator } = await import('../src/emulators/hubspot/index.js');
-  const limits = { search: SEARCHES_PER_WINDOW, count: SEARCHES_PER_WINDOW, dictionary: SEARCHES_PER_WINDOW };
-  const si = await startSalesIntelEmulator({
-    companies, persons: 1_000, windowSeconds: WINDOW_S,
-    accounts: [{ clientId: 'bench', clientSecret: 'bench-secret', accountId: 'bench', limits }],
-    faults: { latency: { fixedMs: LATENCY_MS, jitterMs: 0 } },
+/** RSS at a quarter, half, three quarters and the end of the run (MB), from the /proc samples. */
+function rssCurve(r: WorkerResult): number[] {
+  if (r.rss.length === 0) return [];
+  return [0.25, 0.5, 0.75, 1].map((q) => r.rss[Math.min(r.rss.length - 1, Math.floor(q * (r.rss.length - 1)))]![1]);
+}
+
+for (const size of SIZES) {
+  const host = await startEmulatorHost({
+    salesIntel: {
+      companies: size, persons: 1000, windowSeconds: 10,
+      accounts: [{ ...SI_CLIENT, limits: { search: FAST, count: FAST, dictionary: FAST } }],
+    },
+    hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: FAST, daily: 100_000_000 } },
   });
-  const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['bench-token'], limits: { perTenSeconds: HUBSPOT_PER_10S } });
-  process.stdout.write(`${JSON.stringify({ si: si.url, token: si.tokenUrl, hubspot: hubspot.url })}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => {
-    void Promise.all([si.close(), hubspot.close()]).then(() => process.exit(0));
+  const cfg = writeBenchConfig(host, {
+    name: 'cost', limits: { search: FAST, windowSeconds: 10 }, hubspotPer10s: FAST,
+    searches: [companiesSearch('cost-dry', 'hs', 'companies'), companiesSearch('cost-hs', 'hs', 'companies')],
   });
-}
-
-interface Urls { si: string; token: string; hubspot: string }
-interface Measure { records: number; cpuMs: number; rssMb: number; wallS: number; status: string; throttled: number }
-
-function arg(name: string): string | undefined {
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
-
-async function startEmulators(companies: number): Promise<{ urls: Urls; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve', String(companies)], {
-    cwd: root, stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`emulator host exited ${code}`)));
-  });
-  return { urls: JSON.parse(line) as Urls, child };
-}
-
-function configYaml(urls: Urls, name: string): string {
-  return `
-source:
-  baseUrl: ${urls.si}
-  auth: {tokenUrl: "${urls.token}", clientId: bench, clientSecret: "\${WC_SI_SECRET}"}
-  parallelism: ${PARALLELISM}
-  fallbackLimits: {search: ${SEARCHES_PER_WINDOW}, count: ${SEARCHES_PER_WINDOW}, dictionary: ${SEARCHES_PER_WINDOW}, windowSeconds: ${WINDOW_S}}
-destinations:
-  crm: {type: hubspot, accessToken: "\${WC_HUBSPOT_TOKEN}", baseUrl: "${urls.hubspot}", requestsPer10s: ${HUBSPOT_PER_10S}}
-searches:
-  - name: ${name}
-    segment: icp
-    entity: companies
-    filter: {company: {headcount: {gte: 1}}}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {name: name, domain: domain, numberofemployees: headcount, city: city}
-`;
-}
-
-/** One worker process: `run <search> --json [--dry-run]` under GNU time; its summary and its CPU and peak RSS. */
-async function runWorker(urls: Urls, dry: boolean, runtime: string, profDir: string | undefined, tag: string): Promise<Measure> {
-  const dir = mkdtempSync(join(tmpdir(), 'worker-cost-'));
-  const config = join(dir, 'bench.yaml');
-  writeFileSync(config, configYaml(urls, 'bench'));
-  const node = join(root, 'node_modules', 'node', 'bin', 'node');
-  const entry = runtime === 'tsx' ? ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')] : [join(root, 'dist', 'src', 'cli', 'main.js')];
-  const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${tag}.cpuprofile`] : [];
-  const timeFile = join(dir, 'time');
-  const args = ['-f', '%U %S %M %e', '-o', timeFile, node, ...prof, ...entry, 'run', 'bench', '--json', '--config', config, ...(dry ? ['--dry-run'] : [])];
-  const prefix = `${process.env.QUEUE_PREFIX ?? 'bench'}-wc-${randomUUID().slice(0, 6)}`;
-  const child = spawn('/usr/bin/time', args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...(process.env.WC_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.WC_WORKER_NODE_OPTIONS } : {}), QUEUE_PREFIX: prefix, WC_SI_SECRET: 'bench-secret', WC_HUBSPOT_TOKEN: 'bench-token' } });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  await new Promise((resolve) => child.once('exit', resolve));
-  const [user, sys, maxKb, wall] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number) as [number, number, number, number];
-  const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { fetched?: number; status?: string; throttled?: number };
-  await cleanRedis(prefix);
-  if (summary.fetched === undefined) throw new Error(`no run summary from the worker: ${out.trim().slice(-2000)}`);
-  return { records: summary.fetched ?? 0, cpuMs: (user + sys) * 1000, rssMb: maxKb / 1024, wallS: wall, status: summary.status ?? '?', throttled: summary.throttled ?? 0 };
-}
-
-async function cleanRedis(prefix: string): Promise<void> {
-  const { createRedis, deleteKeysUnder } = await import('../src/shared/redis.js');
-  const redis = createRedis(process.env.REDIS_URL);
-  await deleteKeysUnder(redis, prefix);
-  redis.disconnect();
-}
-
-async function main(): Promise<void> {
-  const sizes = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
-  const [small, large] = [sizes[0] ?? 30_000, sizes[1] ?? 150_000];
-  const runtime = arg('runtime') ?? 'dist';
-  const modes = (arg('mode') ?? 'dry,hubspot').split(',');
-  const profDir = arg('cpu-prof');
-  const reps = Number(arg('reps') ?? 1);
-  console.log(`worker-cost: runtime ${runtime}, ${SEARCHES_PER_WINDOW} searches / ${WINDOW_S} s, ${LATENCY_MS} ms latency, parallelism ${PARALLELISM}, HubSpot ${HUBSPOT_PER_10S} / 10 s`);
-  for (const mode of modes) {
-    const at: Measure[] = [];
-    for (const size of [small, large]) {
-      let best: Measure | undefined;
-      for (let r = 0; r < reps; r++) {
-        // a fresh emulator per run: HubSpot starts empty, so every run with writes creates every record
-        const emu = await startEmulators(size);
-        try {
-          const m = await runWorker(emu.urls, mode === 'dry', runtime, profDir, `${runtime}-${mode}-${size}-${r}`);
-          console.log(`  ${mode} ${size}: ${m.status}, ${m.records} records, CPU ${m.cpuMs.toFixed(0)} ms (${(m.cpuMs / (m.records / 1000)).toFixed(1)} ms per 1,000 incl. start), peak RSS ${m.rssMb.toFixed(0)} MB, wall ${m.wallS.toFixed(1)} s, 429s ${m.throttled}`);
-          if (!best || m.cpuMs < best.cpuMs) best = m; // least-disturbed repetition on a shared machine
-        } finally {
-          emu.child.stdin!.end();
-          await new Promise((resolve) => emu.child.once('exit', resolve));
-        }
-      }
-      at.push(best!);
+  try {
+    if (size === SIZES[0]) {
+      const v = await startWorker(['validate', '--config', cfg.file], cfg.env).done;
+      const f = { label: 'fixed cost: `validate` (start-up, config, exit; no run)', cpuMs: Math.round(v.usage.cpuMs), maxRssMb: Math.round(v.usage.maxRssMb), load: load() };
+      console.log(JSON.stringify(f));
+      out.push(f);
     }
-    const [a, b] = at as [Measure, Measure];
-    const slope = (b.cpuMs - a.cpuMs) / ((b.records - a.records) / 1000);
-    const start = a.cpuMs - slope * (a.records / 1000);
-    console.log(`${mode}: ${slope.toFixed(1)} ms CPU per 1,000 records (slope ${a.records}->${b.records}); start/fixed ${start.toFixed(0)} ms; peak RSS ${a.rssMb.toFixed(0)} MB / ${b.rssMb.toFixed(0)} MB`);
+    const cases: [string, string[]][] = [['--dry-run', ['run', 'cost-dry', '--dry-run', '--json']], ['HubSpot writes', ['run', 'cost-hs', '--json']]];
+    if (DRY_ONLY) cases.pop();
+    for (const [mode, args] of cases) {
+      await host.reset();
+      const loadBefore = load();
+      const r = await startWorker([...args, '--config', cfg.file], cfg.env, HEAP ? { nodeArgs: [HEAP] } : {}).done;
+      let s: RunSummary;
+      try {
+        s = lastJson<RunSummary>(r.stdout);
+      } catch {
+        // e.g. the heap limit was too small: say so instead of a figure
+        const f = { label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`, exitCode: r.exitCode, noSummary: r.stderr.slice(-600), maxRssMb: Math.round(r.usage.maxRssMb), loadBefore };
+        console.log(JSON.stringify(f));
+        out.push(f);
+        continue;
+      }
+      const stats = await host.stats();
+      const f = {
+        label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`, exitCode: r.exitCode, status: s.status, records: s.fetched, created: s.created, partitions: s.partitions,
+        wallSeconds: Number((r.wallMs / 1000).toFixed(1)), recordsPerSecond: Math.round(s.fetched / (r.wallMs / 1000)),
+        cpuMs: Math.round(r.usage.cpuMs), cpuMsPer1000: Number((r.usage.cpuMs / (s.fetched / 1000)).toFixed(2)),
+        maxRssMb: Math.round(r.usage.maxRssMb), rssAtQuarters: rssCurve(r),
+        emulatorHostCpuMs: Math.round(stats.hostCpuMs), hubspotRequests: stats.hubspot?.requests ?? 0, loadBefore, loadAfter: load(),
+      };
+      console.log(JSON.stringify(f));
+      out.push(f);
+    }
+    if (PROFILE && size === SIZES[0]) {
+      // A second HubSpot run of a fresh search (so it writes again), profiled: profiling slows it, so it is not timed.
+      const dir = mkdtempSync(join(tmpdir(), 'bench-prof-'));
+      const cfg2 = writeBenchConfig(host, {
+        name: 'cost-prof', limits: { search: FAST, windowSeconds: 10 }, hubspotPer10s: FAST,
+        searches: [{ ...companiesSearch('cost-prof', 'hs', 'companies'), matchOn: { field: 'prospect_sync_id_prof', from: 'id' } }],
+      });
+      const r = await startWorker(['run', 'cost-prof', '--json', '--config', cfg2.file], cfg2.env, { cpuProfDir: dir }).done;
+      const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!);
+      const top = topSelfTime(file, 10);
+      console.log(`--cpu-prof of a ${size}-record HubSpot run (${lastJson<RunSummary>(r.stdout).status}), top 10 self time (profile: ${file}):`);
+      for (const t of top) console.log(`  ${String(t.ms).padStart(6)} ms ${(t.share * 100).toFixed(1).padStart(5)}%  ${t.fn}  ${t.where}`);
+      out.push({ label: `cpu profile, ${size} companies, HubSpot writes`, top });
+      await deleteKeysUnder(redis, cfg2.prefix);
+    }
+  } finally {
+    await deleteKeysUnder(redis, cfg.prefix);
+    await host.stop();
   }
 }
+redis.disconnect();
+if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(out, null, 1));

@@ -72,7 +72,10 @@ local binding = 0
 local runLeft, dayLeft = tonumber(ARGV[2]) - runUsed - runResv, tonumber(ARGV[3]) - dayUsed - dayResv
 if tonumber(ARGV[2]) >= 0 and (tonumber(ARGV[3]) < 0 or runLeft <= dayLeft) then binding = 1
 elseif tonumber(ARGV[3]) >= 0 then binding = 2 end
-return {grant, binding}
+-- What in-flight pages hold of the binding cap: they may come back with fewer records and free some of it.
+local held = 0
+if binding == 1 then held = runResv elseif binding == 2 then held = dayResv end
+return {grant, binding, held}
 `;
 
 // KEYS: tokens hash. ARGV: n. A search that got no answer may have been charged: lower the known balance by the
@@ -106,6 +109,8 @@ export interface Reservation {
 export interface CreditReservation extends Reservation {
   /** The cap that limits the grant (the smaller remaining of run and day, run on ties), or null without caps. */
   binding: 'credit_cap_run' | 'credit_cap_day' | null;
+  /** Credits of the binding cap held by reservations in flight (0 without caps). */
+  held: number;
 }
 
 export class RedisBudgetLedger implements BudgetLedger {
@@ -178,11 +183,11 @@ export class RedisBudgetLedger implements BudgetLedger {
   /** Reserves up to `requested` credits for `runId` under the run and day caps. */
   async reserveCredits(runId: string, requested: number): Promise<CreditReservation> {
     const id = randomUUID();
-    const [granted, binding] = (await this.redis.eval(
+    const [granted, binding, held] = (await this.redis.eval(
       RESERVE_CREDITS, 4, ...this.creditResv, this.runKey(runId), this.dayKey(), requested,
       this.caps.maxPerRun ?? -1, this.caps.maxPerDay ?? -1, id, RESERVATION_TTL_MS, runId,
-    )) as [number, number];
-    return { id, granted, binding: binding === 1 ? 'credit_cap_run' : binding === 2 ? 'credit_cap_day' : null };
+    )) as [number, number, number];
+    return { id, granted, binding: binding === 1 ? 'credit_cap_run' : binding === 2 ? 'credit_cap_day' : null, held };
   }
 
   /** Books `spent` credits and drops the reservation. */

@@ -1,4 +1,5 @@
 /** One search request of a journey with its budget reservations, and the context journeys share. */
+import { sleep } from '../shared/abortable-sleep.js';
 import type { Logger } from '../shared/logger.js';
 import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
 import { BudgetStopError, SourceProtocolError } from './errors.js';
@@ -62,7 +63,13 @@ export async function fetchPage(
     // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
     limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
     if (creditRunId !== null) {
-      const c = await ctx.ledger.reserveCredits(creditRunId, limit);
+      let c = await ctx.ledger.reserveCredits(creditRunId, limit);
+      // The rest of the cap is held by other pages in flight: they may return fewer records than they reserved
+      // (a partition's last page), so wait for them to settle instead of stopping the run short of its cap.
+      while (c.granted <= 0 && c.held > 0) {
+        await sleep(10, signal);
+        c = await ctx.ledger.reserveCredits(creditRunId, limit);
+      }
       credits = c;
       if (c.granted <= 0) throw creditStop(c.binding);
       limit = Math.min(limit, c.granted);

@@ -154,6 +154,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     if (!faults.limiterDown || forced) {
       const decision = limiter.hit(account.accountId, op, account.limits?.[op] ?? DEFAULT_LIMIT, forced);
       if (!faults.limiterDown) headers = rateLimitHeaders(decision);
+      s.peakPerWindow[op] = Math.max(s.peakPerWindow[op], decision.count);
       if (!decision.allowed) {
         s.served429[op]++;
         const wait = Math.min(60, decision.resetSeconds);

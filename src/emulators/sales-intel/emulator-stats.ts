@@ -9,6 +9,7 @@ function emptyStats(): EmulatorStats {
     requests: Object.fromEntries(ROUTES.map((r) => [r, 0])) as Record<EmulatorRoute, number>,
     operations: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,
     served429: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,
+    peakPerWindow: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,
     served402: 0,
     served401: 0,
     served5xx: 0,
@@ -25,6 +26,8 @@ function addInto(target: EmulatorStats, s: EmulatorStats): void {
   for (const o of OPERATIONS) {
     target.operations[o] += s.operations[o];
     target.served429[o] += s.served429[o];
+    // Windows are per account: the peak over several accounts is the highest single one, not a sum.
+    target.peakPerWindow[o] = Math.max(target.peakPerWindow[o], s.peakPerWindow[o]);
   }
   target.served402 += s.served402;
   target.served401 += s.served401;

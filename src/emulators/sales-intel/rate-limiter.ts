@@ -3,6 +3,8 @@ import type { RateOperation } from './types.js';
 
 export interface RateDecision {
   allowed: boolean;
+  /** Requests counted in this window so far, this one included (refused ones too). */
+  count: number;
   limit: number;
   remaining: number;
   /** Seconds until the window resets. */
@@ -30,6 +32,7 @@ export class RateLimiter {
     const allowed = !force && state.count <= limit;
     return {
       allowed,
+      count: state.count,
       limit,
       remaining: Math.max(0, limit - state.count),
       resetSeconds: (windowStart + windowMs - now) / 1000,

@@ -127,6 +127,8 @@ export interface EmulatorStats {
   /** Requests per rate-limit operation (admitted or not). */
   operations: Record<RateOperation, number>;
   served429: Record<RateOperation, number>;
+  /** Highest request count of any one rate-limit window per operation (refused requests included). */
+  peakPerWindow: Record<RateOperation, number>;
   served402: number;
   served401: number;
   served5xx: number;

@@ -49,6 +49,8 @@ describe('sales-intel emulator: rate limits', () => {
     expect(limited.body.retryAfter).toBe(retryAfter);
     expect(limited.headers.get('ratelimit-remaining')).toBe('0');
     expect(limited.headers.get('ratelimit-limit')).toBe('3');
+    // The highest count of any one window, for benchmarks: the refused request counts too (it used the window).
+    expect(emu.stats('small').peakPerWindow.search).toBe(4);
     // Other operations and other accounts are independent.
     const count = await c.post('/companies/filter/count', {});
     expect(count.status).toBe(200);
