@@ -16,7 +16,8 @@ import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processo
 import { resolveSearch } from './sync-search/resolve-search.js';
 import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from './sync-search/run-outcome.js';
 import { RunSession } from './sync-search/run-session.js';
-import { walkPartitions } from './sync-search/walk-partitions.js';
+import { JourneyController } from './sync-search/concurrency.js';
+import { walkPartitions, type WalkStats } from './sync-search/walk-partitions.js';
 
 export interface SyncDeps {
   config: AppConfig;
@@ -40,6 +41,8 @@ export interface RunRequest {
   signal?: AbortSignal;
   onPlan?: (plan: RunPlan) => void;
   onProgress?: (progress: RunProgress) => void;
+  /** After the walk: peak journeys in flight and peak records fetched but not yet written. */
+  onWalk?: (stats: WalkStats) => void;
 }
 
 export type { ProcessorDeps };
@@ -81,12 +84,17 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
 
     // 3. Walk: per partition, page -> (map -> skip unchanged -> upsert) -> checkpoint; up to the first stop.
-    await walkPartitions({
+    // Journeys in flight follow the account's limit, the page latency, the CRM's pace and the account's other runs.
+    const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism });
+    await concurrency.start();
+    const walked = await walkPartitions({
       source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
       writePage: async (page) => run.recordWrite(page, await dest.writer.write(page.records, dest.mapping, { runVolume: plan.target, dryRun })),
       saveCheckpoint: () => run.saveCheckpoint(),
       writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
-    });
+      concurrency,
+    }).finally(() => concurrency.stop());
+    request.onWalk?.(walked);
 
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted).
     return await end(walkEnding(plan, search.mode, checkpoint, signal.aborted));

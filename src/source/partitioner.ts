@@ -82,6 +82,7 @@ export class Partitioner {
   }
 
   async partition(filter: Filter, options: PartitionOptions = {}): Promise<Partition[]> {
+    if (options.pieceRecords !== undefined) return this.pieces(filter, options.pieceRecords, options);
     const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
     const parallelism = Math.max(1, Math.floor(options.parallelism ?? 1));
     const bounds = headcountBounds(filter);
@@ -113,6 +114,51 @@ export class Partitioner {
       partitions.push({ filter: withHeadcount(filter, gte, top), count, headcount: { gte, lte } });
     }
     return partitions.filter((p) => p.count > 0 || partitions.length === 1);
+  }
+
+  /**
+   * Many small partitions, largest first, for a walk that takes the next partition whenever a journey is free:
+   * pieces above `pieceRecords` are bisected (the largest first, one count each) until none is, or until
+   * `maxCounts` counts are spent; pieces over the journey depth are always split (depth is a hard limit).
+   * Adjacent pieces are not merged: walked largest first, small pieces are what keeps the walk's tail short.
+   */
+  private async pieces(filter: Filter, pieceRecords: number, options: PartitionOptions): Promise<Partition[]> {
+    const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
+    const target = Math.max(1, Math.min(maxJourney, Math.floor(pieceRecords)));
+    let budget = options.maxCounts ?? Number.POSITIVE_INFINITY;
+    const bounds = headcountBounds(filter);
+    const lo = bounds.gte ?? 0;
+    const hi = bounds.lte ?? options.maxHeadcount ?? DEFAULT_MAX_HEADCOUNT;
+    const openTop = bounds.lte === undefined;
+    const total = await this.count(filter);
+    if (total <= target) return [{ filter, count: total, headcount: { gte: lo, lte: hi } }];
+    let open: Piece[] = [{ gte: lo, lte: hi, count: total }];
+    const done: Piece[] = [];
+    while (open.length > 0) {
+      open.sort((a, b) => b.count - a.count);
+      const splittable = open.filter((p) => p.gte < p.lte && (p.count > maxJourney || (p.count > target && budget > 0)));
+      const rest = open.filter((p) => !splittable.includes(p));
+      // Over the depth: must split whatever the budget; else the largest pieces first, as far as the budget goes.
+      const now = splittable.filter((p, i) => p.count > maxJourney || i < budget);
+      done.push(...rest, ...splittable.filter((p) => !now.includes(p)));
+      budget -= now.length;
+      open = (await Promise.all(now.map(async (piece) => {
+        const mid = midpoint(piece.gte, piece.lte);
+        const left = await this.count(withHeadcount(filter, piece.gte, mid));
+        return [{ gte: piece.gte, lte: mid, count: left }, { gte: mid + 1, lte: piece.lte, count: Math.max(0, piece.count - left) }];
+      }))).flat();
+    }
+    const partitions: Partition[] = [];
+    for (const piece of done) {
+      if (piece.count === 0) continue;
+      if (piece.count > maxJourney) {
+        partitions.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));
+        continue;
+      }
+      const top = openTop && piece.lte === hi ? null : piece.lte;
+      partitions.push({ filter: withHeadcount(filter, piece.gte, top), count: piece.count, headcount: { gte: piece.gte, lte: piece.lte } });
+    }
+    return partitions.sort((a, b) => b.count - a.count);
   }
 
   /** Bisects pieces larger than `target` (single values cannot be bisected; they are split later by country). */
