@@ -133,10 +133,12 @@ export class JourneyController {
     if (!this.rate || timing.samples < 4) return this.current;
     const fetchP90Ms = timing.latencyP90Ms ?? DEFAULT_LATENCY_MS;
     const writeP10Ms = this.writes.at(0.1) ?? 0;
-    const writeP90Ms = this.writes.at(0.9) ?? 0;
-    // Writes queue when they, not the pages, set a journey's pace and their slow ones wait far beyond the quick.
-    const writesQueue = this.writes.count >= 8 && writeP90Ms > fetchP90Ms && writeP90Ms > 2 * writeP10Ms;
-    const sourceWaits = (timing.waitP50Ms ?? 0) > 0;
+    const writeP50Ms = this.writes.at(0.5) ?? 0;
+    // Writes queue when they, not the pages, set a journey's pace and most of them wait far beyond the quick ones
+    // (the median, not a tail: one slow write, e.g. a pause of the process, is not a CRM that cannot keep up).
+    const writesQueue = this.writes.count >= 8 && writeP50Ms > fetchP90Ms && writeP50Ms > 4 * writeP10Ms;
+    // The governor makes most requests sleep (its Redis round trip alone is not waiting).
+    const sourceWaits = (timing.waitP50Ms ?? 0) > Math.max(10, 0.1 * fetchP90Ms);
     const paces = [writesQueue ? this.pace(this.written) : null, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
     const queuedPagesPerSecond = paces.length > 0 ? Math.min(...paces) : null;
     const journeys = sizeJourneys({
