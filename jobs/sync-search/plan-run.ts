@@ -121,6 +121,7 @@ async function choosePartitions(
   const parts = await source.partition(search.entity, search.filter as Filter, {
     maxJourneyRecords: depth,
     pieceRecords,
+    total: counted,
     maxCounts: Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
     signal,
   });

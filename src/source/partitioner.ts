@@ -12,6 +12,8 @@ export const DEFAULT_MAX_JOURNEY_RECORDS = 90_000;
 const DEFAULT_MAX_HEADCOUNT = 10_000_000;
 /** Pieces are bisected down to this share of a group, so groups can be balanced to within about this share. */
 const GRANULARITY = 0.25;
+/** Most ranges one piece is cut into at once when planning many small partitions. */
+const MAX_WAYS = 8;
 
 export interface PartitionDeps {
   count(filter: Filter): Promise<number>;
@@ -130,23 +132,31 @@ export class Partitioner {
     const lo = bounds.gte ?? 0;
     const hi = bounds.lte ?? options.maxHeadcount ?? DEFAULT_MAX_HEADCOUNT;
     const openTop = bounds.lte === undefined;
-    const total = await this.count(filter);
+    const total = options.total ?? (await this.count(filter));
     if (total <= target) return [{ filter, count: total, headcount: { gte: lo, lte: hi } }];
     let open: Piece[] = [{ gte: lo, lte: hi, count: total }];
     const done: Piece[] = [];
     while (open.length > 0) {
       open.sort((a, b) => b.count - a.count);
       const splittable = open.filter((p) => p.gte < p.lte && (p.count > maxJourney || (p.count > target && budget > 0)));
-      const rest = open.filter((p) => !splittable.includes(p));
-      // Over the depth: must split whatever the budget; else the largest pieces first, as far as the budget goes.
-      const now = splittable.filter((p, i) => p.count > maxJourney || i < budget);
-      done.push(...rest, ...splittable.filter((p) => !now.includes(p)));
-      budget -= now.length;
-      open = (await Promise.all(now.map(async (piece) => {
-        const mid = midpoint(piece.gte, piece.lte);
-        const left = await this.count(withHeadcount(filter, piece.gte, mid));
-        return [{ gte: piece.gte, lte: mid, count: left }, { gte: mid + 1, lte: piece.lte, count: Math.max(0, piece.count - left) }];
-      }))).flat();
+      done.push(...open.filter((p) => !splittable.includes(p)));
+      // A piece far above the target is cut in up to 8 at once (its counts run in parallel): fewer rounds of
+      // counts before the first page, at the price of a few more counts than halving. Over the depth: always cut;
+      // else the largest pieces first, as far as the budget goes.
+      const now: Piece[] = [];
+      const ways: number[] = [];
+      for (const p of splittable) {
+        const k = Math.max(2, Math.min(MAX_WAYS, Math.ceil(p.count / target), p.lte - p.gte + 1));
+        const affordable = Math.min(k, budget + 1);
+        if (p.count <= maxJourney && affordable < 2) {
+          done.push(p);
+          continue;
+        }
+        now.push(p);
+        ways.push(Math.max(2, affordable));
+        budget -= Math.max(2, affordable) - 1;
+      }
+      open = (await Promise.all(now.map((piece, i) => this.cut(filter, piece, ways[i] as number)))).flat();
     }
     const partitions: Partition[] = [];
     for (const piece of done) {
@@ -159,6 +169,38 @@ export class Partitioner {
       partitions.push({ filter: withHeadcount(filter, piece.gte, top), count: piece.count, headcount: { gte: piece.gte, lte: piece.lte } });
     }
     return partitions.sort((a, b) => b.count - a.count);
+  }
+
+  /** Cuts `piece` in `k` ranges (geometric cuts on wide ranges), counting k - 1 prefixes in parallel. */
+  private async cut(filter: Filter, piece: Piece, k: number): Promise<Piece[]> {
+    const cuts: number[] = [];
+    let from = piece.gte;
+    for (let i = 1; i < k; i++) {
+      const remaining = k - i + 1;
+      // the next cut splits [from, lte] like `midpoint` does, into 1 : remaining - 1 shares
+      const a = from;
+      const b = piece.lte;
+      const wide = b > 4 * (a + 1);
+      const at = wide ? Math.floor((a + 1) * ((b + 1) / (a + 1)) ** (1 / remaining)) - 1 : Math.floor(a + (b - a) / remaining);
+      const c = Math.min(Math.max(at, from), b - 1);
+      if (cuts.length > 0 && c <= (cuts[cuts.length - 1] as number)) break;
+      cuts.push(c);
+      from = c + 1;
+      if (from > b) break;
+    }
+    const prefixes = await Promise.all(cuts.map((c) => this.count(withHeadcount(filter, piece.gte, c))));
+    const pieces: Piece[] = [];
+    let lo = piece.gte;
+    let before = 0;
+    cuts.forEach((c, i) => {
+      const upTo = Math.max(before, prefixes[i] as number);
+      pieces.push({ gte: lo, lte: c, count: upTo - before });
+      before = upTo;
+      lo = c + 1;
+    });
+    // The top piece of an open filter also holds records above `lte`: its count is the piece's total minus the rest.
+    pieces.push({ gte: lo, lte: piece.lte, count: Math.max(0, piece.count - before) });
+    return pieces;
   }
 
   /** Bisects pieces larger than `target` (single values cannot be bisected; they are split later by country). */

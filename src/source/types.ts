@@ -154,6 +154,8 @@ export interface PartitionOptions {
    * (src/source/partitioner.ts). Pieces above it are bisected while `maxCounts` allows.
    */
   pieceRecords?: number;
+  /** With `pieceRecords`: the filter's free count when the caller has it (saves one count). */
+  total?: number;
   /** With `pieceRecords`: count requests the split may spend (pieces over the journey depth are split regardless). */
   maxCounts?: number;
   /** Headcount upper bound when the filter has none. Default 10,000,000. */
