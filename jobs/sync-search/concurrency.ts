@@ -90,8 +90,10 @@ export class JourneyController {
 
   /** Joins the account's registry of walking runs and keeps beating until `stop`. */
   async start(): Promise<void> {
-    await this.beat();
-    this.timer = setInterval(() => void this.beat().catch(() => undefined), HEARTBEAT_EVERY_MS);
+    await this.refresh();
+    // The plan sized for the whole allowance: start with this run's share of it.
+    this.current = Math.max(1, Math.ceil(this.current / this.activeRuns));
+    this.timer = setInterval(() => void this.refresh().catch(() => undefined), HEARTBEAT_EVERY_MS);
     this.timer.unref();
   }
 
@@ -100,7 +102,9 @@ export class JourneyController {
     await this.governor.leave('search', this.member).catch(() => undefined);
   }
 
-  private async beat(): Promise<void> {
+  /** Beats now and re-reads the limit (also every 3 s while walking); the next `target()` re-sizes. */
+  async refresh(): Promise<void> {
+    this.resizedAt = 0;
     this.activeRuns = Math.max(1, await this.governor.heartbeat('search', this.member, HEARTBEAT_TTL_MS));
     this.rate = await searchRate(this.deps.source, this.deps.config);
   }
