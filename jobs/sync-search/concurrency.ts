@@ -112,6 +112,7 @@ export class JourneyController {
   /** One page arrived (any journey of the run). */
   pageFetched(): void {
     this.fetched.push({ at: performance.now(), pages: 1 });
+    this.pace(this.fetched); // trims: the log holds the last 5 s only
   }
 
   /** One write of `records` took `ms` (any journey of the run). */
@@ -120,6 +121,7 @@ export class JourneyController {
     const pages = records / this.deps.pageSize;
     this.writes.add(ms / pages);
     this.written.push({ at: performance.now(), pages });
+    this.pace(this.written);
   }
 
   private pace(log: { at: number; pages: number }[]): number {
