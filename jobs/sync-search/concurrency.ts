@@ -112,7 +112,7 @@ export class JourneyController {
   /** One page arrived (any journey of the run). */
   pageFetched(): void {
     this.fetched.push({ at: performance.now(), pages: 1 });
-    this.pace(this.fetched); // trims: the log holds the last 5 s only
+    this.trim(this.fetched); // the log holds the last 5 s only
   }
 
   /** One write of `records` took `ms` (any journey of the run). */
@@ -121,12 +121,16 @@ export class JourneyController {
     const pages = records / this.deps.pageSize;
     this.writes.add(ms / pages);
     this.written.push({ at: performance.now(), pages });
-    this.pace(this.written);
+    this.trim(this.written);
+  }
+
+  private trim(log: { at: number; pages: number }[]): void {
+    const since = performance.now() - PACE_SPAN_MS;
+    while (log.length > 0 && (log[0] as { at: number }).at < since) log.shift();
   }
 
   private pace(log: { at: number; pages: number }[]): number {
-    const since = performance.now() - PACE_SPAN_MS;
-    while (log.length > 0 && (log[0] as { at: number }).at < since) log.shift();
+    this.trim(log);
     return log.reduce((n, e) => n + e.pages, 0) / (PACE_SPAN_MS / 1000);
   }
 
