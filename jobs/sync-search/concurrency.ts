@@ -20,8 +20,12 @@ const DEFAULT_LATENCY_MS = 250;
 const HEARTBEAT_TTL_MS = 10_000;
 const HEARTBEAT_EVERY_MS = 3_000;
 const RESIZE_EVERY_MS = 200;
-/** Span over which the pace of a queueing stage is measured. */
-const PACE_SPAN_MS = 5_000;
+/**
+ * Span over which the pace of a queueing stage is measured: two HubSpot windows, so a governor that lets a window's
+ * requests go in a burst and then waits is not read as a slow CRM (which would shrink the run below the CRM's pace).
+ * No pace is trusted before half of it was observed.
+ */
+const PACE_SPAN_MS = 20_000;
 
 export function maxJourneys(config: AppConfig): number {
   const p = config.source.parallelism;
@@ -74,6 +78,7 @@ export class JourneyController {
   private readonly written: { at: number; pages: number }[] = [];
   private readonly fetched: { at: number; pages: number }[] = [];
   private activeRuns = 1;
+  private startedAt = performance.now();
   private rate: { limit: number; windowMs: number } | null = null;
   private timer: NodeJS.Timeout | undefined;
   private resizedAt = 0;
@@ -90,6 +95,7 @@ export class JourneyController {
 
   /** Joins the account's registry of walking runs and keeps beating until `stop`. */
   async start(): Promise<void> {
+    this.startedAt = performance.now();
     await this.refresh();
     // The plan sized for the whole allowance: start with this run's share of it.
     this.current = Math.max(1, Math.ceil(this.current / this.activeRuns));
@@ -129,9 +135,11 @@ export class JourneyController {
     while (log.length > 0 && (log[0] as { at: number }).at < since) log.shift();
   }
 
-  private pace(log: { at: number; pages: number }[]): number {
+  private pace(log: { at: number; pages: number }[]): number | null {
     this.trim(log);
-    return log.reduce((n, e) => n + e.pages, 0) / (PACE_SPAN_MS / 1000);
+    const observed = Math.min(PACE_SPAN_MS, performance.now() - this.startedAt);
+    if (observed < PACE_SPAN_MS / 2) return null;
+    return log.reduce((n, e) => n + e.pages, 0) / (observed / 1000);
   }
 
   /** Journeys the walk may have in flight now (re-sized at most every 200 ms). */
