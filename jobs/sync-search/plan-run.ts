@@ -102,11 +102,13 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
  * pieces / 4 of the run; pieces of 12% of the run per journey keep it near 3%.
  */
 const TAIL_SHARE = 0.03;
+/** Records of the largest write the sync job gathers (MAX_WRITE_BATCH in jobs/sync-search.ts). */
+const SALESFORCE_MIN_PIECE = 2_000;
 /** Count requests one plan may spend on splitting: half the documented count limit (500 per minute). */
 const MAX_PLAN_COUNTS = 250;
 
 async function choosePartitions(
-  source: SourceClient, config: AppConfig, { search }: ResolvedSearch, counted: number, target: number, journeys: number,
+  source: SourceClient, config: AppConfig, { search, destination }: ResolvedSearch, counted: number, target: number, journeys: number,
   signal: AbortSignal | undefined,
 ): Promise<Partition[]> {
   const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
@@ -115,7 +117,10 @@ async function choosePartitions(
   // A capped run shorter than one journey walks the whole filter once and stops at the cap.
   if (target <= depth && target < counted) return [whole];
   const { pageSize } = config.source;
-  const pieceRecords = Math.max(2 * pageSize, Math.floor((4 * TAIL_SHARE * counted) / Math.max(1, journeys)));
+  // A partition's last write is partial: for Salesforce each piece holds at least one whole write batch (the sync
+  // job's 2,000, Bulk API 2.0 above `bulkThreshold`), else small pieces would turn bulk jobs into collection calls.
+  const minPiece = destination.type === 'salesforce' ? SALESFORCE_MIN_PIECE : 2 * pageSize;
+  const pieceRecords = Math.max(minPiece, Math.floor((4 * TAIL_SHARE * counted) / Math.max(1, journeys)));
   if (counted <= depth && (maxJourneys(config) === 1 || counted <= pieceRecords)) return [whole];
   const learned = await source.rateLimit('count');
   const parts = await source.partition(search.entity, search.filter as Filter, {
