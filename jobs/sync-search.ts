@@ -4,45 +4,19 @@
  * How the run ended is decided in jobs/sync-search/run-outcome.ts; the attempt's state (lock, checkpoint, counters,
  * summary) is jobs/sync-search/run-session.ts.
  */
-import type { Redis } from 'ioredis';
-import type { AppConfig } from '../src/config/index.js';
 import type { SyncProcessor } from '../src/queue/job-data.js';
-import type { RunProgress } from '../src/runs/progress-bar.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
-import type { Logger } from '../src/shared/logger.js';
 import { openDestination, type Destination } from './sync-search/open-destination.js';
-import { planRun, type RunPlan } from './sync-search/plan-run.js';
+import { planRun } from './sync-search/plan-run.js';
 import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
 import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from './sync-search/run-outcome.js';
+import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
 import { RunSession } from './sync-search/run-session.js';
+import { JourneyController } from './sync-search/concurrency.js';
 import { walkPartitions } from './sync-search/walk-partitions.js';
 
-export interface SyncDeps {
-  config: AppConfig;
-  /** Run lock, checkpoints, history, rate governor and budget ledger state. */
-  redis: Redis;
-  /** Key prefix of all of the above (the queue prefix). */
-  prefix: string;
-  logger: Logger;
-  checkpointTtlMs?: number;
-  lockTtlMs?: number;
-}
-
-export interface RunRequest {
-  search: string;
-  /** Stable across the attempts of one queued run: it finds the run's checkpoint and re-takes its lock. */
-  runId: string;
-  dryRun?: boolean;
-  /** Send every record even when its change hash says it is unchanged (`run/trigger --full-resync`). */
-  fullResync?: boolean;
-  /** Shutdown: the batch in flight is finished and checkpointed, then the run returns promptly. */
-  signal?: AbortSignal;
-  onPlan?: (plan: RunPlan) => void;
-  onProgress?: (progress: RunProgress) => void;
-}
-
-export type { ProcessorDeps };
+export type { ProcessorDeps, RunRequest, SyncDeps };
 
 /** The BullMQ processor: `syncSearch` per job, delayed/retried/failed as jobs/sync-search/queue-processor.ts says. */
 export function createSyncProcessor(deps: ProcessorDeps): SyncProcessor {
@@ -82,12 +56,17 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
 
     // 3. Walk: per partition, page -> (map -> skip unchanged -> upsert) -> checkpoint; up to the first stop.
-    await walkPartitions({
+    // Journeys in flight follow the account's limit, the page latency, the CRM's pace and the account's other runs.
+    const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism });
+    await concurrency.start();
+    const walked = await walkPartitions({
       source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
       writePage: async (page) => run.recordWrite(page, await dest.writer.write(page.records, dest.mapping, { runVolume: plan.target, dryRun })),
       saveCheckpoint: () => run.saveCheckpoint(),
       writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
-    });
+      concurrency,
+    }).finally(() => concurrency.stop());
+    request.onWalk?.(walked);
 
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted).
     return await end(walkEnding(plan, search.mode, checkpoint, signal.aborted));

@@ -1,6 +1,7 @@
 import type { AppConfig } from '../../src/config/index.js';
 import { fingerprintJourney, type Filter, type Partition, type SourceClient } from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
+import { maxJourneys, planJourneys } from './concurrency.js';
 
 /** What a run will cost and how it will be walked, from the free count and the budget left. */
 export interface RunPlan {
@@ -23,8 +24,12 @@ export interface RunPlan {
   /** With a shortfall: the cap that binds, spelled as the run summary's `stopReason`. */
   bindingCap?: 'token_reserve' | 'credit_cap_run' | 'credit_cap_day';
   partitions: Partition[];
-  /** Journeys walked at once. */
+  /** Journeys the walk starts with (sized from the rate and the count's latency; the walk re-sizes as it learns). */
   parallelism: number;
+  /** Upper bound of journeys at once (`source.parallelism`, or the `auto` bound). */
+  maxParallelism: number;
+  /** Count requests the plan spent (the free count and the partition split); 0 for a resumed run. */
+  countRequests: number;
   /** The run's record cap (maxRecords below the count), shared by its journeys; null when every partition is walked to its end. */
   quota: number | null;
   estimatedMs: number;
@@ -61,15 +66,20 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   const entity = search.entity;
   const filter = search.filter as Filter;
   const pageSize = config.source.pageSize;
+  const countsBefore = source.stats().requests.count;
+  const countStarted = performance.now();
   const counted = options.counted ?? (await source.count(entity, filter, { signal: options.signal }));
+  const countMs = options.counted === undefined ? performance.now() - countStarted : null;
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
   const target = capped ? (search.maxRecords as number) : counted;
   const withCredits = entity === 'persons' && view.includes('contacts');
 
+  const journeys = await planJourneys(source, config, countMs);
   const partitions = options.partitions
     ? options.partitions.map((f) => ({ filter: f, count: 0, headcount: { gte: 0, lte: 0 } }))
-    : await choosePartitions(source, config, resolved, counted, target, options.signal);
-  const parallelism = search.mode === 'offset' ? 1 : Math.max(1, Math.min(config.source.parallelism, partitions.length));
+    : await choosePartitions(source, config, resolved, counted, target, journeys, options.signal);
+  const parallelism = search.mode === 'offset' ? 1 : Math.max(1, Math.min(journeys, partitions.length));
+  const countRequests = source.stats().requests.count - countsBefore;
 
   const tokensSpendable = finite(await source.ledger.spendableTokens());
   const credits = withCredits ? await source.ledger.creditHeadroom(options.runId) : null;
@@ -92,7 +102,7 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   return {
     search: search.name, entity, counted, target, pageSize, pages, tokensNeeded: target, creditsNeeded,
     tokensSpendable, creditsSpendable, ...(shortfall ? { shortfall } : {}), ...(bindingCap ? { bindingCap } : {}),
-    partitions, parallelism, quota: capped ? target : null, estimatedMs, rate, ...forecast,
+    partitions, parallelism, maxParallelism: search.mode === 'offset' ? 1 : maxJourneys(config), countRequests, quota: capped ? target : null, estimatedMs, rate, ...forecast,
   };
 }
 
@@ -125,19 +135,37 @@ async function forecastSpend(
   };
 }
 
+/**
+ * The walk's tail (its last stretch, with fewer partitions left than journeys) is about journeys x the smallest
+ * pieces / 4 of the run; pieces of 12% of the run per journey keep it near 3%.
+ */
+const TAIL_SHARE = 0.03;
+/** Records of the largest write the sync job gathers (MAX_WRITE_BATCH in jobs/sync-search.ts). */
+const SALESFORCE_MIN_PIECE = 2_000;
+/** Count requests one plan may spend on splitting: half the documented count limit (500 per minute). */
+const MAX_PLAN_COUNTS = 250;
+
 async function choosePartitions(
-  source: SourceClient, config: AppConfig, { search }: ResolvedSearch, counted: number, target: number, signal: AbortSignal | undefined,
+  source: SourceClient, config: AppConfig, { search, destination }: ResolvedSearch, counted: number, target: number, journeys: number,
+  signal: AbortSignal | undefined,
 ): Promise<Partition[]> {
   const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
   const depth = config.source.maxJourneyRecords;
   if (search.mode === 'offset') return [whole];
   // A capped run shorter than one journey walks the whole filter once and stops at the cap.
   if (target <= depth && target < counted) return [whole];
-  const worthSplitting = config.source.parallelism > 1 && counted > 2 * config.source.pageSize;
-  if (counted <= depth && !worthSplitting) return [whole];
+  const { pageSize } = config.source;
+  // A partition's last write is partial: for Salesforce each piece holds at least one whole write batch (the sync
+  // job's 2,000, Bulk API 2.0 above `bulkThreshold`), else small pieces would turn bulk jobs into collection calls.
+  const minPiece = destination.type === 'salesforce' ? SALESFORCE_MIN_PIECE : 2 * pageSize;
+  const pieceRecords = Math.max(minPiece, Math.floor((4 * TAIL_SHARE * counted) / Math.max(1, journeys)));
+  if (counted <= depth && (maxJourneys(config) === 1 || counted <= pieceRecords)) return [whole];
+  const learned = await source.rateLimit('count');
   const parts = await source.partition(search.entity, search.filter as Filter, {
     maxJourneyRecords: depth,
-    parallelism: worthSplitting ? config.source.parallelism : 1,
+    pieceRecords,
+    total: counted,
+    maxCounts: Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
     signal,
   });
   return parts.filter((p) => p.count > 0);

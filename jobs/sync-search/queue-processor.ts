@@ -9,7 +9,7 @@ import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import { RunAlreadyActiveError } from '../../src/runs/run-lock.js';
 import { notStartedSummary, type RunSummary } from '../../src/runs/run-summary.js';
-import type { RunRequest, SyncDeps } from '../sync-search.js';
+import type { RunRequest, SyncDeps } from './run-request.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
 
 /**

@@ -13,7 +13,7 @@ import { revealSummary } from './reveal-summary.js';
 import { addWarnings } from '../../src/runs/run-warnings.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { JourneyCheckpoint, JourneyPage, SourceClient } from '../../src/source/index.js';
-import type { RunRequest, SyncDeps } from '../sync-search.js';
+import type { RunRequest, SyncDeps } from './run-request.js';
 import { openSource } from './open-source.js';
 import type { RunPlan } from './plan-run.js';
 import { errorInfo, redactText } from './run-errors.js';

@@ -21,7 +21,25 @@ export interface WalkContext {
   writeBatch: number;
   /** Persists `checkpoint` (called after every accepted batch). */
   saveCheckpoint(): Promise<void>;
+  /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/concurrency.ts); else `plan.parallelism`. */
+  concurrency?: WalkConcurrency;
 }
+
+/** What the walk asks of its concurrency control. */
+export interface WalkConcurrency {
+  target(): number;
+  pageFetched(): void;
+  recordWrite(records: number, ms: number): void;
+}
+
+/** Figures of one walk: the bound on memory is `peakUnwritten` (records fetched and not yet written). */
+export interface WalkStats {
+  peakJourneys: number;
+  peakUnwritten: number;
+}
+
+/** How often the walk looks again at its target while every journey is busy. */
+const RESIZE_TICK_MS = 250;
 
 /** Which stop wins when several journeys stop at once: an exhausted budget first (the run is delayed), then caps. */
 function rank(err: unknown): number {
@@ -31,12 +49,15 @@ function rank(err: unknown): number {
 }
 
 /**
- * Walks every partition not done yet, `plan.parallelism` journeys at once. In each journey page n+1 is fetched
- * while page n is written, and the journey's checkpoint moves only after the CRM accepted page n. The first
- * journey to fail stops the others (after their batch in flight) and its error is thrown; the checkpoint keeps
- * everything accepted so far.
+ * Walks every partition not done yet, in their order (the plan puts the largest first), with as many journeys at
+ * once as `ctx.concurrency` says (re-asked whenever a journey ends and every 250 ms; fewer journeys take effect as
+ * running ones finish their partition). In each journey page n+1 is fetched while page n is written, and the
+ * journey's checkpoint moves only after the CRM accepted page n: each journey holds at most one write batch and
+ * one page fetched but unwritten, so a slow CRM slows the walk instead of filling memory. The first journey to
+ * fail stops the others (after their batch in flight) and its error is thrown; the checkpoint keeps everything
+ * accepted so far.
  */
-export async function walkPartitions(ctx: WalkContext): Promise<void> {
+export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   const queue = ctx.checkpoint.partitions.flatMap((p, i) => (p.done ? [] : [i]));
   // maxRecords below the count: one cap shared by the parallel journeys, counting what earlier attempts fetched
   const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, ctx.checkpoint.counts.fetched);
@@ -44,19 +65,31 @@ export async function walkPartitions(ctx: WalkContext): Promise<void> {
   // When one journey stops (cap, exhausted budget, error) the others request no new page, but pages already in
   // flight were admitted and charged: they complete and are written, so nothing paid for is dropped.
   const stopped = (): boolean => failure !== undefined || ctx.signal.aborted;
+  const stats: WalkStats = { peakJourneys: 0, peakUnwritten: 0 };
+  const gauge = { unwritten: 0, add(n: number): void { this.unwritten += n; stats.peakUnwritten = Math.max(stats.peakUnwritten, this.unwritten); } };
+  const bound = ctx.mode === 'offset' ? 1 : Math.max(1, ctx.plan.maxParallelism);
+  const target = (): number => Math.min(bound, ctx.concurrency?.target() ?? ctx.plan.parallelism);
 
-  const worker = async (): Promise<void> => {
-    for (let index = queue.shift(); index !== undefined && !stopped(); index = queue.shift()) {
-      try {
-        await walkPartition(ctx, index, stopped, queue, quota);
-      } catch (err) {
-        if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
-        if (failure === undefined || rank(err) > rank(failure)) failure = err;
-      }
-    }
+  const running = new Set<Promise<void>>();
+  const start = (index: number): void => {
+    const walk = walkPartition(ctx, index, stopped, queue, quota, gauge).catch((err: unknown) => {
+      if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
+      if (failure === undefined || rank(err) > rank(failure)) failure = err;
+    });
+    const tracked = walk.finally(() => running.delete(tracked));
+    running.add(tracked);
+    stats.peakJourneys = Math.max(stats.peakJourneys, running.size);
   };
-  await Promise.all(Array.from({ length: ctx.plan.parallelism }, worker));
+  for (;;) {
+    while (!stopped() && queue.length > 0 && running.size < target()) start(queue.shift() as number);
+    if (running.size === 0) break;
+    let timer: NodeJS.Timeout | undefined;
+    const tick = new Promise<void>((resolve) => { timer = setTimeout(resolve, RESIZE_TICK_MS); });
+    await Promise.race([...running, tick]);
+    clearTimeout(timer);
+  }
   if (failure !== undefined) throw failure;
+  return stats;
 }
 
 /** Several pages of one journey as one write: records and charges add up, the state is the last page's. */
@@ -83,7 +116,18 @@ async function* until<T>(source: AsyncIterable<T>, stop: () => boolean): AsyncGe
   }
 }
 
-async function walkPartition(ctx: WalkContext, index: number, stopped: () => boolean, queue: number[], quota: RecordQuota | undefined): Promise<void> {
+/** Counts each page as it arrives from the API (before it waits in the prefetch buffer). */
+async function* counted(source: AsyncIterable<JourneyPage>, ctx: WalkContext, gauge: { add(n: number): void }): AsyncGenerator<JourneyPage> {
+  for await (const page of source) {
+    ctx.concurrency?.pageFetched();
+    gauge.add(page.returned);
+    yield page;
+  }
+}
+
+async function walkPartition(
+  ctx: WalkContext, index: number, stopped: () => boolean, queue: number[], quota: RecordQuota | undefined, gauge: { add(n: number): void },
+): Promise<void> {
   const { signal } = ctx;
   const cp = ctx.checkpoint;
   const partition = cp.partitions[index];
@@ -109,7 +153,13 @@ async function walkPartition(ctx: WalkContext, index: number, stopped: () => boo
     if (pending.length === 0) return;
     const batch = mergePages(pending);
     pending = [];
-    await ctx.writePage(batch);
+    const began = performance.now();
+    try {
+      await ctx.writePage(batch);
+    } finally {
+      gauge.add(-batch.returned);
+    }
+    ctx.concurrency?.recordWrite(batch.returned, performance.now() - began);
     cp.partitions[index] = { filter: partition.filter, state: batch.done ? null : batch.checkpoint, done: batch.done };
     await ctx.saveCheckpoint();
     last = batch;
@@ -117,7 +167,7 @@ async function walkPartition(ctx: WalkContext, index: number, stopped: () => boo
   try {
     let stop: { error: unknown } | undefined;
     try {
-      for await (const page of prefetch(until(journey, stopped), 1)) {
+      for await (const page of prefetch(counted(until(journey, stopped), ctx, gauge), 1)) {
         pending.push(page);
         if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= ctx.writeBatch) await flush();
       }

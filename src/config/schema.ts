@@ -150,7 +150,10 @@ const sourceSchema = z.strictObject({
   paths: sourcePathsSchema.prefault({}),
   idField: nonEmpty.default('id').describe('record path of the record id'),
   pageSize: z.int().min(1).max(100).default(100),
-  parallelism: posInt.max(64).default(4).describe('partition journeys walked at once per run'),
+  parallelism: z
+    .union([z.literal('auto'), posInt.max(256)])
+    .default('auto')
+    .describe('upper bound of partition journeys walked at once per run; the run sizes itself below it from the search limit and page latency'),
   maxJourneyRecords: posInt.max(100_000).default(90_000).describe('records per cursor journey before partitioning'),
   requestTimeoutMs: posInt.default(30_000),
 });

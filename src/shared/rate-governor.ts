@@ -95,6 +95,20 @@ if until_ > cur then redis.call('HSET', KEYS[1], ARGV[1], until_) end
 return until_
 `);
 
+// KEYS: runs. ARGV: member, ttlMs (0: leave). Members are scored by when their heartbeat expires; returns how many
+// are alive (this one included while it beats).
+const ACTIVE = withRedisNow(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ttl * 2)
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return redis.call('ZCARD', KEYS[1])
+`);
+
 export type OutcomeClass = '2xx' | '4xx' | '5xx' | '429' | 'network';
 const OUTCOMES: readonly OutcomeClass[] = ['2xx', '4xx', '5xx', '429', 'network'];
 
@@ -147,9 +161,9 @@ const PROBE_TTL_MS = 10_000;
 const REWRITE_AFTER_MS = 5_000;
 
 /** Keys of one (remote, account, operation) under `prefix`. Labels never contain ':'. */
-function keysOf(prefix: string, remote: string, account: string, operation: string): { log: string; state: string; probe: string; stats: string } {
+function keysOf(prefix: string, remote: string, account: string, operation: string): { log: string; state: string; probe: string; stats: string; runs: string } {
   const base = `${prefix}:gov:${remote}:${account}:${operation}`;
-  return { log: `${base}:log`, state: `${base}:state`, probe: `${base}:probe`, stats: `${base}:stats` };
+  return { log: `${base}:log`, state: `${base}:state`, probe: `${base}:probe`, stats: `${base}:stats`, runs: `${base}:runs` };
 }
 
 export class RateGovernor {
@@ -241,6 +255,19 @@ export class RateGovernor {
     const batch = this.redis.pipeline().hincrby(stats, outcome, 1).expire(stats, STATS_TTL_S);
     if (grant !== undefined) batch.eval(RESTAMP, 1, log, grant);
     await batch.exec();
+  }
+
+  /**
+   * Heartbeat of one run (or any other consumer) sharing `op`'s allowance: it counts as active for `ttlMs`.
+   * Returns how many are active, itself included, so each can size for its share of the limit.
+   */
+  async heartbeat(op: string, member: string, ttlMs: number): Promise<number> {
+    return Number(await this.redis.eval(ACTIVE, 1, this.keys(op).runs, member, Math.max(1, Math.round(ttlMs))));
+  }
+
+  /** The member stops sharing `op`'s allowance (the others see it at their next heartbeat). */
+  async leave(op: string, member: string): Promise<void> {
+    await this.redis.eval(ACTIVE, 1, this.keys(op).runs, member, 0);
   }
 
   async current(op: string): Promise<LearnedLimit | null> {

@@ -12,6 +12,8 @@ export const DEFAULT_MAX_JOURNEY_RECORDS = 90_000;
 const DEFAULT_MAX_HEADCOUNT = 10_000_000;
 /** Pieces are bisected down to this share of a group, so groups can be balanced to within about this share. */
 const GRANULARITY = 0.25;
+/** Most ranges one piece is cut into at once when planning many small partitions. */
+const MAX_WAYS = 8;
 
 export interface PartitionDeps {
   count(filter: Filter): Promise<number>;
@@ -82,6 +84,7 @@ export class Partitioner {
   }
 
   async partition(filter: Filter, options: PartitionOptions = {}): Promise<Partition[]> {
+    if (options.pieceRecords !== undefined) return this.pieces(filter, options.pieceRecords, options);
     const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
     const parallelism = Math.max(1, Math.floor(options.parallelism ?? 1));
     const bounds = headcountBounds(filter);
@@ -113,6 +116,91 @@ export class Partitioner {
       partitions.push({ filter: withHeadcount(filter, gte, top), count, headcount: { gte, lte } });
     }
     return partitions.filter((p) => p.count > 0 || partitions.length === 1);
+  }
+
+  /**
+   * Many small partitions, largest first, for a walk that takes the next partition whenever a journey is free:
+   * pieces above `pieceRecords` are bisected (the largest first, one count each) until none is, or until
+   * `maxCounts` counts are spent; pieces over the journey depth are always split (depth is a hard limit).
+   * Adjacent pieces are not merged: walked largest first, small pieces are what keeps the walk's tail short.
+   */
+  private async pieces(filter: Filter, pieceRecords: number, options: PartitionOptions): Promise<Partition[]> {
+    const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
+    const target = Math.max(1, Math.min(maxJourney, Math.floor(pieceRecords)));
+    let budget = options.maxCounts ?? Number.POSITIVE_INFINITY;
+    const bounds = headcountBounds(filter);
+    const lo = bounds.gte ?? 0;
+    const hi = bounds.lte ?? options.maxHeadcount ?? DEFAULT_MAX_HEADCOUNT;
+    const openTop = bounds.lte === undefined;
+    const total = options.total ?? (await this.count(filter));
+    if (total <= target) return [{ filter, count: total, headcount: { gte: lo, lte: hi } }];
+    let open: Piece[] = [{ gte: lo, lte: hi, count: total }];
+    const done: Piece[] = [];
+    while (open.length > 0) {
+      open.sort((a, b) => b.count - a.count);
+      const splittable = open.filter((p) => p.gte < p.lte && (p.count > maxJourney || (p.count > target && budget > 0)));
+      done.push(...open.filter((p) => !splittable.includes(p)));
+      // A piece far above the target is cut in up to 8 at once (its counts run in parallel): fewer rounds of
+      // counts before the first page, at the price of a few more counts than halving. Over the depth: always cut;
+      // else the largest pieces first, as far as the budget goes.
+      const now: Piece[] = [];
+      const ways: number[] = [];
+      for (const p of splittable) {
+        const k = Math.max(2, Math.min(MAX_WAYS, Math.ceil(p.count / target), p.lte - p.gte + 1));
+        const affordable = Math.min(k, budget + 1);
+        if (p.count <= maxJourney && affordable < 2) {
+          done.push(p);
+          continue;
+        }
+        now.push(p);
+        ways.push(Math.max(2, affordable));
+        budget -= Math.max(2, affordable) - 1;
+      }
+      open = (await Promise.all(now.map((piece, i) => this.cut(filter, piece, ways[i] as number)))).flat();
+    }
+    const partitions: Partition[] = [];
+    for (const piece of done) {
+      if (piece.count === 0) continue;
+      if (piece.count > maxJourney) {
+        partitions.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));
+        continue;
+      }
+      const top = openTop && piece.lte === hi ? null : piece.lte;
+      partitions.push({ filter: withHeadcount(filter, piece.gte, top), count: piece.count, headcount: { gte: piece.gte, lte: piece.lte } });
+    }
+    return partitions.sort((a, b) => b.count - a.count);
+  }
+
+  /** Cuts `piece` in `k` ranges (geometric cuts on wide ranges), counting k - 1 prefixes in parallel. */
+  private async cut(filter: Filter, piece: Piece, k: number): Promise<Piece[]> {
+    const cuts: number[] = [];
+    let from = piece.gte;
+    for (let i = 1; i < k; i++) {
+      const remaining = k - i + 1;
+      // the next cut splits [from, lte] like `midpoint` does, into 1 : remaining - 1 shares
+      const a = from;
+      const b = piece.lte;
+      const wide = b > 4 * (a + 1);
+      const at = wide ? Math.floor((a + 1) * ((b + 1) / (a + 1)) ** (1 / remaining)) - 1 : Math.floor(a + (b - a) / remaining);
+      const c = Math.min(Math.max(at, from), b - 1);
+      if (cuts.length > 0 && c <= (cuts[cuts.length - 1] as number)) break;
+      cuts.push(c);
+      from = c + 1;
+      if (from > b) break;
+    }
+    const prefixes = await Promise.all(cuts.map((c) => this.count(withHeadcount(filter, piece.gte, c))));
+    const pieces: Piece[] = [];
+    let lo = piece.gte;
+    let before = 0;
+    cuts.forEach((c, i) => {
+      const upTo = Math.max(before, prefixes[i] as number);
+      pieces.push({ gte: lo, lte: c, count: upTo - before });
+      before = upTo;
+      lo = c + 1;
+    });
+    // The top piece of an open filter also holds records above `lte`: its count is the piece's total minus the rest.
+    pieces.push({ gte: lo, lte: piece.lte, count: Math.max(0, piece.count - before) });
+    return pieces;
   }
 
   /** Bisects pieces larger than `target` (single values cannot be bisected; they are split later by country). */

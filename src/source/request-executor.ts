@@ -10,6 +10,7 @@ import { mapErrorResponse, sourceDecider } from './call-policy.js';
 import { outcomeUnknown, RateLimitedError, SourceError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './http-transport.js';
 import type { ApiGovernor } from './rate-limit-headers.js';
+import type { SearchTimings } from './journey-concurrency.js';
 import type { TokenProvider } from './token-provider.js';
 import type { Operation, RetryOptions, SourceStats } from './types.js';
 
@@ -55,6 +56,8 @@ export class RequestExecutor {
     private readonly retry: RetryOptions,
     private readonly stats: SourceStats,
     private readonly logger: Logger,
+    /** Latency and governor wait of search requests, read by the run's concurrency control. */
+    private readonly timings?: SearchTimings,
   ) {}
 
   /** Returns the 2xx response; throws the typed error once the call policy gives up. */
@@ -81,7 +84,9 @@ export class RequestExecutor {
     const before = this.tokens.requests;
     const token = await this.tokens.get(req.signal);
     this.stats.requests.token += this.tokens.requests - before;
+    const asked = performance.now();
     const grant = req.operation ? await this.governor.acquire(req.operation, req.signal) : undefined;
+    const granted = performance.now();
     this.stats.requests[req.operation ?? 'other'] += 1;
     let res: HttpResponse;
     try {
@@ -101,6 +106,7 @@ export class RequestExecutor {
       if (req.operation) await Promise.all([this.governor.release(req.operation), this.governor.record(req.operation, 'network', grant)]);
       throw error;
     }
+    if (req.operation === 'search') this.timings?.record(granted - asked, performance.now() - granted);
     if (req.operation) await Promise.all([this.governor.observe(req.operation, res.headers), this.governor.record(req.operation, outcomeClass(res.status), grant)]);
     if (req.operation === 'search') await this.ledger.observeTokens(res.headers);
     if (res.status >= 200 && res.status < 300) return res;

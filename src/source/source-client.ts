@@ -8,6 +8,7 @@ import { HttpTransport } from './http-transport.js';
 import { DEFAULT_RETRY } from './call-policy.js';
 import { walkJourney, type JourneyContext } from './journey.js';
 import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner } from './partitioner.js';
+import { SearchTimings } from './journey-concurrency.js';
 import { ApiGovernor } from './rate-limit-headers.js';
 import { emptyStats, RequestExecutor } from './request-executor.js';
 import { forecastReveal } from './reveal-planner.js';
@@ -38,11 +39,12 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const prefix = options.keyPrefix ?? 'prospect-sync';
   const keyBase = `${prefix}:source:${accountKey}`;
   const http = new HttpTransport(options.requestTimeoutMs ?? 30_000, options.connections ?? 16);
+  const timings = new SearchTimings();
   const tokens = new TokenProvider(http, new URL(options.auth.tokenUrl), options.auth.clientId, options.auth.clientSecret);
   const governor = new ApiGovernor(options.redis, prefix, accountKey, options.fallbackLimits, options.governor);
   const ledger = new RedisBudgetLedger(options.redis, keyBase, options.tokens?.reserve ?? 0, options.credits ?? {});
   const stats = emptyStats();
-  const executor = new RequestExecutor(http, tokens, governor, ledger, { ...DEFAULT_RETRY, ...options.retry }, stats, logger);
+  const executor = new RequestExecutor(http, tokens, governor, ledger, { ...DEFAULT_RETRY, ...options.retry }, stats, logger, timings);
   const dedup = new RunDedup();
   const reveals = new RevealStore(options.redis, keyBase, options.reveal?.refreshAfterDays ?? DEFAULT_REFRESH_AFTER_DAYS);
   const revealRuns = new Map<string, RevealRunInfo>();
@@ -98,6 +100,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       dedup.end(runId);
       revealRuns.delete(runId);
     },
+    searchTimings: () => timings.snapshot(),
     close: () => http.close(),
   };
 }

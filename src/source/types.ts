@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
+import type { TimingSnapshot } from './journey-concurrency.js';
 import type { RecordQuota } from './record-quota.js';
 
 export type Entity = 'companies' | 'persons';
@@ -72,7 +73,7 @@ export interface SourceClientOptions {
   requestTimeoutMs?: number;
   retry?: Partial<RetryOptions>;
   governor?: GovernorOptions;
-  /** Keep-alive connections per origin. Default 16. */
+  /** Keep-alive connections per origin (at least the journeys walked at once). Default 16. */
   connections?: number;
 }
 
@@ -170,6 +171,15 @@ export interface PartitionOptions {
   maxJourneyRecords?: number;
   /** Aim for at least this many partitions of similar size. Default 1. */
   parallelism?: number;
+  /**
+   * Many pieces of at most about this many records, largest first, instead of `parallelism` similar groups
+   * (src/source/partitioner.ts). Pieces above it are bisected while `maxCounts` allows.
+   */
+  pieceRecords?: number;
+  /** With `pieceRecords`: the filter's free count when the caller has it (saves one count). */
+  total?: number;
+  /** With `pieceRecords`: count requests the split may spend (pieces over the journey depth are split regardless). */
+  maxCounts?: number;
   /** Headcount upper bound when the filter has none. Default 10,000,000. */
   maxHeadcount?: number;
   /** Dictionary used to split a single headcount value that is still too deep. Default 'country'. */
@@ -257,6 +267,8 @@ export interface SourceClient {
   prepareReveal(runId: string, searchKey: string, walk: { counted: number; target: number; pageSize: number; journeys: number }): Promise<RevealPlan>;
   /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
+  /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
+  searchTimings(): TimingSnapshot;
   /** Forgets the run's dedup set (call when a run ends). */
   endRun(runId: string): void;
   close(): Promise<void>;

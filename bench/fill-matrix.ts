@@ -1,0 +1,189 @@
+/**
+ * Fill any package (issue 13): one config, no change between cells, over a matrix of search packages
+ * (500 / 2,000 / 10,000 searches per minute, as 83 / 333 / 1,667 per 10 s) x page latency (50 / 225 / 800 ms),
+ * each a whole run of 100,000+ companies, `--dry-run` and into the HubSpot emulator (190 requests / 10 s).
+ * Three processes per cell: the emulators (one host), the worker (this file with `--worker`: the real
+ * syncSearch, RSS and CPU are its own) and this driver. Per cell: records/s as a ratio of the ceiling
+ * (min(search limit x 100 per window, the CRM's 1,900 records/s)), 429s (API and HubSpot), peak journeys, peak
+ * records fetched-but-unwritten, count requests of the plan, worker peak RSS and CPU per 1,000 records (the run
+ * only, process start excluded), and `uptime`'s 1-minute load next to each row.
+ *
+ * A dry run still reads the CRM's current values (created vs updated: one CRM request per 100 records), so at
+ * HubSpot's 190 / 10 s the CRM binds above 1,900 records/s in both modes; `--crm-limit 100000` shows the source side.
+ *
+ * Run all: REDIS_URL=redis://127.0.0.1:6379/10 npx tsx bench/fill-matrix.ts
+ * A subset: ... fill-matrix.ts --rates 83,333 --latencies 225 --modes dry [--records 110000] [--crm-limit 190]
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const WINDOW_S = 10;
+const self = fileURLToPath(import.meta.url);
+
+const { values } = parseArgs({
+  options: {
+    worker: { type: 'string' },
+    host: { type: 'string' },
+    search: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    rates: { type: 'string', default: '83,333,1667' },
+    latencies: { type: 'string', default: '50,225,800' },
+    modes: { type: 'string', default: 'dry,hubspot' },
+    records: { type: 'string', default: '110000' },
+    /** HubSpot's requests per 10 s (emulator and config alike): 190 (Pro) by default; raise it to see the source side alone. */
+    'crm-limit': { type: 'string', default: '190' },
+  },
+});
+
+const HUBSPOT_PER_10S = Number(values['crm-limit']);
+
+if (values.host !== undefined) await host(values.host);
+else if (values.worker !== undefined) await worker(values.worker, values.search ?? 'fill', values['dry-run'] ?? false);
+else await driver();
+
+/** Emulators in their own process: prints their URLs as one JSON line, exits when stdin closes. */
+async function host(optionsJson: string): Promise<void> {
+  const { startSalesIntelEmulator } = await import('../src/emulators/sales-intel/index.js');
+  const { startHubSpotEmulator } = await import('../src/emulators/hubspot/index.js');
+  const o = JSON.parse(optionsJson) as { rate: number; latencyMs: number; companies: number; crmLimit: number };
+  const limits = { search: o.rate, count: o.rate, dictionary: o.rate };
+  const si = await startSalesIntelEmulator({
+    port: 0, companies: o.companies, persons: 1000, windowSeconds: WINDOW_S,
+    accounts: [{ clientId: 'fill-client', clientSecret: 'fill-secret', accountId: 'fill', limits }],
+    faults: { latency: { fixedMs: o.latencyMs, jitterMs: 0 } },
+  });
+  const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['fill-token'], limits: { perTenSeconds: o.crmLimit } });
+  process.stdout.write(`${JSON.stringify({ si: si.url, tokenUrl: si.tokenUrl, hubspot: hubspot.url })}\n`);
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', () => {
+    const u = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: hubspot.stats.throttled.TEN_SECONDLY_ROLLING })}\n`);
+  });
+  process.stdin.on('end', () => void Promise.all([si.close(), hubspot.close()]).then(() => process.exit(0)));
+}
+
+/** The worker: one real run (syncSearch) from a config file; prints one JSON line with its figures. */
+async function worker(configPath: string, search: string, dryRun: boolean): Promise<void> {
+  const { readFile } = await import('node:fs/promises');
+  const { syncSearch } = await import('../jobs/sync-search.js');
+  const { parseConfig } = await import('../src/config/index.js');
+  const { silentLogger } = await import('../src/shared/logger.js');
+  const { createRedis, deleteKeysUnder } = await import('../src/shared/redis.js');
+  const config = parseConfig(await readFile(configPath, 'utf8'), configPath, process.env).config;
+  const redis = createRedis(process.env.REDIS_URL);
+  const prefix = `${process.env.QUEUE_PREFIX ?? 'fill'}:${randomUUID().slice(0, 8)}`;
+  let plan: { partitions: number; countRequests: number; parallelism: number } | undefined;
+  let walk: unknown;
+  let planMs = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  try {
+    const summary = await syncSearch({ config, redis, prefix, logger: silentLogger }, {
+      search, runId: randomUUID(), dryRun,
+      onPlan: (p) => { planMs = performance.now() - t0; plan = { partitions: p.partitions.length, countRequests: p.countRequests, parallelism: p.parallelism }; },
+      onWalk: (w) => { walk = w; },
+    });
+    const cpu = process.cpuUsage(cpu0);
+    process.stdout.write(`${JSON.stringify({
+      summary: process.env.FILL_DEBUG3 ? summary : undefined, status: summary.status, fetched: summary.fetched, durationMs: summary.durationMs, throttled: summary.throttled, planMs,
+      plan, walk, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024,
+    })}\n`);
+  } finally {
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+  }
+}
+
+interface Cell { rate: number; latencyMs: number; mode: 'dry' | 'hubspot' }
+
+async function driver(): Promise<void> {
+  const rates = values.rates.split(',').map(Number);
+  const latencies = values.latencies.split(',').map(Number);
+  const modes = values.modes.split(',') as Cell['mode'][];
+  const companies = Number(values.records);
+  const dir = await mkdtemp(join(tmpdir(), 'fill-matrix-'));
+  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m |`);
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  try {
+    for (const rate of rates) for (const latencyMs of latencies) for (const mode of modes) {
+      const row = await runCell({ rate, latencyMs, mode }, companies, dir).catch((error: unknown) => `| ${rate * 6} | ${latencyMs} | ${mode} | failed: ${String(error).slice(0, 200)} |`);
+      console.log(row);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function runCell(cell: Cell, companies: number, dir: string): Promise<string> {
+  const h = spawn(process.execPath, ['--import', 'tsx', self, '--host', JSON.stringify({ rate: cell.rate, latencyMs: cell.latencyMs, companies, crmLimit: HUBSPOT_PER_10S })], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  let buffer = '';
+  h.stdout.setEncoding('utf8');
+  h.stdout.on('data', (d: string) => {
+    buffer += d;
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    lines.push(...parts.filter(Boolean));
+    wake?.();
+  });
+  const nextLine = async (): Promise<string> => {
+    while (lines.length === 0) await new Promise<void>((r) => { wake = r; });
+    return lines.shift() as string;
+  };
+  try {
+    const urls = JSON.parse(await nextLine()) as { si: string; tokenUrl: string; hubspot: string };
+    // The same config for every cell (only the emulators' URLs differ): parallelism auto, fallback limits default.
+    const config = join(dir, `fill-${randomUUID().slice(0, 6)}.yaml`);
+    await writeFile(config, `
+source:
+  baseUrl: ${urls.si}
+  auth: {tokenUrl: "${urls.tokenUrl}", clientId: fill-client, clientSecret: "\${FILL_SI_SECRET}"}
+destinations:
+  crm: {type: hubspot, accessToken: "\${FILL_HUBSPOT_TOKEN}", baseUrl: "${urls.hubspot}", requestsPer10s: ${HUBSPOT_PER_10S}}
+searches:
+  - name: fill
+    segment: icp
+    entity: companies
+    filter: {company: {headcount: {gte: 0}}}
+    destination: crm
+    object: companies
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {name: name, domain: domain, numberofemployees: headcount}
+`);
+    h.stdin.write('cpu\n');
+    const emuCpu0 = (JSON.parse(await nextLine()) as { cpuMs: number }).cpuMs;
+    const w = spawn(process.execPath, ['--import', 'tsx', self, '--worker', config, '--search', 'fill', ...(cell.mode === 'dry' ? ['--dry-run'] : [])], {
+      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'fill', FILL_SI_SECRET: 'fill-secret', FILL_HUBSPOT_TOKEN: 'fill-token' },
+    });
+    let out = '';
+    if (process.env.FILL_DEBUG3) w.stdout.on('data', (d: string) => process.stderr.write(d));
+    w.stdout.setEncoding('utf8');
+    w.stdout.on('data', (d: string) => { out += d; });
+    const code = await new Promise<number | null>((r) => w.on('close', r));
+    if (code !== 0) throw new Error(`worker exited ${code}: ${out.slice(0, 300)}`);
+    const r = JSON.parse(out.trim().split('\n').pop() as string) as {
+      status: string; fetched: number; durationMs: number; throttled: number; planMs: number; cpuMs: number; maxRssMb: number;
+      plan: { partitions: number; countRequests: number; parallelism: number }; walk: { peakJourneys: number; peakUnwritten: number };
+    };
+    h.stdin.write('cpu\n');
+    const emu = JSON.parse(await nextLine()) as { cpuMs: number; hubspot429: number };
+    const sourceCeiling = (cell.rate * 100) / WINDOW_S;
+    // A dry run reads the CRM's current values (created vs updated) in batches of 100: one CRM request per page, too.
+    const ceiling = Math.min(sourceCeiling, (HUBSPOT_PER_10S * 100) / 10);
+    const perSecond = r.fetched / (r.durationMs / 1000);
+    const k = r.fetched / 1000;
+    return `| ${cell.rate * 6} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
+      `**${(perSecond / ceiling).toFixed(2)}** | ${r.throttled} / ${emu.hubspot429} | ${r.walk.peakJourneys} | ${r.walk.peakUnwritten} | ` +
+      `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
+      `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} |`;
+  } finally {
+    h.stdin.end();
+    await new Promise((r) => h.on('close', r));
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Journeys walked at once by one run, re-sized as the run learns (rule: src/source/journey-concurrency.ts).
+ * Inputs: the account's search limit (the shared governor's learned RateLimit-* figures), the run's page latency
+ * (p90 of its last 64 search requests), the write time per page (p10: the CRM's service time; p90 above it and
+ * above the page latency means writes queue), and how many runs share the account's allowance: each run beats in
+ * a per-account registry in Redis (next to the governor's state) and sizes for limit / active runs.
+ * Lives in jobs/ because it joins the source (latency, limit) with the CRM side (write times).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { AppConfig } from '../../src/config/index.js';
+import type { SourceClient } from '../../src/source/index.js';
+import { MovingPercentile, sizeJourneys } from '../../src/source/journey-concurrency.js';
+import { RateGovernor } from '../../src/shared/rate-governor.js';
+
+/** `source.parallelism: auto`: the bound is then only a safety net (a 10,000/min package at 800 ms needs ~210). */
+export const AUTO_MAX_JOURNEYS = 256;
+/** Page latency assumed before any answer was timed. */
+const DEFAULT_LATENCY_MS = 250;
+const HEARTBEAT_TTL_MS = 10_000;
+const HEARTBEAT_EVERY_MS = 3_000;
+const RESIZE_EVERY_MS = 200;
+/**
+ * Span over which the pace of a queueing stage is measured: two HubSpot windows, so a governor that lets a window's
+ * requests go in a burst and then waits is not read as a slow CRM (which would shrink the run below the CRM's pace).
+ * No pace is trusted before half of it was observed.
+ */
+const PACE_SPAN_MS = 20_000;
+
+export function maxJourneys(config: AppConfig): number {
+  const p = config.source.parallelism;
+  return p === 'auto' ? AUTO_MAX_JOURNEYS : p;
+}
+
+/** The search limit per window: learned from headers, else the count's (same package), else the fallback. */
+async function searchRate(source: SourceClient, config: AppConfig): Promise<{ limit: number; windowMs: number }> {
+  const learned = (await source.rateLimit('search')) ?? (await source.rateLimit('count'));
+  if (learned) return learned;
+  const f = config.source.fallbackLimits;
+  return { limit: f.search, windowMs: f.windowSeconds * 1000 };
+}
+
+/** Journeys a run starts with: before any page, the count's latency stands in for the page latency. */
+export async function planJourneys(source: SourceClient, config: AppConfig, countMs: number | null): Promise<number> {
+  const { limit, windowMs } = await searchRate(source, config);
+  return sizeJourneys({ limit, windowMs, activeRuns: 1, fetchMs: countMs ?? DEFAULT_LATENCY_MS, writeMs: 0, max: maxJourneys(config) });
+}
+
+export interface ControllerDeps {
+  source: SourceClient;
+  config: AppConfig;
+  redis: Redis;
+  /** The source client's key prefix (the governor's state lives under it). */
+  prefix: string;
+  pageSize: number;
+  /** The plan's first figure and the bound. */
+  initial: number;
+  max: number;
+}
+
+/** What the controller used for its last figure (for logs, tests and the benchmark). */
+export interface Sizing {
+  journeys: number;
+  activeRuns: number;
+  limit: number;
+  windowMs: number;
+  fetchP90Ms: number;
+  writeP10Ms: number;
+  writesQueue: boolean;
+  sourceWaits: boolean;
+  queuedPagesPerSecond: number | null;
+}
+
+export class JourneyController {
+  private readonly member = randomUUID();
+  private readonly governor: RateGovernor;
+  private readonly writes = new MovingPercentile(64);
+  private readonly written: { at: number; pages: number }[] = [];
+  private readonly fetched: { at: number; pages: number }[] = [];
+  private activeRuns = 1;
+  private startedAt = performance.now();
+  private rate: { limit: number; windowMs: number } | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private resizedAt = 0;
+  private current: number;
+  private last: Sizing | null = null;
+  /** Highest figure the walk was allowed during the run. */
+  peak: number;
+
+  constructor(private readonly deps: ControllerDeps) {
+    this.governor = new RateGovernor(deps.redis, deps.prefix, 'source', deps.source.accountKey, { untilLearned: 'probe' });
+    this.current = Math.max(1, Math.min(deps.max, deps.initial));
+    this.peak = this.current;
+  }
+
+  /** Joins the account's registry of walking runs and keeps beating until `stop`. */
+  async start(): Promise<void> {
+    this.startedAt = performance.now();
+    await this.refresh();
+    // The plan sized for the whole allowance: start with this run's share of it.
+    this.current = Math.max(1, Math.ceil(this.current / this.activeRuns));
+    this.timer = setInterval(() => void this.refresh().catch(() => undefined), HEARTBEAT_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.governor.leave('search', this.member).catch(() => undefined);
+  }
+
+  /** Beats now and re-reads the limit (also every 3 s while walking); the next `target()` re-sizes. */
+  async refresh(): Promise<void> {
+    this.resizedAt = 0;
+    this.activeRuns = Math.max(1, await this.governor.heartbeat('search', this.member, HEARTBEAT_TTL_MS));
+    this.rate = await searchRate(this.deps.source, this.deps.config);
+  }
+
+  /** One page arrived (any journey of the run). */
+  pageFetched(): void {
+    this.fetched.push({ at: performance.now(), pages: 1 });
+    this.trim(this.fetched); // the log holds the last 5 s only
+  }
+
+  /** One write of `records` took `ms` (any journey of the run). */
+  recordWrite(records: number, ms: number): void {
+    if (records <= 0) return;
+    const pages = records / this.deps.pageSize;
+    this.writes.add(ms / pages);
+    this.written.push({ at: performance.now(), pages });
+    this.trim(this.written);
+  }
+
+  private trim(log: { at: number; pages: number }[]): void {
+    const since = performance.now() - PACE_SPAN_MS;
+    while (log.length > 0 && (log[0] as { at: number }).at < since) log.shift();
+  }
+
+  private pace(log: { at: number; pages: number }[]): number | null {
+    this.trim(log);
+    const observed = Math.min(PACE_SPAN_MS, performance.now() - this.startedAt);
+    if (observed < PACE_SPAN_MS / 2) return null;
+    return log.reduce((n, e) => n + e.pages, 0) / (observed / 1000);
+  }
+
+  /** Journeys the walk may have in flight now (re-sized at most every 200 ms). */
+  target(): number {
+    const now = performance.now();
+    if (now - this.resizedAt < RESIZE_EVERY_MS) return this.current;
+    this.resizedAt = now;
+    const timing = this.deps.source.searchTimings();
+    if (!this.rate || timing.samples < 4) return this.current;
+    const fetchP90Ms = timing.latencyP90Ms ?? DEFAULT_LATENCY_MS;
+    const writeP10Ms = this.writes.at(0.1) ?? 0;
+    const writeP50Ms = this.writes.at(0.5) ?? 0;
+    // Writes queue when they, not the pages, set a journey's pace and most of them wait far beyond the quick ones
+    // (the median, not a tail: one slow write, e.g. a pause of the process, is not a CRM that cannot keep up).
+    const writesQueue = this.writes.count >= 8 && writeP50Ms > fetchP90Ms && writeP50Ms > 4 * writeP10Ms;
+    // The governor makes most requests sleep (its Redis round trip alone is not waiting).
+    const sourceWaits = (timing.waitP50Ms ?? 0) > Math.max(10, 0.1 * fetchP90Ms);
+    const paces = [writesQueue ? this.pace(this.written) : null, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
+    const queuedPagesPerSecond = paces.length > 0 ? Math.min(...paces) : null;
+    const journeys = sizeJourneys({
+      limit: this.rate.limit, windowMs: this.rate.windowMs, activeRuns: this.activeRuns,
+      fetchMs: fetchP90Ms, writeMs: writeP10Ms, queuedPagesPerSecond, max: this.deps.max,
+    });
+    this.current = journeys;
+    this.peak = Math.max(this.peak, journeys);
+    this.last = { journeys, activeRuns: this.activeRuns, ...this.rate, fetchP90Ms, writeP10Ms, writesQueue, sourceWaits, queuedPagesPerSecond };
+    return journeys;
+  }
+
+  sizing(): Sizing | null {
+    return this.last;
+  }
+}

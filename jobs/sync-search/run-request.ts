@@ -1,0 +1,33 @@
+/** What one run needs (its dependencies) and what it is asked to do: the inputs of `syncSearch`. */
+import type { Redis } from 'ioredis';
+import type { AppConfig } from '../../src/config/index.js';
+import type { RunProgress } from '../../src/runs/progress-bar.js';
+import type { Logger } from '../../src/shared/logger.js';
+import type { RunPlan } from './plan-run.js';
+import type { WalkStats } from './walk-partitions.js';
+
+export interface SyncDeps {
+  config: AppConfig;
+  /** Run lock, checkpoints, history, rate governor and budget ledger state. */
+  redis: Redis;
+  /** Key prefix of all of the above (the queue prefix). */
+  prefix: string;
+  logger: Logger;
+  checkpointTtlMs?: number;
+  lockTtlMs?: number;
+}
+
+export interface RunRequest {
+  search: string;
+  /** Stable across the attempts of one queued run: it finds the run's checkpoint and re-takes its lock. */
+  runId: string;
+  dryRun?: boolean;
+  /** Send every record even when its change hash says it is unchanged (`run/trigger --full-resync`). */
+  fullResync?: boolean;
+  /** Shutdown: the batch in flight is finished and checkpointed, then the run returns promptly. */
+  signal?: AbortSignal;
+  onPlan?: (plan: RunPlan) => void;
+  onProgress?: (progress: RunProgress) => void;
+  /** After the walk: peak journeys in flight and peak records fetched but not yet written. */
+  onWalk?: (stats: WalkStats) => void;
+}

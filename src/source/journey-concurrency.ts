@@ -1,0 +1,90 @@
+/**
+ * How many journeys a run walks at once, from the numbers the worker learns (Little's law): pages in flight =
+ * page rate x time per page. The page rate is the account's search limit per window, split between the runs
+ * walking on the account; the time per page is the slower of the page latency and the write time per page (a
+ * journey fetches page n+1 while page n is written). A stage that makes requests queue (the API governor, or the
+ * CRM's) caps the rate at what it actually passes. Pure, so the rule is tested without a clock.
+ */
+
+export interface SizingInput {
+  /** Search requests per window (RateLimit-* headers, else the fallback). */
+  limit: number;
+  windowMs: number;
+  /** Runs walking on the account now (this one included). */
+  activeRuns: number;
+  /** Page latency (a high percentile of the HTTP time, governor wait excluded). */
+  fetchMs: number;
+  /** Write service time per page (a low percentile: time the CRM takes, not time spent queueing for it); 0 dry. */
+  writeMs: number;
+  /**
+   * Pages per second a queueing stage actually passed over the last stretch (the CRM when writes queue); null when
+   * nothing queues. Sizing for it keeps fetched-but-unwritten pages from piling up.
+   */
+  queuedPagesPerSecond?: number | null;
+  /** Upper bound (source.parallelism). */
+  max: number;
+  /** Slack over the exact figure: percentiles move and a journey's first page has no overlap. Default 1.25. */
+  headroom?: number;
+}
+
+export const DEFAULT_HEADROOM = 1.25;
+
+/** Journeys to walk at once: ceil(rate x time per page x headroom), between 1 and `max`. */
+export function sizeJourneys(input: SizingInput): number {
+  const max = Math.max(1, Math.floor(input.max));
+  if (!(input.limit > 0) || !(input.windowMs > 0)) return Math.min(max, 1);
+  const share = input.limit / Math.max(1, input.activeRuns) / (input.windowMs / 1000);
+  const queued = input.queuedPagesPerSecond;
+  const rate = queued !== null && queued !== undefined && queued > 0 ? Math.min(share, queued) : share;
+  const perPageSeconds = Math.max(input.fetchMs, input.writeMs, 1) / 1000;
+  const journeys = Math.ceil(rate * perPageSeconds * (input.headroom ?? DEFAULT_HEADROOM));
+  return Math.max(1, Math.min(max, journeys));
+}
+
+/** A moving percentile over the last `size` samples (a ring; sorting 64 numbers per read is cheap). */
+export class MovingPercentile {
+  private readonly ring: number[] = [];
+  private next = 0;
+
+  constructor(private readonly size = 64) {}
+
+  add(value: number): void {
+    if (this.ring.length < this.size) this.ring.push(value);
+    else this.ring[this.next] = value;
+    this.next = (this.next + 1) % this.size;
+  }
+
+  get count(): number {
+    return this.ring.length;
+  }
+
+  /** The p-th percentile (0..1) of the samples, null before the first. */
+  at(p: number): number | null {
+    if (this.ring.length === 0) return null;
+    const sorted = [...this.ring].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? null;
+  }
+}
+
+/** What the search requests of one client took: HTTP latency and the governor's wait, as moving windows. */
+export class SearchTimings {
+  readonly latency = new MovingPercentile(64);
+  readonly wait = new MovingPercentile(64);
+
+  record(waitMs: number, latencyMs: number): void {
+    this.wait.add(waitMs);
+    this.latency.add(latencyMs);
+  }
+
+  snapshot(): TimingSnapshot {
+    return { samples: this.latency.count, latencyP90Ms: this.latency.at(0.9), waitP50Ms: this.wait.at(0.5) };
+  }
+}
+
+export interface TimingSnapshot {
+  samples: number;
+  /** p90 of the last 64 search requests' HTTP time; null before the first. */
+  latencyP90Ms: number | null;
+  /** Median governor wait of the last 64 search requests: above 0, the account's allowance is the limit. */
+  waitP50Ms: number | null;
+}

@@ -1,0 +1,132 @@
+/**
+ * Journeys sized at run time (jobs/sync-search/concurrency.ts): two runs on one account split its allowance, a
+ * slow CRM bounds what is fetched but not yet written, and a resumed run spends no count on its partitions.
+ * Real emulators (HubSpot driven by the real client), real Redis; assertions on counts and states, not durations.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { syncSearch } from '../../jobs/sync-search.js';
+import { JourneyController } from '../../jobs/sync-search/concurrency.js';
+import { openSource } from '../../jobs/sync-search/open-source.js';
+import { planRun } from '../../jobs/sync-search/plan-run.js';
+import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
+import type { WalkStats } from '../../jobs/sync-search/walk-partitions.js';
+import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
+import { parseConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import type { SourceClient } from '../../src/source/index.js';
+import { sizeJourneys } from '../../src/source/journey-concurrency.js';
+import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
+
+let fx: Fixture | undefined;
+let slowHubSpot: HubSpotEmulator | undefined;
+const clients: SourceClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await slowHubSpot?.close();
+  slowHubSpot = undefined;
+  await fx?.close();
+  fx = undefined;
+});
+
+/** A few pages through `source` so its latency window has samples and the account's limit is learned. */
+async function warm(source: SourceClient, runId: string): Promise<void> {
+  let pages = 0;
+  for await (const _page of source.journey('companies', COMPANY_FILTER, { runId, pageSize: 10 })) if (++pages >= 5) break;
+}
+
+describe('journeys sized at run time', () => {
+  it('two runs on one account split the allowance instead of each sizing for all of it', async () => {
+    // 600 searches per 60 s: at the emulator's ~0 ms latency a run alone would still want several journeys only
+    // through the floor, so the figures are compared through the sizing rule with the learned latency.
+    fx = await startFixture('fill-share', { account: { limits: { search: 6000, count: 6000, dictionary: 6000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+    const a = openSource(config, fx.redis, fx.prefix, silentLogger);
+    const b = openSource(config, fx.redis, fx.prefix, silentLogger);
+    clients.push(a, b);
+    expect(a.accountKey).toBe(b.accountKey);
+    await Promise.all([warm(a, 'warm-a'), warm(b, 'warm-b')]);
+    const learned = await a.rateLimit('search');
+    expect(learned).toMatchObject({ limit: 6000, mode: 'headers' });
+
+    const controller = (source: SourceClient): JourneyController =>
+      new JourneyController({ source, config, redis: fx!.redis, prefix: fx!.prefix, pageSize: 10, initial: 64, max: 256 });
+    const runA = controller(a);
+    await runA.start();
+    const alone = runA.target();
+    expect(runA.sizing()).toMatchObject({ activeRuns: 1, limit: 6000 });
+    const latency = runA.sizing()!.fetchP90Ms;
+    expect(alone).toBe(sizeJourneys({ limit: 6000, windowMs: learned!.windowMs, activeRuns: 1, fetchMs: latency, writeMs: 0, max: 256 }));
+
+    const runB = controller(b);
+    await runB.start();
+    await runA.refresh();
+    const [shareA, shareB] = [runA.target(), runB.target()];
+    expect(runA.sizing()!.activeRuns).toBe(2);
+    expect(runB.sizing()!.activeRuns).toBe(2);
+    expect(shareA).toBe(sizeJourneys({ limit: 6000, windowMs: learned!.windowMs, activeRuns: 2, fetchMs: runA.sizing()!.fetchP90Ms, writeMs: 0, max: 256 }));
+    expect(shareA).toBeLessThan(alone);
+    expect(shareB).toBeLessThan(alone + 1);
+
+    // B ends: A sizes for the whole allowance again at its next beat.
+    await runB.stop();
+    await runA.refresh();
+    runA.target();
+    expect(runA.sizing()!.activeRuns).toBe(1);
+    await runA.stop();
+  });
+
+  it('two whole runs on one account at once: every record once each, and no 429', async () => {
+    fx = await startFixture('fill-two-runs', { account: { limits: { search: 40, count: 200, dictionary: 200 } }, salesIntel: { companies: 400, windowSeconds: 1 } });
+    const two = COMPANY_SEARCH + COMPANY_SEARCH.replace('name: all-companies', 'name: all-companies-2').replace('field: prospect_sync_id', 'field: prospect_sync_id_2');
+    const config = fx.config(hubspotConfig(two, '  pageSize: 20\n  fallbackLimits: {search: 40, count: 200, dictionary: 200, windowSeconds: 1}').replace(/\n {2}fallbackLimits: \{search: 500.*\n/, '\n'));
+    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+    fx.si.resetStats();
+    const [one, other] = await Promise.all([
+      syncSearch(fx.deps(config), { search: 'all-companies', runId: 'share-1', dryRun: true }),
+      syncSearch(fx.deps(config), { search: 'all-companies-2', runId: 'share-2', dryRun: true }),
+    ]);
+    for (const run of [one, other]) expect(run).toMatchObject({ status: 'completed', unique: expected.length, throttled: 0 });
+    expect(fx.si.stats('worker').served429.search).toBe(0);
+  });
+
+  it('a slow CRM (HubSpot at a small limit) slows the walk instead of piling up fetched records', { timeout: 90_000 }, async () => {
+    fx = await startFixture('fill-slow-crm', { hubspot: false, salesIntel: { companies: 2000 }, account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } } });
+    // HubSpot at 30 requests per 10 s (the sink is told the same) and 100 ms per request, journeys bounded at 3:
+    // the source could hand over all 2,000 records at once, the CRM takes them over about two windows.
+    slowHubSpot = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 30 }, faults: { latencyMs: 100 } });
+    const yaml = hubspotConfig(COMPANY_SEARCH, '  pageSize: 50\n  parallelism: 3').replace('baseUrl: ${HUBSPOT_BASE_URL}', 'baseUrl: ${HUBSPOT_BASE_URL}\n    requestsPer10s: 30');
+    const config = parseConfig(yaml, 'test.yaml', { ...fx.env, HUBSPOT_BASE_URL: slowHubSpot.url }).config;
+    const filter = COMPANY_FILTER;
+    const expected = await fx.oracleIds('companies', filter);
+    expect(expected.length).toBeGreaterThan(1500);
+    let walk: WalkStats | undefined;
+    let partitions = 0;
+    const summary = await syncSearch(fx.deps(config), {
+      search: 'all-companies', runId: 'slow-crm', onWalk: (w) => { walk = w; }, onPlan: (p) => { partitions = p.partitions.length; },
+    });
+    expect(summary).toMatchObject({ status: 'completed', created: expected.length, throttled: 0 });
+    expect(hubspotValues(slowHubSpot, 'companies', 'prospect_sync_id')).toEqual(expected);
+    expect(slowHubSpot.stats.throttled.TEN_SECONDLY_ROLLING).toBe(0);
+    expect(partitions).toBeGreaterThan(1);
+    // Each journey holds at most one write batch (100 records for HubSpot) and the page being fetched ahead.
+    expect(walk!.peakJourneys).toBeLessThanOrEqual(3);
+    expect(walk!.peakUnwritten).toBeLessThanOrEqual(walk!.peakJourneys * (100 + 2 * 50));
+    // The source alone would have fetched everything long before the CRM took it: here most of it waited upstream.
+    expect(walk!.peakUnwritten).toBeLessThan(expected.length / 3);
+  });
+
+  it('a resumed run reuses its partitions: no count request for planning', async () => {
+    fx = await startFixture('fill-resume-plan', { account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } } });
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+    const resolved = resolveSearch(config, 'all-companies');
+    const source = openSource(config, fx.redis, fx.prefix, silentLogger);
+    clients.push(source);
+    const fresh = await planRun(source, config, resolved, { runId: 'plan-1' });
+    expect(fresh.partitions.length).toBeGreaterThan(1);
+    expect(fresh.countRequests).toBe(source.stats().requests.count);
+    expect(fresh.countRequests).toBeGreaterThan(0);
+    const resumed = await planRun(source, config, resolved, { runId: 'plan-1', counted: fresh.counted, partitions: fresh.partitions.map((p) => p.filter) });
+    expect(resumed.countRequests).toBe(0);
+    expect(resumed.partitions.map((p) => p.filter)).toEqual(fresh.partitions.map((p) => p.filter));
+  });
+});

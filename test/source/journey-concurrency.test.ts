@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { MovingPercentile, sizeJourneys, type SizingInput } from '../../src/source/journey-concurrency.js';
+
+const base: SizingInput = { limit: 500, windowMs: 60_000, activeRuns: 1, fetchMs: 225, writeMs: 0, max: 256, headroom: 1.25 };
+
+describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => {
+  it('sizes from the limit per window and the page latency', () => {
+    // 500 / 60 s = 8.33 pages/s x 0.225 s x 1.25 = 2.34 -> 3
+    expect(sizeJourneys(base)).toBe(3);
+    // the same package at 800 ms needs more journeys in flight: 8.33 x 0.8 x 1.25 = 8.33 -> 9
+    expect(sizeJourneys({ ...base, fetchMs: 800 })).toBe(9);
+    // 10,000 / min at 800 ms: 166.7 x 0.8 x 1.25 = 166.7 -> 167
+    expect(sizeJourneys({ ...base, limit: 10_000, fetchMs: 800 })).toBe(167);
+    // a shorter window at the same rate sizes the same
+    expect(sizeJourneys({ ...base, limit: 1667, windowMs: 10_000, fetchMs: 800 })).toBe(167);
+  });
+
+  it('splits the allowance between the runs on the account', () => {
+    const alone = sizeJourneys({ ...base, limit: 2000, fetchMs: 225 });
+    const shared = sizeJourneys({ ...base, limit: 2000, fetchMs: 225, activeRuns: 2 });
+    expect(alone).toBe(10); // 33.3 x 0.225 x 1.25 = 9.4
+    expect(shared).toBe(5); // 16.7 x 0.225 x 1.25 = 4.7
+    expect(sizeJourneys({ ...base, limit: 2000, activeRuns: 0 })).toBe(alone); // never divides by zero
+  });
+
+  it('takes the slower of page latency and write time per page', () => {
+    expect(sizeJourneys({ ...base, limit: 2000, fetchMs: 50, writeMs: 225 })).toBe(sizeJourneys({ ...base, limit: 2000, fetchMs: 225 }));
+  });
+
+  it('sizes for the pace of a stage that queues (the CRM), never above the share', () => {
+    // HubSpot at 19 pages/s, pages at 225 ms: 19 x 0.225 x 1.25 = 5.3 -> 6, although the source allows 42
+    expect(sizeJourneys({ ...base, limit: 2000, windowMs: 10_000, queuedPagesPerSecond: 19 })).toBe(6);
+    expect(sizeJourneys({ ...base, limit: 2000, windowMs: 10_000 })).toBe(57);
+    // a queueing pace above the share does not raise it
+    expect(sizeJourneys({ ...base, queuedPagesPerSecond: 1000 })).toBe(3);
+    expect(sizeJourneys({ ...base, queuedPagesPerSecond: null })).toBe(3);
+  });
+
+  it('stays between 1 and the configured bound', () => {
+    expect(sizeJourneys({ ...base, limit: 10_000, fetchMs: 800, max: 64 })).toBe(64);
+    expect(sizeJourneys({ ...base, limit: 1, fetchMs: 1 })).toBe(1);
+    expect(sizeJourneys({ ...base, limit: 0 })).toBe(1);
+    expect(sizeJourneys({ ...base, max: 0 })).toBe(1);
+  });
+});
+
+describe('MovingPercentile', () => {
+  it('reads a percentile of the last N samples only', () => {
+    const p = new MovingPercentile(10);
+    expect(p.at(0.9)).toBeNull();
+    for (let i = 1; i <= 10; i++) p.add(i * 10);
+    expect(p.at(0.9)).toBe(90);
+    expect(p.at(0.1)).toBe(10);
+    // ten new samples push the old ones out: latency rose, the p90 follows
+    for (let i = 1; i <= 10; i++) p.add(1000 + i);
+    expect(p.at(0.1)).toBe(1001);
+    expect(p.count).toBe(10);
+  });
+});
