@@ -129,8 +129,16 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
     const queues = openQueues({ connection: redis, prefix });
     cleanups.push(() => queues.close());
     const { jobId } = await enqueueRun(queues.sync, 'dach-software', 'manual');
-    const run = await waitFor(async () => (await listRuns(redis, 'dach-software', { prefix })).find((r) => r.runId === jobId && r.status !== 'delayed'), 60_000);
-    expect(run.status).toBe('completed');
+    // The job's end, not its first attempt's: a failed attempt is retried from its checkpoint, as in production.
+    const state = await waitFor(async () => {
+      const s = await queues.sync.getJobState(jobId);
+      return s === 'completed' || s === 'failed' ? s : undefined;
+    }, 120_000);
+    const attempts = (await listRuns(redis, 'dach-software', { prefix })).filter((r) => r.runId === jobId);
+    for (const a of attempts.filter((x) => x.status === 'failed')) process.stdout.write(`image check: a failed attempt was retried: ${JSON.stringify(a.error)}\n`);
+    const run = attempts[0]!;
+    expect(state, JSON.stringify(attempts.map((a) => a.error))).toBe('completed');
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
     expect(emulators.hubspot.state.count('companies')).toBe(run.created);
 
     child.kill('SIGTERM');
