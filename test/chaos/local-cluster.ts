@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../queue/private-redis.js';
+import { freePort } from '../../src/shared/free-port.js';
 
 const run = promisify(execFile);
 

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { freePort } from '../../src/shared/free-port.js';
 import { redisAnswers } from '../../src/shared/redis.js';
 
-export { freePort };
 
 export interface PrivateRedis {
   port: number;

@@ -18,14 +18,20 @@ import { waitFor } from './queue-env.js';
 describe('jobs of a search the config no longer has', () => {
   const closers = closeAfterEach();
 
-  it('a queued run of a renamed search fails at once with search_not_found, recorded, and the search can be queued again', async () => {
-    const fx = await startFixture('removed-search');
+  /** Emulators + Redis under the fixture's prefix + the app's queues, all closed after the test. */
+  async function fixtureWithQueues(label: string, options?: Parameters<typeof startFixture>[1]) {
+    const fx = await startFixture(label, options);
     closers.push(() => fx.close());
     const connection = createRedis(process.env.REDIS_URL);
     closers.push(async () => connection.disconnect());
     const ctx = { connection, prefix: fx.prefix };
     const queues = openQueues(ctx);
     closers.push(() => queues.close());
+    return { fx, connection, ctx, queues };
+  }
+
+  it('a queued run of a renamed search fails at once with search_not_found, recorded, and the search can be queued again', async () => {
+    const { fx, connection, ctx, queues } = await fixtureWithQueues('removed-search');
 
     // queued under the old name (e.g. by the previous version's scheduler), then the workers restart on a config
     // where 'all-companies' was renamed 'every-company'
@@ -49,13 +55,7 @@ describe('jobs of a search the config no longer has', () => {
   }, 40_000);
 
   it("a scheduler tick for a search removed from the config is ignored (no run queued)", async () => {
-    const fx = await startFixture('removed-tick', { hubspot: false });
-    closers.push(() => fx.close());
-    const connection = createRedis(process.env.REDIS_URL);
-    closers.push(async () => connection.disconnect());
-    const ctx = { connection, prefix: fx.prefix };
-    const queues = openQueues(ctx);
-    closers.push(() => queues.close());
+    const { fx, connection, ctx, queues } = await fixtureWithQueues('removed-tick', { hubspot: false });
     const scheduler = await startScheduler({ ctx, queues, logger: silentLogger, loadSearches: async () => [{ name: 'kept' }] });
     closers.push(() => scheduler.close());
 
