@@ -35,7 +35,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const resolved = resolveSearch(config, request.search);
   const { search } = resolved;
   const run = await RunSession.open(deps, search.name, request);
-  if (run.finishedBefore) return run.close(undefined).then(() => run.finishedBefore as RunSummary);
+  const earlier = run.finishedBefore; // this run already ended in an earlier attempt: report it, walk nothing
+  if (earlier) return run.close().then(() => earlier);
   const { source, signal, resumed } = run;
   const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
   let destination: Destination | undefined;
