@@ -4,7 +4,8 @@
  * 150-300 ms, into HubSpot (190 requests / 10 s) and into Salesforce (Bulk API 2.0 for Accounts, sObject Collections
  * for Contacts). The worker is the real CLI (`prospect-sync run <search> --json`) in its own process; the emulators
  * run in another. Then an unchanged re-sync of the HubSpot companies search (0 CRM writes expected).
- * Run: npx tsx bench/end-to-end.ts [companies=100000] [persons=50000] [hubspot|salesforce|both=both]
+ * Run: npx tsx bench/end-to-end.ts [companies=100000] [persons=50000] [hubspot|salesforce|both=both] [rate=83/10]
+ * (`rate` = searches per window / window seconds, e.g. 500/60 for the documented package in its real window).
  */
 import { writeFileSync } from 'node:fs';
 import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
@@ -18,7 +19,8 @@ import { ensureBuilt, lastJson, startWorker } from './lib/worker-process.js';
 const COMPANIES = Number(process.argv[2] ?? 100_000);
 const PERSONS = Number(process.argv[3] ?? 50_000);
 const WHICH = process.argv[4] ?? 'both';
-const RATES: Rates = { limit: 83, windowSeconds: 10, hubspotPer10s: 190 };
+const [RATE_LIMIT, RATE_WINDOW_S] = (process.argv[5] ?? '83/10').split('/').map(Number) as [number, number];
+const RATES: Rates = { limit: RATE_LIMIT, windowSeconds: RATE_WINDOW_S, hubspotPer10s: 190 };
 const LATENCY = { fixedMs: 150, jitterMs: 150 };
 const SF_LATENCY_MS = 100;
 const out: Record<string, unknown>[] = [];

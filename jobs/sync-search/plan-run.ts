@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../src/config/index.js';
-import { fingerprintJourney, type Filter, type Partition, type SourceClient } from '../../src/source/index.js';
+import { fingerprintJourney, PartitionError, type Filter, type Partition, type SourceClient } from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import { maxJourneys, planJourneys } from './concurrency.js';
 
@@ -84,7 +84,7 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   const tokensSpendable = finite(await source.ledger.spendableTokens());
   const credits = withCredits ? await source.ledger.creditHeadroom(options.runId) : null;
   const creditsSpendable = credits ? finite(credits.spendable) : null;
-  const { creditsNeeded, ...forecast } = await forecastSpend(source, config, resolved, options.runId, { counted, target, journeys: partitions.length }, creditsSpendable);
+  const { creditsNeeded, ...forecast } = await forecastSpend(source, config, resolved, options.runId, { counted, target, journeys: partitions.length, deepRecords: partitions.reduce((n, p) => n + Math.max(0, p.count - MAX_REVEAL_OFFSET), 0) }, creditsSpendable);
   const shortfall =
     tokensSpendable !== null && tokensSpendable < target ? 'tokens'
       : creditsSpendable !== null && creditsSpendable < creditsNeeded ? 'credits'
@@ -120,7 +120,7 @@ type Forecast = Pick<RunPlan, 'forecastCredits' | 'forecastTokens' | 'forecastRe
  */
 async function forecastSpend(
   source: SourceClient, config: AppConfig, resolved: ResolvedSearch, runId: string,
-  walk: { counted: number; target: number; journeys: number }, creditsSpendable: number | null,
+  walk: { counted: number; target: number; journeys: number; deepRecords: number }, creditsSpendable: number | null,
 ): Promise<Forecast & { creditsNeeded: number }> {
   const withCredits = resolved.search.entity === 'persons' && resolved.view.includes('contacts');
   if (!withCredits) return { creditsNeeded: 0, forecastCredits: 0, forecastTokens: walk.target, forecastRevealSkipped: 0, forecastMethod: 'no-contacts' };
@@ -135,18 +135,15 @@ async function forecastSpend(
   };
 }
 
-/**
- * The walk's tail (its last stretch, with fewer partitions left than journeys) is about journeys x the smallest
- * pieces / 4 of the run; pieces of 12% of the run per journey keep it near 3%.
- */
-const TAIL_SHARE = 0.03;
 /** Records of the largest write the sync job gathers (MAX_WRITE_BATCH in jobs/sync-search.ts). */
 const SALESFORCE_MIN_PIECE = 2_000;
+/** Largest `offset` the API accepts: contacts partitions are kept within it where they can be. */
+const MAX_REVEAL_OFFSET = 10_000;
 /** Count requests one plan may spend on splitting: half the documented count limit (500 per minute). */
 const MAX_PLAN_COUNTS = 250;
 
 async function choosePartitions(
-  source: SourceClient, config: AppConfig, { search, destination }: ResolvedSearch, counted: number, target: number, journeys: number,
+  source: SourceClient, config: AppConfig, { search, destination, view }: ResolvedSearch, counted: number, target: number, journeys: number,
   signal: AbortSignal | undefined,
 ): Promise<Partition[]> {
   const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
@@ -158,15 +155,26 @@ async function choosePartitions(
   // A partition's last write is partial: for Salesforce each piece holds at least one whole write batch (the sync
   // job's 2,000, Bulk API 2.0 above `bulkThreshold`), else small pieces would turn bulk jobs into collection calls.
   const minPiece = destination.type === 'salesforce' ? SALESFORCE_MIN_PIECE : 2 * pageSize;
-  const pieceRecords = Math.max(minPiece, Math.floor((4 * TAIL_SHARE * counted) / Math.max(1, journeys)));
+  // Guided sizes (src/source/partitioner.ts): large pieces first, each no larger than what the other journeys walk
+  // after it; the last ones about a page per journey (a small run: an eighth of its share per journey), so the
+  // walk's last stretch is short and few partial pages (one per partition) are spent.
+  const pieceRecords = Math.max(minPiece, Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))));
   if (counted <= depth && (maxJourneys(config) === 1 || counted <= pieceRecords)) return [whole];
   const learned = await source.rateLimit('count');
-  const parts = await source.partition(search.entity, search.filter as Filter, {
-    maxJourneyRecords: depth,
+  const split = (maxJourneyRecords: number): Promise<Partition[]> => source.partition(search.entity, search.filter as Filter, {
+    maxJourneyRecords,
     pieceRecords,
+    journeys,
     total: counted,
     maxCounts: Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
     signal,
   });
+  // Contacts journeys stay within the largest offset where the data allows, so every person to reveal is reached
+  // by offset (one token each; src/source/reveal-page.ts); else the depth limit is the only bound.
+  const reveals = search.entity === 'persons' && view.includes('contacts');
+  const parts = reveals && depth > MAX_REVEAL_OFFSET ? await split(MAX_REVEAL_OFFSET).catch((err: unknown) => {
+    if (err instanceof PartitionError) return split(depth);
+    throw err;
+  }) : await split(depth);
   return parts.filter((p) => p.count > 0);
 }

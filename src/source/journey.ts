@@ -50,10 +50,12 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
   }
   let restarted = false;
   let newInPass = 0;
+  // Records of the cursor walk before the next page (a reveal's offset): unknown when resumed in a later sweep pass.
+  let position: number | null = state.cursor === null ? 0 : (state.pass ?? 1) === 1 ? state.fetched : null;
   // Contacts journeys of a run that registered for it reveal each person once (reveal-page.ts).
   const runInfo = withCredits && options.revealOnce !== false ? ctx.revealRuns?.get(options.runId) : undefined;
   const reveal: JourneyReveal | undefined = runInfo && ctx.reveals
-    ? { store: ctx.reveals, searchKey: runInfo.searchKey, predicted: runInfo.newShare, fallback: false }
+    ? { store: ctx.reveals, searchKey: runInfo.searchKey, predicted: runInfo.newShare, fallback: false, offsets: true }
     : undefined;
   let pendingStop: BudgetStopError | undefined;
 
@@ -75,7 +77,7 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     try {
       if (reveal) {
         revealed = await revealPage(ctx, reveal, {
-          entity, mode, cursor: state.cursor, offset: state.offset, bodyBytes, view, wanted: granted, runId: options.runId, idField,
+          entity, mode, cursor: state.cursor, offset: state.offset, position, bodyBytes, view, wanted: granted, runId: options.runId, idField,
           fetched: state.fetched, signal: options.signal,
         });
         body = revealed.body;
@@ -88,6 +90,7 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
         ctx.logger.warn({ entity, fetched: state.fetched }, 'invalid_cursor: restarting the journey from page 1');
         state = { ...state, cursor: null };
         restarted = true;
+        position = 0;
         continue;
       }
       throw error;
@@ -124,11 +127,13 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       const next = typeof body.page.nextCursor === 'string' && body.page.nextCursor.length > 0 ? body.page.nextCursor : null;
       done = capped || body.page.hasMore === false || next === null;
       state = { ...state, cursor: done ? null : next, fetched };
+      if (position !== null) position += returned;
       // A live index can skip records between pages; a sweep walks again and keeps only records not yet seen.
       const pass = state.pass ?? 1;
       if (done && !capped && pass <= (options.sweepPasses ?? 0) && (pass === 1 || newInPass > 0)) {
         state = { ...state, pass: pass + 1 };
         newInPass = 0;
+        position = 0;
         done = false;
       }
     } else {

@@ -119,10 +119,13 @@ export class Partitioner {
   }
 
   /**
-   * Many small partitions, largest first, for a walk that takes the next partition whenever a journey is free:
-   * pieces above `pieceRecords` are bisected (the largest first, one count each) until none is, or until
-   * `maxCounts` counts are spent; pieces over the journey depth are always split (depth is a hard limit).
-   * Adjacent pieces are not merged: walked largest first, small pieces are what keeps the walk's tail short.
+   * Partitions for a walk that takes the next partition whenever a journey is free, largest first ("guided"
+   * sizes): a piece may stay as large as the records walked after it, shared by `journeys`, so the journeys are
+   * busy with later pieces while it ends, and the last pieces are small (down to about `pieceRecords`). Pieces
+   * that break the rule are cut (the largest first, up to 8 ways at once, counted in parallel) until none does
+   * or `maxCounts` counts are spent; pieces over the journey depth are always cut (depth is a hard limit).
+   * Few large pieces where they do not hurt: each partition ends with a partial page, a search request that
+   * brings fewer than `limit` records. Without `journeys`, every piece above `pieceRecords` is cut.
    */
   private async pieces(filter: Filter, pieceRecords: number, options: PartitionOptions): Promise<Partition[]> {
     const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
@@ -134,32 +137,34 @@ export class Partitioner {
     const openTop = bounds.lte === undefined;
     const total = options.total ?? (await this.count(filter));
     if (total <= target) return [{ filter, count: total, headcount: { gte: lo, lte: hi } }];
-    let open: Piece[] = [{ gte: lo, lte: hi, count: total }];
-    const done: Piece[] = [];
-    while (open.length > 0) {
-      open.sort((a, b) => b.count - a.count);
-      const splittable = open.filter((p) => p.gte < p.lte && (p.count > maxJourney || (p.count > target && budget > 0)));
-      done.push(...open.filter((p) => !splittable.includes(p)));
-      // A piece far above the target is cut in up to 8 at once (its counts run in parallel): fewer rounds of
-      // counts before the first page, at the price of a few more counts than halving. Over the depth: always cut;
-      // else the largest pieces first, as far as the budget goes.
-      const now: Piece[] = [];
-      const ways: number[] = [];
-      for (const p of splittable) {
-        const k = Math.max(2, Math.min(MAX_WAYS, Math.ceil(p.count / target), p.lte - p.gte + 1));
-        const affordable = Math.min(k, budget + 1);
-        if (p.count <= maxJourney && affordable < 2) {
-          done.push(p);
-          continue;
-        }
-        now.push(p);
-        ways.push(Math.max(2, affordable));
-        budget -= Math.max(2, affordable) - 1;
+    const journeys = options.journeys;
+    let pieces: Piece[] = [{ gte: lo, lte: hi, count: total }];
+    for (;;) {
+      pieces.sort((x, y) => y.count - x.count);
+      // The largest size each piece may keep: the records walked after it (largest first) shared by the journeys.
+      let after = total;
+      const cuts: { piece: Piece; ways: number }[] = [];
+      for (const p of pieces) {
+        after -= p.count;
+        if (p.gte >= p.lte) continue; // one headcount value: cut by country below when over the depth
+        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined ? target : Math.floor(after / journeys)));
+        if (p.count <= allowed) continue;
+        const overDepth = p.count > maxJourney;
+        if (!overDepth && budget < 1) continue;
+        // A piece far above its size is cut in up to 8 at once: fewer rounds of counts before the first page, at
+        // the price of a few more counts than halving. Over the depth: always; else as far as the budget goes.
+        const k = Math.max(2, Math.min(MAX_WAYS, Math.ceil(p.count / allowed), p.lte - p.gte + 1));
+        const ways = overDepth ? k : Math.max(2, Math.min(k, budget + 1));
+        budget -= ways - 1;
+        cuts.push({ piece: p, ways });
       }
-      open = (await Promise.all(now.map((piece, i) => this.cut(filter, piece, ways[i] as number)))).flat();
+      if (cuts.length === 0) break;
+      const cutPieces = new Set(cuts.map((c) => c.piece));
+      const split = await Promise.all(cuts.map((c) => this.cut(filter, c.piece, c.ways)));
+      pieces = [...pieces.filter((p) => !cutPieces.has(p)), ...split.flat()];
     }
     const partitions: Partition[] = [];
-    for (const piece of done) {
+    for (const piece of pieces) {
       if (piece.count === 0) continue;
       if (piece.count > maxJourney) {
         partitions.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));

@@ -44,6 +44,7 @@ export function emptyStats(): SourceStats {
     revealSkipped: 0,
     revealMissed: 0,
     revealFallbacks: 0,
+    revealOffsetMismatches: 0,
   };
 }
 

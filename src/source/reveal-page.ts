@@ -1,12 +1,14 @@
 /**
- * One page of a contacts journey that reveals each person once (see reveal-planner.ts for the strategy). The API
- * binds a cursor to the body only, so a cursor may be sent again with another `limit` and `view`
- * (docs/api-assumptions.md). If the API refuses a re-sent cursor (invalid_cursor), the journey falls back to
- * revealing whole pages for the rest of its walk; the persons of that page left unrevealed are counted as missed
- * (the next run reveals them).
+ * One page of a contacts journey that reveals each person once (see reveal-planner.ts for the strategy). A run of
+ * persons to reveal is fetched by its offset in the journey's walk (same body, no sort: the walk's order), which
+ * costs exactly its persons; the answer's ids are checked, and on any difference (or an offset refused or beyond
+ * 10,000) the journey positions a re-sent cursor instead. The API binds a cursor to the body only, so a cursor may
+ * be sent again with another `limit` and `view` (docs/api-assumptions.md). If the API refuses a re-sent cursor
+ * (invalid_cursor), the journey falls back to revealing whole pages for the rest of its walk; the persons of that
+ * page left unrevealed are counted as missed (the next run reveals them).
  */
 import { joinUrl } from './api-paths.js';
-import { BudgetStopError, InvalidCursorError } from './errors.js';
+import { BudgetStopError, InvalidCursorError, SourceValidationError } from './errors.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import { DIRECT_SHARE, revealRuns } from './reveal-planner.js';
 import type { RevealStore } from './reveal-store.js';
@@ -21,7 +23,12 @@ export interface JourneyReveal {
   predicted: number;
   /** The API refused a re-sent cursor: whole pages are revealed from now on. */
   fallback: boolean;
+  /** Runs are revealed by offset while the API's offset answers match the walk (cleared on the first mismatch). */
+  offsets: boolean;
 }
+
+/** The largest `offset` the API accepts. */
+const MAX_OFFSET = 10_000;
 
 export interface RevealPageRequest {
   entity: Entity;
@@ -29,6 +36,8 @@ export interface RevealPageRequest {
   /** Position of the page: its cursor (null = first page) or offset. */
   cursor: string | null;
   offset: number;
+  /** Cursor mode: records of this walk before the page (its offset), null when unknown (a later sweep pass). */
+  position: number | null;
   bodyBytes: string;
   view: string[];
   wanted: number;
@@ -112,7 +121,21 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
   let pos = 0;
   let position: string | number | null = start;
   try {
-    for (const run of revealRuns(needs)) {
+    if (req.mode === 'cursor' && jr.offsets && req.position !== null) {
+      const byOffset: string[] = [];
+      try {
+        await revealByOffset(ctx, jr, req, req.position, { ids, needs, done, body }, byOffset);
+      } finally {
+        // what was paid for counts even when a cap stopped the reveals half-way
+        tokens += byOffset.length;
+        credits += byOffset.length;
+        for (const id of byOffset) {
+          revealed.push(id);
+          count(today);
+        }
+      }
+    }
+    for (const run of revealRuns(needs.map((need, i) => need && !done[i]))) {
       // A reveal that ended the walk (the live index shrank) leaves no cursor for later runs of this page.
       if (req.mode === 'cursor' && position === null && pos > 0) throw new WalkEnded('the walk ended before the run');
       if (req.mode === 'offset') {
@@ -174,3 +197,50 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
   return { body, walked, tokens, credits, revealed, skipped: known.length - unrevealedTotal, missed, ...(stop ? { stop } : {}) };
 }
 
+
+/**
+ * Reveals each run of `needs` with one request at its offset in the walk (`limit` = its length, `view` with
+ * contacts): tokens and credits for exactly those persons. Every answer is checked against the ids the walk saw
+ * there; on a difference (an API whose offset order is not its cursor order, a live index that moved) or an offset
+ * the API refuses, offsets stop for this journey and the caller positions cursors for what is left. Persons paid
+ * for are always delivered (in place, or appended when not on the page) and their ids added to `revealed`.
+ */
+async function revealByOffset(
+  ctx: JourneyContext, jr: JourneyReveal, req: RevealPageRequest, position: number,
+  page: { ids: (string | undefined)[]; needs: boolean[]; done: boolean[]; body: PageBody }, revealed: string[],
+): Promise<void> {
+  const { ids, needs, done, body } = page;
+  const index = new Map(ids.map((id, i) => [id, i]));
+  for (const run of revealRuns(needs)) {
+    const offset = position + run.start;
+    if (offset > MAX_OFFSET) break;
+    let answer: PageBody;
+    try {
+      answer = await fetchPage(ctx, pageUrl(ctx, req, offset, req.view), req.bodyBytes, run.end - run.start + 1, req.runId, req.fetched, req.signal);
+    } catch (err) {
+      if (!(err instanceof SourceValidationError)) throw err;
+      jr.offsets = false;
+      ctx.logger.warn({ entity: req.entity, offset }, 'the API refused a reveal by offset: positioning cursors for the rest of this journey');
+      return;
+    }
+    let matched = answer.data.length === run.end - run.start + 1;
+    answer.data.forEach((record, k) => {
+      const id = recordId(record, req.idField);
+      if (id === undefined) return;
+      revealed.push(id);
+      const at = index.get(id);
+      if (at === undefined) body.data.push(record);
+      else {
+        body.data[at] = record;
+        done[at] = true;
+      }
+      if (at !== run.start + k) matched = false;
+    });
+    if (!matched) {
+      jr.offsets = false;
+      ctx.stats.revealOffsetMismatches += 1;
+      ctx.logger.warn({ entity: req.entity, offset }, 'a reveal by offset answered other persons than the walk: positioning cursors for the rest of this journey');
+      return;
+    }
+  }
+}

@@ -1,9 +1,10 @@
 /**
- * Which persons of a page to reveal and how (pure). A journey walks without `contacts` (tokens only); for each run
- * of consecutive persons not revealed yet it positions a cursor at the run (a contacts-free request of `limit` =
- * gap from the last cursor it holds) and reveals exactly that run (`view` with `contacts`, `limit` = run length).
- * Credits are then paid only for those persons; the extra tokens of a page are the index of its last unrevealed
- * person + 1. When a page is predicted to be (almost) all unrevealed (a first run), the page is revealed directly.
+ * Which persons of a page to reveal and how (pure). A journey walks without `contacts` (tokens only); each run of
+ * consecutive persons not revealed yet is revealed by its offset in the walk (`view` with `contacts`, `limit` = run
+ * length): one more token and one credit per person. Where no offset reaches (beyond 10,000, or an API whose offset
+ * answers differ from its walk) a cursor is positioned at the run (a contacts-free request of `limit` = gap from the
+ * last cursor it holds), so the extra tokens of such a page are the index of its last unrevealed person + 1. When a
+ * page is predicted to be (almost) all unrevealed (a first run), the page is revealed directly.
  */
 
 /** Reveal a whole page directly when at least this share of it is expected to be unrevealed. */
@@ -49,6 +50,8 @@ export interface RevealForecastInput {
   pageSize: number;
   /** Journeys walked (each may probe its first page). */
   journeys: number;
+  /** Records at positions beyond the largest offset (10,000) in their journeys: revealed by positioned cursors. */
+  deepRecords?: number;
   /** Persons the search's last run saw whose reveal is still fresh; null when the search never ran. */
   fresh: number | null;
 }
@@ -67,7 +70,8 @@ export interface RevealForecast {
 /**
  * Method: persons needing a reveal = matches now - persons the last run of this search saw whose reveal is still
  * fresh (its tally by reveal day). Exact without churn; removals since the last run make it an over-estimate.
- * Tokens = walked persons + per page the expected extra tokens above (or none when pages are revealed directly).
+ * Tokens = walked persons + one per person revealed by offset + per page beyond the largest offset the expected
+ * extra tokens above (nothing extra when pages are revealed directly).
  */
 export function forecastReveal(input: RevealForecastInput): RevealForecast {
   const { counted, target, pageSize } = input;
@@ -77,9 +81,8 @@ export function forecastReveal(input: RevealForecastInput): RevealForecast {
   const method = input.fresh === null ? 'first-run' : 'last-run-tally';
   if (newShare >= DIRECT_SHARE) return { newShare, credits: target, revealSkipped: 0, tokens: target, method };
   const credits = Math.round(target * newShare);
-  const pages = Math.ceil(target / pageSize);
-  const fullPages = Math.floor(target / pageSize);
-  const last = target - fullPages * pageSize;
-  const extra = fullPages * expectedExtraTokens(newShare, pageSize) + (pages > fullPages ? expectedExtraTokens(newShare, last) : 0);
-  return { newShare, credits, revealSkipped: target - credits, tokens: Math.round(target + extra), method };
+  const deep = Math.min(target, Math.max(0, input.deepRecords ?? 0));
+  const byOffset = Math.round((target - deep) * newShare);
+  const extraDeep = (deep / pageSize) * expectedExtraTokens(newShare, pageSize);
+  return { newShare, credits, revealSkipped: target - credits, tokens: Math.round(target + byOffset + extraDeep), method };
 }

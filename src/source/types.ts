@@ -172,10 +172,12 @@ export interface PartitionOptions {
   /** Aim for at least this many partitions of similar size. Default 1. */
   parallelism?: number;
   /**
-   * Many pieces of at most about this many records, largest first, instead of `parallelism` similar groups
-   * (src/source/partitioner.ts). Pieces above it are bisected while `maxCounts` allows.
+   * Many pieces, largest first, instead of `parallelism` similar groups (src/source/partitioner.ts): pieces above
+   * it are cut while `maxCounts` allows; with `journeys`, only those larger than the records after them / journeys.
    */
   pieceRecords?: number;
+  /** With `pieceRecords`: the journeys expected to walk at once ("guided" sizes, large first, small last). */
+  journeys?: number;
   /** With `pieceRecords`: the filter's free count when the caller has it (saves one count). */
   total?: number;
   /** With `pieceRecords`: count requests the split may spend (pieces over the journey depth are split regardless). */
@@ -222,6 +224,8 @@ export interface SourceStats {
   revealMissed: number;
   /** Journeys that fell back to revealing whole pages (the API refused a re-sent cursor). */
   revealFallbacks: number;
+  /** Journeys whose reveal by offset answered other persons than the walk (they position cursors instead). */
+  revealOffsetMismatches: number;
 }
 
 export interface CallOptions {
@@ -264,7 +268,7 @@ export interface SourceClient {
    * Registers a contacts run for reveal-once journeys and forecasts its credits and tokens from the search's last
    * run (`searchKey` names the search: its name and body). Call before walking.
    */
-  prepareReveal(runId: string, searchKey: string, walk: { counted: number; target: number; pageSize: number; journeys: number }): Promise<RevealPlan>;
+  prepareReveal(runId: string, searchKey: string, walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number }): Promise<RevealPlan>;
   /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
   /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */

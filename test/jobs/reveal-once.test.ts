@@ -68,8 +68,9 @@ describe('contacts revealed once', () => {
     expect(second.tokensSpent).toBe(charged.tokensCharged);
     expect(plan?.forecastCredits).toBe(inserted.length);
     expect(plan?.forecastMethod).toBe('last-run-tally');
-    // tokens: one walk plus the positioning requests, never a second full walk
-    expect(charged.tokensCharged).toBeLessThan(2 * (all.length + inserted.length));
+    // tokens: one walk plus one per new person (each run of them revealed by its offset in the walk), as forecast
+    expect(charged.tokensCharged).toBe(all.length + 2 * inserted.length);
+    expect(plan?.forecastTokens).toBe(charged.tokensCharged);
     expect(second.tokensSpentPerRecord).toBeCloseTo(charged.tokensCharged / (all.length + inserted.length), 2);
     const byKey = phones(f);
     expect(byKey.size).toBe(all.length + inserted.length);
@@ -103,12 +104,12 @@ describe('contacts revealed once', () => {
     for (const k of afterFirst) expect(afterSecond.has(k)).toBe(true);
   });
 
-  it('an API that refuses a re-sent cursor: fallback to whole pages, reported, and the next run completes the reveals', async () => {
+  it('an API whose offsets differ from its walk and that refuses a re-sent cursor: fallback to whole pages, reported, and the next run completes the reveals', async () => {
     const { f, config } = await start('reveal-fallback');
     const all = await f.oracleIds('persons', FILTER);
     await syncSearch(f.deps(config), { search: 'people', runId: 'f1' });
     const inserted = f.si.insertPersons(24, FILTER);
-    f.si.faults.set({ refuseResentCursor: true });
+    f.si.faults.set({ refuseResentCursor: true, offsetOrderDiffers: true });
     f.si.resetStats();
     const second = await syncSearch(f.deps(config), { search: 'people', runId: 'f2' });
     expect(second).toMatchObject({ status: 'completed', revealFallback: true });
@@ -116,13 +117,38 @@ describe('contacts revealed once', () => {
     // whole pages after the fallback: more credits than new persons, but every record is in the CRM
     expect(second.creditsSpent).toBeGreaterThan(inserted.length);
     expect(phones(f).size).toBe(all.length + inserted.length);
-    f.si.faults.set({ refuseResentCursor: false });
+    f.si.faults.set({ refuseResentCursor: false, offsetOrderDiffers: false });
     f.si.resetStats();
     const third = await syncSearch(f.deps(config), { search: 'people', runId: 'f3' });
     expect(third.revealFallback).toBeUndefined();
     for (const [, e] of phones(f)) expect(e).toMatch(/^\+/);
     // the third run paid only for the persons the fallback page left unrevealed
     expect(f.si.stats('worker').creditsCharged).toBeLessThan(inserted.length);
+  });
+
+  it('an API whose offset pages are not in its walk order: the mismatch is seen, cursors are positioned instead, nothing wrong lands', async () => {
+    const { f, config } = await start('reveal-offset-order');
+    const all = await f.oracleIds('persons', FILTER);
+    await syncSearch(f.deps(config), { search: 'people', runId: 'o1' });
+    const inserted = f.si.insertPersons(24, FILTER);
+    f.si.faults.set({ offsetOrderDiffers: true });
+    f.si.resetStats();
+    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'o2' });
+    const charged = f.si.stats('worker');
+    expect(second).toMatchObject({ status: 'completed', created: inserted.length });
+    expect(second.revealFallback).toBeUndefined();
+    // the first offset answer of each journey is checked and found wrong (paid: those persons land revealed);
+    // the rest is revealed through positioned cursors, so the extra tokens exceed one per new person
+    expect(charged.creditsCharged).toBeGreaterThan(inserted.length);
+    expect(charged.tokensCharged).toBeGreaterThan(all.length + 2 * inserted.length);
+    const byKey = phones(f);
+    expect(byKey.size).toBe(all.length + inserted.length);
+    for (const id of [...all, ...inserted]) expect(byKey.get(id)).toMatch(/^\+/);
+    // a calm API afterwards: nothing left to reveal, nothing paid
+    f.si.faults.set({ offsetOrderDiffers: false });
+    f.si.resetStats();
+    await syncSearch(f.deps(config), { search: 'people', runId: 'o3' });
+    expect(f.si.stats('worker').creditsCharged).toBe(0);
   });
 
   it('under live-index churn: what is paid for lands with its contacts, and a calm run afterwards completes the reveals', async () => {

@@ -31,6 +31,25 @@ function tailShare(counts: number[], journeys: number): number {
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 const countsOf = (parts: Partition[]): number[] => parts.map((p) => p.count);
 
+/**
+ * Share of the ideal pace a rate-bound walk keeps with these pieces: `journeys` walk them largest first, each at
+ * most one page per tick, all together at most journeys / 1.25 pages per tick (the run's headroom); each piece's
+ * last page is partial and costs a whole request. 1 means every tick used the allowance for full pages.
+ */
+function pace(counts: number[], journeys: number, pageSize = 100): number {
+  const rate = journeys / 1.25;
+  const queue = counts.map((c) => Math.ceil(c / pageSize)).sort((a, b) => b - a);
+  let active: number[] = [];
+  let ticks = 0;
+  while (queue.length > 0 || active.length > 0) {
+    while (active.length < journeys && queue.length > 0) active.push(queue.shift() as number);
+    const each = Math.min(1, rate / active.length) / 100;
+    active = active.map((p) => p - each).filter((p) => p > 1e-9);
+    ticks += 0.01;
+  }
+  return sum(counts) / pageSize / rate / ticks;
+}
+
 describe('the partition plan for a walk sized at run time', () => {
   it('plans small pieces largest first, covering the filter exactly, with a tail under ~3% for the journeys it was sized for', async () => {
     fx = await sourceFixture({ companies: 60_000, persons: 1000, ...account });
@@ -57,6 +76,31 @@ describe('the partition plan for a walk sized at run time', () => {
     expect(fx.emu.stats('demo').operations.search).toBe(0);
     // fewer, larger pieces, as the whole-filter groups of old, would leave a long tail for the same journeys
     expect(tailShare(countsOf(await fx.client.partition('companies', filter, { parallelism: journeys })), journeys)).toBeGreaterThan(tailShare(counts, journeys));
+  });
+
+  it('guided sizes: large pieces first, each no larger than what the other journeys walk after it; fewer partial pages, a pace as good', async () => {
+    fx = await sourceFixture({ companies: 60_000, persons: 1000, ...account });
+    const filter = { company: { headcount: { gte: 1 } } };
+    const total = await fx.client.count('companies', filter);
+    const journeys = 3;
+    const pieceRecords = 100 * journeys; // the rule of jobs/sync-search/plan-run.ts: about a page per journey
+    const parts = await fx.client.partition('companies', filter, { pieceRecords, journeys, total, maxCounts: 250 });
+    const counts = countsOf(parts);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(sum(counts)).toBe(total);
+    expect(await Promise.all(parts.map((p) => fx!.client.count('companies', p.filter)))).toEqual(counts);
+    // the rule: a piece is small, one headcount value, or no larger than the records after it / journeys
+    let after = total;
+    for (const p of parts) {
+      after -= p.count;
+      if (p.count > pieceRecords && p.headcount.gte !== p.headcount.lte) expect(p.count).toBeLessThanOrEqual(after / journeys);
+    }
+    // against uniform small pieces (the former rule: 12% of the run per journey): fewer partitions, so fewer
+    // partial pages, and the rate-bound walk keeps at least the same pace
+    const uniform = countsOf(await fx.client.partition('companies', filter, { pieceRecords: Math.floor((0.12 * total) / journeys), total, maxCounts: 250 }));
+    expect(parts.length).toBeLessThan(uniform.length);
+    expect(pace(counts, journeys)).toBeGreaterThanOrEqual(pace(uniform, journeys));
+    expect(pace(counts, journeys)).toBeGreaterThan(0.97);
   });
 
   it('spends no more counts than allowed: the largest pieces are cut first', async () => {

@@ -11,6 +11,7 @@ function defaults(): Required<EmulatorFaultsInit> {
     force429: 0,
     forceInvalidCursor: 0,
     refuseResentCursor: false,
+    offsetOrderDiffers: false,
     expireTokensAfter: null,
     churn: null,
     limiterDown: false,
@@ -97,6 +98,10 @@ export class FaultState implements EmulatorFaults {
 
   get refuseResentCursor(): boolean {
     return this.state.refuseResentCursor;
+  }
+
+  get offsetOrderDiffers(): boolean {
+    return this.state.offsetOrderDiffers;
   }
 
   get limiterDown(): boolean {

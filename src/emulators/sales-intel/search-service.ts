@@ -192,9 +192,13 @@ export class SearchService {
   private offsetPage(m: Matcher, query: SearchQuery, sort: SortField[]) {
     const total = this.total(m);
     let slots: number[];
-    if (sort.length === 0) {
+    if (sort.length === 0 && !this.faults.offsetOrderDiffers) {
       slots = [];
       m.scan(m.stepForward(0, query.offset), query.limit, slots);
+    } else if (sort.length === 0) {
+      const all: number[] = [];
+      m.scan(0, Number.MAX_SAFE_INTEGER, all);
+      slots = all.reverse().slice(query.offset, query.offset + query.limit);
     } else {
       const all: number[] = [];
       m.scan(0, Number.MAX_SAFE_INTEGER, all);

@@ -99,6 +99,11 @@ export interface EmulatorFaultsInit {
   forceInvalidCursor?: number;
   /** Every cursor is accepted once: sending one again answers 400 invalid_cursor (an API that breaks our assumption). */
   refuseResentCursor?: boolean;
+  /**
+   * Offset pages without `sortFields` come in another order than cursor pages (reversed): an API whose offset walk
+   * is not its cursor walk, which breaks the worker's reveal-by-offset assumption.
+   */
+  offsetOrderDiffers?: boolean;
   /** Every token issued so far expires after N more authenticated requests. */
   expireTokensAfter?: number | null;
   churn?: ChurnFault | null;
