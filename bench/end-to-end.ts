@@ -72,7 +72,7 @@ try {
     const host = await hostFor('hubspot');
     const cfg = writeBenchConfig(host, {
       name: 'e2e-hs', limits: { search: RATES.limit, windowSeconds: RATES.windowSeconds },
-      credits: { maxPerRun: PERSONS, maxPerDay: PERSONS * 2 },
+      credits: { maxPerRun: Math.max(1, PERSONS), maxPerDay: Math.max(2, PERSONS * 2) },
       searches: [companiesSearch('companies-hs', 'hs', 'companies'), personsSearch('persons-hs', 'hs', 'contacts')],
     });
     try {
@@ -90,7 +90,7 @@ try {
     const sfRates: Rates = { limit: RATES.limit, windowSeconds: RATES.windowSeconds };
     const cfg = writeBenchConfig(host, {
       name: 'e2e-sf', limits: { search: RATES.limit, windowSeconds: RATES.windowSeconds },
-      credits: { maxPerRun: PERSONS, maxPerDay: PERSONS * 2 },
+      credits: { maxPerRun: Math.max(1, PERSONS), maxPerDay: Math.max(2, PERSONS * 2) },
       searches: [companiesSearch('companies-sf', 'sf-bulk', 'Account'), personsSearch('persons-sf', 'sf-collections', 'Contact')],
     });
     try {

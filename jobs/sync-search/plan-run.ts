@@ -69,7 +69,8 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
   const countsBefore = source.stats().requests.count;
   const countStarted = performance.now();
   const counted = options.counted ?? (await source.count(entity, filter, { signal: options.signal }));
-  const countMs = options.counted === undefined ? performance.now() - countStarted : null;
+  // The count's HTTP time stands in for page latency (a first request's token fetch and connection excluded).
+  const countMs = options.counted === undefined ? (source.searchTimings().countLatencyP50Ms ?? performance.now() - countStarted) : null;
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
   const target = capped ? (search.maxRecords as number) : counted;
   const withCredits = entity === 'persons' && view.includes('contacts');

@@ -70,14 +70,20 @@ export class MovingPercentile {
 export class SearchTimings {
   readonly latency = new MovingPercentile(64);
   readonly wait = new MovingPercentile(64);
+  /** HTTP time of count requests: the plan's stand-in for page latency before any page was fetched. */
+  readonly countLatency = new MovingPercentile(16);
 
   record(waitMs: number, latencyMs: number): void {
     this.wait.add(waitMs);
     this.latency.add(latencyMs);
   }
 
+  recordCount(latencyMs: number): void {
+    this.countLatency.add(latencyMs);
+  }
+
   snapshot(): TimingSnapshot {
-    return { samples: this.latency.count, latencyP90Ms: this.latency.at(0.9), waitP50Ms: this.wait.at(0.5) };
+    return { samples: this.latency.count, latencyP90Ms: this.latency.at(0.9), waitP50Ms: this.wait.at(0.5), countLatencyP50Ms: this.countLatency.at(0.5) };
   }
 }
 
@@ -87,4 +93,6 @@ export interface TimingSnapshot {
   latencyP90Ms: number | null;
   /** Median governor wait of the last 64 search requests: above 0, the account's allowance is the limit. */
   waitP50Ms: number | null;
+  /** Median HTTP time of the last 16 count requests (no token fetch, no governor wait); null before the first. */
+  countLatencyP50Ms: number | null;
 }

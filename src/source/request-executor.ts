@@ -108,6 +108,7 @@ export class RequestExecutor {
       throw error;
     }
     if (req.operation === 'search') this.timings?.record(granted - asked, performance.now() - granted);
+    else if (req.operation === 'count') this.timings?.recordCount(performance.now() - granted);
     if (req.operation) await Promise.all([this.governor.observe(req.operation, res.headers), this.governor.record(req.operation, outcomeClass(res.status), grant)]);
     if (req.operation === 'search') await this.ledger.observeTokens(res.headers);
     if (res.status >= 200 && res.status < 300) return res;
