@@ -134,8 +134,13 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
         const partial = part.filter((r) => hashed(r).stored === undefined && fields.some((f) => !Object.hasOwn(r.properties, f)));
         const stored = partial.length > 0 ? await read(partial.map((r) => r.key)) : [];
         const previous = new Map(partial.map((r, i) => [r.key, decode(fields, stored[i] ?? null)?.fields ?? null]));
-        const values = Object.fromEntries(part.map((r) => [r.key, encode(hashed(r), hashed(r).stored ?? previous.get(r.key) ?? null)]));
-        await redis.multi().hset(key, values).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
+        // Flat field/value pairs: an object keyed by record ids would be built in dictionary mode, then walked again.
+        const pairs: string[] = [];
+        for (const r of part) {
+          const h = hashed(r);
+          pairs.push(r.key, encode(h, h.stored ?? previous.get(r.key) ?? null));
+        }
+        await redis.multi().hset(key, ...pairs).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
         renewedAt.set(key, Date.now());
       }
     },
