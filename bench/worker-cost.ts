@@ -4,8 +4,8 @@
  * with HubSpot writes. The package is "fast" (no rate limit that binds, no page latency) so the run is CPU-bound and
  * the figures are per record. Also: RSS sampled over the run (flat or growing?), the process's fixed cost
  * (`validate`, the same start-up without a run), and a --cpu-prof profile's top self-time functions.
- * Run: npx tsx bench/worker-cost.ts [sizes=100000,1000000] [--no-profile] [--max-old-space-size=MB] [--dry-run-only]
- * (`--max-old-space-size` is passed to the worker: does a run fit a small heap, i.e. is the RSS growth live data?)
+ * Run: npx tsx bench/worker-cost.ts [sizes=100000,1000000] [--no-profile] [--max-old-space-size=MB] [--max-semi-space-size=MB] [--dry-run-only]
+ * (the V8 flags are passed to the worker only: does a run fit a small heap, i.e. is the RSS growth live data?)
  */
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,9 @@ import { ensureBuilt, lastJson, startWorker, type WorkerResult } from './lib/wor
 
 const SIZES = (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : '100000,1000000').split(',').map(Number);
 const PROFILE = !process.argv.includes('--no-profile');
-const HEAP = process.argv.find((a) => a.startsWith('--max-old-space-size='));
+// V8 heap flags passed to the worker only (e.g. is the RSS growth live data? what does a smaller young generation save?)
+const V8_FLAGS = process.argv.filter((a) => /^--max-(old|semi)-space-size=\d+$/.test(a));
+const HEAP = V8_FLAGS.join(' ');
 const DRY_ONLY = process.argv.includes('--dry-run-only');
 const FAST = 1_000_000; // requests per window: never binds
 const out: Record<string, unknown>[] = [];
@@ -59,7 +61,7 @@ for (const size of SIZES) {
     for (const [mode, args] of cases) {
       await host.reset();
       const loadBefore = load();
-      const r = await startWorker([...args, '--config', cfg.file], cfg.env, HEAP ? { nodeArgs: [HEAP] } : {}).done;
+      const r = await startWorker([...args, '--config', cfg.file], cfg.env, V8_FLAGS.length > 0 ? { nodeArgs: V8_FLAGS } : {}).done;
       let s: RunSummary;
       try {
         s = lastJson<RunSummary>(r.stdout);

@@ -59,7 +59,13 @@ export function changeHashKey(keyPrefix: string, destination: string, target: Ob
 interface RecordHashes {
   company: string;
   fields: (string | undefined)[];
+  /** Stored field hashes as `unchanged` read them (null: none), so `remember` need not read them again. */
+  stored?: string[] | null;
 }
+
+/** Reads renew a key's expiry at most this often per process (writes always do): 90 days, renewed hourly. */
+const RENEW_ON_READ_MS = 3600_000;
+const renewedAt = new Map<string, number>();
 
 function hashesOf(fields: readonly string[], record: CrmRecord): RecordHashes {
   return {
@@ -97,8 +103,11 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
     return h;
   };
   const read = async (keys: string[]): Promise<(string | null)[]> => {
+    const now = Date.now();
+    if (now - (renewedAt.get(key) ?? Number.NEGATIVE_INFINITY) < RENEW_ON_READ_MS) return redis.hmget(key, ...keys);
     const [[err, stored]] = (await redis.multi().hmget(key, ...keys).expire(key, CHANGE_HASH_TTL_SECONDS).exec()) as [[Error | null, (string | null)[]]];
     if (err !== null) throw err;
+    renewedAt.set(key, now);
     return stored;
   };
   return {
@@ -108,8 +117,9 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
         const stored = await read(part.map((r) => r.key));
         part.forEach((r, i) => {
           const old = decode(fields, stored[i] ?? null);
-          if (old === null) return;
           const now = hashed(r);
+          now.stored = old?.fields ?? null;
+          if (old === null) return;
           if (old.company !== now.company) return;
           const changed = now.fields.some((h, j) => h !== undefined && old.fields[j] !== h);
           if (!changed) same.add(r.key);
@@ -120,11 +130,18 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
     async remember(records) {
       for (const part of chunks(records, CHUNK)) {
         // Fields a record lacks keep their stored hash (the CRM kept their value).
-        const partial = part.filter((r) => fields.some((f) => !Object.hasOwn(r.properties, f)));
+        // (read by `unchanged` just before, or read now).
+        const partial = part.filter((r) => hashed(r).stored === undefined && fields.some((f) => !Object.hasOwn(r.properties, f)));
         const stored = partial.length > 0 ? await read(partial.map((r) => r.key)) : [];
         const previous = new Map(partial.map((r, i) => [r.key, decode(fields, stored[i] ?? null)?.fields ?? null]));
-        const values = Object.fromEntries(part.map((r) => [r.key, encode(hashed(r), previous.get(r.key) ?? null)]));
-        await redis.multi().hset(key, values).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
+        // Flat field/value pairs: an object keyed by record ids would be built in dictionary mode, then walked again.
+        const pairs: string[] = [];
+        for (const r of part) {
+          const h = hashed(r);
+          pairs.push(r.key, encode(h, h.stored ?? previous.get(r.key) ?? null));
+        }
+        await redis.multi().hset(key, ...pairs).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
+        renewedAt.set(key, Date.now());
       }
     },
     async forget(keys) {

@@ -17,7 +17,7 @@
  * never secrets.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { sleep } from './abortable-sleep.js';
 import { withRedisNow } from './redis-now.js';
 import { scanKeys } from './redis.js';
@@ -58,33 +58,51 @@ local entry = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
 return {0, math.max(1, tonumber(entry[2]) + span - now + 1)}
 `);
 
-// KEYS: state, probe, log. ARGV: limit, windowMs, mode, ttlMs, remaining (-1: unknown), id.
+// A learned (or fallback) limit: (state, probe, log, limit, windowMs, mode, ttlMs, remaining (-1: unknown), id).
 // A fallback never loosens a slower learned rate. `remaining` below what our log explains means other clients
 // share the allowance: their share is booked as used now.
-const LEARN = withRedisNow(`
-local limit = tonumber(ARGV[1])
-local windowMs = tonumber(ARGV[2])
-if ARGV[3] == 'fallback' then
-  local st = redis.call('HMGET', KEYS[1], 'limit', 'windowMs', 'mode')
-  local l, w = tonumber(st[1]), tonumber(st[2])
-  if l and w and st[3] == 'headers' and l / w < limit / windowMs then limit, windowMs = l, w end
+const LEARN_FN = `
+local function learn(state, probe, log, limit, windowMs, mode, ttlMs, remaining, id)
+  if mode == 'fallback' then
+    local st = redis.call('HMGET', state, 'limit', 'windowMs', 'mode')
+    local l, w = tonumber(st[1]), tonumber(st[2])
+    if l and w and st[3] == 'headers' and l / w < limit / windowMs then limit, windowMs = l, w end
+  end
+  redis.call('HSET', state, 'limit', limit, 'windowMs', windowMs, 'mode', mode)
+  redis.call('PEXPIRE', state, ttlMs)
+  redis.call('DEL', probe)
+  if remaining >= 0 then
+    local n = redis.call('ZCOUNT', log, now - windowMs, '+inf')
+    local missing = math.min(limit - remaining - n, limit)
+    for i = 1, missing do redis.call('ZADD', log, now, id .. ':' .. i) end
+    if missing > 0 then redis.call('PEXPIRE', log, windowMs * 3) end
+  end
 end
-redis.call('HSET', KEYS[1], 'limit', limit, 'windowMs', windowMs, 'mode', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('DEL', KEYS[2])
-local remaining = tonumber(ARGV[5])
-if remaining >= 0 then
-  local n = redis.call('ZCOUNT', KEYS[3], now - windowMs, '+inf')
-  local missing = math.min(limit - remaining - n, limit)
-  for i = 1, missing do redis.call('ZADD', KEYS[3], now, ARGV[6] .. ':' .. i) end
-  if missing > 0 then redis.call('PEXPIRE', KEYS[3], windowMs * 3) end
-end
+`;
+
+// KEYS: state, probe, log. ARGV: limit, windowMs, mode, ttlMs, remaining (-1: unknown), id.
+const LEARN = withRedisNow(`${LEARN_FN}
+learn(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6])
 return 1
 `);
 
-// KEYS: log. ARGV: grant id. The answer arrived: the grant's window starts now (only if it is still in the log).
-const RESTAMP = withRedisNow(`
-return redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+// Everything one answer (or a request without one) teaches, in one call: the outcome counted, the grant stamped
+// again (see the header), the probe slot freed, the limit learned, the daily allowance stored.
+// KEYS: log, stats, state, probe. ARGV: outcome, grant ('' none), stats ttl s (0: leave), free probe ('1'),
+// learn ('1') + limit, windowMs, mode, state ttl ms, remaining (-1), id, daily ('1') + daily limit, daily remaining.
+const SETTLE = withRedisNow(`${LEARN_FN}
+redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+if ARGV[3] ~= '0' then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+if ARGV[2] ~= '' then redis.call('ZADD', KEYS[1], 'XX', now, ARGV[2]) end
+if ARGV[4] == '1' then redis.call('DEL', KEYS[4]) end
+if ARGV[5] == '1' then
+  learn(KEYS[3], KEYS[4], KEYS[1], tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9], tonumber(ARGV[10]), ARGV[11])
+end
+if ARGV[12] == '1' then
+  redis.call('HSET', KEYS[3], 'dailyLimit', ARGV[13], 'dailyRemaining', ARGV[14])
+  redis.call('PEXPIRE', KEYS[3], ARGV[9])
+end
+return 1
 `);
 
 // KEYS: state. ARGV: field ('blockedUntil' | 'closedUntil'), ms. Only ever extends.
@@ -132,6 +150,20 @@ export interface DailyAllowance {
   remaining: number;
 }
 
+/** What one request's answer (or its lack) tells the governor; written by `settle` in one Redis call. */
+export interface AnswerFacts {
+  outcome: OutcomeClass;
+  /** The grant from `acquire`: stamped again now. */
+  grant?: string | undefined;
+  /** No answer: free the probe slot at once so other processes need not wait for it to expire. */
+  releaseProbe?: boolean;
+  /** The limit the answer taught (written only when new, or when `remaining` needs booking). */
+  learned?: LearnedLimit | undefined;
+  /** The server's remaining allowance in the window (books other clients' share). */
+  remaining?: number | undefined;
+  daily?: DailyAllowance | undefined;
+}
+
 export interface GovernorSettings {
   /** Extra span (ms) a grant stays in the log after its answer; -1 (default): 0.5% of the window, 25..250 ms. */
   guardMs?: number;
@@ -159,6 +191,10 @@ const STATS_TTL_S = 7 * 24 * 3600;
 const PROBE_TTL_MS = 10_000;
 /** How long this process trusts its last write of an unchanged limit before writing it to Redis again. */
 const REWRITE_AFTER_MS = 5_000;
+/** The stats key's expiry is renewed at most this often per operation (it lasts STATS_TTL_S). */
+const STATS_TOUCH_AFTER_MS = 60_000;
+
+const limitKey = (learned: LearnedLimit): string => `${learned.limit}/${learned.windowMs}/${learned.mode}`;
 
 /** Keys of one (remote, account, operation) under `prefix`. Labels never contain ':'. */
 function keysOf(prefix: string, remote: string, account: string, operation: string): { log: string; state: string; probe: string; stats: string; runs: string } {
@@ -168,6 +204,7 @@ function keysOf(prefix: string, remote: string, account: string, operation: stri
 
 export class RateGovernor {
   private readonly written = new Map<string, { key: string; at: number }>();
+  private readonly statsTouched = new Map<string, number>();
 
   constructor(
     private readonly redis: Redis,
@@ -213,13 +250,46 @@ export class RateGovernor {
 
   /** Stores a learned (or fallback) limit; `remaining` (when the server says it) books other clients' share. */
   async learn(op: string, learned: LearnedLimit, remaining?: number): Promise<void> {
-    // Saves a Redis round trip per request while the limit is unchanged (and no `remaining` needs booking).
-    const key = `${learned.limit}/${learned.windowMs}/${learned.mode}`;
-    const last = this.written.get(op);
-    if (remaining === undefined && last?.key === key && Date.now() - last.at < REWRITE_AFTER_MS) return;
+    if (!this.learnNeeded(op, learned, remaining)) return;
     const k = this.keys(op);
     await this.redis.eval(LEARN, 3, k.state, k.probe, k.log, learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS, remaining ?? -1, randomUUID());
-    this.written.set(op, { key, at: Date.now() });
+    this.learnWritten(op, learned);
+  }
+
+  /** Saves a Redis write per request while the limit is unchanged (and no `remaining` needs booking). */
+  private learnNeeded(op: string, learned: LearnedLimit, remaining: number | undefined): boolean {
+    const last = this.written.get(op);
+    return remaining !== undefined || last?.key !== limitKey(learned) || Date.now() - last.at >= REWRITE_AFTER_MS;
+  }
+
+  private learnWritten(op: string, learned: LearnedLimit): void {
+    this.written.set(op, { key: limitKey(learned), at: Date.now() });
+  }
+
+  /**
+   * Writes what one answer taught in ONE Redis round trip: `record`, `release`, `learn` and `learnDaily` in one
+   * script, plus whatever `more` appends (the budget ledger's bookkeeping of the same answer), in one pipeline.
+   * Same effects as calling those one by one.
+   */
+  async settle(op: string, facts: AnswerFacts, more?: (batch: ChainableCommander) => void): Promise<void> {
+    const k = this.keys(op);
+    const now = Date.now();
+    const touch = now - (this.statsTouched.get(op) ?? Number.NEGATIVE_INFINITY) >= STATS_TOUCH_AFTER_MS;
+    const learned = facts.learned !== undefined && this.learnNeeded(op, facts.learned, facts.remaining) ? facts.learned : undefined;
+    const args: (string | number)[] = [
+      facts.outcome, facts.grant ?? '', touch ? STATS_TTL_S : 0, facts.releaseProbe === true ? '1' : '0',
+      learned ? '1' : '0', learned?.limit ?? 0, learned?.windowMs ?? 0, learned?.mode ?? '', STATE_TTL_MS, facts.remaining ?? -1,
+      learned ? randomUUID() : '', facts.daily ? '1' : '0', facts.daily?.limit ?? 0, facts.daily?.remaining ?? 0,
+    ];
+    if (more === undefined) await this.redis.eval(SETTLE, 4, k.log, k.stats, k.state, k.probe, ...args);
+    else {
+      const batch = this.redis.pipeline().eval(SETTLE, 4, k.log, k.stats, k.state, k.probe, ...args);
+      more(batch);
+      const failed = (await batch.exec())?.find(([err]) => err !== null)?.[0];
+      if (failed) throw failed;
+    }
+    if (touch) this.statsTouched.set(op, now);
+    if (learned) this.learnWritten(op, learned);
   }
 
   /** A request that got no answer frees the probe slot at once (its grant stays in the log). */
@@ -251,10 +321,7 @@ export class RateGovernor {
 
   /** Counts one answered (or unanswered) request by outcome class; its grant (from `acquire`) is stamped now. */
   async record(op: string, outcome: OutcomeClass, grant?: string): Promise<void> {
-    const { stats, log } = this.keys(op);
-    const batch = this.redis.pipeline().hincrby(stats, outcome, 1).expire(stats, STATS_TTL_S);
-    if (grant !== undefined) batch.eval(RESTAMP, 1, log, grant);
-    await batch.exec();
+    await this.settle(op, { outcome, grant });
   }
 
   /**

@@ -5,7 +5,7 @@
  * settles after; reservations expire on their own if a process dies mid-request.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { withRedisNow } from '../shared/redis-now.js';
 import { headerValue, type ResponseHeaders } from './response-headers.js';
 import type { BudgetLedger, CreditUsage, TokenBalance } from './types.js';
@@ -101,6 +101,13 @@ function num(headers: ResponseHeaders, name: string): number | undefined {
   return raw === undefined || !Number.isFinite(n) ? undefined : n;
 }
 
+/** OBSERVE_TOKENS arguments from a search answer's X-Rate-Results-* headers; undefined without a balance. */
+function balanceOf(headers: ResponseHeaders): [number, number, number] | undefined {
+  const remaining = num(headers, 'x-rate-results-limit-remaining');
+  if (remaining === undefined) return undefined;
+  return [num(headers, 'x-rate-results-limit') ?? -1, remaining, num(headers, 'x-rate-results-limit-reset') ?? 0];
+}
+
 export interface Reservation {
   id: string;
   granted: number;
@@ -160,13 +167,21 @@ export class RedisBudgetLedger implements BudgetLedger {
     await this.redis.multi().hdel(this.tokenResv[0], id).zrem(this.tokenResv[1], id).exec();
   }
 
+  /** `releaseTokens` appended to a batch (the answer's other bookkeeping), in the same round trip. */
+  releaseTokensInto(batch: ChainableCommander, id: string): void {
+    batch.hdel(this.tokenResv[0], id).zrem(this.tokenResv[1], id);
+  }
+
   /** Records the balance a search (or 402) answer reported. */
   async observeTokens(headers: ResponseHeaders): Promise<void> {
-    const limit = num(headers, 'x-rate-results-limit');
-    const remaining = num(headers, 'x-rate-results-limit-remaining');
-    const reset = num(headers, 'x-rate-results-limit-reset');
-    if (remaining === undefined) return;
-    await this.redis.eval(OBSERVE_TOKENS, 1, this.tokensKey, limit ?? -1, remaining, reset ?? 0);
+    const args = balanceOf(headers);
+    if (args) await this.redis.eval(OBSERVE_TOKENS, 1, this.tokensKey, ...args);
+  }
+
+  /** `observeTokens` appended to a batch (the answer's other bookkeeping), in the same round trip. */
+  observeTokensInto(batch: ChainableCommander, headers: ResponseHeaders): void {
+    const args = balanceOf(headers);
+    if (args) batch.eval(OBSERVE_TOKENS, 1, this.tokensKey, ...args);
   }
 
   /** Lowers the known balance by `n` tokens a search may have been charged without an answer telling us. */

@@ -1,4 +1,5 @@
 /** One search request of a journey with its budget reservations, and the context journeys share. */
+import type { ChainableCommander } from 'ioredis';
 import { sleep } from '../shared/abortable-sleep.js';
 import type { Logger } from '../shared/logger.js';
 import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
@@ -92,7 +93,14 @@ export async function fetchPage(
   };
   try {
     await reserve();
-    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown });
+    // A 2xx answer's balance and this release go to Redis in one round trip (balance first); when that booking
+    // fails, execute throws and `release` below frees the reservation as before.
+    const onAnswered = (batch: ChainableCommander): void => {
+      const t: Reservation | null = tokens;
+      if (t) ctx.ledger.releaseTokensInto(batch, t.id);
+    };
+    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown, onAnswered });
+    tokens = null;
     const body = parsePage(res.body);
     spent = body.data.length;
     return body;

@@ -38,11 +38,16 @@ export class ApiGovernor extends RateGovernor {
 
   /** Learns limit and window from a response's headers; falls back to the configured limits when absent. */
   async observe(op: Operation, headers: ResponseHeaders): Promise<LearnedLimit> {
-    const parsed = parseRateLimitHeaders(headers);
-    const learned: LearnedLimit = parsed
-      ? { limit: parsed.limit, windowMs: parsed.windowMs ?? (await this.current(op))?.windowMs ?? this.fallback.windowSeconds * 1000, mode: 'headers' }
-      : { limit: Math.max(1, Math.floor(this.fallback[op] * this.fallbackShare)), windowMs: this.fallback.windowSeconds * 1000, mode: 'fallback' };
+    const learned = await this.learnedFrom(op, headers);
     await this.learn(op, learned);
     return learned;
+  }
+
+  /** What a response's headers say of `op`'s limit (nothing written: `settle` writes it with the answer's other facts). */
+  async learnedFrom(op: Operation, headers: ResponseHeaders): Promise<LearnedLimit> {
+    const parsed = parseRateLimitHeaders(headers);
+    return parsed
+      ? { limit: parsed.limit, windowMs: parsed.windowMs ?? (await this.current(op))?.windowMs ?? this.fallback.windowSeconds * 1000, mode: 'headers' }
+      : { limit: Math.max(1, Math.floor(this.fallback[op] * this.fallbackShare)), windowMs: this.fallback.windowSeconds * 1000, mode: 'fallback' };
   }
 }

@@ -3,6 +3,7 @@
  * attempt; whether and when to try again is src/source/call-policy.ts, run by src/shared/call-with-policy.ts.
  */
 import { callWithPolicy } from '../shared/call-with-policy.js';
+import type { ChainableCommander } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
 import { outcomeClass } from '../shared/rate-governor.js';
 import type { RedisBudgetLedger } from './budget-ledger.js';
@@ -27,6 +28,11 @@ export interface ApiRequest {
    * It books the worst case and, before a retry, reserves again; what it throws replaces the error.
    */
   onOutcomeUnknown?: (retrying: boolean) => Promise<void>;
+  /**
+   * Called with the Redis batch that books a 2xx answer (the governor's and the ledger's bookkeeping, one round
+   * trip), to append the caller's own (a page's token reservation released).
+   */
+  onAnswered?: (batch: ChainableCommander) => void;
 }
 
 export function emptyStats(): SourceStats {
@@ -104,14 +110,22 @@ export class RequestExecutor {
       });
     } catch (error) {
       // No answer: free the probe slot so other processes need not wait for it to expire.
-      if (req.operation) await Promise.all([this.governor.release(req.operation), this.governor.record(req.operation, 'network', grant)]);
+      if (req.operation) await this.governor.settle(req.operation, { outcome: 'network', grant, releaseProbe: true });
       throw error;
     }
-    if (req.operation === 'search') this.timings?.record(granted - asked, performance.now() - granted);
-    else if (req.operation === 'count') this.timings?.recordCount(performance.now() - granted);
-    if (req.operation) await Promise.all([this.governor.observe(req.operation, res.headers), this.governor.record(req.operation, outcomeClass(res.status), grant)]);
-    if (req.operation === 'search') await this.ledger.observeTokens(res.headers);
-    if (res.status >= 200 && res.status < 300) return res;
+    const ok = res.status >= 200 && res.status < 300;
+    const op = req.operation;
+    if (op === 'search') this.timings?.record(granted - asked, performance.now() - granted);
+    else if (op === 'count') this.timings?.recordCount(performance.now() - granted);
+    if (op) {
+      // Governor (count, restamp, limit), token balance and the caller's release: one Redis round trip.
+      const learned = await this.governor.learnedFrom(op, res.headers);
+      await this.governor.settle(op, { outcome: outcomeClass(res.status), grant, learned }, (batch) => {
+        if (op === 'search') this.ledger.observeTokensInto(batch, res.headers);
+        if (ok) req.onAnswered?.(batch);
+      });
+    }
+    if (ok) return res;
     if (res.status === 401) this.tokens.invalidate(token);
     const error = mapErrorResponse(res.status, res.headers, res.body, req.operation);
     if (error instanceof RateLimitedError) this.stats.throttled += 1;

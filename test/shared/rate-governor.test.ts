@@ -48,4 +48,27 @@ describe('shared rate governor (real Redis)', () => {
     expect(source).toMatchObject({ remote: 'source', account: 'abc123', operation: 'search', limit: 1, windowMs: 300, mode: 'headers', requests: { '2xx': 2, '4xx': 1, '5xx': 1, '429': 1, network: 1 } });
     expect(source!.waitedSeconds).toBeGreaterThan(0.05);
   });
+
+  it('settle books one answer in one call as record + release + learn + learnDaily would, and the extra commands with it', async () => {
+    const { redis, prefix } = await redisPrefix();
+    const g = new RateGovernor(redis, prefix, 'hubspot', 'p2', { untilLearned: 'probe', defaultWindowMs: 1000 });
+    const grant = await g.acquire('requests');
+    const log = `${prefix}:gov:hubspot:p2:requests:log`;
+    const granted = Number(await redis.zscore(log, grant));
+    await new Promise((r) => setTimeout(r, 30));
+    await g.settle('requests', {
+      outcome: '2xx', grant, releaseProbe: true,
+      learned: { limit: 5, windowMs: 1000, mode: 'headers' }, remaining: 1, daily: { limit: 1000, remaining: 998 },
+    }, (batch) => batch.set(`${prefix}:extra`, 'x'));
+    // restamped when the answer came; the server's remaining 1 of 5 with 1 in our log books 3 for other clients
+    expect(Number(await redis.zscore(log, grant))).toBeGreaterThan(granted + 20);
+    expect(await redis.zcard(log)).toBe(4);
+    expect(await g.current('requests')).toEqual({ limit: 5, windowMs: 1000, mode: 'headers' });
+    expect(await g.daily('requests')).toEqual({ limit: 1000, remaining: 998 });
+    expect(await redis.exists(`${prefix}:gov:hubspot:p2:requests:probe`)).toBe(0);
+    expect(await redis.get(`${prefix}:extra`)).toBe('x');
+    expect(await redis.ttl(`${prefix}:gov:hubspot:p2:requests:stats`)).toBeGreaterThan(0);
+    const [snapshot] = await listGovernorSnapshots(redis, prefix);
+    expect(snapshot?.requests['2xx']).toBe(1);
+  });
 });

@@ -21,7 +21,7 @@
 import { AppError } from '../../shared/app-error.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
 import { callWithPolicy, type RetryDecision } from '../../shared/call-with-policy.js';
-import { outcomeClass, type RateGovernor } from '../../shared/rate-governor.js';
+import { outcomeClass, type AnswerFacts, type OutcomeClass, type RateGovernor } from '../../shared/rate-governor.js';
 import { parseRetryAfter, retryAfterDelayMs } from '../../shared/retry-after.js';
 import { CrmAuthError, CrmDailyLimitError, CrmUnavailableError } from '../errors.js';
 
@@ -91,18 +91,25 @@ const headerNumber = (headers: Record<string, string> | undefined, name: string)
   return Number.isFinite(n) ? n : undefined;
 };
 
-/** Teaches the portal's governor what an answer's X-HubSpot-RateLimit-* headers say. */
-export async function learnFromHeaders(governor: RateGovernor, headers: Record<string, string> | undefined, configuredPerWindow: number): Promise<void> {
+/** What an answer's X-HubSpot-RateLimit-* headers teach the portal's governor (written by `settle`). */
+export function headerFacts(headers: Record<string, string> | undefined, configuredPerWindow: number): Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> {
+  const facts: Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> = {};
   const interval = headerNumber(headers, 'x-hubspot-ratelimit-interval-milliseconds');
   const max = headerNumber(headers, 'x-hubspot-ratelimit-max');
   if (interval !== undefined && interval > 0 && max !== undefined && max > 0) {
-    const remaining = headerNumber(headers, 'x-hubspot-ratelimit-remaining');
-    await governor.learn(HUBSPOT_OPERATION, { limit: Math.min(configuredPerWindow, max), windowMs: interval, mode: 'headers' }, remaining);
+    facts.learned = { limit: Math.min(configuredPerWindow, max), windowMs: interval, mode: 'headers' };
+    facts.remaining = headerNumber(headers, 'x-hubspot-ratelimit-remaining');
   }
   const daily = headerNumber(headers, 'x-hubspot-ratelimit-daily');
   const dailyRemaining = headerNumber(headers, 'x-hubspot-ratelimit-daily-remaining');
-  if (daily !== undefined && dailyRemaining !== undefined) await governor.learnDaily(HUBSPOT_OPERATION, { limit: daily, remaining: dailyRemaining });
-  if (dailyRemaining === 0) await governor.close(HUBSPOT_OPERATION, DAILY_PROBE_AFTER_MS);
+  if (daily !== undefined && dailyRemaining !== undefined) facts.daily = { limit: daily, remaining: dailyRemaining };
+  return facts;
+}
+
+/** Books one answer (or a call without one) with the governor in one round trip; closes the portal on Daily-Remaining 0. */
+async function settleAnswer(governor: RateGovernor, outcome: OutcomeClass, grant: string, headers: Record<string, string> | undefined, configuredPerWindow: number): Promise<void> {
+  await governor.settle(HUBSPOT_OPERATION, { outcome, grant, ...headerFacts(headers, configuredPerWindow) });
+  if (headerNumber(headers, 'x-hubspot-ratelimit-daily-remaining') === 0) await governor.close(HUBSPOT_OPERATION, DAILY_PROBE_AFTER_MS);
 }
 
 export interface HttpInfoLike<T> {
@@ -148,11 +155,11 @@ export async function callHubSpot<T>(
     const grant = await governor.acquire(HUBSPOT_OPERATION, options.signal);
     try {
       const info = await call();
-      await Promise.all([learnFromHeaders(governor, info.headers, options.configuredPerWindow), governor.record(HUBSPOT_OPERATION, '2xx', grant)]);
+      await settleAnswer(governor, '2xx', grant, info.headers, options.configuredPerWindow);
       return info.data;
     } catch (err) {
       const api = asApiError(err);
-      await Promise.all([learnFromHeaders(governor, api?.headers, options.configuredPerWindow), governor.record(HUBSPOT_OPERATION, outcomeClass(api?.code), grant)]);
+      await settleAnswer(governor, outcomeClass(api?.code), grant, api?.headers, options.configuredPerWindow);
       throw err;
     }
   }, options.signal);

@@ -4,7 +4,8 @@ import { redactReason } from '../reason-redaction.js';
 interface ResultLike {
   id: string;
   properties: Record<string, string | null>;
-  _new?: boolean;
+  /** Wire name `new` (the typed client's `_new`): the upsert created the object. */
+  new?: boolean;
 }
 
 interface ErrorLike {
@@ -42,7 +43,7 @@ export function upsertOutcomes(records: CrmRecord[], matchField: string, answer:
   for (const e of answer.errors ?? []) for (const id of e.context?.ids ?? []) errorsByKey.set(id, e);
   return records.map((record) => {
     const result = byKey.get(record.key);
-    if (result !== undefined) return { key: record.key, status: result._new === true ? 'created' : 'updated', crmId: result.id };
+    if (result !== undefined) return { key: record.key, status: result.new === true ? 'created' : 'updated', crmId: result.id };
     const error = errorsByKey.get(record.key);
     if (error !== undefined) return rejectedOutcome(record, codeOf(error), error.message ?? 'rejected by HubSpot');
     return rejectedOutcome(record, 'no_result', 'HubSpot returned neither a result nor an error for this record');

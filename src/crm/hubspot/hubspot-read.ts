@@ -1,8 +1,16 @@
 import { chunks } from '../chunks.js';
 import { CrmSchemaError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
+import { hubspotJson } from './hubspot-json-request.js';
 
 export const HUBSPOT_BATCH_SIZE = 100;
+
+/** What the typed `batchApi.read` accepts (207: some ids not found); any other status is thrown. */
+const READ_ACCEPTED = [200, 207] as const;
+
+interface ReadAnswer {
+  results?: { id: string; properties: Record<string, string | null> }[];
+}
 
 /** HubSpot answered that the property we read by does not exist (yet): no object can have a value for it. */
 function matchPropertyMissing(err: unknown, matchField: string): boolean {
@@ -25,16 +33,17 @@ export async function readByKey(
 ): Promise<Map<string, { id: string; properties: Record<string, string | null> }>> {
   const found = new Map<string, { id: string; properties: Record<string, string | null> }>();
   const properties = [...new Set([...fields, matchField])];
+  const path = `/crm/v3/objects/${encodeURIComponent(object)}/batch/read`;
   for (const part of chunks(keys, HUBSPOT_BATCH_SIZE)) {
     const inputs = part.map((id) => ({ id }));
     let answer;
     try {
-      answer = await caller.call((c) => c.crm.objects.batchApi.readWithHttpInfo(object, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }), { operation: 'batch read', object }, signal);
+      answer = await caller.call((c) => hubspotJson<ReadAnswer>(c, 'POST', path, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }, READ_ACCEPTED), { operation: 'batch read', object }, signal);
     } catch (err) {
       if (matchPropertyMissing(err, matchField)) return found;
       throw err;
     }
-    for (const result of answer.results) {
+    for (const result of answer.results ?? []) {
       const key = result.properties[matchField];
       if (typeof key === 'string') found.set(key, { id: result.id, properties: result.properties });
     }

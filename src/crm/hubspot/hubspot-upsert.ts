@@ -1,8 +1,12 @@
 import type { CrmRecord, CrmValue, UpsertOutcome } from '../crm-sink.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 import { refusalError, schemaProblem } from './hubspot-errors.js';
-import { rejectedOutcome, upsertOutcomes } from './hubspot-outcomes.js';
+import { hubspotJson } from './hubspot-json-request.js';
+import { rejectedOutcome, upsertOutcomes, type BatchAnswerLike } from './hubspot-outcomes.js';
 import type { HubSpotApiError } from './hubspot-call-policy.js';
+
+/** What the typed `batchApi.upsert` accepts (spec codes); any other status is thrown. */
+const UPSERT_ACCEPTED = [200, 207] as const;
 
 /** HubSpot stores strings; null clears a value. */
 function wireValue(value: CrmValue): string {
@@ -31,7 +35,8 @@ function splittable(api: HubSpotApiError): boolean {
  */
 export async function upsertBatch(caller: HubSpotCaller, object: string, matchField: string, records: CrmRecord[], signal?: AbortSignal): Promise<UpsertOutcome[]> {
   if (records.length === 0) return [];
-  const answer = await caller.attempt((c) => c.crm.objects.batchApi.upsertWithHttpInfo(object, { inputs: inputsOf(records, matchField) }), signal);
+  const path = `/crm/v3/objects/${encodeURIComponent(object)}/batch/upsert`;
+  const answer = await caller.attempt((c) => hubspotJson<BatchAnswerLike>(c, 'POST', path, { inputs: inputsOf(records, matchField) }, UPSERT_ACCEPTED), signal);
   if ('data' in answer) return upsertOutcomes(records, matchField, answer.data);
   const api = answer.refusal;
   if (!splittable(api)) throw refusalError(api, { operation: 'batch upsert', object }, records);
