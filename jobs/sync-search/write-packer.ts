@@ -7,8 +7,9 @@
  * A journey waits for its batch (its checkpoint moves only after the CRM took all of its records, as before), so
  * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
  * outcomes are split back per batch and each batch is booked as one page (counters, reveal bookkeeping, rejects).
- * Held records are written anyway, as a smaller write, when every running journey waits here (nobody else can
- * add), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still written).
+ * Held records are written anyway, as a smaller write, when every running journey's batch is held here (nobody
+ * else can add: a journey whose packed write is in flight comes back, and the walk pokes the packer when a journey
+ * ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still written).
  */
 import type { WriteOutcome, WriteResult } from '../../src/crm/index.js';
 import type { JourneyPage } from '../../src/source/index.js';
@@ -52,9 +53,8 @@ interface Piece {
 const DEFAULT_MAX_HOLD_MS = 500;
 
 export class WritePacker {
+  /** Batches with records not yet in a write, oldest first: one per journey (its journey waits for it). */
   private readonly held: Held[] = [];
-  /** Batches whose journey waits here (held, or in a packed write not answered yet). */
-  private waiting = 0;
   private timer: NodeJS.Timeout | undefined;
   /** Writes that carried records of more than one batch (for the walk's figures). */
   packedWrites = 0;
@@ -71,15 +71,14 @@ export class WritePacker {
     const done = new Promise<void>((resolve, reject) => {
       this.held.push({ page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), settled: false, resolve, reject });
     });
-    this.waiting += 1;
     this.poke();
     await done;
   }
 
-  /** Writes what fills a write, and everything held if nobody else can add or the walk stops; re-arms the timer. */
+  /** Writes what fills a write, and everything held if no running journey can add or the walk stops; re-arms the timer. */
   poke(): void {
     while (this.heldRecords() >= this.deps.size) this.emit();
-    if (this.held.length > 0 && (this.deps.stopped() || this.waiting >= this.deps.running())) this.flush();
+    if (this.held.length > 0 && (this.deps.stopped() || this.held.length >= this.deps.running())) this.flush();
     this.arm();
   }
 
@@ -147,7 +146,6 @@ export class WritePacker {
   private settle(batch: Held, err?: unknown): void {
     if (batch.settled) return;
     batch.settled = true;
-    this.waiting -= 1;
     const index = this.held.indexOf(batch);
     if (index >= 0) this.held.splice(index, 1);
     if (err === undefined) batch.resolve();
