@@ -5,8 +5,9 @@
  * above the page latency means writes queue), and how many runs share the account's allowance: each run beats in
  * a per-account registry in Redis (next to the governor's state) and sizes for limit / active runs.
  * Journeys grow gradually ("slow start", `growJourneys`): from 4, doubling per step of at least a second while the
- * writes keep up, so a run does not put the source's whole figure in flight before the CRM's pace is known (a
- * HubSpot window lets its requests go in a burst: the pace shows only after it).
+ * step's writes kept up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the
+ * source's whole figure in flight before the CRM's pace is known (a HubSpot window lets its requests go in a
+ * burst: the pace shows only after it).
  * Lives in jobs/ because it joins the source (latency, limit) with the CRM side (write times).
  */
 import { randomUUID } from 'node:crypto';
@@ -93,7 +94,14 @@ export class JourneyController {
   private startedAt: number;
   /** Slow start: the cap on journeys, and the current step's writes (time per page). */
   private cap = SLOW_START_JOURNEYS;
-  private step: { at: number; writeMs: number[] };
+  private step: { at: number; writeMs: MovingPercentile };
+  /**
+   * The lowest page latency (p90) and quick-write time (p10) seen in the run: what "keeping up" is judged against,
+   * since both rise once journeys queue (for the CRM's window, or for the worker's CPU).
+   */
+  private unloaded: { fetchMs: number; quickWriteMs: number } = { fetchMs: Number.POSITIVE_INFINITY, quickWriteMs: Number.POSITIVE_INFINITY };
+  /** The CRM's pace bound the run once: growth is gradual from then on. */
+  private boundBefore = false;
   private rate: { limit: number; windowMs: number } | null = null;
   private timer: NodeJS.Timeout | undefined;
   private resizedAt = Number.NEGATIVE_INFINITY;
@@ -106,7 +114,7 @@ export class JourneyController {
     this.governor = new RateGovernor(deps.redis, deps.prefix, 'source', deps.source.accountKey, { untilLearned: 'probe' });
     this.now = deps.now ?? (() => performance.now());
     this.startedAt = this.now();
-    this.step = { at: this.startedAt, writeMs: [] };
+    this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
     this.current = Math.max(1, Math.min(deps.max, deps.initial, this.cap));
     this.peak = this.current;
   }
@@ -114,7 +122,7 @@ export class JourneyController {
   /** Joins the account's registry of walking runs and keeps beating until `stop`. */
   async start(): Promise<void> {
     this.startedAt = this.now();
-    this.step = { at: this.startedAt, writeMs: [] };
+    this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
     await this.refresh();
     // The plan sized for the whole allowance: start with this run's share of it.
     this.current = Math.max(1, Math.ceil(this.current / this.activeRuns));
@@ -145,7 +153,7 @@ export class JourneyController {
     if (records <= 0) return;
     const pages = records / this.deps.pageSize;
     this.writes.add(ms / pages);
-    this.step.writeMs.push(ms / pages);
+    this.step.writeMs.add(ms / pages);
     this.written.push({ at: this.now(), pages });
     this.trim(this.written);
   }
@@ -183,7 +191,10 @@ export class JourneyController {
       limit: this.rate.limit, windowMs: this.rate.windowMs, activeRuns: this.activeRuns,
       fetchMs: fetchP90Ms, writeMs: writeP10Ms, queuedPagesPerSecond, max: this.deps.max,
     });
-    this.grow(now, { demand, crmBinds: writesQueue, fetchMs: fetchP90Ms, quickWriteMs: writeP10Ms });
+    this.unloaded.fetchMs = Math.min(this.unloaded.fetchMs, fetchP90Ms);
+    if (this.writes.count >= 8) this.unloaded.quickWriteMs = Math.min(this.unloaded.quickWriteMs, writeP10Ms);
+    this.grow(now, { demand, crmBinds: writesQueue, fetchMs: this.unloaded.fetchMs, quickWriteMs: Math.min(this.unloaded.quickWriteMs, writeP10Ms) });
+    if (writesQueue && queuedPagesPerSecond !== null) this.boundBefore = true;
     const journeys = Math.min(demand, this.cap);
     this.current = journeys;
     this.peak = Math.max(this.peak, journeys);
@@ -193,12 +204,11 @@ export class JourneyController {
 
   /** Ends a growth step once it lasted a second and saw a few writes (the CRM binding ends it at once: shrink). */
   private grow(now: number, facts: { demand: number; crmBinds: boolean; fetchMs: number; quickWriteMs: number }): void {
-    const stepDone = now - this.step.at >= GROWTH_STEP_MS && this.step.writeMs.length >= GROWTH_STEP_WRITES;
+    const stepDone = now - this.step.at >= GROWTH_STEP_MS && this.step.writeMs.count >= GROWTH_STEP_WRITES;
     if (!stepDone && !facts.crmBinds) return;
-    const sorted = [...this.step.writeMs].sort((a, b) => a - b);
-    const stepWriteMs = sorted.length > 0 ? (sorted[Math.floor(sorted.length / 2)] as number) : null;
-    this.cap = growJourneys({ cap: this.cap, max: this.deps.max, ...facts, stepWriteMs });
-    if (stepDone) this.step = { at: now, writeMs: [] };
+    // p90: a CRM whose window let the step's first writes go at once and made the rest wait did not keep up
+    this.cap = growJourneys({ cap: this.cap, max: this.deps.max, ...facts, stepWriteMs: this.step.writeMs.at(0.9), boundBefore: this.boundBefore });
+    if (stepDone) this.step = { at: now, writeMs: new MovingPercentile(256) };
   }
 
   sizing(): Sizing | null {

@@ -100,17 +100,23 @@ export interface GrowthInput {
   max: number;
   /** The CRM binds: writes queue (their median far above the quick ones) and its pace is what `demand` sized for. */
   crmBinds: boolean;
-  /** Median write time per page over the last step (null: no write in it). */
+  /** Write time per page over the last step, a high percentile (null: no write in it). */
   stepWriteMs: number | null;
-  /** Page latency (p90) and the quick writes' time per page (p10). */
+  /** Page latency (p90) and the quick writes' time per page (p10), as measured before anything queued. */
   fetchMs: number;
   quickWriteMs: number;
+  /**
+   * The CRM bound earlier in the run: grow by a quarter per step instead of doubling (a CRM that lets a window's
+   * requests go at once looks free again at each new window; doubling there would swing between 7 and 60).
+   */
+  boundBefore?: boolean;
 }
 
 /**
- * The growth cap after one step (TCP's slow start, for journeys): doubles while the step's writes kept up (their
- * median within the page latency or twice the quick writes), holds when they waited, and falls to `demand` when
- * the CRM binds, so a run never has more journeys in flight than the CRM's pace needs. Pure, tested without a clock.
+ * The growth cap after one step (TCP's slow start, for journeys): doubles while the step's writes kept up (within
+ * the page latency or twice the quick writes), holds when they waited, and falls to `demand` when
+ * the CRM binds, so a run never has more journeys in flight than the CRM's pace needs; once it has bound, by a
+ * quarter per step (TCP's congestion avoidance). Pure, tested without a clock.
  */
 export function growJourneys(input: GrowthInput): number {
   const max = Math.max(1, Math.floor(input.max));
@@ -118,5 +124,6 @@ export function growJourneys(input: GrowthInput): number {
   if (input.crmBinds) return Math.max(1, Math.min(cap, input.demand));
   if (input.stepWriteMs === null || input.demand <= cap) return cap;
   const keptUp = input.stepWriteMs <= Math.max(input.fetchMs, 2 * input.quickWriteMs);
-  return keptUp ? Math.min(max, cap * 2) : cap;
+  if (!keptUp) return cap;
+  return Math.min(max, input.boundBefore === true ? cap + Math.max(1, Math.floor(cap / 4)) : cap * 2);
 }

@@ -132,6 +132,11 @@ describe('journeys sized at run time', () => {
     expect(journeys).toBeLessThan(32);
     expect(sizing.cap).toBe(journeys);
     expect(run.peak).toBe(32);
+    // The CRM keeps up again (a whole window of quick writes): growth resumes, by a quarter per step, not doubling.
+    writes(64, 10);
+    now += 1_000;
+    await resize();
+    expect(run.sizing()).toMatchObject({ writesQueue: false, cap: journeys + Math.max(1, Math.floor(journeys / 4)) });
     await run.stop();
   });
 

@@ -72,7 +72,7 @@ describe('growJourneys (slow start: the cap on journeys per step)', () => {
   });
 
   it('holds when the step\'s writes waited, or when no write was timed', () => {
-    // median 600 ms a page: above the page latency and twice the quick writes (a governor made them wait)
+    // 600 ms a page (the step's p90): above the page latency and twice the quick writes (a governor made them wait)
     expect(growJourneys({ ...step, cap: 16, stepWriteMs: 600 })).toBe(16);
     expect(growJourneys({ ...step, cap: 16, stepWriteMs: null })).toBe(16);
     // slow CRM but within the page latency: a journey's pace is still the page's, growing still helps
@@ -83,5 +83,11 @@ describe('growJourneys (slow start: the cap on journeys per step)', () => {
     expect(growJourneys({ ...step, cap: 64, crmBinds: true, demand: 6 })).toBe(6);
     expect(growJourneys({ ...step, cap: 4, crmBinds: true, demand: 6 })).toBe(4);
     expect(growJourneys({ ...step, cap: 4, crmBinds: true, demand: 0 })).toBe(1);
+  });
+
+  it('once the CRM has bound, grows by a quarter per step (at least one), not by doubling', () => {
+    expect(growJourneys({ ...step, cap: 7, boundBefore: true })).toBe(8);
+    expect(growJourneys({ ...step, cap: 16, boundBefore: true })).toBe(20);
+    expect(growJourneys({ ...step, cap: 16, boundBefore: true, stepWriteMs: 600 })).toBe(16);
   });
 });
