@@ -62,7 +62,8 @@ async function host(optionsJson: string): Promise<void> {
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', () => {
     const u = process.cpuUsage();
-    process.stdout.write(`${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: hubspot.stats.throttled.TEN_SECONDLY_ROLLING })}\n`);
+    const { requests, inputs, throttled } = hubspot.stats;
+    process.stdout.write(`${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: throttled.TEN_SECONDLY_ROLLING, hubspotRequests: requests, hubspotInputs: inputs })}\n`);
   });
   process.stdin.on('end', () => void Promise.all([si.close(), hubspot.close()]).then(() => process.exit(0)));
 }
@@ -107,8 +108,8 @@ async function driver(): Promise<void> {
   const modes = values.modes.split(',') as Cell['mode'][];
   const companies = Number(values.records);
   const dir = await mkdtemp(join(tmpdir(), 'fill-matrix-'));
-  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m |`);
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m |`);
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   try {
     for (const rate of rates) for (const latencyMs of latencies) for (const mode of modes) {
       const row = await runCell({ rate, latencyMs, mode }, companies, dir).catch((error: unknown) => `| ${rate * 6} | ${latencyMs} | ${mode} | failed: ${String(error).slice(0, 200)} |`);
@@ -157,7 +158,8 @@ searches:
     fields: {name: name, domain: domain, numberofemployees: headcount}
 `);
     h.stdin.write('cpu\n');
-    const emuCpu0 = (JSON.parse(await nextLine()) as { cpuMs: number }).cpuMs;
+    const emu0 = JSON.parse(await nextLine()) as { cpuMs: number; hubspotRequests: number; hubspotInputs: number };
+    const emuCpu0 = emu0.cpuMs;
     const w = spawn(process.execPath, ['--import', 'tsx', self, '--worker', config, '--search', 'fill', ...(cell.mode === 'dry' ? ['--dry-run'] : [])], {
       stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'fill', FILL_SI_SECRET: 'fill-secret', FILL_HUBSPOT_TOKEN: 'fill-token' },
     });
@@ -172,7 +174,10 @@ searches:
       plan: { partitions: number; countRequests: number; parallelism: number }; walk: { peakJourneys: number; peakUnwritten: number };
     };
     h.stdin.write('cpu\n');
-    const emu = JSON.parse(await nextLine()) as { cpuMs: number; hubspot429: number };
+    const emu = JSON.parse(await nextLine()) as { cpuMs: number; hubspot429: number; hubspotRequests: number; hubspotInputs: number };
+    // Every HubSpot request of the run (schema checks, reads, upserts, 429s) and the records its batch calls carried.
+    const crmRequests = emu.hubspotRequests - emu0.hubspotRequests;
+    const crmInputs = emu.hubspotInputs - emu0.hubspotInputs;
     const sourceCeiling = (cell.rate * 100) / WINDOW_S;
     // A dry run reads the CRM's current values (created vs updated) in batches of 100: one CRM request per page, too.
     const ceiling = Math.min(sourceCeiling, (HUBSPOT_PER_10S * 100) / 10);
@@ -180,7 +185,7 @@ searches:
     const k = r.fetched / 1000;
     return `| ${cell.rate * 6} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
       `**${(perSecond / ceiling).toFixed(2)}** | ${r.throttled} / ${emu.hubspot429} | ${r.walk.peakJourneys} | ${r.walk.peakUnwritten} | ` +
-      `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
+      `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${crmRequests} (${(crmInputs / Math.max(1, crmRequests)).toFixed(1)}) | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
       `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} |`;
   } finally {
     h.stdin.end();

@@ -4,13 +4,17 @@
  * (p90 of its last 64 search requests), the write time per page (p10: the CRM's service time; p90 above it and
  * above the page latency means writes queue), and how many runs share the account's allowance: each run beats in
  * a per-account registry in Redis (next to the governor's state) and sizes for limit / active runs.
+ * Journeys grow gradually ("slow start", `growJourneys`): from 4, doubling per step of at least a second while the
+ * step's writes kept up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the
+ * source's whole figure in flight before the CRM's pace is known (a HubSpot window lets its requests go in a
+ * burst: the pace shows only after it).
  * Lives in jobs/ because it joins the source (latency, limit) with the CRM side (write times).
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AppConfig } from '../../src/config/index.js';
 import type { SourceClient } from '../../src/source/index.js';
-import { MovingPercentile, sizeJourneys } from '../../src/source/journey-concurrency.js';
+import { growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS } from '../../src/source/journey-concurrency.js';
 import { RateGovernor } from '../../src/shared/rate-governor.js';
 
 /** `source.parallelism: auto`: the bound is then only a safety net (a 10,000/min package at 800 ms needs ~210). */
@@ -26,6 +30,9 @@ const RESIZE_EVERY_MS = 200;
  * No pace is trusted before half of it was observed.
  */
 const PACE_SPAN_MS = 20_000;
+/** Shortest growth step: several writes per journey at the usual page latencies, and writes to judge it by. */
+const GROWTH_STEP_MS = 1_000;
+const GROWTH_STEP_WRITES = 4;
 
 export function maxJourneys(config: AppConfig): number {
   const p = config.source.parallelism;
@@ -56,11 +63,16 @@ export interface ControllerDeps {
   /** The plan's first figure and the bound. */
   initial: number;
   max: number;
+  /** The clock (ms, monotonic); tests step it. Default `performance.now`. */
+  now?: () => number;
 }
 
 /** What the controller used for its last figure (for logs, tests and the benchmark). */
 export interface Sizing {
   journeys: number;
+  /** What the sizing rule asked for (`sizeJourneys`), and the slow start's cap on it (`growJourneys`). */
+  demand: number;
+  cap: number;
   activeRuns: number;
   limit: number;
   windowMs: number;
@@ -78,10 +90,21 @@ export class JourneyController {
   private readonly written: { at: number; pages: number }[] = [];
   private readonly fetched: { at: number; pages: number }[] = [];
   private activeRuns = 1;
-  private startedAt = performance.now();
+  private readonly now: () => number;
+  private startedAt: number;
+  /** Slow start: the cap on journeys, and the current step's writes (time per page). */
+  private cap = SLOW_START_JOURNEYS;
+  private step: { at: number; writeMs: MovingPercentile };
+  /**
+   * The lowest page latency (p90) and quick-write time (p10) seen in the run: what "keeping up" is judged against,
+   * since both rise once journeys queue (for the CRM's window, or for the worker's CPU).
+   */
+  private unloaded: { fetchMs: number; quickWriteMs: number } = { fetchMs: Number.POSITIVE_INFINITY, quickWriteMs: Number.POSITIVE_INFINITY };
+  /** The CRM's pace bound the run once: growth is gradual from then on. */
+  private boundBefore = false;
   private rate: { limit: number; windowMs: number } | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private resizedAt = 0;
+  private resizedAt = Number.NEGATIVE_INFINITY;
   private current: number;
   private last: Sizing | null = null;
   /** Highest figure the walk was allowed during the run. */
@@ -89,13 +112,17 @@ export class JourneyController {
 
   constructor(private readonly deps: ControllerDeps) {
     this.governor = new RateGovernor(deps.redis, deps.prefix, 'source', deps.source.accountKey, { untilLearned: 'probe' });
-    this.current = Math.max(1, Math.min(deps.max, deps.initial));
+    this.now = deps.now ?? (() => performance.now());
+    this.startedAt = this.now();
+    this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
+    this.current = Math.max(1, Math.min(deps.max, deps.initial, this.cap));
     this.peak = this.current;
   }
 
   /** Joins the account's registry of walking runs and keeps beating until `stop`. */
   async start(): Promise<void> {
-    this.startedAt = performance.now();
+    this.startedAt = this.now();
+    this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
     await this.refresh();
     // The plan sized for the whole allowance: start with this run's share of it.
     this.current = Math.max(1, Math.ceil(this.current / this.activeRuns));
@@ -110,14 +137,14 @@ export class JourneyController {
 
   /** Beats now and re-reads the limit (also every 3 s while walking); the next `target()` re-sizes. */
   async refresh(): Promise<void> {
-    this.resizedAt = 0;
+    this.resizedAt = Number.NEGATIVE_INFINITY;
     this.activeRuns = Math.max(1, await this.governor.heartbeat('search', this.member, HEARTBEAT_TTL_MS));
     this.rate = await searchRate(this.deps.source, this.deps.config);
   }
 
   /** One page arrived (any journey of the run). */
   pageFetched(): void {
-    this.fetched.push({ at: performance.now(), pages: 1 });
+    this.fetched.push({ at: this.now(), pages: 1 });
     this.trim(this.fetched); // the log holds the last 5 s only
   }
 
@@ -126,25 +153,26 @@ export class JourneyController {
     if (records <= 0) return;
     const pages = records / this.deps.pageSize;
     this.writes.add(ms / pages);
-    this.written.push({ at: performance.now(), pages });
+    this.step.writeMs.add(ms / pages);
+    this.written.push({ at: this.now(), pages });
     this.trim(this.written);
   }
 
   private trim(log: { at: number; pages: number }[]): void {
-    const since = performance.now() - PACE_SPAN_MS;
+    const since = this.now() - PACE_SPAN_MS;
     while (log.length > 0 && (log[0] as { at: number }).at < since) log.shift();
   }
 
   private pace(log: { at: number; pages: number }[]): number | null {
     this.trim(log);
-    const observed = Math.min(PACE_SPAN_MS, performance.now() - this.startedAt);
+    const observed = Math.min(PACE_SPAN_MS, this.now() - this.startedAt);
     if (observed < PACE_SPAN_MS / 2) return null;
     return log.reduce((n, e) => n + e.pages, 0) / (observed / 1000);
   }
 
   /** Journeys the walk may have in flight now (re-sized at most every 200 ms). */
   target(): number {
-    const now = performance.now();
+    const now = this.now();
     if (now - this.resizedAt < RESIZE_EVERY_MS) return this.current;
     this.resizedAt = now;
     const timing = this.deps.source.searchTimings();
@@ -159,14 +187,28 @@ export class JourneyController {
     const sourceWaits = (timing.waitP50Ms ?? 0) > Math.max(10, 0.1 * fetchP90Ms);
     const paces = [writesQueue ? this.pace(this.written) : null, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
     const queuedPagesPerSecond = paces.length > 0 ? Math.min(...paces) : null;
-    const journeys = sizeJourneys({
+    const demand = sizeJourneys({
       limit: this.rate.limit, windowMs: this.rate.windowMs, activeRuns: this.activeRuns,
       fetchMs: fetchP90Ms, writeMs: writeP10Ms, queuedPagesPerSecond, max: this.deps.max,
     });
+    this.unloaded.fetchMs = Math.min(this.unloaded.fetchMs, fetchP90Ms);
+    if (this.writes.count >= 8) this.unloaded.quickWriteMs = Math.min(this.unloaded.quickWriteMs, writeP10Ms);
+    this.grow(now, { demand, crmBinds: writesQueue, fetchMs: this.unloaded.fetchMs, quickWriteMs: Math.min(this.unloaded.quickWriteMs, writeP10Ms) });
+    if (writesQueue && queuedPagesPerSecond !== null) this.boundBefore = true;
+    const journeys = Math.min(demand, this.cap);
     this.current = journeys;
     this.peak = Math.max(this.peak, journeys);
-    this.last = { journeys, activeRuns: this.activeRuns, ...this.rate, fetchP90Ms, writeP10Ms, writesQueue, sourceWaits, queuedPagesPerSecond };
+    this.last = { journeys, demand, cap: this.cap, activeRuns: this.activeRuns, ...this.rate, fetchP90Ms, writeP10Ms, writesQueue, sourceWaits, queuedPagesPerSecond };
     return journeys;
+  }
+
+  /** Ends a growth step once it lasted a second and saw a few writes (the CRM binding ends it at once: shrink). */
+  private grow(now: number, facts: { demand: number; crmBinds: boolean; fetchMs: number; quickWriteMs: number }): void {
+    const stepDone = now - this.step.at >= GROWTH_STEP_MS && this.step.writeMs.count >= GROWTH_STEP_WRITES;
+    if (!stepDone && !facts.crmBinds) return;
+    // p90: a CRM whose window let the step's first writes go at once and made the rest wait did not keep up
+    this.cap = growJourneys({ cap: this.cap, max: this.deps.max, ...facts, stepWriteMs: this.step.writeMs.at(0.9), boundBefore: this.boundBefore });
+    if (stepDone) this.step = { at: now, writeMs: new MovingPercentile(256) };
   }
 
   sizing(): Sizing | null {

@@ -1,8 +1,10 @@
 import { BudgetStopError, CheckpointMismatchError, PaginationDepthError, RecordQuota, TokensExhaustedError } from '../../src/source/index.js';
 import type { Filter, JourneyCheckpoint, JourneyPage, SourceClient } from '../../src/source/index.js';
+import type { WriteResult } from '../../src/crm/index.js';
 import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import type { RunPlan } from './plan-run.js';
 import { prefetch } from './prefetch.js';
+import { WritePacker } from './write-packer.js';
 
 export interface WalkContext {
   source: SourceClient;
@@ -15,9 +17,14 @@ export interface WalkContext {
   checkpoint: RunCheckpoint<JourneyCheckpoint>;
   /** Aborts the walk (shutdown, lost run lock): each journey finishes the batch in flight, then stops. */
   signal: AbortSignal;
-  /** Maps, skips unchanged and upserts one page; resolves once the CRM accepted (or rejected) every record. */
-  writePage(page: JourneyPage): Promise<void>;
-  /** Records per CRM write (pages are gathered up to this); the checkpoint moves once per write. */
+  /**
+   * Maps, skips unchanged and upserts records (of one batch, or packed from several journeys' partial batches);
+   * resolves once the CRM accepted (or rejected) every record, with one outcome per record in input order.
+   */
+  writeRecords(records: unknown[]): Promise<WriteResult>;
+  /** Books one batch's share of the writes (counters, reveal bookkeeping, warnings), before its checkpoint moves. */
+  bookPage(page: JourneyPage, result: WriteResult): Promise<void>;
+  /** Records per CRM write (pages are gathered up to this; smaller batches are packed together); the checkpoint moves once per write. */
   writeBatch: number;
   /** Persists `checkpoint` (called after every accepted batch). */
   saveCheckpoint(): Promise<void>;
@@ -36,6 +43,8 @@ export interface WalkConcurrency {
 export interface WalkStats {
   peakJourneys: number;
   peakUnwritten: number;
+  /** CRM writes that carried the partial batches of several journeys (jobs/sync-search/write-packer.ts). */
+  packedWrites: number;
 }
 
 /** How often the walk looks again at its target while every journey is busy. */
@@ -65,14 +74,18 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   // When one journey stops (cap, exhausted budget, error) the others request no new page, but pages already in
   // flight were admitted and charged: they complete and are written, so nothing paid for is dropped.
   const stopped = (): boolean => failure !== undefined || ctx.signal.aborted;
-  const stats: WalkStats = { peakJourneys: 0, peakUnwritten: 0 };
+  const stats: WalkStats = { peakJourneys: 0, peakUnwritten: 0, packedWrites: 0 };
   const gauge = { unwritten: 0, add(n: number): void { this.unwritten += n; stats.peakUnwritten = Math.max(stats.peakUnwritten, this.unwritten); } };
   const bound = ctx.mode === 'offset' ? 1 : Math.max(1, ctx.plan.maxParallelism);
   const target = (): number => Math.min(bound, ctx.concurrency?.target() ?? ctx.plan.parallelism);
 
   const running = new Set<Promise<void>>();
+  const packer = new WritePacker({
+    size: ctx.writeBatch, write: ctx.writeRecords, book: ctx.bookPage, running: () => running.size, stopped,
+    onWrite: (records, ms) => ctx.concurrency?.recordWrite(records, ms),
+  });
   const start = (index: number): void => {
-    const walk = walkPartition(ctx, index, stopped, queue, quota, gauge).catch((err: unknown) => {
+    const walk = walkPartition(ctx, index, stopped, queue, quota, gauge, packer).catch((err: unknown) => {
       if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
       if (failure === undefined || rank(err) > rank(failure)) failure = err;
     });
@@ -82,12 +95,16 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   };
   for (;;) {
     while (!stopped() && queue.length > 0 && running.size < target()) start(queue.shift() as number);
+    // A journey ended or the walk stopped: held partial batches may have nobody left to be packed with.
+    packer.poke();
     if (running.size === 0) break;
     let timer: NodeJS.Timeout | undefined;
     const tick = new Promise<void>((resolve) => { timer = setTimeout(resolve, RESIZE_TICK_MS); });
     await Promise.race([...running, tick]);
     clearTimeout(timer);
   }
+  packer.close();
+  stats.packedWrites = packer.packedWrites;
   if (failure !== undefined) throw failure;
   return stats;
 }
@@ -127,6 +144,7 @@ async function* counted(source: AsyncIterable<JourneyPage>, ctx: WalkContext, ga
 
 async function walkPartition(
   ctx: WalkContext, index: number, stopped: () => boolean, queue: number[], quota: RecordQuota | undefined, gauge: { add(n: number): void },
+  packer: WritePacker,
 ): Promise<void> {
   const { signal } = ctx;
   const cp = ctx.checkpoint;
@@ -146,20 +164,19 @@ async function walkPartition(
     ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
   });
   // Pages are written in batches of about `writeBatch` records (the sink's preferred size): one page for HubSpot,
-  // two for Salesforce collections, more for Bulk API 2.0. The checkpoint moves once the batch is written.
+  // two for Salesforce collections, more for Bulk API 2.0; a smaller batch (the partition's last) is packed with
+  // other journeys' (jobs/sync-search/write-packer.ts). The checkpoint moves once the batch is written.
   let pending: JourneyPage[] = [];
   let last: JourneyPage | undefined;
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
     const batch = mergePages(pending);
     pending = [];
-    const began = performance.now();
     try {
-      await ctx.writePage(batch);
+      await packer.write(batch);
     } finally {
       gauge.add(-batch.returned);
     }
-    ctx.concurrency?.recordWrite(batch.returned, performance.now() - began);
     cp.partitions[index] = { filter: partition.filter, state: batch.done ? null : batch.checkpoint, done: batch.done };
     await ctx.saveCheckpoint();
     last = batch;

@@ -52,7 +52,10 @@ describe('journeys sized at run time', () => {
       new JourneyController({ source, config, redis: fx!.redis, prefix: fx!.prefix, pageSize: 10, initial: 64, max: 256 });
     const runA = controller(a);
     await runA.start();
-    const alone = runA.target();
+    // the sizing rule's figure (`demand`); the journeys in use start below it (slow start, tested further down)
+    runA.target();
+    const alone = runA.sizing()!.demand;
+    expect(runA.sizing()!.journeys).toBe(Math.min(alone, runA.sizing()!.cap));
     expect(runA.sizing()).toMatchObject({ activeRuns: 1, limit: 6000 });
     const latency = runA.sizing()!.fetchP90Ms;
     expect(alone).toBe(sizeJourneys({ limit: 6000, windowMs: learned!.windowMs, activeRuns: 1, fetchMs: latency, writeMs: 0, max: 256 }));
@@ -60,7 +63,9 @@ describe('journeys sized at run time', () => {
     const runB = controller(b);
     await runB.start();
     await runA.refresh();
-    const [shareA, shareB] = [runA.target(), runB.target()];
+    runA.target();
+    runB.target();
+    const [shareA, shareB] = [runA.sizing()!.demand, runB.sizing()!.demand];
     expect(runA.sizing()!.activeRuns).toBe(2);
     expect(runB.sizing()!.activeRuns).toBe(2);
     expect(shareA).toBe(sizeJourneys({ limit: 6000, windowMs: learned!.windowMs, activeRuns: 2, fetchMs: runA.sizing()!.fetchP90Ms, writeMs: 0, max: 256 }));
@@ -73,6 +78,66 @@ describe('journeys sized at run time', () => {
     runA.target();
     expect(runA.sizing()!.activeRuns).toBe(1);
     await runA.stop();
+  });
+
+  it('slow start: journeys double per step while writes keep up, hold when they wait, fall to the CRM\'s pace once it binds', async () => {
+    // A package whose Little's-law figure is the bound (256): the run still starts at 4 and grows on evidence.
+    fx = await startFixture('fill-slow-start', { account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+    const source = openSource(config, fx.redis, fx.prefix, silentLogger);
+    clients.push(source);
+    await warm(source, 'warm-slow');
+    let now = 0; // the controller's clock, stepped by the test (no test waits on time)
+    const run = new JourneyController({ source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now: () => now });
+    await run.start();
+    const resize = async (): Promise<number> => {
+      await run.refresh();
+      return run.target();
+    };
+    const writes = (n: number, msPerPage: number): void => {
+      for (let i = 0; i < n; i++) run.recordWrite(100, msPerPage);
+    };
+    expect(await resize()).toBe(4);
+    expect(run.sizing()).toMatchObject({ demand: 256, cap: 4 });
+
+    // quick writes (10 ms a page), one step a second: 4 -> 8 -> 16 -> 32
+    const grown: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      writes(8, 10);
+      now += 1_000;
+      grown.push(await resize());
+    }
+    expect(grown).toEqual([8, 16, 32]);
+    // a second without enough writes to judge: no step
+    writes(3, 10);
+    now += 1_000;
+    expect(await resize()).toBe(32);
+    // the step's writes waited (2 s a page, far above the 40 ms page latency): the cap holds
+    writes(10, 2_000);
+    now += 1_000;
+    expect(await resize()).toBe(32);
+    expect(run.sizing()!.writesQueue).toBe(false);
+
+    // The CRM binds (most writes wait) but its pace is not trusted before 10 s: hold, no jump to the source's figure.
+    writes(40, 2_000);
+    now += 200;
+    expect(await resize()).toBe(32);
+    expect(run.sizing()).toMatchObject({ writesQueue: true, queuedPagesPerSecond: null });
+    // Past 10 s the written pace is known: journeys fall to what it needs, and the cap with them (growth restarts there).
+    now = 12_000;
+    const journeys = await resize();
+    const sizing = run.sizing()!;
+    expect(sizing.queuedPagesPerSecond).toBeCloseTo(77 / 12, 5);
+    expect(journeys).toBe(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: sizing.writeP10Ms, queuedPagesPerSecond: sizing.queuedPagesPerSecond, max: 256 }));
+    expect(journeys).toBeLessThan(32);
+    expect(sizing.cap).toBe(journeys);
+    expect(run.peak).toBe(32);
+    // The CRM keeps up again (a whole window of quick writes): growth resumes, by a quarter per step, not doubling.
+    writes(64, 10);
+    now += 1_000;
+    await resize();
+    expect(run.sizing()).toMatchObject({ writesQueue: false, cap: journeys + Math.max(1, Math.floor(journeys / 4)) });
+    await run.stop();
   });
 
   it('two whole runs on one account at once: every record once each, and no 429', async () => {

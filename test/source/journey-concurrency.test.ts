@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MovingPercentile, sizeJourneys, type SizingInput } from '../../src/source/journey-concurrency.js';
+import { growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS, type GrowthInput, type SizingInput } from '../../src/source/journey-concurrency.js';
 
 const base: SizingInput = { limit: 500, windowMs: 60_000, activeRuns: 1, fetchMs: 225, writeMs: 0, max: 256, headroom: 1.25 };
 
@@ -55,5 +55,39 @@ describe('MovingPercentile', () => {
     for (let i = 1; i <= 10; i++) p.add(1000 + i);
     expect(p.at(0.1)).toBe(1001);
     expect(p.count).toBe(10);
+  });
+});
+
+describe('growJourneys (slow start: the cap on journeys per step)', () => {
+  const step: GrowthInput = { cap: SLOW_START_JOURNEYS, demand: 200, max: 256, crmBinds: false, stepWriteMs: 30, fetchMs: 225, quickWriteMs: 20 };
+
+  it('doubles while the writes keep up, up to the bound, and not beyond what the sizing asks for', () => {
+    let cap = SLOW_START_JOURNEYS;
+    const caps: number[] = [];
+    for (let i = 0; i < 8; i++) caps.push(cap = growJourneys({ ...step, cap }));
+    expect(caps).toEqual([8, 16, 32, 64, 128, 256, 256, 256]);
+    // the sizing asks for no more than the cap: no growth (the figure in use is the demand)
+    expect(growJourneys({ ...step, cap: 16, demand: 12 })).toBe(16);
+    expect(growJourneys({ ...step, cap: 16, max: 20 })).toBe(20);
+  });
+
+  it('holds when the step\'s writes waited, or when no write was timed', () => {
+    // 600 ms a page (the step's p90): above the page latency and twice the quick writes (a governor made them wait)
+    expect(growJourneys({ ...step, cap: 16, stepWriteMs: 600 })).toBe(16);
+    expect(growJourneys({ ...step, cap: 16, stepWriteMs: null })).toBe(16);
+    // slow CRM but within the page latency: a journey's pace is still the page's, growing still helps
+    expect(growJourneys({ ...step, cap: 16, stepWriteMs: 200, quickWriteMs: 150 })).toBe(32);
+  });
+
+  it('falls to the CRM\'s pace when the CRM binds, and never below one', () => {
+    expect(growJourneys({ ...step, cap: 64, crmBinds: true, demand: 6 })).toBe(6);
+    expect(growJourneys({ ...step, cap: 4, crmBinds: true, demand: 6 })).toBe(4);
+    expect(growJourneys({ ...step, cap: 4, crmBinds: true, demand: 0 })).toBe(1);
+  });
+
+  it('once the CRM has bound, grows by a quarter per step (at least one), not by doubling', () => {
+    expect(growJourneys({ ...step, cap: 7, boundBefore: true })).toBe(8);
+    expect(growJourneys({ ...step, cap: 16, boundBefore: true })).toBe(20);
+    expect(growJourneys({ ...step, cap: 16, boundBefore: true, stepWriteMs: 600 })).toBe(16);
   });
 });

@@ -1,0 +1,174 @@
+/**
+ * Packs the partial CRM writes of a run's journeys into full ones. Every partition's walk ends with a batch smaller
+ * than a CRM write (its last page or pages): written alone, each costs a whole request (HubSpot: 100 records,
+ * Salesforce collections: 200, Bulk API 2.0: a job) for fewer records. Here such batches wait until batches of other
+ * journeys fill a write of exactly `size` records (a batch may be split over two writes); full batches go at once.
+ *
+ * A journey waits for its batch (its checkpoint moves only after the CRM took all of its records, as before), so
+ * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
+ * outcomes are split back per batch and each batch is booked as one page (counters, reveal bookkeeping, rejects).
+ * Held records are written anyway, as a smaller write, when every running journey's batch is held here (nobody
+ * else can add: a journey whose packed write is in flight comes back, and the walk pokes the packer when a journey
+ * ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still written).
+ */
+import type { WriteOutcome, WriteResult } from '../../src/crm/index.js';
+import type { JourneyPage } from '../../src/source/index.js';
+
+export interface PackerDeps {
+  /** Records per full write (the walk's write batch: the sink's preferred size). */
+  size: number;
+  /** Maps, skips unchanged and upserts records (of one or several batches); one outcome per record, in order. */
+  write(records: unknown[]): Promise<WriteResult>;
+  /** Books one batch's share of the writes once all of its records were answered. */
+  book(page: JourneyPage, result: WriteResult): Promise<void>;
+  /** Journeys of the walk running now (waiting here included). */
+  running(): number;
+  /** The walk stops: nothing new will come, write what is held. */
+  stopped(): boolean;
+  /** One CRM write of `records` took `ms` (the journey controller's write times). */
+  onWrite?(records: number, ms: number): void;
+  /** Longest a held batch waits for others; default 500 ms. */
+  maxHoldMs?: number;
+}
+
+/** One journey's batch waiting here: its records go out from `next` on, answers land at their own index. */
+interface Held {
+  page: JourneyPage;
+  since: number;
+  next: number;
+  unanswered: number;
+  outcomes: WriteOutcome[];
+  settled: boolean;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** A packed write's piece of one batch: records [from, to). */
+interface Piece {
+  batch: Held;
+  from: number;
+  to: number;
+}
+
+const DEFAULT_MAX_HOLD_MS = 500;
+
+export class WritePacker {
+  /** Batches with records not yet in a write, oldest first: one per journey (its journey waits for it). */
+  private readonly held: Held[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** Writes that carried records of more than one batch (for the walk's figures). */
+  packedWrites = 0;
+
+  constructor(private readonly deps: PackerDeps) {}
+
+  /** Writes and books `page`: at once when it fills a write, else packed with others. Resolves once booked. */
+  async write(page: JourneyPage): Promise<void> {
+    const n = page.records.length;
+    if (n >= this.deps.size || n === 0) {
+      await this.deps.book(page, await this.timed(page.records));
+      return;
+    }
+    const done = new Promise<void>((resolve, reject) => {
+      this.held.push({ page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), settled: false, resolve, reject });
+    });
+    this.poke();
+    await done;
+  }
+
+  /** Writes what fills a write, and everything held if no running journey can add or the walk stops; re-arms the timer. */
+  poke(): void {
+    while (this.heldRecords() >= this.deps.size) this.emit();
+    if (this.held.length > 0 && (this.deps.stopped() || this.held.length >= this.deps.running())) this.flush();
+    this.arm();
+  }
+
+  /** Writes everything held now, in writes of at most `size`. */
+  flush(): void {
+    while (this.held.length > 0) this.emit();
+    this.arm();
+  }
+
+  /** Clears the timer (the walk ended: nothing is held, every batch's journey waited for it). */
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private heldRecords(): number {
+    return this.held.reduce((n, h) => n + h.page.records.length - h.next, 0);
+  }
+
+  /** The oldest held batch is written (with whatever else is held) once it has waited `maxHoldMs`. */
+  private arm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const oldest = this.held[0];
+    if (!oldest) return;
+    const wait = Math.max(0, oldest.since + (this.deps.maxHoldMs ?? DEFAULT_MAX_HOLD_MS) - performance.now());
+    this.timer = setTimeout(() => this.flush(), wait);
+  }
+
+  /** Takes up to `size` held records, oldest batch first, and sends them as one write. */
+  private emit(): void {
+    const pieces: Piece[] = [];
+    let room = this.deps.size;
+    while (room > 0 && this.held.length > 0) {
+      const batch = this.held[0] as Held;
+      const take = Math.min(room, batch.page.records.length - batch.next);
+      pieces.push({ batch, from: batch.next, to: batch.next + take });
+      batch.next += take;
+      room -= take;
+      if (batch.next === batch.page.records.length) this.held.shift();
+    }
+    if (pieces.length > 1) this.packedWrites += 1;
+    void this.send(pieces);
+  }
+
+  private async send(pieces: Piece[]): Promise<void> {
+    let result: WriteResult;
+    try {
+      result = await this.timed(pieces.flatMap((p) => p.batch.page.records.slice(p.from, p.to)));
+    } catch (err) {
+      for (const p of pieces) this.settle(p.batch, err);
+      return;
+    }
+    let at = 0;
+    const answered: Held[] = [];
+    for (const { batch, from, to } of pieces) {
+      for (let i = from; i < to; i++) batch.outcomes[i] = result.outcomes[at++] as WriteOutcome;
+      batch.unanswered -= to - from;
+      if (batch.unanswered === 0 && !batch.settled) answered.push(batch);
+    }
+    await Promise.all(answered.map((batch) => this.deps.book(batch.page, resultOf(batch.outcomes)).then(() => this.settle(batch), (err: unknown) => this.settle(batch, err))));
+  }
+
+  /** The batch's journey goes on (or fails: a batch with a failed piece is not booked, its other pieces dropped). */
+  private settle(batch: Held, err?: unknown): void {
+    if (batch.settled) return;
+    batch.settled = true;
+    const index = this.held.indexOf(batch);
+    if (index >= 0) this.held.splice(index, 1);
+    if (err === undefined) batch.resolve();
+    else batch.reject(err);
+    // A journey fewer that could add: what is held may have to go now.
+    this.poke();
+  }
+
+  private async timed(records: unknown[]): Promise<WriteResult> {
+    const began = performance.now();
+    const result = await this.deps.write(records);
+    this.deps.onWrite?.(records.length, performance.now() - began);
+    return result;
+  }
+}
+
+/** The figures of a batch's share of one or more writes (as the writer sums a whole write). */
+function resultOf(outcomes: WriteOutcome[]): WriteResult {
+  const result: WriteResult = { created: 0, updated: 0, unchanged: 0, rejected: 0, linkErrors: 0, duplicates: 0, outcomes };
+  for (const o of outcomes) {
+    if (o.status === 'duplicate') result.duplicates += 1;
+    else result[o.status] += 1;
+    if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) result.linkErrors += 1;
+  }
+  return result;
+}
