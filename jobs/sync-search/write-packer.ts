@@ -2,7 +2,8 @@
  * Packs the partial CRM writes of a run's journeys into full ones. Every partition's walk ends with a batch smaller
  * than a CRM write (its last page or pages): written alone, each costs a whole request (HubSpot: 100 records,
  * Salesforce collections: 200, Bulk API 2.0: a job) for fewer records. Here such batches wait until batches of other
- * journeys fill a write of exactly `size` records (a batch may be split over two writes); full batches go at once.
+ * journeys fill a write of exactly `size` records (a batch may be split over two writes); batches of whole writes
+ * go at once.
  *
  * A journey waits for its batch (its checkpoint moves only after the CRM took all of its records, as before), so
  * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
@@ -61,10 +62,13 @@ export class WritePacker {
 
   constructor(private readonly deps: PackerDeps) {}
 
-  /** Writes and books `page`: at once when it fills a write, else packed with others. Resolves once booked. */
+  /**
+   * Writes and books `page`: at once when it fills whole writes, else packed with others (a batch of 120 for writes
+   * of 100 sends one full write now and holds 20). Resolves once booked.
+   */
   async write(page: JourneyPage): Promise<void> {
     const n = page.records.length;
-    if (n >= this.deps.size || n === 0) {
+    if (n % this.deps.size === 0) {
       await this.deps.book(page, await this.timed(page.records));
       return;
     }
