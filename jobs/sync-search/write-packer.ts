@@ -12,7 +12,7 @@
  * else can add: a journey whose packed write is in flight comes back, and the walk pokes the packer when a journey
  * ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still written).
  */
-import type { WriteOutcome, WriteResult } from '../../src/crm/index.js';
+import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/index.js';
 import type { JourneyPage } from '../../src/source/index.js';
 
 export interface PackerDeps {
@@ -143,7 +143,7 @@ export class WritePacker {
       batch.unanswered -= to - from;
       if (batch.unanswered === 0 && !batch.settled) answered.push(batch);
     }
-    await Promise.all(answered.map((batch) => this.deps.book(batch.page, resultOf(batch.outcomes)).then(() => this.settle(batch), (err: unknown) => this.settle(batch, err))));
+    await Promise.all(answered.map((batch) => this.deps.book(batch.page, summarize(batch.outcomes)).then(() => this.settle(batch), (err: unknown) => this.settle(batch, err))));
   }
 
   /** The batch's journey goes on (or fails: a batch with a failed piece is not booked, its other pieces dropped). */
@@ -164,15 +164,4 @@ export class WritePacker {
     this.deps.onWrite?.(records.length, performance.now() - began);
     return result;
   }
-}
-
-/** The figures of a batch's share of one or more writes (as the writer sums a whole write). */
-function resultOf(outcomes: WriteOutcome[]): WriteResult {
-  const result: WriteResult = { created: 0, updated: 0, unchanged: 0, rejected: 0, linkErrors: 0, duplicates: 0, outcomes };
-  for (const o of outcomes) {
-    if (o.status === 'duplicate') result.duplicates += 1;
-    else result[o.status] += 1;
-    if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) result.linkErrors += 1;
-  }
-  return result;
 }

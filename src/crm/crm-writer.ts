@@ -212,7 +212,8 @@ function withoutGuarded(record: CrmRecord, mapping: FieldMapping, existing: Reco
   return { ...record, properties };
 }
 
-function summarize(outcomes: WriteOutcome[]): WriteResult {
+/** The figures of a write (or of any run of its outcomes: a packed write's share of one batch). */
+export function summarize(outcomes: WriteOutcome[]): WriteResult {
   const result: WriteResult = { created: 0, updated: 0, unchanged: 0, rejected: 0, linkErrors: 0, duplicates: 0, outcomes };
   for (const o of outcomes) {
     if (o.status === 'duplicate') result.duplicates += 1;
