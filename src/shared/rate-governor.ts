@@ -267,9 +267,9 @@ export class RateGovernor {
   }
 
   /**
-   * Writes what one answer taught in ONE Redis round trip: `record`, `release`, `learn` and `learnDaily` in one
-   * script, plus whatever `more` appends (the budget ledger's bookkeeping of the same answer), in one pipeline.
-   * Same effects as calling those one by one.
+   * Writes what one answer taught in ONE Redis round trip: outcome count, restamp, probe release, `learn` and the
+   * daily allowance in one script, plus whatever `more` appends (the budget ledger's bookkeeping of the same answer),
+   * in one pipeline.
    */
   async settle(op: string, facts: AnswerFacts, more?: (batch: ChainableCommander) => void): Promise<void> {
     const k = this.keys(op);
@@ -292,11 +292,6 @@ export class RateGovernor {
     if (learned) this.learnWritten(op, learned);
   }
 
-  /** A request that got no answer frees the probe slot at once (its grant stays in the log). */
-  async release(op: string): Promise<void> {
-    await this.redis.del(this.keys(op).probe);
-  }
-
   /** After a 429: every process of the account pauses `op` for `ms`. */
   async block(op: string, ms: number): Promise<void> {
     await this.redis.eval(HOLD, 1, this.keys(op).state, 'blockedUntil', Math.round(ms));
@@ -307,12 +302,7 @@ export class RateGovernor {
     await this.redis.eval(HOLD, 1, this.keys(op).state, 'closedUntil', Math.round(ms));
   }
 
-  /** Stores the daily allowance a response reported (shared by every process). */
-  async learnDaily(op: string, daily: DailyAllowance): Promise<void> {
-    const { state } = this.keys(op);
-    await this.redis.pipeline().hset(state, 'dailyLimit', daily.limit, 'dailyRemaining', daily.remaining).pexpire(state, STATE_TTL_MS).exec();
-  }
-
+  /** The daily allowance the remote last reported (shared by every process). */
   async daily(op: string): Promise<DailyAllowance | null> {
     const [limit, remaining] = await this.redis.hmget(this.keys(op).state, 'dailyLimit', 'dailyRemaining');
     if (limit === null || remaining === null) return null;

@@ -49,7 +49,7 @@ describe('shared rate governor (real Redis)', () => {
     expect(source!.waitedSeconds).toBeGreaterThan(0.05);
   });
 
-  it('settle books one answer in one call as record + release + learn + learnDaily would, and the extra commands with it', async () => {
+  it('settle books one answer in one call (count, restamp, probe freed, limit, daily allowance), and the extra commands with it', async () => {
     const { redis, prefix } = await redisPrefix();
     const g = new RateGovernor(redis, prefix, 'hubspot', 'p2', { untilLearned: 'probe', defaultWindowMs: 1000 });
     const grant = await g.acquire('requests');

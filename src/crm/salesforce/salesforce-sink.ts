@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'jsforce';
-import { RateGovernor } from '../../shared/rate-governor.js';
+import { RateGovernor, type OutcomeClass } from '../../shared/rate-governor.js';
 import { chunks } from '../chunks.js';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
@@ -188,12 +188,9 @@ export class SalesforceSink implements CrmSink {
   private async governed<T>(fn: () => Promise<T>): Promise<T> {
     const governor = this.governor;
     if (!governor) return fn();
-    const report = async (outcome: Parameters<RateGovernor['record']>[1]): Promise<void> => {
+    const report = async (outcome: OutcomeClass): Promise<void> => {
       const usage = this.conn.limitInfo?.apiUsage;
-      await Promise.all([
-        governor.record(SF_OPERATION, outcome),
-        usage ? governor.learnDaily(SF_OPERATION, { limit: usage.limit, remaining: usage.limit - usage.used }) : undefined,
-      ]);
+      await governor.settle(SF_OPERATION, { outcome, ...(usage ? { daily: { limit: usage.limit, remaining: usage.limit - usage.used } } : {}) });
     };
     try {
       const result = await fn();
