@@ -12,7 +12,7 @@
  * HubSpot's 190 / 10 s the CRM binds above 1,900 records/s in both modes; `--crm-limit 100000` shows the source side.
  *
  * Run all: REDIS_URL=redis://127.0.0.1:6379/10 npx tsx bench/fill-matrix.ts
- * A subset: ... fill-matrix.ts --rates 83,333 --latencies 225 --modes dry [--records 110000] [--crm-limit 190]
+ * A subset: ... fill-matrix.ts --rates 83,333 --latencies 225 --modes dry [--records 110000] [--crm-limit 190] [--window-seconds 60]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +22,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const WINDOW_S = 10;
 const self = fileURLToPath(import.meta.url);
 
 const { values } = parseArgs({
@@ -37,8 +36,17 @@ const { values } = parseArgs({
     records: { type: 'string', default: '110000' },
     /** HubSpot's requests per 10 s (emulator and config alike): 190 (Pro) by default; raise it to see the source side alone. */
     'crm-limit': { type: 'string', default: '190' },
+    /**
+     * The API's rate-limit window (s): 10 by default (short runs), 60 is the documented one. `--rates` stay searches
+     * per 10 s (83 = 500 per minute), the emulator's limit per window is scaled to the same rate.
+     */
+    'window-seconds': { type: 'string', default: '10' },
   },
 });
+
+const WINDOW_S = Number(values['window-seconds']);
+/** Searches (and counts) per window of the emulator for a rate given per 10 s. */
+const perWindow = (ratePer10s: number): number => Math.round((ratePer10s * WINDOW_S) / 10);
 
 const HUBSPOT_PER_10S = Number(values['crm-limit']);
 
@@ -51,7 +59,7 @@ async function host(optionsJson: string): Promise<void> {
   const { startSalesIntelEmulator } = await import('../src/emulators/sales-intel/index.js');
   const { startHubSpotEmulator } = await import('../src/emulators/hubspot/index.js');
   const o = JSON.parse(optionsJson) as { rate: number; latencyMs: number; companies: number; crmLimit: number };
-  const limits = { search: o.rate, count: o.rate, dictionary: o.rate };
+  const limits = { search: perWindow(o.rate), count: perWindow(o.rate), dictionary: perWindow(o.rate) };
   const si = await startSalesIntelEmulator({
     port: 0, companies: o.companies, persons: 1000, windowSeconds: WINDOW_S,
     accounts: [{ clientId: 'fill-client', clientSecret: 'fill-secret', accountId: 'fill', limits }],
@@ -81,6 +89,7 @@ async function worker(configPath: string, search: string, dryRun: boolean): Prom
   let plan: { partitions: number; countRequests: number; parallelism: number } | undefined;
   let walk: unknown;
   let planMs = 0;
+  let firstPageMs: number | undefined;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   try {
@@ -88,10 +97,12 @@ async function worker(configPath: string, search: string, dryRun: boolean): Prom
       search, runId: randomUUID(), dryRun,
       onPlan: (p) => { planMs = performance.now() - t0; plan = { partitions: p.partitions.length, countRequests: p.countRequests, parallelism: p.parallelism }; },
       onWalk: (w) => { walk = w; },
+      // The first batch written (the checkpoint's first move): the run's first page, fetched and through the CRM.
+      onProgress: () => { firstPageMs ??= performance.now() - t0; },
     });
     const cpu = process.cpuUsage(cpu0);
     process.stdout.write(`${JSON.stringify({
-      summary: process.env.FILL_DEBUG3 ? summary : undefined, status: summary.status, fetched: summary.fetched, durationMs: summary.durationMs, throttled: summary.throttled, planMs,
+      summary: process.env.FILL_DEBUG3 ? summary : undefined, status: summary.status, fetched: summary.fetched, durationMs: summary.durationMs, throttled: summary.throttled, planMs, firstPageMs,
       plan, walk, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024,
     })}\n`);
   } finally {
@@ -108,8 +119,8 @@ async function driver(): Promise<void> {
   const modes = values.modes.split(',') as Cell['mode'][];
   const companies = Number(values.records);
   const dir = await mkdtemp(join(tmpdir(), 'fill-matrix-'));
-  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m |`);
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | first page s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m |`);
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   try {
     for (const rate of rates) for (const latencyMs of latencies) for (const mode of modes) {
       const row = await runCell({ rate, latencyMs, mode }, companies, dir).catch((error: unknown) => `| ${rate * 6} | ${latencyMs} | ${mode} | failed: ${String(error).slice(0, 200)} |`);
@@ -121,7 +132,7 @@ async function driver(): Promise<void> {
 }
 
 async function runCell(cell: Cell, companies: number, dir: string): Promise<string> {
-  const h = spawn(process.execPath, ['--import', 'tsx', self, '--host', JSON.stringify({ rate: cell.rate, latencyMs: cell.latencyMs, companies, crmLimit: HUBSPOT_PER_10S })], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const h = spawn(process.execPath, ['--import', 'tsx', self, '--host', JSON.stringify({ rate: cell.rate, latencyMs: cell.latencyMs, companies, crmLimit: HUBSPOT_PER_10S }), '--window-seconds', String(WINDOW_S)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let wake: (() => void) | undefined;
   let buffer = '';
@@ -170,7 +181,7 @@ searches:
     const code = await new Promise<number | null>((r) => w.on('close', r));
     if (code !== 0) throw new Error(`worker exited ${code}: ${out.slice(0, 300)}`);
     const r = JSON.parse(out.trim().split('\n').pop() as string) as {
-      status: string; fetched: number; durationMs: number; throttled: number; planMs: number; cpuMs: number; maxRssMb: number;
+      status: string; fetched: number; durationMs: number; throttled: number; planMs: number; firstPageMs?: number; cpuMs: number; maxRssMb: number;
       plan: { partitions: number; countRequests: number; parallelism: number }; walk: { peakJourneys: number; peakUnwritten: number };
     };
     h.stdin.write('cpu\n');
@@ -178,14 +189,14 @@ searches:
     // Every HubSpot request of the run (schema checks, reads, upserts, 429s) and the records its batch calls carried.
     const crmRequests = emu.hubspotRequests - emu0.hubspotRequests;
     const crmInputs = emu.hubspotInputs - emu0.hubspotInputs;
-    const sourceCeiling = (cell.rate * 100) / WINDOW_S;
+    const sourceCeiling = (perWindow(cell.rate) * 100) / WINDOW_S;
     // A dry run reads the CRM's current values (created vs updated) in batches of 100: one CRM request per page, too.
     const ceiling = Math.min(sourceCeiling, (HUBSPOT_PER_10S * 100) / 10);
     const perSecond = r.fetched / (r.durationMs / 1000);
     const k = r.fetched / 1000;
-    return `| ${cell.rate * 6} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
+    return `| ${cell.rate * 6}${WINDOW_S === 10 ? '' : ` (${perWindow(cell.rate)}/${WINDOW_S} s)`} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
       `**${(perSecond / ceiling).toFixed(2)}** | ${r.throttled} / ${emu.hubspot429} | ${r.walk.peakJourneys} | ${r.walk.peakUnwritten} | ` +
-      `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${crmRequests} (${(crmInputs / Math.max(1, crmRequests)).toFixed(1)}) | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
+      `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${r.firstPageMs === undefined ? '—' : (r.firstPageMs / 1000).toFixed(1)} | ${crmRequests} (${(crmInputs / Math.max(1, crmRequests)).toFixed(1)}) | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
       `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} |`;
   } finally {
     h.stdin.end();

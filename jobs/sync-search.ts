@@ -7,14 +7,14 @@
 import type { SyncProcessor } from '../src/queue/job-data.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
 import { openDestination, type Destination } from './sync-search/open-destination.js';
-import { planRun } from './sync-search/plan-run.js';
+import { startPlan, type PlanStart, type RunPlan } from './sync-search/plan-run.js';
 import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
 import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from './sync-search/run-outcome.js';
 import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
 import { RunSession } from './sync-search/run-session.js';
 import { JourneyController } from './sync-search/concurrency.js';
-import { walkPartitions } from './sync-search/walk-partitions.js';
+import { walkPartitions, type PartitionFeed } from './sync-search/walk-partitions.js';
 
 export type { ProcessorDeps, RunRequest, SyncDeps };
 
@@ -41,40 +41,88 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
   let destination: Destination | undefined;
   try {
-    // 1. Plan: free count, budget and caps, partitions (a resumed run keeps its partitions and count).
-    const plan = await planRun(source, config, resolved, {
-      runId: request.runId, signal, ...(resumed ? { counted: resumed.counted, partitions: resumed.partitions.map((p) => p.filter) } : {}),
+    // 1. Plan: free count, budget and caps (a refusal needs only the count: nothing split, nothing walked). The
+    // partitions are split while the walk runs (a resumed run keeps its partitions and count, splits only what an
+    // earlier attempt had not settled).
+    const start = await startPlan(source, config, resolved, {
+      runId: request.runId, signal,
+      ...(resumed ? { counted: resumed.counted, partitions: resumed.partitions.map((p) => ({ filter: p.filter, ...(p.count === undefined ? {} : { count: p.count }) })) } : {}),
+      ...(resumed?.plan && !resumed.plan.complete ? { pending: { pieces: resumed.plan.pending, countsLeft: resumed.plan.countsLeft } } : {}),
     });
-    request.onPlan?.(plan);
-    const refused = refusalOf(plan, search.onShortfall, resumed !== null);
-    if (refused) return await end(refused);
-    const checkpoint = run.begin(plan);
+    const refused = refusalOf(start.plan, search.onShortfall, resumed !== null);
+    if (refused) {
+      request.onPlan?.(start.plan);
+      return await end(refused);
+    }
+    const checkpoint = run.begin(start.plan, !start.streams);
+    const planning = splitWhileWalking(start, run, signal);
+    planning.complete.then((plan) => {
+      run.planned(plan);
+      request.onPlan?.(plan);
+    }, () => undefined);
 
-    // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-    const dest = await openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false });
-    destination = dest;
-    const dryRun = request.dryRun ?? false;
-    if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
+    try {
+      // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
+      const dest = await openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false });
+      destination = dest;
+      const dryRun = request.dryRun ?? false;
+      if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
 
-    // 3. Walk: per partition, page -> (map -> skip unchanged -> upsert) -> checkpoint; up to the first stop.
-    // Journeys in flight follow the account's limit, the page latency, the CRM's pace and the account's other runs.
-    const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism });
-    await concurrency.start();
-    const walked = await walkPartitions({
-      source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
-      writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
-      bookPage: (page, result) => run.recordWrite(page, result),
-      saveCheckpoint: () => run.saveCheckpoint(),
-      writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
-      concurrency,
-    }).finally(() => concurrency.stop());
-    request.onWalk?.(walked);
+      // 3. Walk: per partition, page -> (map -> skip unchanged -> upsert) -> checkpoint; up to the first stop.
+      // Partitions are walked as the split settles them, largest first among those waiting. Journeys in flight
+      // follow the account's limit, the page latency, the CRM's pace and the account's other runs.
+      const { plan } = start;
+      const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
+        crmRecordsPerSecond: dest.sink.recordsPerSecond?.() ?? null,
+      });
+      await concurrency.start();
+      const walked = await walkPartitions({
+        source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
+        writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
+        bookPage: (page, result) => run.recordWrite(page, result),
+        saveCheckpoint: () => run.saveCheckpoint(),
+        writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
+        concurrency, planning,
+      }).finally(() => concurrency.stop());
+      request.onWalk?.(walked);
+    } finally {
+      // The walk ended (or never started): a split still running stops here, its progress is in the checkpoint.
+      await planning.stop();
+    }
 
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted).
-    return await end(walkEnding(plan, search.mode, checkpoint, signal.aborted));
+    return await end(walkEnding(start.plan, search.mode, checkpoint, signal.aborted));
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {
     await run.close(destination);
   }
+}
+
+/**
+ * The split of a streamed plan, run next to the walk: each settled round goes into the checkpoint (saved) and wakes
+ * the walk; `stop` aborts what is left (a walk that stopped early) and waits for it, so nothing moves the checkpoint after.
+ */
+function splitWhileWalking(start: PlanStart, run: RunSession, signal: AbortSignal): { complete: Promise<RunPlan>; onAdded: PartitionFeed['onAdded']; stop(): Promise<void> } {
+  const listeners = new Set<() => void>();
+  const stopping = new AbortController();
+  let saving = Promise.resolve();
+  const complete = start.settle((progress) => {
+    // The partitions are in the checkpoint now (the save follows): the walk may take them at once.
+    const saved = run.planProgress(progress);
+    saving = saving.then(() => saved);
+    for (const l of listeners) l();
+  }, AbortSignal.any([signal, stopping.signal])).then(async (plan) => {
+    await saving;
+    return plan;
+  });
+  return {
+    complete,
+    onAdded: (listener) => listeners.add(listener),
+    stop: async () => {
+      stopping.abort();
+      await complete.catch(() => undefined);
+      await saving.catch(() => undefined);
+    },
+  };
 }

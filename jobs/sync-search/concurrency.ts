@@ -2,8 +2,10 @@
  * Journeys walked at once by one run, re-sized as the run learns (rule: src/source/journey-concurrency.ts).
  * Inputs: the account's search limit (the shared governor's learned RateLimit-* figures), the run's page latency
  * (p90 of its last 64 search requests), the write time per page (p10: the CRM's service time; p90 above it and
- * above the page latency means writes queue), and how many runs share the account's allowance: each run beats in
- * a per-account registry in Redis (next to the governor's state) and sizes for limit / active runs.
+ * above the page latency means writes queue), the destination's configured rate (`CrmSink.recordsPerSecond`: a
+ * HubSpot portal never takes more than its requests per 10 s allow, known before the first write), and how many
+ * runs share the account's allowance: each run beats in a per-account registry in Redis (next to the governor's
+ * state) and sizes for limit / active runs.
  * Journeys grow gradually ("slow start", `growJourneys`): from 4, doubling per step of at least a second while the
  * step's writes kept up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the
  * source's whole figure in flight before the CRM's pace is known (a HubSpot window lets its requests go in a
@@ -63,6 +65,8 @@ export interface ControllerDeps {
   /** The plan's first figure and the bound. */
   initial: number;
   max: number;
+  /** The destination's ceiling (`CrmSink.recordsPerSecond`); null when it has none. */
+  crmRecordsPerSecond?: number | null;
   /** The clock (ms, monotonic); tests step it. Default `performance.now`. */
   now?: () => number;
 }
@@ -145,7 +149,7 @@ export class JourneyController {
   /** One page arrived (any journey of the run). */
   pageFetched(): void {
     this.fetched.push({ at: this.now(), pages: 1 });
-    this.trim(this.fetched); // the log holds the last 5 s only
+    this.trim(this.fetched); // the log holds the last PACE_SPAN_MS only
   }
 
   /** One write of `records` took `ms` (any journey of the run). */
@@ -190,6 +194,7 @@ export class JourneyController {
     const demand = sizeJourneys({
       limit: this.rate.limit, windowMs: this.rate.windowMs, activeRuns: this.activeRuns,
       fetchMs: fetchP90Ms, writeMs: writeP10Ms, queuedPagesPerSecond, max: this.deps.max,
+      ceilingPagesPerSecond: this.deps.crmRecordsPerSecond ? this.deps.crmRecordsPerSecond / this.deps.pageSize : null,
     });
     this.unloaded.fetchMs = Math.min(this.unloaded.fetchMs, fetchP90Ms);
     if (this.writes.count >= 8) this.unloaded.quickWriteMs = Math.min(this.unloaded.quickWriteMs, writeP10Ms);

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import type { AppConfig, DestinationConfig, SavedSearch } from '../../src/config/index.js';
-// Not the crm index: it also loads the Salesforce sink (jsforce, ~60 modules), which only Salesforce runs need.
 import { companyObjectOf, defaultMatchField } from '../../src/crm/crm-objects.js';
 import { createCrmWriter } from '../../src/crm/crm-writer.js';
 import { compileFieldMapping } from '../../src/crm/field-mapping.js';
@@ -26,6 +25,7 @@ async function openSink(destination: DestinationConfig, logger: Logger, options:
   if (destination.type === 'hubspot') {
     return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, logger, redis: options.redis, keyPrefix: options.prefix });
   }
+  // Loaded only here: jsforce is ~200 modules and ~40 MB of RSS that HubSpot runs do not need.
   const { SalesforceSink } = await import('../../src/crm/salesforce/salesforce-sink.js');
   return new SalesforceSink({
     loginUrl: destination.loginUrl,

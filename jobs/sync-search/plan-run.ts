@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../src/config/index.js';
-import { fingerprintJourney, PartitionError, type Filter, type Partition, type SourceClient } from '../../src/source/index.js';
+import { fingerprintJourney, PartitionError, type Filter, type Partition, type PartitionProgress, type PieceRange, type SourceClient } from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import { maxJourneys, planJourneys } from './concurrency.js';
 
@@ -45,12 +45,37 @@ export interface RunPlan {
   forecastMethod: 'no-contacts' | 'first-run' | 'last-run-tally';
 }
 
+/** A partition of a run being resumed, as its checkpoint holds it. */
+export interface SavedPartition {
+  filter: Filter;
+  /** Its free count when planned (absent in checkpoints of older versions and for pieces split off during a walk). */
+  count?: number;
+}
+
 export interface PlanOptions {
   runId: string;
   signal?: AbortSignal;
   /** Partitions saved by a run being resumed: reused as they are (a re-split could differ and lose the cursors). */
-  partitions?: Filter[];
+  partitions?: SavedPartition[];
   counted?: number;
+  /** A resumed run whose split was cut short: the pieces it had not settled and the counts it had left. */
+  pending?: { pieces: PieceRange[]; countsLeft: number };
+}
+
+/** A plan as soon as the free count decides it (the budget, the shortfall, the forecast), before its partitions. */
+export interface PlanStart {
+  /**
+   * Final except what the partitions decide: `partitions`, `parallelism`, `pages`, `estimatedMs` and `countRequests`
+   * are final in what `settle` resolves with (streamed: `partitions` is empty here and the estimates assume one).
+   */
+  plan: RunPlan;
+  /** Whether partitions are still to split (`settle` spends counts): a cursor search without contacts, not fully planned yet. */
+  streams: boolean;
+  /**
+   * Splits what is still to split. `onProgress` hears every settled partition as soon as it is settled (before
+   * the next round of counts), and the pieces still to cut: a walk may start the settled ones meanwhile.
+   */
+  settle(onProgress?: (progress: PartitionProgress) => void, signal?: AbortSignal): Promise<RunPlan>;
 }
 
 const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
@@ -59,51 +84,90 @@ const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
  * Plans one run: free count, budget check (tokens incl. the reserve, credits under both caps, maxRecords) and
  * partitions (each journey under the depth limit; P similar journeys walked in parallel when there is enough work).
  * With `maxRecords` below the count the journeys share one record cap (pages reserve from it), so the cap is exact
- * even with partitions walked in parallel.
+ * even with partitions walked in parallel. The whole plan at once: what `plan` prints; a run streams it (`startPlan`).
  */
 export async function planRun(source: SourceClient, config: AppConfig, resolved: ResolvedSearch, options: PlanOptions): Promise<RunPlan> {
+  return (await startPlan(source, config, resolved, options)).settle(undefined, options.signal);
+}
+
+/**
+ * The plan up to what the free count decides, and the split of the rest to come (`settle`), so the first page does
+ * not wait for every round of counts. Budget refusal needs only the count. Contacts searches are planned whole
+ * here: their forecast (tokens to reach persons beyond offset 10,000) and their reveal registration need every
+ * partition's count, and their split falls back to the depth limit when the offset limit cannot hold.
+ */
+export async function startPlan(source: SourceClient, config: AppConfig, resolved: ResolvedSearch, options: PlanOptions): Promise<PlanStart> {
   const { search, view } = resolved;
   const entity = search.entity;
-  const filter = search.filter as Filter;
   const pageSize = config.source.pageSize;
   const countsBefore = source.stats().requests.count;
   const countStarted = performance.now();
-  const counted = options.counted ?? (await source.count(entity, filter, { signal: options.signal }));
+  const counted = options.counted ?? (await source.count(entity, search.filter as Filter, { signal: options.signal }));
   // The count's HTTP time stands in for page latency (a first request's token fetch and connection excluded).
   const countMs = options.counted === undefined ? (source.searchTimings().countLatencyP50Ms ?? performance.now() - countStarted) : null;
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
   const target = capped ? (search.maxRecords as number) : counted;
   const withCredits = entity === 'persons' && view.includes('contacts');
-
   const journeys = await planJourneys(source, config, countMs);
-  const partitions = options.partitions
-    ? options.partitions.map((f) => ({ filter: f, count: 0, headcount: { gte: 0, lte: 0 } }))
-    : await choosePartitions(source, config, resolved, counted, target, journeys, options.signal);
-  const parallelism = search.mode === 'offset' ? 1 : Math.max(1, Math.min(journeys, partitions.length));
-  const countRequests = source.stats().requests.count - countsBefore;
+  const maxParallelism = search.mode === 'offset' ? 1 : maxJourneys(config);
+  const saved = (options.partitions ?? []).map((p) => ({ filter: p.filter, count: p.count ?? 0, headcount: { gte: 0, lte: 0 } }));
+  const resume = options.pending && options.pending.pieces.length > 0
+    ? { pending: options.pending.pieces, settledCounts: (options.partitions ?? []).flatMap((p) => (p.count === undefined ? [] : [p.count])) }
+    : undefined;
+  // Nothing left to split: a resumed plan that was complete, or one with nothing settled nor pending (split afresh).
+  const complete = options.partitions !== undefined && options.partitions.length > 0 && !resume;
+  const split = (onProgress?: (p: PartitionProgress) => void, signal?: AbortSignal, maxCounts?: number): Promise<Partition[]> =>
+    choosePartitions(source, config, resolved, counted, target, journeys, { signal, onProgress, resume, maxCounts });
+  // Contacts: the split first (see above), so the forecast sees every partition.
+  const early = complete ? saved : withCredits ? [...saved, ...(await split(undefined, options.signal, options.pending?.countsLeft))] : null;
 
   const tokensSpendable = finite(await source.ledger.spendableTokens());
   const credits = withCredits ? await source.ledger.creditHeadroom(options.runId) : null;
   const creditsSpendable = credits ? finite(credits.spendable) : null;
-  const { creditsNeeded, ...forecast } = await forecastSpend(source, config, resolved, options.runId, { counted, target, journeys: partitions.length, deepRecords: partitions.reduce((n, p) => n + Math.max(0, p.count - MAX_REVEAL_OFFSET), 0) }, creditsSpendable);
+  const deepRecords = (early ?? []).reduce((n, p) => n + Math.max(0, p.count - MAX_REVEAL_OFFSET), 0);
+  const { creditsNeeded, ...forecast } = await forecastSpend(source, config, resolved, options.runId, { counted, target, journeys: early?.length ?? 1, deepRecords }, creditsSpendable);
   const shortfall =
     tokensSpendable !== null && tokensSpendable < target ? 'tokens'
       : creditsSpendable !== null && creditsSpendable < creditsNeeded ? 'credits'
         : undefined;
   // Which cap binds is kept: a stop at the daily cap must not be reported as the per-run one.
   const bindingCap = shortfall === 'tokens' ? 'token_reserve' : shortfall === 'credits' ? (credits?.binding ?? 'credit_cap_run') : undefined;
-
-  const pages = Math.ceil(target / pageSize) + Math.max(0, partitions.length - 1);
   const learned = await source.rateLimit('search');
   const rate = learned
     ? { requests: learned.limit, windowSeconds: learned.windowMs / 1000, source: learned.mode }
     : { requests: config.source.fallbackLimits.search, windowSeconds: config.source.fallbackLimits.windowSeconds, source: 'fallback' as const };
-  // Pages are bounded by the account's search rate; journeys in parallel only help up to that.
-  const estimatedMs = Math.round((pages / rate.requests) * rate.windowSeconds * 1000);
-  return {
-    search: search.name, entity, counted, target, pageSize, pages, tokensNeeded: target, creditsNeeded,
+
+  /** The figures the partitions decide. */
+  const withPartitions = (plan: RunPlan, partitions: Partition[]): RunPlan => {
+    const pages = Math.ceil(target / pageSize) + Math.max(0, partitions.length - 1);
+    return {
+      ...plan, partitions, pages,
+      parallelism: search.mode === 'offset' ? 1 : Math.max(1, Math.min(journeys, partitions.length)),
+      countRequests: source.stats().requests.count - countsBefore,
+      // Pages are bounded by the account's search rate; journeys in parallel only help up to that.
+      estimatedMs: Math.round((pages / rate.requests) * rate.windowSeconds * 1000),
+    };
+  };
+  const head: RunPlan = withPartitions({
+    search: search.name, entity, counted, target, pageSize, pages: 0, tokensNeeded: target, creditsNeeded,
     tokensSpendable, creditsSpendable, ...(shortfall ? { shortfall } : {}), ...(bindingCap ? { bindingCap } : {}),
-    partitions, parallelism, maxParallelism: search.mode === 'offset' ? 1 : maxJourneys(config), countRequests, quota: capped ? target : null, estimatedMs, rate, ...forecast,
+    partitions: [], parallelism: 1, maxParallelism, countRequests: 0, quota: capped ? target : null, estimatedMs: 0, rate, ...forecast,
+  }, early ?? []);
+  if (early) {
+    return {
+      plan: head, streams: false,
+      settle: async (onProgress) => {
+        // Every partition is in the plan already (and so in a new checkpoint): only the plan's completion to tell.
+        onProgress?.({ settled: [], pending: [], countsLeft: 0 });
+        return head;
+      },
+    };
+  }
+  // A streamed run starts journeys before the split is known: sized from the rate and the count's latency.
+  const plan: RunPlan = { ...head, parallelism: search.mode === 'offset' ? 1 : journeys };
+  return {
+    plan, streams: true,
+    settle: async (onProgress, signal) => withPartitions(plan, [...saved, ...(await split(onProgress, signal, options.pending?.countsLeft))].sort((a, b) => b.count - a.count)),
   };
 }
 
@@ -143,15 +207,27 @@ const MAX_REVEAL_OFFSET = 10_000;
 /** Count requests one plan may spend on splitting: half the documented count limit (500 per minute). */
 const MAX_PLAN_COUNTS = 250;
 
+interface SplitOptions {
+  signal: AbortSignal | undefined;
+  onProgress: ((progress: PartitionProgress) => void) | undefined;
+  /** A split cut short, to go on with (PartitionOptions.resume), and the counts it had left. */
+  resume: { pending: PieceRange[]; settledCounts: number[] } | undefined;
+  maxCounts: number | undefined;
+}
+
 async function choosePartitions(
   source: SourceClient, config: AppConfig, { search, destination, view }: ResolvedSearch, counted: number, target: number, journeys: number,
-  signal: AbortSignal | undefined,
+  { signal, onProgress, resume, maxCounts }: SplitOptions,
 ): Promise<Partition[]> {
   const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
   const depth = config.source.maxJourneyRecords;
-  if (search.mode === 'offset') return [whole];
+  const alone = (): Partition[] => {
+    onProgress?.({ settled: [whole], pending: [], countsLeft: 0 });
+    return [whole];
+  };
+  if (search.mode === 'offset') return alone();
   // A capped run shorter than one journey walks the whole filter once and stops at the cap.
-  if (target <= depth && target < counted) return [whole];
+  if (target <= depth && target < counted) return alone();
   const { pageSize } = config.source;
   // A partition's last write is partial: for Salesforce each piece holds at least one whole write batch (the sync
   // job's 2,000, Bulk API 2.0 above `bulkThreshold`), else small pieces would turn bulk jobs into collection calls.
@@ -160,18 +236,21 @@ async function choosePartitions(
   // after it; the last ones about a page per journey (a small run: an eighth of its share per journey), so the
   // walk's last stretch is short and few partial pages (one per partition) are spent.
   const pieceRecords = Math.max(minPiece, Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))));
-  if (counted <= depth && (maxJourneys(config) === 1 || counted <= pieceRecords)) return [whole];
+  if (!resume && counted <= depth && (maxJourneys(config) === 1 || counted <= pieceRecords)) return alone();
   const learned = await source.rateLimit('count');
   const split = (maxJourneyRecords: number): Promise<Partition[]> => source.partition(search.entity, search.filter as Filter, {
     maxJourneyRecords,
     pieceRecords,
     journeys,
     total: counted,
-    maxCounts: Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
+    maxCounts: maxCounts ?? Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
     signal,
+    ...(onProgress ? { onProgress } : {}),
+    ...(resume ? { resume } : {}),
   });
   // Contacts journeys stay within the largest offset where the data allows, so every person to reveal is reached
-  // by offset (one token each; src/source/reveal-page.ts); else the depth limit is the only bound.
+  // by offset (one token each; src/source/reveal-page.ts); else the depth limit is the only bound. (Contacts plans
+  // are not streamed: a first split given up for the second has told nobody of its partitions.)
   const reveals = search.entity === 'persons' && view.includes('contacts');
   const parts = reveals && depth > MAX_REVEAL_OFFSET ? await split(MAX_REVEAL_OFFSET).catch((err: unknown) => {
     if (err instanceof PartitionError) return split(depth);

@@ -61,7 +61,8 @@ export function refusalOf(plan: RunPlan, onShortfall: 'stop' | 'refuse', resumed
 export function walkEnding(plan: RunPlan, mode: 'cursor' | 'offset', checkpoint: RunCheckpoint, aborted: boolean): RunEnding {
   return {
     kind: 'walked',
-    aborted: aborted && checkpoint.partitions.some((p) => !p.done),
+    // a split cut short has partitions still to come
+    aborted: aborted && (checkpoint.partitions.some((p) => !p.done) || checkpoint.plan?.complete === false),
     capped: plan.quota !== null && mode !== 'offset' && checkpoint.counts.fetched >= plan.quota,
   };
 }

@@ -12,7 +12,7 @@ import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
 import { revealSummary } from './reveal-summary.js';
 import { addWarnings } from '../../src/runs/run-warnings.js';
 import type { Logger } from '../../src/shared/logger.js';
-import type { JourneyCheckpoint, JourneyPage, SourceClient } from '../../src/source/index.js';
+import type { JourneyCheckpoint, JourneyPage, PartitionProgress, SourceClient } from '../../src/source/index.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
 import { openSource } from './open-source.js';
 import type { RunPlan } from './plan-run.js';
@@ -68,14 +68,35 @@ export class RunSession {
     return this.request.dryRun ?? false;
   }
 
-  /** The planned walk starts: the resumed checkpoint as it is, or a new one over the plan's partitions. */
-  begin(plan: RunPlan): RunCheckpoint<JourneyCheckpoint> {
+  /**
+   * The planned walk starts: the resumed checkpoint as it is, or a new one over the plan's partitions. A streamed
+   * plan (`complete` false) adds its partitions as they settle (`planProgress`).
+   */
+  begin(plan: RunPlan, complete = true): RunCheckpoint<JourneyCheckpoint> {
     this.plan = plan;
     this.cp = this.resumed ?? {
       runId: this.request.runId, startedAt: this.startedAt, counted: plan.counted, counts: emptyCounts(),
-      partitions: plan.partitions.map((p) => ({ filter: p.filter, state: null, done: false })),
+      partitions: plan.partitions.map((p) => ({ filter: p.filter, state: null, done: false, count: p.count })),
+      plan: { complete, pending: [], countsLeft: 0 },
     };
     return this.cp;
+  }
+
+  /**
+   * The split settled partitions (walked from now on) and has these pieces left: both in the checkpoint at once,
+   * before this returns (the save follows in the promise).
+   */
+  planProgress(progress: PartitionProgress): Promise<void> {
+    const cp = this.cp;
+    if (!cp) return Promise.resolve();
+    for (const p of progress.settled) cp.partitions.push({ filter: p.filter, state: null, done: false, count: p.count });
+    cp.plan = { complete: progress.pending.length === 0, pending: progress.pending, countsLeft: progress.countsLeft };
+    return this.saveCheckpoint();
+  }
+
+  /** The plan is complete (its last progress said so): the summary's figures come from it. */
+  planned(plan: RunPlan): void {
+    this.plan = plan;
   }
 
   private get startedAt(): string {

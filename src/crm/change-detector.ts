@@ -12,8 +12,11 @@ import type { CrmRecord, ObjectTarget } from './crm-sink.js';
  * stored: no values, no contact details.
  */
 export interface ChangeDetector {
-  /** Keys whose current values equal the stored ones (fields absent from a record are not compared). */
-  unchanged(records: CrmRecord[]): Promise<Set<string>>;
+  /**
+   * Keys whose current values equal the stored ones (fields absent from a record are not compared). `upgrade`: rewrite
+   * unchanged records stored in the older hash form in the current one (not in dry runs, which write nothing).
+   */
+  unchanged(records: CrmRecord[], options?: { upgrade?: boolean }): Promise<Set<string>>;
   /** Called only after the CRM accepted these records. */
   remember(records: CrmRecord[]): Promise<void>;
   /** Called for rejected records so they are sent again next run whatever their values. */
@@ -29,9 +32,35 @@ const digest = (value: unknown): string => hash('sha256', JSON.stringify(value),
 /** 36 bits per field: a missed change needs two values of one field of one record to collide. */
 const FIELD_HASH = 6;
 const ABSENT = '~'.repeat(FIELD_HASH);
-const VERSION = '2';
+/** '3': field hashes from `fieldHash` below. '2' (before): 6 chars of base64url SHA-256, still read (see `decode`). */
+const VERSION = '3';
+const LEGACY_VERSION = '2';
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-const fieldHash = (value: unknown): string => hash('sha256', JSON.stringify(value ?? null), 'base64url').slice(0, FIELD_HASH);
+/**
+ * 36 bits of a 64-bit multiply-xorshift hash (cyrb53's mixing) of the value's text, in 6 base64url chars. Not a
+ * cryptographic hash: it only has to tell one field's old value from its new one (a collision keeps one stale value
+ * until the field changes again, odds 2^-36 per change). A SHA-256 per field was ~10% of a dry run's CPU; this
+ * is ~8x cheaper on these short values (~0.1 vs ~0.8 µs). Strings are hashed as they are, other values as text (numbers and
+ * booleans by String, anything else as JSON) with another seed.
+ */
+export function fieldHash(value: unknown): string {
+  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value ?? null);
+  const seed = typeof value === 'string' ? 0x9e3779b9 : 0x85ebca6b;
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return B64URL[h1 & 63]! + B64URL[(h1 >>> 6) & 63]! + B64URL[(h1 >>> 12) & 63]! + B64URL[(h1 >>> 18) & 63]! + B64URL[(h1 >>> 24) & 63]! + B64URL[((h1 >>> 30) | (h2 << 2)) & 63]!;
+}
+
+/** The field hash of stored form '2', kept to compare (and upgrade) values written before form '3'. */
+const legacyFieldHash = (value: unknown): string => hash('sha256', JSON.stringify(value ?? null), 'base64url').slice(0, FIELD_HASH);
 
 /** Hash of every mapped value of a record and its company link (whole-record form, kept for callers and tests). */
 export function recordHash(record: CrmRecord): string {
@@ -59,7 +88,7 @@ export function changeHashKey(keyPrefix: string, destination: string, target: Ob
 interface RecordHashes {
   company: string;
   fields: (string | undefined)[];
-  /** Stored field hashes as `unchanged` read them (null: none), so `remember` need not read them again. */
+  /** Stored field hashes (current form) as `unchanged` read them (null: none), so `remember` need not read again. */
   stored?: string[] | null;
 }
 
@@ -67,10 +96,10 @@ interface RecordHashes {
 const RENEW_ON_READ_MS = 3600_000;
 const renewedAt = new Map<string, number>();
 
-function hashesOf(fields: readonly string[], record: CrmRecord): RecordHashes {
+function hashesOf(fields: readonly string[], record: CrmRecord, of: (value: unknown) => string = fieldHash): RecordHashes {
   return {
-    company: fieldHash(record.companyKey ?? null),
-    fields: fields.map((f) => (Object.hasOwn(record.properties, f) ? fieldHash(record.properties[f]) : undefined)),
+    company: of(record.companyKey ?? null),
+    fields: fields.map((f) => (Object.hasOwn(record.properties, f) ? of(record.properties[f]) : undefined)),
   };
 }
 
@@ -80,11 +109,23 @@ function encode(hashes: RecordHashes, previous: string[] | null): string {
   return VERSION + hashes.company + parts.join('');
 }
 
-/** Field hashes of a stored value, or null when absent or of an older form (then the record counts as changed). */
-function decode(fields: readonly string[], stored: string | null): { company: string; fields: string[] } | null {
-  if (stored === null || stored[0] !== VERSION || stored.length !== 1 + FIELD_HASH * (fields.length + 1)) return null;
+interface StoredHashes {
+  /** Form '2' (SHA-256 field hashes): compared with `legacyFieldHash`, rewritten in the current form when possible. */
+  legacy: boolean;
+  company: string;
+  fields: string[];
+}
+
+/** Field hashes of a stored value, or null when absent or of a whole-record form (then the record counts as changed). */
+function decode(fields: readonly string[], stored: string | null): StoredHashes | null {
+  if (stored === null || (stored[0] !== VERSION && stored[0] !== LEGACY_VERSION) || stored.length !== 1 + FIELD_HASH * (fields.length + 1)) return null;
   const at = (i: number): string => stored.slice(1 + FIELD_HASH * i, 1 + FIELD_HASH * (i + 1));
-  return { company: at(0), fields: fields.map((_, i) => at(i + 1)) };
+  return { legacy: stored[0] === LEGACY_VERSION, company: at(0), fields: fields.map((_, i) => at(i + 1)) };
+}
+
+/** Every field the record carries hashes as stored (fields it lacks are not compared). */
+function sameAs(now: RecordHashes, old: { company: string; fields: string[] }): boolean {
+  return old.company === now.company && now.fields.every((h, j) => h === undefined || old.fields[j] === h);
 }
 
 const CHUNK = 1000;
@@ -93,7 +134,8 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
   const key = changeHashKey(keyPrefix, destination, target, instance);
   const fields = [...target.fields].sort();
   // A record checked by `unchanged` and then accepted is hashed once: `remember` gets the same record objects.
-  const known = new WeakMap<CrmRecord, RecordHashes>();
+  // A Map, not a WeakMap: a detector lives for one write, and weak entries cost the GC extra work per record.
+  const known = new Map<CrmRecord, RecordHashes>();
   const hashed = (record: CrmRecord): RecordHashes => {
     let h = known.get(record);
     if (h === undefined) {
@@ -110,20 +152,32 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
     renewedAt.set(key, now);
     return stored;
   };
+  const write = async (pairs: string[]): Promise<void> => {
+    await redis.multi().hset(key, ...pairs).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
+    renewedAt.set(key, Date.now());
+  };
   return {
-    async unchanged(records) {
+    async unchanged(records, options = {}) {
       const same = new Set<string>();
       for (const part of chunks(records, CHUNK)) {
         const stored = await read(part.map((r) => r.key));
+        const upgraded: string[] = [];
         part.forEach((r, i) => {
           const old = decode(fields, stored[i] ?? null);
           const now = hashed(r);
-          now.stored = old?.fields ?? null;
+          // A form-'2' hash of a field this record lacks cannot be carried into the current form: dropped (ABSENT).
+          now.stored = old === null || old.legacy ? null : old.fields;
           if (old === null) return;
-          if (old.company !== now.company) return;
-          const changed = now.fields.some((h, j) => h !== undefined && old.fields[j] !== h);
-          if (!changed) same.add(r.key);
+          if (!old.legacy) {
+            if (sameAs(now, old)) same.add(r.key);
+            return;
+          }
+          if (!sameAs(hashesOf(fields, r, legacyFieldHash), old)) return;
+          same.add(r.key);
+          // Rewritten in the current form unless that would lose a stored hash of a field this record lacks.
+          if (options.upgrade === true && now.fields.every((h, j) => h !== undefined || old.fields[j] === ABSENT)) upgraded.push(r.key, encode(now, null));
         });
+        if (upgraded.length > 0) await write(upgraded);
       }
       return same;
     },
@@ -133,15 +187,17 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
         // (read by `unchanged` just before, or read now).
         const partial = part.filter((r) => hashed(r).stored === undefined && fields.some((f) => !Object.hasOwn(r.properties, f)));
         const stored = partial.length > 0 ? await read(partial.map((r) => r.key)) : [];
-        const previous = new Map(partial.map((r, i) => [r.key, decode(fields, stored[i] ?? null)?.fields ?? null]));
+        const previous = new Map(partial.map((r, i) => {
+          const old = decode(fields, stored[i] ?? null);
+          return [r.key, old === null || old.legacy ? null : old.fields];
+        }));
         // Flat field/value pairs: an object keyed by record ids would be built in dictionary mode, then walked again.
         const pairs: string[] = [];
         for (const r of part) {
           const h = hashed(r);
           pairs.push(r.key, encode(h, h.stored ?? previous.get(r.key) ?? null));
         }
-        await redis.multi().hset(key, ...pairs).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
-        renewedAt.set(key, Date.now());
+        await write(pairs);
       }
     },
     async forget(keys) {

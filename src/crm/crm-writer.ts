@@ -134,7 +134,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
 
       let pending = [...byKey.values()];
       if (options.fullResync !== true) {
-        const same = await detector.unchanged(pending.map((p) => p.record));
+        const same = await detector.unchanged(pending.map((p) => p.record), { upgrade: !dryRun });
         for (const p of pending) if (same.has(p.record.key)) outcomes[p.index] = { key: p.record.key, status: 'unchanged' };
         pending = pending.filter((p) => !same.has(p.record.key));
       }

@@ -19,5 +19,6 @@ export { companyObjectOf, defaultMatchField, objectsFor, objectsOf } from './crm
 export type { DestinationType, EntityKind } from './crm-objects.js';
 export { createHubSpotSink } from './hubspot/hubspot-sink.js';
 export type { HubSpotSink, HubSpotSinkOptions } from './hubspot/hubspot-sink.js';
-export { SalesforceSink } from './salesforce/salesforce-sink.js';
-export type { SalesforceSinkOptions } from './salesforce/salesforce-sink.js';
+// The Salesforce sink is not re-exported as a value: it loads jsforce (~200 modules, ~40 MB RSS, ~0.3 s CPU), which a
+// HubSpot run must not pay for. Import it from './salesforce/salesforce-sink.js' where a Salesforce destination opens.
+export type { SalesforceSink, SalesforceSinkOptions } from './salesforce/salesforce-sink.js';

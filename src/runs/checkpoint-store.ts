@@ -8,12 +8,27 @@ export interface PartitionCheckpoint<S = unknown> {
   filter: Record<string, unknown>;
   state: S | null;
   done: boolean;
+  /** Its free count when planned: the walk takes the largest first (absent: split off during the walk, or an older checkpoint). */
+  count?: number;
+}
+
+/**
+ * How far the plan's split got: a run walks partitions as soon as they are settled, so a run stopped mid-plan
+ * holds the settled partitions (above) and the headcount ranges still to split, with their counts and the
+ * count requests the split had left: a resumed run splits only those.
+ */
+export interface PlanCheckpoint {
+  complete: boolean;
+  /** Ranges of the search's `company.headcount` not yet split into partitions (empty when complete). */
+  pending: { gte: number; lte: number; count: number }[];
+  countsLeft: number;
 }
 
 /**
  * What a run needs to resume after a crash, a stall or a budget delay: its id, its counters so far, the planned
  * count and, per partition, the filter (re-partitioning on resume could split differently) and the journey state
- * after the last batch the CRM accepted. Filters, counts and cursors only: no records, no contact details, no secrets.
+ * after the last batch the CRM accepted, and how far the split got (`plan`). Filters, counts and cursors only: no
+ * records, no contact details, no secrets.
  */
 export interface RunCheckpoint<S = unknown> {
   runId: string;
@@ -24,6 +39,8 @@ export interface RunCheckpoint<S = unknown> {
   linkErrors?: number;
   warnings?: RunWarnings;
   partitions: PartitionCheckpoint<S>[];
+  /** Absent (checkpoints of older versions): the plan was complete. */
+  plan?: PlanCheckpoint;
 }
 
 export interface CheckpointStoreOptions {

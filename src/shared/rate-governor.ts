@@ -22,7 +22,7 @@ import { sleep } from './abortable-sleep.js';
 import { withRedisNow } from './redis-now.js';
 import { scanKeys } from './redis.js';
 
-// KEYS: log, state, probe. ARGV: guardMs (-1: 2% of the window, 100..1000 ms), grant id, probe ttl ms,
+// KEYS: log, state, probe. ARGV: guardMs (-1: 0.5% of the window, 25..250 ms), grant id, probe ttl ms,
 // default window ms, until-learned ('probe' | 'open' | 'limit'), fallback limit, fallback window ms.
 // Returns {1, 0} granted, {0, waitMs} wait, {2, closedForMs} closed.
 const ACQUIRE = withRedisNow(`
@@ -164,6 +164,15 @@ export interface AnswerFacts {
   daily?: DailyAllowance | undefined;
 }
 
+/**
+ * Commands a caller sends in the same Redis round trip as `acquire`'s first try (before it), and what it does with
+ * their replies. What `read` throws ends `acquire` (a grant already given is cancelled).
+ */
+export interface Alongside {
+  append(batch: ChainableCommander): void;
+  read(replies: unknown[]): void;
+}
+
 export interface GovernorSettings {
   /** Extra span (ms) a grant stays in the log after its answer; -1 (default): 0.5% of the window, 25..250 ms. */
   guardMs?: number;
@@ -224,19 +233,40 @@ export class RateGovernor {
    * Waits until a request of `op` may be sent now; the grant counts as in flight immediately. Returns the grant's
    * id, to be passed to `record` with the request's outcome.
    */
-  async acquire(op: string, signal?: AbortSignal): Promise<string> {
+  async acquire(op: string, signal?: AbortSignal, alongside?: Alongside): Promise<string> {
     const k = this.keys(op);
     const until = this.settings.untilLearned;
     const fixed = typeof until === 'object' ? until : undefined;
     const mode = typeof until === 'object' ? 'limit' : until;
     const defaultWindowMs = this.settings.defaultWindowMs ?? fixed?.windowMs ?? 10_000;
     const grant = randomUUID();
+    const args = [
+      ACQUIRE, 3, k.log, k.state, k.probe, this.settings.guardMs ?? -1, grant, PROBE_TTL_MS, defaultWindowMs,
+      mode, fixed?.limit ?? 0, fixed?.windowMs ?? 0,
+    ] as const;
     let waitedMs = 0;
+    let first = alongside;
     for (;;) {
-      const [granted, ms] = (await this.redis.eval(
-        ACQUIRE, 3, k.log, k.state, k.probe, this.settings.guardMs ?? -1, grant, PROBE_TTL_MS, defaultWindowMs,
-        mode, fixed?.limit ?? 0, fixed?.windowMs ?? 0,
-      )) as [number, number];
+      let answer: [number, number];
+      if (first === undefined) answer = (await this.redis.eval(...args)) as [number, number];
+      else {
+        // The caller's commands go first, in the same round trip as the grant.
+        const batch = this.redis.pipeline();
+        first.append(batch);
+        const replies = (await batch.eval(...args).exec()) ?? [];
+        const failed = replies.find(([err]) => err !== null)?.[0];
+        if (failed) throw failed;
+        answer = replies.at(-1)?.[1] as [number, number];
+        const taken = first;
+        first = undefined;
+        try {
+          taken.read(replies.slice(0, -1).map(([, reply]) => reply));
+        } catch (error) {
+          if (answer[0] === 1) await this.cancel(op, grant);
+          throw error;
+        }
+      }
+      const [granted, ms] = answer;
       if (granted === 1) break;
       if (granted === 2) throw (this.settings.closedError ?? ((o) => new Error(`${this.remote} ${o} is closed`)))(op, ms);
       // A little jitter so waiting processes do not wake in lockstep.
@@ -246,6 +276,12 @@ export class RateGovernor {
     }
     if (waitedMs > 0) await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S).exec();
     return grant;
+  }
+
+  /** A grant that will not be used (its request is not sent): out of the log, and the probe slot freed. */
+  async cancel(op: string, grant: string): Promise<void> {
+    const k = this.keys(op);
+    await this.redis.multi().zrem(k.log, grant).del(k.probe).exec();
   }
 
   /** Stores a learned (or fallback) limit; `remaining` (when the server says it) books other clients' share. */

@@ -163,6 +163,18 @@ export class RedisBudgetLedger implements BudgetLedger {
     return { id, granted, available };
   }
 
+  /** `reserveTokens` appended to a batch (the governor's grant, one round trip); `read` takes its reply. */
+  reserveTokensInto(batch: ChainableCommander, requested: number): { read(reply: unknown): Reservation & { available: number } } {
+    const id = randomUUID();
+    batch.eval(RESERVE_TOKENS, 3, ...this.tokenResv, this.tokensKey, requested, this.tokenReserve, id, RESERVATION_TTL_MS);
+    return {
+      read: (reply) => {
+        const [granted, available] = reply as [number, number];
+        return { id, granted, available };
+      },
+    };
+  }
+
   async releaseTokens(id: string): Promise<void> {
     await this.redis.multi().hdel(this.tokenResv[0], id).zrem(this.tokenResv[1], id).exec();
   }

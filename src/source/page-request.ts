@@ -1,6 +1,7 @@
 /** One search request of a journey with its budget reservations, and the context journeys share. */
 import type { ChainableCommander } from 'ioredis';
 import { sleep } from '../shared/abortable-sleep.js';
+import type { Alongside } from '../shared/rate-governor.js';
 import type { Logger } from '../shared/logger.js';
 import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
 import { BudgetStopError, SourceProtocolError } from './errors.js';
@@ -55,14 +56,17 @@ export async function fetchPage(
   let credits: Reservation | null = null;
   let limit = 0;
   let spent = 0;
-  const reserve = async (): Promise<void> => {
-    const t = await ctx.ledger.reserveTokens(wanted);
+  const tookTokens = (t: Reservation & { available: number }): void => {
     tokens = t;
     if (t.granted <= 0) {
       throw new BudgetStopError('token_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
     }
     // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
     limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
+    url.searchParams.set('limit', String(limit));
+  };
+  const reserve = async (): Promise<void> => {
+    tookTokens(await ctx.ledger.reserveTokens(wanted));
     if (creditRunId !== null) {
       let c = await ctx.ledger.reserveCredits(creditRunId, limit);
       // The rest of the cap is held by other pages in flight: they may return fewer records than they reserved
@@ -91,15 +95,28 @@ export async function fetchPage(
     await release(limit);
     if (retrying) await reserve();
   };
+  // Without credits to reserve, the page's tokens are reserved in the governor's grant round trip (one instead of
+  // two); a budget stop then gives the grant back. It appends nothing while a reservation is held (a retry).
+  let pending: { read(reply: unknown): Reservation & { available: number } } | undefined;
+  const withGrant: Alongside | undefined = creditRunId !== null ? undefined : {
+    append: (batch) => {
+      if (tokens === null) pending = ctx.ledger.reserveTokensInto(batch, wanted);
+    },
+    read: (replies) => {
+      const taken = pending;
+      pending = undefined;
+      if (taken !== undefined) tookTokens(taken.read(replies[0]));
+    },
+  };
   try {
-    await reserve();
+    if (withGrant === undefined) await reserve();
     // A 2xx answer's balance and this release go to Redis in one round trip (balance first); when that booking
     // fails, execute throws and `release` below frees the reservation as before.
     const onAnswered = (batch: ChainableCommander): void => {
       const t: Reservation | null = tokens;
       if (t) ctx.ledger.releaseTokensInto(batch, t.id);
     };
-    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown, onAnswered });
+    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown, onAnswered, ...(withGrant ? { withGrant } : {}) });
     tokens = null;
     const body = parsePage(res.body);
     spent = body.data.length;

@@ -6,7 +6,7 @@
  * the values of a dictionary (country by default), or reported with PartitionError.
  */
 import { PartitionError } from './errors.js';
-import type { Filter, Partition, PartitionOptions } from './types.js';
+import type { Filter, Partition, PartitionOptions, PieceRange } from './types.js';
 
 export const DEFAULT_MAX_JOURNEY_RECORDS = 90_000;
 const DEFAULT_MAX_HEADCOUNT = 10_000_000;
@@ -14,16 +14,21 @@ const DEFAULT_MAX_HEADCOUNT = 10_000_000;
 const GRANULARITY = 0.25;
 /** Most ranges one piece is cut into at once when planning many small partitions. */
 const MAX_WAYS = 8;
+/**
+ * Most ranges the whole filter is cut into by the first round: 8 geometric ranges of a wide headcount range are too
+ * uneven for any to settle (skewed data), so a walk streamed from the split would wait a second round for its
+ * first partition; 32 settle some at once, for a few more counts (within the budget, which bounds the ways).
+ */
+const FIRST_WAYS = 32;
 
 export interface PartitionDeps {
   count(filter: Filter): Promise<number>;
   dictionary(name: string): Promise<string[]>;
 }
 
-interface Piece {
-  gte: number;
-  lte: number;
-  count: number;
+interface Piece extends PieceRange {
+  /** Never cut again (see `pieces`). */
+  settled?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -136,44 +141,73 @@ export class Partitioner {
     const hi = bounds.lte ?? options.maxHeadcount ?? DEFAULT_MAX_HEADCOUNT;
     const openTop = bounds.lte === undefined;
     const total = options.total ?? (await this.count(filter));
-    if (total <= target) return [{ filter, count: total, headcount: { gte: lo, lte: hi } }];
+    const resume = options.resume;
+    if (!resume && total <= target) {
+      const whole = { filter, count: total, headcount: { gte: lo, lte: hi } };
+      options.onProgress?.({ settled: [whole], pending: [], countsLeft: budget });
+      return [whole];
+    }
     const journeys = options.journeys;
-    let pieces: Piece[] = [{ gte: lo, lte: hi, count: total }];
+    const toPartition = (piece: Piece): Partition => {
+      const top = openTop && piece.lte === hi ? null : piece.lte;
+      return { filter: withHeadcount(filter, piece.gte, top), count: piece.count, headcount: { gte: piece.gte, lte: piece.lte } };
+    };
+    // Settled pieces stay in the list (they size the pieces before them) but are never cut again; a resumed split
+    // starts from the pieces the first attempt had not settled, next to the records of those it had.
+    let pieces: Piece[] = resume
+      ? [...resume.settledCounts.map((count) => ({ gte: 0, lte: -1, count, settled: true })), ...resume.pending.map((p) => ({ ...p }))]
+      : [{ gte: lo, lte: hi, count: total }];
+    const settled: Partition[] = [];
+    let now: Partition[];
+    let first = !resume;
     for (;;) {
       pieces.sort((x, y) => y.count - x.count);
       // The largest size each piece may keep: the records walked after it (largest first) shared by the journeys.
       let after = total;
       const cuts: { piece: Piece; ways: number }[] = [];
+      now = [];
       for (const p of pieces) {
         after -= p.count;
-        if (p.gte >= p.lte) continue; // one headcount value: cut by country below when over the depth
-        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined ? target : Math.floor(after / journeys)));
-        if (p.count <= allowed) continue;
+        if (p.settled) continue;
         const overDepth = p.count > maxJourney;
-        if (!overDepth && budget < 1) continue;
+        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined ? target : Math.floor(after / journeys)));
+        // Settled for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
+        // the budget only shrinks, so a piece within its size, or beyond the budget, is never cut later. One
+        // headcount value over the depth waits for the split by country at the end.
+        if (p.gte >= p.lte ? !overDepth : p.count <= allowed || (!overDepth && budget < 1)) {
+          p.settled = true;
+          if (p.count > 0) now.push(toPartition(p));
+          continue;
+        }
+        if (p.gte >= p.lte) continue;
         // A piece far above its size is cut in up to 8 at once: fewer rounds of counts before the first page, at
         // the price of a few more counts than halving. Over the depth: always; else as far as the budget goes.
-        const k = Math.max(2, Math.min(MAX_WAYS, Math.ceil(p.count / allowed), p.lte - p.gte + 1));
+        const k = Math.max(2, Math.min(first ? FIRST_WAYS : MAX_WAYS, Math.ceil(p.count / allowed), p.lte - p.gte + 1));
         const ways = overDepth ? k : Math.max(2, Math.min(k, budget + 1));
         budget -= ways - 1;
         cuts.push({ piece: p, ways });
       }
+      settled.push(...now);
       if (cuts.length === 0) break;
+      // Before the round's counts: what is settled can be walked while the rest is cut (the pieces being cut are
+      // still pending, with the budget before their counts: a split cut short repeats this round).
+      options.onProgress?.({
+        settled: now, pending: pieces.filter((p) => !p.settled).map(({ gte, lte, count }) => ({ gte, lte, count })),
+        countsLeft: budget + cuts.reduce((n, c) => n + c.ways - 1, 0),
+      });
+      first = false;
       const cutPieces = new Set(cuts.map((c) => c.piece));
       const split = await Promise.all(cuts.map((c) => this.cut(filter, c.piece, c.ways)));
       pieces = [...pieces.filter((p) => !cutPieces.has(p)), ...split.flat()];
     }
-    const partitions: Partition[] = [];
+    const byCountry: Partition[] = [];
     for (const piece of pieces) {
-      if (piece.count === 0) continue;
-      if (piece.count > maxJourney) {
-        partitions.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));
-        continue;
-      }
-      const top = openTop && piece.lte === hi ? null : piece.lte;
-      partitions.push({ filter: withHeadcount(filter, piece.gte, top), count: piece.count, headcount: { gte: piece.gte, lte: piece.lte } });
+      if (piece.settled || piece.count === 0) continue;
+      byCountry.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));
     }
-    return partitions.sort((a, b) => b.count - a.count);
+    settled.push(...byCountry);
+    options.onProgress?.({ settled: [...now, ...byCountry], pending: [], countsLeft: Math.max(0, budget) });
+    return settled.sort((a, b) => b.count - a.count);
   }
 
   /** Cuts `piece` in `k` ranges (geometric cuts on wide ranges), counting k - 1 prefixes in parallel. */

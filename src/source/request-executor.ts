@@ -5,7 +5,7 @@
 import { callWithPolicy } from '../shared/call-with-policy.js';
 import type { ChainableCommander } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
-import { outcomeClass } from '../shared/rate-governor.js';
+import { outcomeClass, type Alongside } from '../shared/rate-governor.js';
 import type { RedisBudgetLedger } from './budget-ledger.js';
 import { mapErrorResponse, sourceDecider } from './call-policy.js';
 import { outcomeUnknown, RateLimitedError, SourceError } from './errors.js';
@@ -33,6 +33,11 @@ export interface ApiRequest {
    * trip), to append the caller's own (a page's token reservation released).
    */
   onAnswered?: (batch: ChainableCommander) => void;
+  /**
+   * Sent with each attempt's governor grant, in its Redis round trip: a page's token reservation (it appends nothing
+   * while it holds one, e.g. on a retry after a 429).
+   */
+  withGrant?: Alongside;
 }
 
 export function emptyStats(): SourceStats {
@@ -92,7 +97,7 @@ export class RequestExecutor {
     const token = await this.tokens.get(req.signal);
     this.stats.requests.token += this.tokens.requests - before;
     const asked = performance.now();
-    const grant = req.operation ? await this.governor.acquire(req.operation, req.signal) : undefined;
+    const grant = req.operation ? await this.governor.acquire(req.operation, req.signal, req.withGrant) : undefined;
     const granted = performance.now();
     this.stats.requests[req.operation ?? 'other'] += 1;
     let res: HttpResponse;

@@ -166,6 +166,20 @@ export interface Partition {
   countries?: string[];
 }
 
+/** A headcount range of the filter being split, with its free count (the top one of an open filter holds what lies above). */
+export interface PieceRange {
+  gte: number;
+  lte: number;
+  count: number;
+}
+
+/** Where a split stands (PartitionOptions.onProgress): newly settled partitions, pieces still to cut, counts left. */
+export interface PartitionProgress {
+  settled: Partition[];
+  pending: PieceRange[];
+  countsLeft: number;
+}
+
 export interface PartitionOptions {
   /** Default 90,000 (the API stops journeys at 100,000). */
   maxJourneyRecords?: number;
@@ -182,6 +196,13 @@ export interface PartitionOptions {
   total?: number;
   /** With `pieceRecords`: count requests the split may spend (pieces over the journey depth are split regardless). */
   maxCounts?: number;
+  /**
+   * With `pieceRecords`: told before each round of counts which partitions are settled (never cut again: a walk may
+   * start them while the rest is cut) and which pieces are still to cut; once more at the end with `pending` empty.
+   */
+  onProgress?: (progress: PartitionProgress) => void;
+  /** With `pieceRecords`: go on with a split cut short (its last progress), instead of starting from the whole filter. */
+  resume?: { pending: PieceRange[]; settledCounts: number[] };
   /** Headcount upper bound when the filter has none. Default 10,000,000. */
   maxHeadcount?: number;
   /** Dictionary used to split a single headcount value that is still too deep. Default 'country'. */

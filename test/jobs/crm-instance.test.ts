@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import { createHubSpotSink, createRejectStore, SalesforceSink } from '../../src/crm/index.js';
+import { createHubSpotSink, createRejectStore } from '../../src/crm/index.js';
+import { SalesforceSink } from '../../src/crm/salesforce/salesforce-sink.js';
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import { testRedis } from '../helpers/redis.js';

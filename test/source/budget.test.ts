@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { scanKeys } from '../../src/shared/redis.js';
 import { BudgetStopError, RecordQuota } from '../../src/source/index.js';
 import { sourceFixture, walkAll, walkUntilStop, type SourceFixture } from './source-fixture.js';
 
@@ -17,6 +18,10 @@ describe('search-token budget', () => {
     expect((error as BudgetStopError).cap).toBe('token_reserve');
     expect(fx.emu.stats('demo').tokensCharged).toBe(250);
     expect(fx.emu.stats('demo').served402).toBe(0);
+    // The stopped page's governor grant (taken in the reservation's round trip) was given back: only sent requests
+    // stay in the search log.
+    const [log] = await scanKeys(fx.redis, `${fx.prefix}:gov:source:*:search:log`);
+    expect(await fx.redis.zcard(log!)).toBe(3);
   });
 
   it('never spends below the reserve, probing the unknown balance with a 1-record page', async () => {

@@ -36,6 +36,17 @@ describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => 
     expect(sizeJourneys({ ...base, queuedPagesPerSecond: null })).toBe(3);
   });
 
+  it("never sizes above the destination's configured ceiling, known before any write", () => {
+    // HubSpot at 190 requests / 10 s of 100 records: 19 pages/s, sized at twice that so the CRM never waits for
+    // pages; pages at 225 ms: 38 x 0.225 x 1.25 = 10.7 -> 11 (the source alone would allow 167 pages/s: 47)
+    expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000, ceilingPagesPerSecond: 19 })).toBe(11);
+    expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000 })).toBe(47);
+    // a measured queueing pace below it binds; a ceiling above the share changes nothing
+    expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000, ceilingPagesPerSecond: 19, queuedPagesPerSecond: 10 })).toBe(3);
+    expect(sizeJourneys({ ...base, ceilingPagesPerSecond: 1000 })).toBe(sizeJourneys(base));
+    expect(sizeJourneys({ ...base, ceilingPagesPerSecond: null })).toBe(sizeJourneys(base));
+  });
+
   it('stays between 1 and the configured bound', () => {
     expect(sizeJourneys({ ...base, limit: 10_000, fetchMs: 800, max: 64 })).toBe(64);
     expect(sizeJourneys({ ...base, limit: 1, fetchMs: 1 })).toBe(1);

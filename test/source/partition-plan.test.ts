@@ -3,7 +3,7 @@
  * with journeys sized at run time. Real emulator, real Redis; the counts are checked against the emulator's own.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Partition } from '../../src/source/index.js';
+import type { Partition, PartitionProgress } from '../../src/source/index.js';
 import { ids, sourceFixture, walkAll, type SourceFixture } from './source-fixture.js';
 
 let fx: SourceFixture | undefined;
@@ -131,5 +131,46 @@ describe('the partition plan for a walk sized at run time', () => {
     for (const [i, p] of parts.entries()) seen.push(...ids(await walkAll(fx.client, 'persons', p.filter, { runId: `part-${i}` })));
     expect(seen.length).toBe(whole.length);
     expect(new Set(seen)).toEqual(new Set(whole));
+  });
+
+  it('tells settled partitions before the last round of counts, and a split cut short goes on from its pending pieces to the same plan', async () => {
+    fx = await sourceFixture({ companies: 60_000, persons: 1000, ...account });
+    const filter = { company: { headcount: { gte: 1 } } };
+    const total = await fx.client.count('companies', filter);
+    const journeys = 3;
+    const options = { pieceRecords: 100 * journeys, journeys, total, maxCounts: 250 };
+    const progress: PartitionProgress[] = [];
+    const before = fx.client.stats().requests.count;
+    const whole = await fx.client.partition('companies', filter, { ...options, onProgress: (p) => progress.push(structuredClone(p)) });
+    const spent = fx.client.stats().requests.count - before;
+    // every partition is told once, the last progress has nothing pending, and some came before the last round
+    const told = progress.flatMap((p) => p.settled);
+    expect(countsOf(told).sort((a, b) => b - a)).toEqual(countsOf(whole));
+    expect(progress.at(-1)!.pending).toEqual([]);
+    expect(progress.length).toBeGreaterThan(2);
+    expect(progress[1]!.settled.length).toBeGreaterThan(0);
+    // at every step the settled partitions and the pending pieces cover the filter exactly
+    let settled = 0;
+    for (const p of progress) {
+      settled += sum(countsOf(p.settled));
+      expect(settled + sum(p.pending.map((x) => x.count))).toBe(total);
+    }
+
+    // cut short after its second round: the rest is split from the pending pieces with the counts left
+    const cut = 2;
+    const earlier = progress.slice(0, cut).flatMap((p) => p.settled);
+    const { pending, countsLeft } = progress[cut - 1]!;
+    expect(pending.length).toBeGreaterThan(0);
+    const beforeResume = fx.client.stats().requests.count;
+    const rest = await fx.client.partition('companies', filter, { ...options, maxCounts: countsLeft, resume: { pending, settledCounts: countsOf(earlier) } });
+    const resumeSpent = fx.client.stats().requests.count - beforeResume;
+    expect(resumeSpent).toBeLessThanOrEqual(countsLeft);
+    expect(resumeSpent).toBeLessThan(spent);
+    const resumed = [...earlier, ...rest];
+    expect(sum(countsOf(resumed))).toBe(total);
+    expect(await Promise.all(rest.map((p) => fx!.client.count('companies', p.filter)))).toEqual(countsOf(rest));
+    // the same partitions as the split that was not cut short
+    const key = (p: Partition): string => JSON.stringify(p.filter);
+    expect(resumed.map(key).sort()).toEqual(whole.map(key).sort());
   });
 });

@@ -16,8 +16,9 @@ import {
   type SyncProcessor,
   type SyncWorkerHandle,
 } from '../../queue/index.js';
-import { startDashboardServer, type DashboardServer } from '../../server/index.js';
-import { startAlerting, type Alerting } from '../../alerts/index.js';
+// Types only: a worker-only process loads neither the dashboard (express, bull-board, prom-client) nor alerting.
+import type { DashboardServer } from '../../server/index.js';
+import type { Alerting } from '../../alerts/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { closeRedis, createRedis } from '../../shared/redis.js';
 import { watchRedis } from '../../shared/redis-watch.js';
@@ -134,6 +135,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       running.scheduler = await startScheduler({ ctx, queues, logger, loadSearches: async () => live.current().searches });
     }
     if (roles.dashboard) {
+      const { startDashboardServer } = await import('../../server/index.js');
       running.dashboard = await startDashboardServer({
         queues: [queues.sync, queues.tick],
         redis: connection,
@@ -148,6 +150,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       });
     }
     if ((roles.scheduler || roles.dashboard) && config.alerts) {
+      const { startAlerting } = await import('../../alerts/index.js');
       alerting = startAlerting({ redis: connection, prefix, alerts: () => live.current().alerts, searches: () => live.current().searches, maxCreditsPerDay: () => live.current().source.credits.maxPerDay, logger, listenToQueue: true });
     }
   } catch (err) {

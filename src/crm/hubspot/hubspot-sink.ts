@@ -80,6 +80,8 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
 
     preferredBatchSize: () => HUBSPOT_BATCH_SIZE,
 
+    recordsPerSecond: () => ((options.requestsPer10s ?? 100) / 10) * HUBSPOT_BATCH_SIZE,
+
     identity: async (callOptions) => `hubspot:${await hubspotPortalId(caller, callOptions?.signal)}`,
 
     close: () => {

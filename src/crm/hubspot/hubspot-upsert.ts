@@ -14,12 +14,14 @@ function wireValue(value: CrmValue): string {
 }
 
 function inputsOf(records: CrmRecord[], matchField: string): { id: string; idProperty: string; properties: Record<string, string> }[] {
-  return records.map((r) => ({
-    id: r.key,
-    idProperty: matchField,
+  return records.map((r) => {
+    // A plain loop: entries/fromEntries built two arrays per field of every record.
+    const properties: Record<string, string> = {};
+    for (const k of Object.keys(r.properties)) properties[k] = wireValue(r.properties[k] ?? null);
     // The match value is also sent as a property so each result can be matched back to its record.
-    properties: { ...Object.fromEntries(Object.entries(r.properties).map(([k, v]) => [k, wireValue(v)])), [matchField]: r.key },
-  }));
+    properties[matchField] = r.key;
+    return { id: r.key, idProperty: matchField, properties };
+  });
 }
 
 /** A whole-batch refusal that one record can cause (invalid value, duplicate, conflict): worth splitting. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -5,6 +6,7 @@ import {
   createCrmWriter,
   CHANGE_HASH_TTL_SECONDS,
   createRejectStore,
+  mapRecord,
   MAX_PENDING_REJECTS,
   MAX_REJECT_HISTORY,
   REJECT_TTL_SECONDS,
@@ -178,6 +180,33 @@ describe('CRM writer', () => {
     const hashKeys = [changeHashKey(prefix, 'crm', names.target, portal), changeHashKey(prefix, 'crm', domains.target, portal)];
     expect(new Set(hashKeys).size).toBe(2);
     for (const key of hashKeys) expect(await redis.ttl(key)).toBeGreaterThan(CHANGE_HASH_TTL_SECONDS - 60);
+  });
+
+  it('reads hashes stored by the previous release (SHA-256 form) without re-sending, and rewrites them in the new form', async () => {
+    const w = writer();
+    await w.prepare(companyMapping.target);
+    await w.write(companiesOf(3), companyMapping);
+    const key = changeHashKey(prefix, 'crm', companyMapping.target, `hubspot:${emu.portalId}`);
+    expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('3'))).toBe(true);
+    // What the previous release stored: '2', then 6 chars of base64url SHA-256 of companyKey and of each sorted field.
+    const sha = (v: unknown): string => createHash('sha256').update(JSON.stringify(v ?? null)).digest('base64url').slice(0, 6);
+    const fields = [...companyMapping.target.fields].sort();
+    for (const source of companiesOf(3)) {
+      const mapped = mapRecord(companyMapping, source);
+      if (!mapped.ok) throw new Error('unmappable fixture');
+      await redis.hset(key, mapped.record.key, `2${sha(mapped.record.companyKey ?? null)}${fields.map((f) => sha(mapped.record.properties[f])).join('')}`);
+    }
+    const upserts = emu.stats.byRoute.upsert ?? 0;
+    expect(await w.write(companiesOf(3), companyMapping, { dryRun: true })).toMatchObject({ unchanged: 3 });
+    expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('2'))).toBe(true); // dry runs write nothing
+
+    const changed = companiesOf(3);
+    changed[1] = { ...changed[1]!, name: 'Renamed' };
+    expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 2, updated: 1 });
+    expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
+    expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('3'))).toBe(true);
+    expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 3 });
+    expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
   });
 
   it('dry run reads but writes nothing: no CRM writes, no hashes, no rejects', async () => {
