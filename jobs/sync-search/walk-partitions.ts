@@ -30,6 +30,16 @@ export interface WalkContext {
   saveCheckpoint(): Promise<void>;
   /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/concurrency.ts); else `plan.parallelism`. */
   concurrency?: WalkConcurrency;
+  /** A plan still splitting: its partitions are added to `checkpoint` as they settle; else every one is there. */
+  planning?: PartitionFeed;
+}
+
+/** Partitions that arrive while the walk runs (a streamed plan, jobs/sync-search/plan-run.ts `startPlan`). */
+export interface PartitionFeed {
+  /** Settles when no partition is left to add; rejects with the plan's error (the run fails with it). */
+  complete: Promise<unknown>;
+  /** Called after partitions were added to the checkpoint. */
+  onAdded(listener: () => void): void;
 }
 
 /** What the walk asks of its concurrency control. */
@@ -41,6 +51,7 @@ export interface WalkConcurrency {
 
 /** Figures of one walk: the bound on memory is `peakUnwritten` (records fetched and not yet written). */
 export interface WalkStats {
+  /** Most journeys walking at once (those whose partition's last batch waits for packing excluded). */
   peakJourneys: number;
   peakUnwritten: number;
   /** CRM writes that carried the partial batches of several journeys (jobs/sync-search/write-packer.ts). */
@@ -67,10 +78,28 @@ function rank(err: unknown): number {
  * accepted so far.
  */
 export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
-  const queue = ctx.checkpoint.partitions.flatMap((p, i) => (p.done ? [] : [i]));
+  const cp = ctx.checkpoint;
+  // Indices of partitions to walk, largest first (by planned count; partitions without one keep their order at the end).
+  const queue: number[] = [];
+  const sizeOf = (i: number): number => cp.partitions[i]?.count ?? 0;
+  const enqueue = (i: number): void => {
+    const at = queue.findIndex((j) => sizeOf(j) < sizeOf(i));
+    if (at < 0) queue.push(i);
+    else queue.splice(at, 0, i);
+  };
+  // Partitions added to the checkpoint since last looked (a streamed plan's, or pieces of a live-index split).
+  let known = 0;
+  const takeAdded = (): void => {
+    for (; known < cp.partitions.length; known++) if (!cp.partitions[known]?.done) enqueue(known);
+  };
+  takeAdded();
   // maxRecords below the count: one cap shared by the parallel journeys, counting what earlier attempts fetched
-  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, ctx.checkpoint.counts.fetched);
+  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, cp.counts.fetched);
   let failure: unknown;
+  const fail = (err: unknown): void => {
+    if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
+    if (failure === undefined || rank(err) > rank(failure)) failure = err;
+  };
   // When one journey stops (cap, exhausted budget, error) the others request no new page, but pages already in
   // flight were admitted and charged: they complete and are written, so nothing paid for is dropped.
   const stopped = (): boolean => failure !== undefined || ctx.signal.aborted;
@@ -78,29 +107,38 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   const gauge = { unwritten: 0, add(n: number): void { this.unwritten += n; stats.peakUnwritten = Math.max(stats.peakUnwritten, this.unwritten); } };
   const bound = ctx.mode === 'offset' ? 1 : Math.max(1, ctx.plan.maxParallelism);
   const target = (): number => Math.min(bound, ctx.concurrency?.target() ?? ctx.plan.parallelism);
+  // A streamed plan: the walk may run out of partitions before the split is done, and then waits for more.
+  let planning = ctx.planning !== undefined;
+  let wake: () => void = () => undefined;
+  ctx.planning?.onAdded(() => wake());
+  ctx.planning?.complete.then(() => { planning = false; }, (err: unknown) => { planning = false; fail(err); }).finally(() => wake());
 
   const running = new Set<Promise<void>>();
-  const packer = new WritePacker({
-    size: ctx.writeBatch, write: ctx.writeRecords, book: ctx.bookPage, running: () => running.size, stopped,
+  // A journey whose partition's last batch waits in the packer is done walking: another starts in its place.
+  const walking = (): number => running.size - packer.heldLastBatches;
+  const canStart = (): boolean => !stopped() && queue.length > 0 && walking() < target();
+  const packer: WritePacker = new WritePacker({
+    size: ctx.writeBatch, write: ctx.writeRecords, book: ctx.bookPage, stopped,
+    joinable: (held) => running.size > held || canStart(),
+    onHold: () => wake(),
     onWrite: (records, ms) => ctx.concurrency?.recordWrite(records, ms),
   });
   const start = (index: number): void => {
-    const walk = walkPartition(ctx, index, stopped, queue, quota, gauge, packer).catch((err: unknown) => {
-      if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
-      if (failure === undefined || rank(err) > rank(failure)) failure = err;
-    });
+    const walk = walkPartition(ctx, index, stopped, queue, quota, gauge, packer).catch(fail);
     const tracked = walk.finally(() => running.delete(tracked));
     running.add(tracked);
-    stats.peakJourneys = Math.max(stats.peakJourneys, running.size);
+    stats.peakJourneys = Math.max(stats.peakJourneys, walking());
   };
   for (;;) {
-    while (!stopped() && queue.length > 0 && running.size < target()) start(queue.shift() as number);
+    takeAdded();
+    while (canStart()) start(queue.shift() as number);
     // A journey ended or the walk stopped: held partial batches may have nobody left to be packed with.
     packer.poke();
-    if (running.size === 0) break;
+    if (running.size === 0 && (!planning || stopped())) break;
     let timer: NodeJS.Timeout | undefined;
     const tick = new Promise<void>((resolve) => { timer = setTimeout(resolve, RESIZE_TICK_MS); });
-    await Promise.race([...running, tick]);
+    const added = new Promise<void>((resolve) => { wake = resolve; });
+    await Promise.race([...running, tick, added]);
     clearTimeout(timer);
   }
   packer.close();
@@ -177,7 +215,7 @@ async function walkPartition(
     } finally {
       gauge.add(-batch.returned);
     }
-    cp.partitions[index] = { filter: partition.filter, state: batch.done ? null : batch.checkpoint, done: batch.done };
+    cp.partitions[index] = { ...partition, state: batch.done ? null : batch.checkpoint, done: batch.done };
     await ctx.saveCheckpoint();
     last = batch;
   };
@@ -198,11 +236,11 @@ async function walkPartition(
       if (!stop) throw writeError;
     });
     if (stop) throw stop.error;
-    if (!last || last.done) cp.partitions[index] = { filter: partition.filter, state: null, done: true };
+    if (!last || last.done) cp.partitions[index] = { ...partition, state: null, done: true };
   } catch (err) {
     if (err instanceof CheckpointMismatchError && resumeFrom) {
       // The saved state belongs to another body (config edited between attempts): walk this partition afresh.
-      cp.partitions[index] = { filter: partition.filter, state: null, done: false };
+      cp.partitions[index] = { ...partition, state: null, done: false };
       queue.unshift(index);
       return;
     }
@@ -211,8 +249,9 @@ async function walkPartition(
       const filter = partition.filter as Filter;
       const count = await ctx.source.count(ctx.plan.entity, filter, { signal });
       const pieces = await ctx.source.splitPartition(ctx.plan.entity, { filter, count, headcount: { gte: 0, lte: 0 } }, { signal });
-      cp.partitions[index] = { filter: partition.filter, state: null, done: true };
-      for (const piece of pieces) queue.push(cp.partitions.push({ filter: piece.filter, state: null, done: false }) - 1);
+      cp.partitions[index] = { ...partition, state: null, done: true };
+      // The walk takes the pieces from the checkpoint (without a planned count: after the planned partitions).
+      for (const piece of pieces) cp.partitions.push({ filter: piece.filter, state: null, done: false });
       await ctx.saveCheckpoint();
       return;
     }

@@ -8,9 +8,14 @@
  * A journey waits for its batch (its checkpoint moves only after the CRM took all of its records, as before), so
  * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
  * outcomes are split back per batch and each batch is booked as one page (counters, reveal bookkeeping, rejects).
- * Held records are written anyway, as a smaller write, when every running journey's batch is held here (nobody
- * else can add: a journey whose packed write is in flight comes back, and the walk pokes the packer when a journey
- * ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still written).
+ * A journey whose partition's last batch is held is done walking: the walk starts another one on the next partition
+ * to add to it (held records stay below one write and such a journey fetches nothing ahead, so this costs at most
+ * one write of memory), which is what lets a run that needs a single journey (fast API, CRM-bound) still pack its
+ * partitions' ends. Held records are
+ * written anyway, as a smaller write, when no journey can add (every running one is held here and the walk has
+ * no partition to start: a journey whose packed write is in flight comes back, and the walk pokes the packer when
+ * a journey ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still
+ * written).
  */
 import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/index.js';
 import type { JourneyPage } from '../../src/source/index.js';
@@ -22,13 +27,15 @@ export interface PackerDeps {
   write(records: unknown[]): Promise<WriteResult>;
   /** Books one batch's share of the writes once all of its records were answered. */
   book(page: JourneyPage, result: WriteResult): Promise<void>;
-  /** Journeys of the walk running now (waiting here included). */
-  running(): number;
+  /** Whether a journey could still add to the `held` batches held now (one walking, or one the walk can start). */
+  joinable(held: number): boolean;
+  /** A batch is now held: the walk may start a journey in its place. */
+  onHold?(): void;
   /** The walk stops: nothing new will come, write what is held. */
   stopped(): boolean;
   /** One CRM write of `records` took `ms` (the journey controller's write times). */
   onWrite?(records: number, ms: number): void;
-  /** Longest a held batch waits for others; default 500 ms. */
+  /** Longest a held batch waits for others (its journey's checkpoint waits with it); default 2 s. */
   maxHoldMs?: number;
 }
 
@@ -51,7 +58,7 @@ interface Piece {
   to: number;
 }
 
-const DEFAULT_MAX_HOLD_MS = 500;
+const DEFAULT_MAX_HOLD_MS = 2_000;
 
 export class WritePacker {
   /** Batches with records not yet in a write, oldest first: one per journey (its journey waits for it). */
@@ -76,13 +83,19 @@ export class WritePacker {
       this.held.push({ page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), settled: false, resolve, reject });
     });
     this.poke();
+    if (this.held.length > 0) this.deps.onHold?.();
     await done;
   }
 
-  /** Writes what fills a write, and everything held if no running journey can add or the walk stops; re-arms the timer. */
+  /** Held batches that end their partition: their journeys wait here with nothing more to fetch. */
+  get heldLastBatches(): number {
+    return this.held.reduce((n, h) => n + (h.page.done ? 1 : 0), 0);
+  }
+
+  /** Writes what fills a write, and everything held if no journey can add or the walk stops; re-arms the timer. */
   poke(): void {
     while (this.heldRecords() >= this.deps.size) this.emit();
-    if (this.held.length > 0 && (this.deps.stopped() || this.held.length >= this.deps.running())) this.flush();
+    if (this.held.length > 0 && (this.deps.stopped() || !this.deps.joinable(this.held.length))) this.flush();
     this.arm();
   }
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import { JourneyController } from '../../jobs/sync-search/concurrency.js';
+import { JourneyController, type ControllerDeps } from '../../jobs/sync-search/concurrency.js';
 import { openSource } from '../../jobs/sync-search/open-source.js';
 import { planRun } from '../../jobs/sync-search/plan-run.js';
 import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
@@ -29,6 +29,19 @@ afterEach(async () => {
 });
 
 /** A few pages through `source` so its latency window has samples and the account's limit is learned. */
+/**
+ * A controller over a package whose Little's-law figure is the bound (256), pages at 40 ms, a warmed source and a
+ * clock the test steps (no test waits on time).
+ */
+async function steppedController(name: string, now: () => number, extra: Partial<ControllerDeps> = {}): Promise<JourneyController> {
+  fx = await startFixture(name, { account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+  const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+  const source = openSource(config, fx.redis, fx.prefix, silentLogger);
+  clients.push(source);
+  await warm(source, `warm-${name}`);
+  return new JourneyController({ source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now, ...extra });
+}
+
 async function warm(source: SourceClient, runId: string): Promise<void> {
   let pages = 0;
   for await (const _page of source.journey('companies', COMPANY_FILTER, { runId, pageSize: 10 })) if (++pages >= 5) break;
@@ -82,13 +95,8 @@ describe('journeys sized at run time', () => {
 
   it('slow start: journeys double per step while writes keep up, hold when they wait, fall to the CRM\'s pace once it binds', async () => {
     // A package whose Little's-law figure is the bound (256): the run still starts at 4 and grows on evidence.
-    fx = await startFixture('fill-slow-start', { account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
-    const source = openSource(config, fx.redis, fx.prefix, silentLogger);
-    clients.push(source);
-    await warm(source, 'warm-slow');
     let now = 0; // the controller's clock, stepped by the test (no test waits on time)
-    const run = new JourneyController({ source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now: () => now });
+    const run = await steppedController('fill-slow-start', () => now);
     await run.start();
     const resize = async (): Promise<number> => {
       await run.refresh();
@@ -140,6 +148,27 @@ describe('journeys sized at run time', () => {
     await run.stop();
   });
 
+  it("a destination's configured ceiling bounds the journeys from the first resize, before any write was timed", async () => {
+    let now = 0;
+    // 190 HubSpot requests / 10 s of 100 records: 19 pages/s
+    const run = await steppedController('fill-ceiling', () => now, { crmRecordsPerSecond: 1_900 });
+    await run.start();
+    await run.refresh();
+    const journeys = run.target();
+    const sizing = run.sizing()!;
+    expect(sizing.demand).toBe(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: 0, max: 256, ceilingPagesPerSecond: 19 }));
+    expect(sizing.demand).toBeLessThan(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: 0, max: 256 }));
+    // quick writes (the CRM's first window) grow the cap, never the journeys above the ceiling's figure
+    for (let i = 0; i < 5; i++) {
+      for (let w = 0; w < 8; w++) run.recordWrite(100, 10);
+      now += 1_000;
+      await run.refresh();
+      expect(run.target()).toBeLessThanOrEqual(sizing.demand);
+    }
+    expect(journeys).toBeLessThanOrEqual(sizing.demand);
+    await run.stop();
+  });
+
   it('two whole runs on one account at once: every record once each, and no 429', async () => {
     fx = await startFixture('fill-two-runs', { account: { limits: { search: 40, count: 200, dictionary: 200 } }, salesIntel: { companies: 400, windowSeconds: 1 } });
     const two = COMPANY_SEARCH + COMPANY_SEARCH.replace('name: all-companies', 'name: all-companies-2').replace('field: prospect_sync_id', 'field: prospect_sync_id_2');
@@ -173,9 +202,10 @@ describe('journeys sized at run time', () => {
     expect(hubspotValues(slowHubSpot, 'companies', 'prospect_sync_id')).toEqual(expected);
     expect(slowHubSpot.stats.throttled.TEN_SECONDLY_ROLLING).toBe(0);
     expect(partitions).toBeGreaterThan(1);
-    // Each journey holds at most one write batch (100 records for HubSpot) and the page being fetched ahead.
+    // Each walking journey holds at most one write batch (100 records for HubSpot) and the page being fetched ahead;
+    // partitions' last batches waiting to be packed hold fewer than one write between them.
     expect(walk!.peakJourneys).toBeLessThanOrEqual(3);
-    expect(walk!.peakUnwritten).toBeLessThanOrEqual(walk!.peakJourneys * (100 + 2 * 50));
+    expect(walk!.peakUnwritten).toBeLessThan(walk!.peakJourneys * (100 + 2 * 50) + 100);
     // The source alone would have fetched everything long before the CRM took it: here most of it waited upstream.
     expect(walk!.peakUnwritten).toBeLessThan(expected.length / 3);
   });
@@ -190,7 +220,7 @@ describe('journeys sized at run time', () => {
     expect(fresh.partitions.length).toBeGreaterThan(1);
     expect(fresh.countRequests).toBe(source.stats().requests.count);
     expect(fresh.countRequests).toBeGreaterThan(0);
-    const resumed = await planRun(source, config, resolved, { runId: 'plan-1', counted: fresh.counted, partitions: fresh.partitions.map((p) => p.filter) });
+    const resumed = await planRun(source, config, resolved, { runId: 'plan-1', counted: fresh.counted, partitions: fresh.partitions.map((p) => ({ filter: p.filter, count: p.count })) });
     expect(resumed.countRequests).toBe(0);
     expect(resumed.partitions.map((p) => p.filter)).toEqual(fresh.partitions.map((p) => p.filter));
   });

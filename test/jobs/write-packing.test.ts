@@ -31,7 +31,8 @@ async function unpackedWrites(filters: unknown[], batch: number): Promise<number
 describe('write packing (real emulators, real HubSpot client, real Redis)', () => {
   it('partial last batches of many partitions go out as full HubSpot writes, each record booked exactly', async () => {
     // pageSize 30: a HubSpot write is 100 records, so most batches are 3 pages + a partial one, and every
-    // partition's last batch is partial; up to 12 journeys (slow start: from 4) walk the 20-odd partitions.
+    // partition's last batch is partial; at most 12 journeys walk the 20-odd partitions, often only one (the
+    // emulators answer in milliseconds: the sizing asks for one), and held batches let the next partitions start.
     const config = fx.config(hubspotConfig(COMPANY_SEARCH, '  pageSize: 30\n  parallelism: 12'));
     const expected = await fx.oracleIds('companies', COMPANY_FILTER);
     const refused = expected.filter((_, i) => i % 97 === 5);
