@@ -13,6 +13,7 @@
  *
  * Run all: REDIS_URL=redis://127.0.0.1:6379/10 npx tsx bench/fill-matrix.ts
  * A subset: ... fill-matrix.ts --rates 83,333 --latencies 225 --modes dry [--records 110000] [--crm-limit 190] [--window-seconds 60]
+ * FILL_SIZING=<file> writes each worker's debug log there (the journey controller's resizes: `journeys resized`).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -81,7 +82,10 @@ async function worker(configPath: string, search: string, dryRun: boolean): Prom
   const { readFile } = await import('node:fs/promises');
   const { syncSearch } = await import('../jobs/sync-search.js');
   const { parseConfig } = await import('../src/config/index.js');
-  const { silentLogger } = await import('../src/shared/logger.js');
+  const { createLogger, silentLogger } = await import('../src/shared/logger.js');
+  const { createWriteStream } = await import('node:fs');
+  // FILL_SIZING=<file>: the run's debug log there (the journey controller's resizes among it)
+  const logger = process.env.FILL_SIZING ? createLogger({ level: 'debug' }, createWriteStream(process.env.FILL_SIZING)) : silentLogger;
   const { createRedis, deleteKeysUnder } = await import('../src/shared/redis.js');
   const config = parseConfig(await readFile(configPath, 'utf8'), configPath, process.env).config;
   const redis = createRedis(process.env.REDIS_URL);
@@ -93,7 +97,7 @@ async function worker(configPath: string, search: string, dryRun: boolean): Prom
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   try {
-    const summary = await syncSearch({ config, redis, prefix, logger: silentLogger }, {
+    const summary = await syncSearch({ config, redis, prefix, logger }, {
       search, runId: randomUUID(), dryRun,
       onPlan: (p) => { planMs = performance.now() - t0; plan = { partitions: p.partitions.length, countRequests: p.countRequests, parallelism: p.parallelism }; },
       onWalk: (w) => { walk = w; },

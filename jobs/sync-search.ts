@@ -73,7 +73,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       // follow the account's limit, the page latency, the CRM's pace and the account's other runs.
       const { plan } = start;
       const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
-        crmRecordsPerSecond: dest.sink.recordsPerSecond?.() ?? null,
+        crmRecordsPerSecond: dest.sink.recordsPerSecond?.() ?? null, logger: run.logger,
       });
       await concurrency.start();
       const walked = await walkPartitions({

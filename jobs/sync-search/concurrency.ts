@@ -17,6 +17,7 @@ import type { Redis } from 'ioredis';
 import type { AppConfig } from '../../src/config/index.js';
 import type { SourceClient } from '../../src/source/index.js';
 import { growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS } from '../../src/source/journey-concurrency.js';
+import type { Logger } from '../../src/shared/logger.js';
 import { RateGovernor } from '../../src/shared/rate-governor.js';
 
 /** `source.parallelism: auto`: the bound is then only a safety net (a 10,000/min package at 800 ms needs ~210). */
@@ -69,6 +70,8 @@ export interface ControllerDeps {
   crmRecordsPerSecond?: number | null;
   /** The clock (ms, monotonic); tests step it. Default `performance.now`. */
   now?: () => number;
+  /** Each change of the figure is logged at debug, with what it was sized from. */
+  logger?: Logger;
 }
 
 /** What the controller used for its last figure (for logs, tests and the benchmark). */
@@ -189,18 +192,25 @@ export class JourneyController {
     const writesQueue = this.writes.count >= 8 && writeP50Ms > fetchP90Ms && writeP50Ms > 4 * writeP10Ms;
     // The governor makes most requests sleep (its Redis round trip alone is not waiting).
     const sourceWaits = (timing.waitP50Ms ?? 0) > Math.max(10, 0.1 * fetchP90Ms);
-    const paces = [writesQueue ? this.pace(this.written) : null, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
+    const ceilingPagesPerSecond = this.deps.crmRecordsPerSecond ? this.deps.crmRecordsPerSecond / this.deps.pageSize : null;
+    // A CRM whose ceiling is known is sized for from it, not from its measured pace: behind a window that lets requests
+    // go in bursts, the pace it passed is the pages the journeys brought, and shrinking to it starves the CRM (2,000
+    // searches/min at 800 ms into HubSpot: 15 journeys for a pace of 14 pages/s of its 19, 0.71 of its ceiling).
+    const crmPace = writesQueue && ceilingPagesPerSecond === null ? this.pace(this.written) : null;
+    const paces = [crmPace, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
     const queuedPagesPerSecond = paces.length > 0 ? Math.min(...paces) : null;
     const demand = sizeJourneys({
       limit: this.rate.limit, windowMs: this.rate.windowMs, activeRuns: this.activeRuns,
-      fetchMs: fetchP90Ms, writeMs: writeP10Ms, queuedPagesPerSecond, max: this.deps.max,
-      ceilingPagesPerSecond: this.deps.crmRecordsPerSecond ? this.deps.crmRecordsPerSecond / this.deps.pageSize : null,
+      fetchMs: fetchP90Ms, writeMs: writeP10Ms, queuedPagesPerSecond, max: this.deps.max, ceilingPagesPerSecond,
     });
     this.unloaded.fetchMs = Math.min(this.unloaded.fetchMs, fetchP90Ms);
     if (this.writes.count >= 8) this.unloaded.quickWriteMs = Math.min(this.unloaded.quickWriteMs, writeP10Ms);
     this.grow(now, { demand, crmBinds: writesQueue, fetchMs: this.unloaded.fetchMs, quickWriteMs: Math.min(this.unloaded.quickWriteMs, writeP10Ms) });
-    if (writesQueue && queuedPagesPerSecond !== null) this.boundBefore = true;
+    if (writesQueue && (queuedPagesPerSecond !== null || ceilingPagesPerSecond !== null)) this.boundBefore = true;
     const journeys = Math.min(demand, this.cap);
+    if (journeys !== this.current) {
+      this.deps.logger?.debug({ journeys, demand, cap: this.cap, fetchP90Ms, writeP10Ms, writeP50Ms, writesQueue, sourceWaits, queuedPagesPerSecond, activeRuns: this.activeRuns, atMs: Math.round(now - this.startedAt) }, 'journeys resized');
+    }
     this.current = journeys;
     this.peak = Math.max(this.peak, journeys);
     this.last = { journeys, demand, cap: this.cap, activeRuns: this.activeRuns, ...this.rate, fetchP90Ms, writeP10Ms, writesQueue, sourceWaits, queuedPagesPerSecond };

@@ -20,7 +20,7 @@ export interface PartitionCheckpoint<S = unknown> {
 export interface PlanCheckpoint {
   complete: boolean;
   /** Ranges of the search's `company.headcount` not yet split into partitions (empty when complete). */
-  pending: { gte: number; lte: number; count: number }[];
+  pending: { gte: number; lte: number; count: number; countries?: string[] }[];
   countsLeft: number;
 }
 

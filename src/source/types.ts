@@ -171,6 +171,8 @@ export interface PieceRange {
   gte: number;
   lte: number;
   count: number;
+  /** One headcount value cut further by country: the countries this piece holds (absent: all the filter's). */
+  countries?: string[];
 }
 
 /** Where a split stands (PartitionOptions.onProgress): newly settled partitions, pieces still to cut, counts left. */

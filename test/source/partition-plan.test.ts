@@ -3,7 +3,8 @@
  * with journeys sized at run time. Real emulator, real Redis; the counts are checked against the emulator's own.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Partition, PartitionProgress } from '../../src/source/index.js';
+import type { Filter, Partition, PartitionProgress } from '../../src/source/index.js';
+import { Partitioner } from '../../src/source/partitioner.js';
 import { ids, sourceFixture, walkAll, type SourceFixture } from './source-fixture.js';
 
 let fx: SourceFixture | undefined;
@@ -101,6 +102,54 @@ describe('the partition plan for a walk sized at run time', () => {
     expect(parts.length).toBeLessThan(uniform.length);
     expect(pace(counts, journeys)).toBeGreaterThanOrEqual(pace(uniform, journeys));
     expect(pace(counts, journeys)).toBeGreaterThan(0.97);
+  });
+
+  it('guided sizes for many journeys: one headcount value above its size is cut by country, and the pieces still walk to exactly the whole set', async () => {
+    fx = await sourceFixture({ companies: 12_000, persons: 1000, ...account });
+    const filter = { company: { headcount: { gte: 1 } } };
+    const total = await fx.client.count('companies', filter);
+    const journeys = 30;
+    const parts = await fx.client.partition('companies', filter, { pieceRecords: 100, journeys, total, maxCounts: 2000 });
+    const counts = countsOf(parts);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(sum(counts)).toBe(total);
+    expect(await Promise.all(parts.map((p) => fx!.client.count('companies', p.filter)))).toEqual(counts);
+    // headcount 1 alone is ~6% of this index (log-uniform headcounts): far above what 30 journeys walk after it
+    const byCountry = parts.filter((p) => p.countries !== undefined);
+    expect(new Set(byCountry.map((p) => p.headcount.gte)).has(1)).toBe(true);
+    for (const p of byCountry) expect(p.headcount.gte).toBe(p.headcount.lte);
+    // the rule now holds for single values too, but for one that is one country alone
+    let after = total;
+    for (const p of parts) {
+      after -= p.count;
+      if (p.count > Math.max(100, Math.floor(after / journeys))) expect(p.countries).toHaveLength(1);
+    }
+    const whole = ids(await walkAll(fx.client, 'companies', filter, { runId: 'whole' }));
+    const seen: string[] = [];
+    for (const [i, p] of parts.entries()) seen.push(...ids(await walkAll(fx.client, 'companies', p.filter, { runId: `part-${i}` })));
+    expect(seen.length).toBe(whole.length);
+    expect(new Set(seen)).toEqual(new Set(whole));
+  });
+
+  it('a single headcount value whose country groups do not cover it stays whole (records without a listed country are never lost)', async () => {
+    // An index where headcount 1 holds 600 companies, 150 of them without a country: no country cut may be kept.
+    const records = Array.from({ length: 1200 }, (_, i) => ({ headcount: i < 600 ? 1 : 2 + (i % 300), country: i < 150 ? null : ['US', 'DE', 'FR'][i % 3] as string }));
+    const matches = (f: Filter, r: (typeof records)[number]): boolean => {
+      const company = f.company as { headcount: { gte: number; lte?: number }; location?: { country: { include: string[] } } };
+      const inRange = r.headcount >= company.headcount.gte && (company.headcount.lte === undefined || r.headcount <= company.headcount.lte);
+      return inRange && (!company.location || (r.country !== null && company.location.country.include.includes(r.country)));
+    };
+    const partitioner = (): Partitioner => new Partitioner({ count: async (f) => records.filter((r) => matches(f, r)).length, dictionary: async () => ['US', 'DE', 'FR'] });
+    const filter = { company: { headcount: { gte: 1 } } };
+    const parts = await partitioner().partition(filter, { pieceRecords: 50, journeys: 10, total: records.length, maxCounts: 500 });
+    expect(sum(countsOf(parts))).toBe(records.length);
+    expect(parts.some((p) => p.countries !== undefined)).toBe(false);
+    expect(parts.filter((p) => p.headcount.gte === 1 && p.headcount.lte === 1).map((p) => p.count)).toEqual([600]);
+    // with every company of headcount 1 in a listed country, the same value is cut by country
+    for (const r of records) r.country ??= 'US';
+    const cut = await partitioner().partition(filter, { pieceRecords: 50, journeys: 10, total: records.length, maxCounts: 500 });
+    expect(sum(countsOf(cut))).toBe(records.length);
+    expect(cut.filter((p) => p.headcount.gte === 1 && p.headcount.lte === 1).length).toBeGreaterThan(1);
   });
 
   it('spends no more counts than allowed: the largest pieces are cut first', async () => {
