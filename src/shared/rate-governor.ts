@@ -7,7 +7,9 @@
  * grant is in the log from the moment it is given, and is stamped again when its answer (or its failure) arrives:
  * an answer comes after the request reached the server, so any server window that counted the request also
  * overlaps the log entry, however late the request arrived (a loaded machine, a slow connection). The small
- * guard only absorbs timer slop; a grant is held for about one window plus the request's latency.
+ * guard only absorbs timer slop; a grant is held for about one window plus the request's latency, or less when the
+ * answer says when the server's window that counted it ends (`windowEndsInMs`: a fixed-window server's reset):
+ * from then on the request counts in no window, so its grant leaves the log at that end plus the guard.
  * Until a limit is known the governor either lets one probe request run at a time ('probe'), runs unspaced
  * ('open'), or uses a configured limit. A 429 blocks the operation for every process (`block`); a used-up daily
  * allowance closes it (`close`): `acquire` then throws the remote's own error.
@@ -89,7 +91,10 @@ return 1
 // Everything one answer (or a request without one) teaches, in one call: the outcome counted, the grant stamped
 // again (see the header), the probe slot freed, the limit learned, the daily allowance stored.
 // KEYS: log, stats, state, probe. ARGV: outcome, grant ('' none), stats ttl s (0: leave), free probe ('1'),
-// learn ('1') + limit, windowMs, mode, state ttl ms, remaining (-1), id, daily ('1') + daily limit, daily remaining.
+// learn ('1') + limit, windowMs, mode, state ttl ms, remaining (-1), id, daily ('1') + daily limit, daily remaining,
+// window ends in ms (-1: unknown).
+// A grant leaves the log at its score + window + guard: stamped `now`, one span from now; stamped
+// `now - (window - ends)`, at the end of the server's window that counted it plus the guard, when that is sooner.
 const SETTLE = withRedisNow(`${LEARN_FN}
 redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 if ARGV[3] ~= '0' then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
@@ -97,6 +102,11 @@ if ARGV[2] ~= '' then redis.call('ZADD', KEYS[1], 'XX', now, ARGV[2]) end
 if ARGV[4] == '1' then redis.call('DEL', KEYS[4]) end
 if ARGV[5] == '1' then
   learn(KEYS[3], KEYS[4], KEYS[1], tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9], tonumber(ARGV[10]), ARGV[11])
+end
+local ends = tonumber(ARGV[15])
+if ARGV[2] ~= '' and ends >= 0 then
+  local windowMs = tonumber(redis.call('HGET', KEYS[3], 'windowMs'))
+  if windowMs and ends < windowMs then redis.call('ZADD', KEYS[1], 'XX', now - (windowMs - ends), ARGV[2]) end
 end
 if ARGV[12] == '1' then
   redis.call('HSET', KEYS[3], 'dailyLimit', ARGV[13], 'dailyRemaining', ARGV[14])
@@ -162,6 +172,12 @@ export interface AnswerFacts {
   /** The server's remaining allowance in the window (books other clients' share). */
   remaining?: number | undefined;
   daily?: DailyAllowance | undefined;
+  /**
+   * The latest the server's window that counted this request can end, in ms from now (a fixed-window server's
+   * reset, its rounding included). The grant leaves the log then (plus the guard) when that is sooner than a whole
+   * span: a request counted in a window that has ended counts in no later one.
+   */
+  windowEndsInMs?: number | undefined;
 }
 
 /**
@@ -316,6 +332,7 @@ export class RateGovernor {
       facts.outcome, facts.grant ?? '', touch ? STATS_TTL_S : 0, facts.releaseProbe === true ? '1' : '0',
       learned ? '1' : '0', learned?.limit ?? 0, learned?.windowMs ?? 0, learned?.mode ?? '', STATE_TTL_MS, facts.remaining ?? -1,
       learned ? randomUUID() : '', facts.daily ? '1' : '0', facts.daily?.limit ?? 0, facts.daily?.remaining ?? 0,
+      facts.windowEndsInMs !== undefined && facts.windowEndsInMs >= 0 ? Math.ceil(facts.windowEndsInMs) : -1,
     ];
     if (more === undefined) await this.redis.eval(SETTLE, 4, k.log, k.stats, k.state, k.probe, ...args);
     else {

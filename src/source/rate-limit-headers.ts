@@ -1,7 +1,8 @@
 /**
  * What the API's RateLimit-* headers teach the account's governor (src/shared/rate-governor.ts): limit and window
- * per operation from RateLimit-Policy / RateLimit-Limit; without headers the configured fallback (times
- * `fallbackShare`) applies. Until the first answer only one probe request per operation runs.
+ * per operation from RateLimit-Policy / RateLimit-Limit, and from RateLimit-Reset when the window that counted a
+ * request ends (its grant is then held until that end, not a whole window); without headers the configured
+ * fallback (times `fallbackShare`) applies. Until the first answer only one probe request per operation runs.
  */
 import type { Redis } from 'ioredis';
 import { RateGovernor, type LearnedLimit } from '../shared/rate-governor.js';
@@ -21,6 +22,20 @@ export function parseRateLimitHeaders(headers: ResponseHeaders): { limit: number
   }
   const limit = Number(headerValue(headers, 'ratelimit-limit'));
   return Number.isFinite(limit) && limit > 0 ? { limit, windowMs: null } : null;
+}
+
+/**
+ * `RateLimit-Reset` (seconds until the window resets) -> the latest the window that counted the request can end, in
+ * ms from the answer. The spec does not say how the seconds are rounded: whole seconds may be rounded either way, so
+ * a whole second is added; a value with decimals is taken as rounded at its last digit. Undefined when absent or not
+ * a plain number of seconds (a date, an epoch), so the grant is held a whole window as without the header.
+ */
+export function windowEndsInMs(headers: ResponseHeaders): number | undefined {
+  const raw = headerValue(headers, 'ratelimit-reset');
+  const match = raw === undefined ? null : /^\s*(\d+)(?:\.(\d+))?\s*$/.exec(raw);
+  if (!match) return undefined;
+  const unitMs = match[2] === undefined ? 1000 : Math.max(1, 1000 / 10 ** match[2].length);
+  return Number(match[0]) * 1000 + unitMs;
 }
 
 /** The governor of one API account (`accountKey` is a hash, never the secret), with header learning. */

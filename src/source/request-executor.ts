@@ -10,7 +10,7 @@ import type { RedisBudgetLedger } from './budget-ledger.js';
 import { mapErrorResponse, sourceDecider } from './call-policy.js';
 import { outcomeUnknown, RateLimitedError, SourceError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './http-transport.js';
-import type { ApiGovernor } from './rate-limit-headers.js';
+import { windowEndsInMs, type ApiGovernor } from './rate-limit-headers.js';
 import type { SearchTimings } from './journey-concurrency.js';
 import type { TokenProvider } from './token-provider.js';
 import type { Operation, RetryOptions, SourceStats } from './types.js';
@@ -125,7 +125,7 @@ export class RequestExecutor {
     if (op) {
       // Governor (count, restamp, limit), token balance and the caller's release: one Redis round trip.
       const learned = await this.governor.learnedFrom(op, res.headers);
-      await this.governor.settle(op, { outcome: outcomeClass(res.status), grant, learned }, (batch) => {
+      await this.governor.settle(op, { outcome: outcomeClass(res.status), grant, learned, windowEndsInMs: windowEndsInMs(res.headers) }, (batch) => {
         if (op === 'search') this.ledger.observeTokensInto(batch, res.headers);
         if (ok) req.onAnswered?.(batch);
       });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiGovernor, parseRateLimitHeaders } from '../../src/source/rate-limit-headers.js';
+import { ApiGovernor, parseRateLimitHeaders, windowEndsInMs } from '../../src/source/rate-limit-headers.js';
 import { testRedis } from '../helpers/redis.js';
 
 const fallback = { search: 20, count: 10, dictionary: 10, windowSeconds: 1 };
@@ -25,7 +25,43 @@ describe('RateLimit header parsing', () => {
   });
 });
 
+describe('RateLimit-Reset: when the window that counted a request ends at the latest', () => {
+  it('adds a whole second to whole seconds (rounded either way), the last digit to decimals, and ignores the rest', () => {
+    expect(windowEndsInMs({ 'ratelimit-reset': '7' })).toBe(8000);
+    expect(windowEndsInMs({ 'ratelimit-reset': '0' })).toBe(1000);
+    expect(windowEndsInMs({ 'ratelimit-reset': '8.1' })).toBe(8200);
+    expect(windowEndsInMs({ 'ratelimit-reset': '0.250' })).toBe(251);
+    expect(windowEndsInMs({ 'ratelimit-reset': ' 12 ' })).toBe(13000);
+    for (const odd of ['-1', 'soon', 'Wed, 21 Oct 2026 07:28:00 GMT', '', '1e3']) expect(windowEndsInMs({ 'ratelimit-reset': odd })).toBeUndefined();
+    expect(windowEndsInMs({})).toBeUndefined();
+  });
+});
+
 describe('API governor (real Redis)', () => {
+  it('a grant leaves the log when the server window that counted it has ended, not a whole window later', async () => {
+    const { a } = await setup(50);
+    await a.observe('search', { 'ratelimit-policy': '2;w=20' });
+    const learned = { limit: 2, windowMs: 20_000, mode: 'headers' as const };
+    const early = await a.acquire('search');
+    const whole = await a.acquire('search');
+    // The first answer says its window ends within 100 ms; the second says nothing of its window.
+    await a.settle('search', { outcome: '2xx', grant: early, learned, windowEndsInMs: 100 });
+    await a.settle('search', { outcome: '2xx', grant: whole, learned });
+    const t0 = Date.now();
+    await a.acquire('search', AbortSignal.timeout(5_000));
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // Both slots taken again (one by the grant just given, one held its whole window): the next one must wait.
+    await expect(a.acquire('search', AbortSignal.timeout(600))).rejects.toThrow();
+  });
+
+  it('a reset later than the window holds the grant one window + guard, as without it', async () => {
+    const { a } = await setup(50);
+    await a.observe('search', { 'ratelimit-policy': '1;w=20' });
+    const grant = await a.acquire('search');
+    await a.settle('search', { outcome: '2xx', grant, learned: { limit: 1, windowMs: 20_000, mode: 'headers' }, windowEndsInMs: 25_000 });
+    await expect(a.acquire('search', AbortSignal.timeout(600))).rejects.toThrow();
+  });
+
   it('lets one probe request through until the limit is learned', async () => {
     const { a, b } = await setup();
     await a.acquire('search');

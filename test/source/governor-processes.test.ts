@@ -15,10 +15,16 @@ const walker = fileURLToPath(new URL('./fixtures/governed-walker.ts', import.met
 const spawnWalker = (env: Record<string, string>): GatedChild<SourceStats> => spawnGatedChild(walker, env);
 
 describe('rate governor shared by OS processes (Redis state)', () => {
-  it('three processes on one account (30 requests / 2 s): zero 429s, >= 90% of the allowance used', async () => {
-    const windowMs = 2000;
+  // RateLimit-Reset in whole seconds (2 s windows) or with decimals (1.5 s), rounded up or down: a grant leaves the
+  // governor's log when the server's window that counted it has surely ended, under either rounding.
+  it.each([
+    { windowMs: 2000, resetRounding: 'up' as const },
+    { windowMs: 2000, resetRounding: 'down' as const },
+    { windowMs: 1500, resetRounding: 'down' as const },
+  ])('three processes on one account (30 requests / $windowMs ms, reset rounded $resetRounding): zero 429s, >= 90% of the allowance used', async ({ windowMs, resetRounding }) => {
     fx = await sourceFixture({
       windowSeconds: windowMs / 1000,
+      resetRounding,
       accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', limits: { search: 30, count: 30, dictionary: 30 } }],
     });
     const env = { SI_URL: fx.emu.url, SI_TOKEN_URL: fx.emu.tokenUrl, PREFIX: fx.prefix };

@@ -153,7 +153,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     const forced = faults.take('force429');
     if (!faults.limiterDown || forced) {
       const decision = limiter.hit(account.accountId, op, account.limits?.[op] ?? DEFAULT_LIMIT, forced);
-      if (!faults.limiterDown) headers = rateLimitHeaders(decision);
+      if (!faults.limiterDown) headers = rateLimitHeaders(decision, options.resetRounding);
       s.peakPerWindow[op] = Math.max(s.peakPerWindow[op], decision.count);
       if (!decision.allowed) {
         s.served429[op]++;

@@ -41,17 +41,21 @@ export class RateLimiter {
   }
 }
 
+/** How `RateLimit-Reset` is rounded: the spec does not say, so both readings are served ('up' by default). */
+export type ResetRounding = 'up' | 'down';
+
 /** Whole seconds when the window is whole seconds (the documented case); 3 decimals when compressed for tests. */
-export function formatSeconds(seconds: number, windowSeconds: number): string {
-  if (Number.isInteger(windowSeconds)) return String(Math.max(0, Math.ceil(seconds)));
-  return String(Math.max(0, Math.ceil(seconds * 1000) / 1000));
+export function formatSeconds(seconds: number, windowSeconds: number, rounding: ResetRounding = 'up'): string {
+  const round = rounding === 'up' ? Math.ceil : Math.floor;
+  if (Number.isInteger(windowSeconds)) return String(Math.max(0, round(seconds)));
+  return String(Math.max(0, round(seconds * 1000) / 1000));
 }
 
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+export function rateLimitHeaders(d: RateDecision, resetRounding: ResetRounding = 'up'): Record<string, string> {
   return {
     'RateLimit-Limit': String(d.limit),
     'RateLimit-Remaining': String(d.remaining),
-    'RateLimit-Reset': formatSeconds(d.resetSeconds, d.windowSeconds),
+    'RateLimit-Reset': formatSeconds(d.resetSeconds, d.windowSeconds, resetRounding),
     'RateLimit-Policy': `${d.limit};w=${d.windowSeconds}`,
   };
 }

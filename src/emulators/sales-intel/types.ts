@@ -51,6 +51,8 @@ export interface SalesIntelEmulatorOptions {
   accounts?: EmulatorAccount[];
   /** Rate-limit window length in seconds (may be fractional in tests); default 60. */
   windowSeconds?: number;
+  /** How RateLimit-Reset's seconds are rounded (the spec does not say): 'up' (default) or 'down'. */
+  resetRounding?: 'up' | 'down';
   /** OAuth token lifetime in seconds; default 3600. */
   tokenLifetimeSeconds?: number;
   /** 'snake' renames record fields (company_id, job_title, ...). Default 'camel'. */
