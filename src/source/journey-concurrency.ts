@@ -5,6 +5,7 @@
  * journey fetches page n+1 while page n is written). A stage that makes requests queue (the API governor, or the
  * CRM's) caps the rate at what it actually passes, and the destination's configured rate caps it from the start. Pure, so the rule is tested without a clock.
  */
+import { resetRoundingMs } from './rate-limit-headers.js';
 
 export interface SizingInput {
   /** Search requests per window (RateLimit-* headers, else the fallback). */
@@ -41,7 +42,8 @@ export function sizeJourneys(input: SizingInput): number {
   const positive = (n: number | null | undefined): number => (n !== null && n !== undefined && n > 0 ? n : Number.POSITIVE_INFINITY);
   const max = Math.max(1, Math.floor(input.max));
   if (!(input.limit > 0) || !(input.windowMs > 0)) return Math.min(max, 1);
-  const share = input.limit / Math.max(1, input.activeRuns) / (input.windowMs / 1000);
+  // The window's grants go out in the part of it the governor can grant in (Reset's rounding holds back the rest).
+  const share = input.limit / Math.max(1, input.activeRuns) / ((input.windowMs - resetRoundingMs(input.windowMs)) / 1000);
   const queued = input.queuedPagesPerSecond;
   // A ceiling is sized for at twice its rate: the destination binds there, and must never wait for pages (journeys
   // switching partitions, partial writes held for packing); the extra journeys wait in the CRM's governor.

@@ -38,6 +38,15 @@ export function windowEndsInMs(headers: ResponseHeaders): number | undefined {
   return Number(match[0]) * 1000 + unitMs;
 }
 
+/**
+ * What a window loses at most to `windowEndsInMs`'s rounding allowance: a whole second for windows of whole seconds
+ * (their Reset is whole seconds), else a millisecond. A window's grants fit in the rest of it, so journeys are sized
+ * for that rest.
+ */
+export function resetRoundingMs(windowMs: number): number {
+  return windowMs >= 2000 && windowMs % 1000 === 0 ? 1000 : 1;
+}
+
 /** The governor of one API account (`accountKey` is a hash, never the secret), with header learning. */
 export class ApiGovernor extends RateGovernor {
   private readonly fallbackShare: number;

@@ -5,21 +5,24 @@ const base: SizingInput = { limit: 500, windowMs: 60_000, activeRuns: 1, fetchMs
 
 describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => {
   it('sizes from the limit per window and the page latency', () => {
-    // 500 / 60 s = 8.33 pages/s x 0.225 s x 1.25 = 2.34 -> 3
+    // A whole-second window's grants go out in all of it but the second its Reset's rounding may hold back:
+    // 500 / 59 s = 8.47 pages/s x 0.225 s x 1.25 = 2.38 -> 3
     expect(sizeJourneys(base)).toBe(3);
-    // the same package at 800 ms needs more journeys in flight: 8.33 x 0.8 x 1.25 = 8.33 -> 9
+    // the same package at 800 ms needs more journeys in flight: 8.47 x 0.8 x 1.25 = 8.47 -> 9
     expect(sizeJourneys({ ...base, fetchMs: 800 })).toBe(9);
-    // 10,000 / min at 800 ms: 166.7 x 0.8 x 1.25 = 166.7 -> 167
-    expect(sizeJourneys({ ...base, limit: 10_000, fetchMs: 800 })).toBe(167);
-    // a shorter window at the same rate sizes the same
-    expect(sizeJourneys({ ...base, limit: 1667, windowMs: 10_000, fetchMs: 800 })).toBe(167);
+    // 10,000 / min at 800 ms: 169.5 x 0.8 x 1.25 = 169.5 -> 170
+    expect(sizeJourneys({ ...base, limit: 10_000, fetchMs: 800 })).toBe(170);
+    // a shorter window at the same rate loses a larger share to that second: 1,667 / 9 s x 0.8 x 1.25 = 185.2 -> 186
+    expect(sizeJourneys({ ...base, limit: 1667, windowMs: 10_000, fetchMs: 800 })).toBe(186);
+    // windows of fractional seconds (Reset with decimals) lose a millisecond: 100 / 0.499 s x 0.05 x 1.25 = 12.5 -> 13
+    expect(sizeJourneys({ ...base, limit: 100, windowMs: 500, fetchMs: 50 })).toBe(13);
   });
 
   it('splits the allowance between the runs on the account', () => {
     const alone = sizeJourneys({ ...base, limit: 2000, fetchMs: 225 });
     const shared = sizeJourneys({ ...base, limit: 2000, fetchMs: 225, activeRuns: 2 });
-    expect(alone).toBe(10); // 33.3 x 0.225 x 1.25 = 9.4
-    expect(shared).toBe(5); // 16.7 x 0.225 x 1.25 = 4.7
+    expect(alone).toBe(10); // 33.9 x 0.225 x 1.25 = 9.5
+    expect(shared).toBe(5); // 16.9 x 0.225 x 1.25 = 4.8
     expect(sizeJourneys({ ...base, limit: 2000, activeRuns: 0 })).toBe(alone); // never divides by zero
   });
 
@@ -30,7 +33,7 @@ describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => 
   it('sizes for the pace of a stage that queues (the CRM), never above the share', () => {
     // HubSpot at 19 pages/s, pages at 225 ms: 19 x 0.225 x 1.25 = 5.3 -> 6, although the source allows 42
     expect(sizeJourneys({ ...base, limit: 2000, windowMs: 10_000, queuedPagesPerSecond: 19 })).toBe(6);
-    expect(sizeJourneys({ ...base, limit: 2000, windowMs: 10_000 })).toBe(57);
+    expect(sizeJourneys({ ...base, limit: 2000, windowMs: 10_000 })).toBe(63); // 2,000 / 9 s x 0.225 x 1.25 = 62.5
     // a queueing pace above the share does not raise it
     expect(sizeJourneys({ ...base, queuedPagesPerSecond: 1000 })).toBe(3);
     expect(sizeJourneys({ ...base, queuedPagesPerSecond: null })).toBe(3);
@@ -38,9 +41,9 @@ describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => 
 
   it("never sizes above the destination's configured ceiling, known before any write", () => {
     // HubSpot at 190 requests / 10 s of 100 records: 19 pages/s, sized at twice that so the CRM never waits for
-    // pages; pages at 225 ms: 38 x 0.225 x 1.25 = 10.7 -> 11 (the source alone would allow 167 pages/s: 47)
+    // pages; pages at 225 ms: 38 x 0.225 x 1.25 = 10.7 -> 11 (the source alone would allow 169 pages/s: 48)
     expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000, ceilingPagesPerSecond: 19 })).toBe(11);
-    expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000 })).toBe(47);
+    expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000 })).toBe(48);
     // a measured queueing pace below it binds; a ceiling above the share changes nothing
     expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000, ceilingPagesPerSecond: 19, queuedPagesPerSecond: 10 })).toBe(3);
     expect(sizeJourneys({ ...base, ceilingPagesPerSecond: 1000 })).toBe(sizeJourneys(base));
