@@ -1,26 +1,34 @@
 import type { PropertyCreateFieldTypeEnum, PropertyCreateTypeEnum } from '@hubspot/api-client/lib/codegen/crm/properties/index.js';
 import { hubspotPropertyGroup } from '../crm-objects.js';
 import type { ObjectTarget } from '../crm-sink.js';
-import { CrmSchemaError } from '../errors.js';
+import { CrmRequestError, CrmSchemaError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 
-/** The match property must exist and be unique: create it when missing, refuse a non-unique one. */
+/**
+ * The match property must exist and be unique: create it when missing, refuse a non-unique one. Two runs starting on
+ * one portal may both find it missing: the one whose create is refused as existing (409) reads it and checks it.
+ */
 async function ensureUniqueProperty(caller: HubSpotCaller, object: string, name: string, known: Map<string, { hasUniqueValue?: boolean }>): Promise<void> {
-  const existing = known.get(name);
+  let existing = known.get(name);
   if (existing === undefined) {
-    await caller.call((c) =>
-      c.crm.properties.coreApi.createWithHttpInfo(object, {
-        name,
-        label: name,
-        type: 'string' as PropertyCreateTypeEnum,
-        fieldType: 'text' as PropertyCreateFieldTypeEnum,
-        groupName: hubspotPropertyGroup(object),
-        hasUniqueValue: true,
-        description: 'Unique id written by prospect-sync (match key)',
-      }),
-      { operation: `creating property ${name}`, object },
-    );
-    return;
+    try {
+      await caller.call((c) =>
+        c.crm.properties.coreApi.createWithHttpInfo(object, {
+          name,
+          label: name,
+          type: 'string' as PropertyCreateTypeEnum,
+          fieldType: 'text' as PropertyCreateFieldTypeEnum,
+          groupName: hubspotPropertyGroup(object),
+          hasUniqueValue: true,
+          description: 'Unique id written by prospect-sync (match key)',
+        }),
+        { operation: `creating property ${name}`, object },
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof CrmRequestError && error.details?.status === 409)) throw error;
+      existing = await caller.call((c) => c.crm.properties.coreApi.getByNameWithHttpInfo(object, name), { operation: `reading property ${name}`, object });
+    }
   }
   if (existing.hasUniqueValue !== true) {
     throw new CrmSchemaError(`HubSpot property ${object}.${name} is not unique (hasUniqueValue is false); matchOn.field needs a unique property`, { object, property: name });

@@ -32,6 +32,22 @@ describe('HubSpot sink: prepare', () => {
   });
 });
 
+describe('HubSpot sink: two runs preparing one portal at once', () => {
+  it('both find the match property missing; the one whose create is refused as existing reads it and goes on', async () => {
+    // 50 ms per answer: both property lists are answered before either create reaches the portal.
+    const { emu, sink, redis, keyPrefix } = await setup({ faults: { latencyMs: 50 } });
+    const other = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: `${emu.url}/`, requestsPer10s: 190, retry: { baseDelayMs: 5 }, redis, keyPrefix });
+    try {
+      await Promise.all([sink.prepare(companies), other.prepare(companies)]);
+    } finally {
+      await other.close();
+    }
+    expect(emu.stats.byRoute['properties.create']).toBe(2); // the race happened: one 201, one 409
+    expect(emu.stats.byRoute['properties.get']).toBe(1);
+    expect(emu.state.tables.get('companies')?.properties.get('prospect_sync_id')?.hasUniqueValue).toBe(true);
+  });
+});
+
 describe('HubSpot sink: upsert', () => {
   it('is idempotent: the same batch twice creates nothing new', async () => {
     const { emu, sink } = await setup();
