@@ -106,7 +106,7 @@ async function worker(configPath: string, search: string, dryRun: boolean): Prom
     });
     const cpu = process.cpuUsage(cpu0);
     process.stdout.write(`${JSON.stringify({
-      summary: process.env.FILL_DEBUG3 ? summary : undefined, status: summary.status, fetched: summary.fetched, durationMs: summary.durationMs, throttled: summary.throttled, planMs, firstPageMs,
+      status: summary.status, fetched: summary.fetched, durationMs: summary.durationMs, throttled: summary.throttled, planMs, firstPageMs,
       plan, walk, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024,
     })}\n`);
   } finally {
@@ -179,7 +179,6 @@ searches:
       stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'fill', FILL_SI_SECRET: 'fill-secret', FILL_HUBSPOT_TOKEN: 'fill-token' },
     });
     let out = '';
-    if (process.env.FILL_DEBUG3) w.stdout.on('data', (d: string) => process.stderr.write(d));
     w.stdout.setEncoding('utf8');
     w.stdout.on('data', (d: string) => { out += d; });
     const code = await new Promise<number | null>((r) => w.on('close', r));

@@ -3,7 +3,9 @@
  * page rate x time per page. The page rate is the account's search limit per window, split between the runs
  * walking on the account; the time per page is the slower of the page latency and the write time per page (a
  * journey fetches page n+1 while page n is written). A stage that makes requests queue (the API governor, or the
- * CRM's) caps the rate at what it actually passes, and the destination's configured rate caps it from the start. Pure, so the rule is tested without a clock.
+ * CRM's) caps the rate at what it actually passes, and the destination's configured rate caps it from the start.
+ * A window's grants go out in the part of it the governor can grant in (`resetRoundingMs`). Pure, so the rule is
+ * tested without a clock.
  */
 import { resetRoundingMs } from './rate-limit-headers.js';
 
@@ -42,7 +44,6 @@ export function sizeJourneys(input: SizingInput): number {
   const positive = (n: number | null | undefined): number => (n !== null && n !== undefined && n > 0 ? n : Number.POSITIVE_INFINITY);
   const max = Math.max(1, Math.floor(input.max));
   if (!(input.limit > 0) || !(input.windowMs > 0)) return Math.min(max, 1);
-  // The window's grants go out in the part of it the governor can grant in (Reset's rounding holds back the rest).
   const share = input.limit / Math.max(1, input.activeRuns) / ((input.windowMs - resetRoundingMs(input.windowMs)) / 1000);
   const queued = input.queuedPagesPerSecond;
   // A ceiling is sized for at twice its rate: the destination binds there, and must never wait for pages (journeys

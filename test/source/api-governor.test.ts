@@ -54,7 +54,7 @@ describe('API governor (real Redis)', () => {
     await expect(a.acquire('search', AbortSignal.timeout(600))).rejects.toThrow();
   });
 
-  it('a reset later than the window holds the grant one window + guard, as without it', async () => {
+  it('a Reset longer than the window never lets a grant leave before one window + guard', async () => {
     const { a } = await setup(50);
     await a.observe('search', { 'ratelimit-policy': '1;w=20' });
     const grant = await a.acquire('search');

@@ -1,5 +1,5 @@
 /** Fixed, aligned windows per account per operation; limits come from the account's package. */
-import type { RateOperation } from './types.js';
+import type { RateOperation, ResetRounding } from './types.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -40,9 +40,6 @@ export class RateLimiter {
     };
   }
 }
-
-/** How `RateLimit-Reset` is rounded: the spec does not say, so both readings are served ('up' by default). */
-export type ResetRounding = 'up' | 'down';
 
 /** Whole seconds when the window is whole seconds (the documented case); 3 decimals when compressed for tests. */
 export function formatSeconds(seconds: number, windowSeconds: number, rounding: ResetRounding = 'up'): string {

@@ -32,6 +32,9 @@ export interface EmulatorAccount {
   tokenPeriodSeconds?: number;
 }
 
+/** How `RateLimit-Reset` is rounded: the spec does not say, so both readings are served. */
+export type ResetRounding = 'up' | 'down';
+
 export interface SalesIntelEmulatorOptions {
   /** Default 0 (any free port). */
   port?: number;
@@ -52,7 +55,7 @@ export interface SalesIntelEmulatorOptions {
   /** Rate-limit window length in seconds (may be fractional in tests); default 60. */
   windowSeconds?: number;
   /** How RateLimit-Reset's seconds are rounded (the spec does not say): 'up' (default) or 'down'. */
-  resetRounding?: 'up' | 'down';
+  resetRounding?: ResetRounding;
   /** OAuth token lifetime in seconds; default 3600. */
   tokenLifetimeSeconds?: number;
   /** 'snake' renames record fields (company_id, job_title, ...). Default 'camel'. */
