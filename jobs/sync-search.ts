@@ -7,6 +7,7 @@
 import type { SyncProcessor } from '../src/queue/job-data.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
 import { openDestination, type Destination } from './sync-search/open-destination.js';
+import { openSoon } from './sync-search/open-soon.js';
 import { startPlan, type PlanStart, type RunPlan } from './sync-search/plan-run.js';
 import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
@@ -40,6 +41,9 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const { source, signal, resumed } = run;
   const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
   let destination: Destination | undefined;
+  // The CRM end opens while the free count is in flight: the first HubSpot client of a process costs ~0.1-0.2 s of
+  // CPU (its API groups load lazily), which would otherwise hold back the split's first counts (sync-search/open-soon.ts).
+  const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));
   try {
     // 1. Plan: free count, budget and caps (a refusal needs only the count: nothing split, nothing walked). The
     // partitions are split while the walk runs (a resumed run keeps its partitions and count, splits only what an
@@ -51,6 +55,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     });
     const refused = refusalOf(start.plan, search.onShortfall, resumed !== null);
     if (refused) {
+      destination = await opening.catch(() => undefined); // closed below; a refused run writes nothing
       request.onPlan?.(start.plan);
       return await end(refused);
     }
@@ -63,7 +68,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
 
     try {
       // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-      const dest = await openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false });
+      const dest = await opening;
       destination = dest;
       const dryRun = request.dryRun ?? false;
       if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
@@ -95,7 +100,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {
-    await run.close(destination);
+    await run.close(destination ?? (await opening.catch(() => undefined)));
   }
 }
 

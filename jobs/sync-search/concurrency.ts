@@ -6,7 +6,8 @@
  * HubSpot portal never takes more than its requests per 10 s allow, known before the first write), and how many
  * runs share the account's allowance: each run beats in a per-account registry in Redis (next to the governor's
  * state) and sizes for limit / active runs.
- * Journeys grow gradually ("slow start", `growJourneys`): from 4, doubling per step of at least a second while the
+ * Journeys grow gradually ("slow start", `growJourneys`): from 4 (or, to a destination with a known ceiling, from
+ * what that ceiling needs: `firstJourneyCap`), doubling per step of at least a second while the
  * step's writes kept up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the
  * source's whole figure in flight before the CRM's pace is known (a HubSpot window lets its requests go in a
  * burst: the pace shows only after it).
@@ -16,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AppConfig } from '../../src/config/index.js';
 import type { SourceClient } from '../../src/source/index.js';
-import { growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS } from '../../src/source/journey-concurrency.js';
+import { firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys } from '../../src/source/journey-concurrency.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { RateGovernor } from '../../src/shared/rate-governor.js';
 
@@ -50,10 +51,16 @@ async function searchRate(source: SourceClient, config: AppConfig): Promise<{ li
   return { limit: f.search, windowMs: f.windowSeconds * 1000 };
 }
 
-/** Journeys a run starts with: before any page, the count's latency stands in for the page latency. */
-export async function planJourneys(source: SourceClient, config: AppConfig, countMs: number | null): Promise<number> {
+/**
+ * Journeys a run starts with: before any page, the count's latency stands in for the page latency; a destination's
+ * known ceiling (records per second) bounds the figure as it bounds the walk's (`sizeJourneys`).
+ */
+export async function planJourneys(source: SourceClient, config: AppConfig, countMs: number | null, crmRecordsPerSecond: number | null = null): Promise<number> {
   const { limit, windowMs } = await searchRate(source, config);
-  return sizeJourneys({ limit, windowMs, activeRuns: 1, fetchMs: countMs ?? DEFAULT_LATENCY_MS, writeMs: 0, max: maxJourneys(config) });
+  return sizeJourneys({
+    limit, windowMs, activeRuns: 1, fetchMs: countMs ?? DEFAULT_LATENCY_MS, writeMs: 0, max: maxJourneys(config),
+    ceilingPagesPerSecond: crmRecordsPerSecond === null ? null : crmRecordsPerSecond / config.source.pageSize,
+  });
 }
 
 export interface ControllerDeps {
@@ -100,7 +107,7 @@ export class JourneyController {
   private readonly now: () => number;
   private startedAt: number;
   /** Slow start: the cap on journeys, and the current step's writes (time per page). */
-  private cap = SLOW_START_JOURNEYS;
+  private cap: number;
   private step: { at: number; writeMs: MovingPercentile };
   /**
    * The lowest page latency (p90) and quick-write time (p10) seen in the run: what "keeping up" is judged against,
@@ -122,6 +129,9 @@ export class JourneyController {
     this.now = deps.now ?? (() => performance.now());
     this.startedAt = this.now();
     this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
+    const ceiling = deps.crmRecordsPerSecond ? deps.crmRecordsPerSecond / deps.pageSize : null;
+    const fetchMs = deps.source.searchTimings().countLatencyP50Ms ?? DEFAULT_LATENCY_MS;
+    this.cap = firstJourneyCap({ ceilingPagesPerSecond: ceiling, fetchMs, demand: deps.initial });
     this.current = Math.max(1, Math.min(deps.max, deps.initial, this.cap));
     this.peak = this.current;
   }

@@ -113,6 +113,20 @@ export interface TimingSnapshot {
 /** Journeys a run starts with before any write was timed ("slow start"): the CRM's pace is not known yet. */
 export const SLOW_START_JOURNEYS = 4;
 
+/**
+ * The slow start's first cap. A destination whose ceiling is known (a HubSpot portal's requests per 10 s) takes at
+ * least the pages that ceiling needs from the start: as many journeys as keep it busy at the page latency (the
+ * count's, before any page), never more than the sizing asks. Growth goes on from there. Without a ceiling, 4.
+ * (2,000 searches/min at 800 ms into HubSpot: 4, 8, 16, 32 journeys over the first ~3 s left its first window, and
+ * every later window, which a rolling limit repeats, short of pages.)
+ */
+export function firstJourneyCap(input: { ceilingPagesPerSecond: number | null; fetchMs: number; demand: number }): number {
+  const ceiling = input.ceilingPagesPerSecond;
+  if (ceiling === null || !(ceiling > 0) || !(input.fetchMs > 0)) return SLOW_START_JOURNEYS;
+  const feeding = Math.ceil(ceiling * (input.fetchMs / 1000) * DEFAULT_HEADROOM);
+  return Math.max(SLOW_START_JOURNEYS, Math.min(feeding, input.demand));
+}
+
 export interface GrowthInput {
   /** The growth cap now (journeys never exceed it). */
   cap: number;

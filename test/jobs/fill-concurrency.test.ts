@@ -169,6 +169,34 @@ describe('journeys sized at run time', () => {
     await run.stop();
   });
 
+  it("a destination's known ceiling sets where the slow start begins: the journeys it needs at the count's latency", async () => {
+    const now = (): number => 0;
+    fx = await startFixture('fill-first-cap', { account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+    const source = openSource(config, fx.redis, fx.prefix, silentLogger);
+    clients.push(source);
+    await warm(source, 'warm-first-cap');
+    for (let i = 0; i < 3; i++) await source.count('companies', COMPANY_FILTER);
+    const countMs = source.searchTimings().countLatencyP50Ms!;
+    const deps: ControllerDeps = { source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now };
+    // 1,900 HubSpot requests / 10 s of 100 records: 190 pages/s, at ~40 ms a count
+    const run = new JourneyController({ ...deps, crmRecordsPerSecond: 19_000 });
+    await run.start();
+    await run.refresh();
+    const journeys = run.target();
+    const expected = Math.ceil(190 * (countMs / 1000) * 1.25);
+    expect(expected).toBeGreaterThan(4);
+    expect(run.sizing()!.cap).toBe(expected);
+    expect(journeys).toBe(Math.min(expected, run.sizing()!.demand));
+    await run.stop();
+    // without a ceiling the same run starts at 4
+    const plain = new JourneyController(deps);
+    await plain.start();
+    await plain.refresh();
+    expect(plain.target()).toBe(4);
+    await plain.stop();
+  });
+
   it('two whole runs on one account at once: every record once each, and no 429', async () => {
     fx = await startFixture('fill-two-runs', { account: { limits: { search: 40, count: 200, dictionary: 200 } }, salesIntel: { companies: 400, windowSeconds: 1 } });
     const two = COMPANY_SEARCH + COMPANY_SEARCH.replace('name: all-companies', 'name: all-companies-2').replace('field: prospect_sync_id', 'field: prospect_sync_id_2');

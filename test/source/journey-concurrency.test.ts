@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS, type GrowthInput, type SizingInput } from '../../src/source/journey-concurrency.js';
+import { firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS, type GrowthInput, type SizingInput } from '../../src/source/journey-concurrency.js';
 
 const base: SizingInput = { limit: 500, windowMs: 60_000, activeRuns: 1, fetchMs: 225, writeMs: 0, max: 256, headroom: 1.25 };
 
@@ -103,5 +103,22 @@ describe('growJourneys (slow start: the cap on journeys per step)', () => {
     expect(growJourneys({ ...step, cap: 7, boundBefore: true })).toBe(8);
     expect(growJourneys({ ...step, cap: 16, boundBefore: true })).toBe(20);
     expect(growJourneys({ ...step, cap: 16, boundBefore: true, stepWriteMs: 600 })).toBe(16);
+  });
+});
+
+describe('firstJourneyCap (where the slow start begins)', () => {
+  it('4 without a known destination ceiling', () => {
+    expect(firstJourneyCap({ ceilingPagesPerSecond: null, fetchMs: 800, demand: 41 })).toBe(SLOW_START_JOURNEYS);
+  });
+
+  it("with a ceiling: the journeys that keep it busy at the count's latency, never above the sizing's figure, never below 4", () => {
+    // HubSpot at 190 requests / 10 s = 19 pages/s; at 800 ms a page: 19 x 0.8 x 1.25 = 19 journeys (was 4, then 8, 16, 32)
+    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 800, demand: 41 })).toBe(19);
+    // the source asks for fewer (a small package): that figure
+    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 800, demand: 10 })).toBe(10);
+    // a quick API: the ceiling needs fewer than 4 in flight; the slow start's 4 stays the floor
+    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 50, demand: 41 })).toBe(SLOW_START_JOURNEYS);
+    // no latency known
+    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 0, demand: 41 })).toBe(SLOW_START_JOURNEYS);
   });
 });

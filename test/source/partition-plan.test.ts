@@ -222,4 +222,22 @@ describe('the partition plan for a walk sized at run time', () => {
     const key = (p: Partition): string => JSON.stringify(p.filter);
     expect(resumed.map(key).sort()).toEqual(whole.map(key).sort());
   });
+
+  it('many journeys: the first round of counts gives every journey a partition, and leaves half the budget for later rounds', async () => {
+    fx = await sourceFixture({ companies: 60_000, persons: 1000, ...account });
+    const filter = { company: { headcount: { gte: 1 } } };
+    const total = await fx.client.count('companies', filter);
+    // 19 journeys and the count budget of a 2,000 searches/min package (half its 333 counts per 10 s)
+    const journeys = 19;
+    const maxCounts = 166;
+    const pieceRecords = Math.max(200, Math.min(100 * journeys, Math.floor(total / (8 * journeys)))); // plan-run.ts
+    const progress: PartitionProgress[] = [];
+    const parts = await fx.client.partition('companies', filter, { pieceRecords, journeys, total, maxCounts, onProgress: (p) => progress.push(structuredClone(p)) });
+    // progress[0] comes before the first round's counts, progress[1] after them: by then a partition per journey
+    // (with the former 32 ranges none was settled yet, and the walk waited for a second round)
+    expect(progress[1]!.settled.length).toBeGreaterThanOrEqual(journeys);
+    expect(maxCounts - progress[1]!.countsLeft).toBeLessThanOrEqual(maxCounts / 2);
+    expect(sum(countsOf(parts))).toBe(total);
+    expect(await Promise.all(parts.map((p) => fx!.client.count('companies', p.filter)))).toEqual(countsOf(parts));
+  });
 });
