@@ -6,6 +6,7 @@
  */
 import type { SyncProcessor } from '../src/queue/job-data.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
+import { destinationCeiling } from '../src/crm/destination-ceiling.js';
 import { openDestination, type Destination } from './sync-search/open-destination.js';
 import { openSoon } from './sync-search/open-soon.js';
 import { startPlan, type PlanStart, type RunPlan } from './sync-search/plan-run.js';
@@ -78,7 +79,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       // follow the account's limit, the page latency, the CRM's pace and the account's other runs.
       const { plan } = start;
       const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
-        crmRecordsPerSecond: dest.sink.recordsPerSecond?.() ?? null, logger: run.logger,
+        crmRecordsPerSecond: destinationCeiling(resolved.destination), logger: run.logger,
       });
       await concurrency.start();
       const walked = await walkPartitions({

@@ -2,7 +2,7 @@
  * Journeys walked at once by one run, re-sized as the run learns (rule: src/source/journey-concurrency.ts).
  * Inputs: the account's search limit (the shared governor's learned RateLimit-* figures), the run's page latency
  * (p90 of its last 64 search requests), the write time per page (p10: the CRM's service time; p90 above it and
- * above the page latency means writes queue), the destination's configured rate (`CrmSink.recordsPerSecond`: a
+ * above the page latency means writes queue), the destination's configured rate (`destinationCeiling`: a
  * HubSpot portal never takes more than its requests per 10 s allow, known before the first write), and how many
  * runs share the account's allowance: each run beats in a per-account registry in Redis (next to the governor's
  * state) and sizes for limit / active runs.
@@ -55,7 +55,7 @@ async function searchRate(source: SourceClient, config: AppConfig): Promise<{ li
  * Journeys a run starts with: before any page, the count's latency stands in for the page latency; a destination's
  * known ceiling (records per second) bounds the figure as it bounds the walk's (`sizeJourneys`).
  */
-export async function planJourneys(source: SourceClient, config: AppConfig, countMs: number | null, crmRecordsPerSecond: number | null = null): Promise<number> {
+export async function planJourneys(source: SourceClient, config: AppConfig, countMs: number | null, crmRecordsPerSecond: number | null): Promise<number> {
   const { limit, windowMs } = await searchRate(source, config);
   return sizeJourneys({
     limit, windowMs, activeRuns: 1, fetchMs: countMs ?? DEFAULT_LATENCY_MS, writeMs: 0, max: maxJourneys(config),
@@ -73,7 +73,7 @@ export interface ControllerDeps {
   /** The plan's first figure and the bound. */
   initial: number;
   max: number;
-  /** The destination's ceiling (`CrmSink.recordsPerSecond`); null when it has none. */
+  /** The destination's ceiling in records per second (`destinationCeiling`); null when it has none. */
   crmRecordsPerSecond?: number | null;
   /** The clock (ms, monotonic); tests step it. Default `performance.now`. */
   now?: () => number;
@@ -106,6 +106,8 @@ export class JourneyController {
   private activeRuns = 1;
   private readonly now: () => number;
   private startedAt: number;
+  /** The destination's ceiling in pages per second (null: none). */
+  private readonly ceilingPagesPerSecond: number | null;
   /** Slow start: the cap on journeys, and the current step's writes (time per page). */
   private cap: number;
   private step: { at: number; writeMs: MovingPercentile };
@@ -129,9 +131,9 @@ export class JourneyController {
     this.now = deps.now ?? (() => performance.now());
     this.startedAt = this.now();
     this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
-    const ceiling = deps.crmRecordsPerSecond ? deps.crmRecordsPerSecond / deps.pageSize : null;
+    this.ceilingPagesPerSecond = deps.crmRecordsPerSecond ? deps.crmRecordsPerSecond / deps.pageSize : null;
     const fetchMs = deps.source.searchTimings().countLatencyP50Ms ?? DEFAULT_LATENCY_MS;
-    this.cap = firstJourneyCap({ ceilingPagesPerSecond: ceiling, fetchMs, demand: deps.initial });
+    this.cap = firstJourneyCap({ ceilingPagesPerSecond: this.ceilingPagesPerSecond, fetchMs, demand: deps.initial });
     this.current = Math.max(1, Math.min(deps.max, deps.initial, this.cap));
     this.peak = this.current;
   }
@@ -202,7 +204,7 @@ export class JourneyController {
     const writesQueue = this.writes.count >= 8 && writeP50Ms > fetchP90Ms && writeP50Ms > 4 * writeP10Ms;
     // The governor makes most requests sleep (its Redis round trip alone is not waiting).
     const sourceWaits = (timing.waitP50Ms ?? 0) > Math.max(10, 0.1 * fetchP90Ms);
-    const ceilingPagesPerSecond = this.deps.crmRecordsPerSecond ? this.deps.crmRecordsPerSecond / this.deps.pageSize : null;
+    const { ceilingPagesPerSecond } = this;
     // A CRM whose ceiling is known is sized for from it, not from its measured pace: behind a window that lets requests
     // go in bursts, the pace it passed is the pages the journeys brought, and shrinking to it starves the CRM (2,000
     // searches/min at 800 ms into HubSpot: 15 journeys for a pace of 14 pages/s of its 19, 0.71 of its ceiling).

@@ -41,12 +41,6 @@ export interface CrmSink {
   /** Records per upsert call the sink wants for a run of this many records (Salesforce switches to Bulk API 2.0). */
   preferredBatchSize(runVolume: number): number;
   /**
-   * The most records per second the CRM takes from this sink (its configured request rate x records per request),
-   * or null when it sets no short-window limit (Salesforce: a daily allowance). An upper bound: reads, links and a
-   * learned lower limit only make it slower. Optional for test doubles.
-   */
-  recordsPerSecond?(): number | null;
-  /**
    * The CRM instance records land in (`hubspot:<portalId>`, `salesforce:<orgId>`): change hashes and rejects are
    * kept per instance, so a new or restored portal/org gets a full sync. Optional for test doubles.
    */

@@ -49,9 +49,13 @@ export function sizeJourneys(input: SizingInput): number {
   // A ceiling is sized for at twice its rate: the destination binds there, and must never wait for pages (journeys
   // switching partitions, partial writes held for packing); the extra journeys wait in the CRM's governor.
   const rate = Math.min(share, positive(queued), CEILING_SLACK * positive(input.ceilingPagesPerSecond));
-  const perPageSeconds = Math.max(input.fetchMs, input.writeMs, 1) / 1000;
-  const journeys = Math.ceil(rate * perPageSeconds * (input.headroom ?? DEFAULT_HEADROOM));
+  const journeys = inFlight(rate, Math.max(input.fetchMs, input.writeMs, 1), input.headroom ?? DEFAULT_HEADROOM);
   return Math.max(1, Math.min(max, journeys));
+}
+
+/** Little's law: pages in flight for a page rate and a time per page, with headroom. */
+function inFlight(pagesPerSecond: number, msPerPage: number, headroom: number): number {
+  return Math.ceil(pagesPerSecond * (msPerPage / 1000) * headroom);
 }
 
 /** A moving percentile over the last `size` samples (a ring; sorting 64 numbers per read is cheap). */
@@ -123,8 +127,7 @@ export const SLOW_START_JOURNEYS = 4;
 export function firstJourneyCap(input: { ceilingPagesPerSecond: number | null; fetchMs: number; demand: number }): number {
   const ceiling = input.ceilingPagesPerSecond;
   if (ceiling === null || !(ceiling > 0) || !(input.fetchMs > 0)) return SLOW_START_JOURNEYS;
-  const feeding = Math.ceil(ceiling * (input.fetchMs / 1000) * DEFAULT_HEADROOM);
-  return Math.max(SLOW_START_JOURNEYS, Math.min(feeding, input.demand));
+  return Math.max(SLOW_START_JOURNEYS, Math.min(inFlight(ceiling, input.fetchMs, DEFAULT_HEADROOM), input.demand));
 }
 
 export interface GrowthInput {

@@ -38,11 +38,6 @@ export interface HubSpotSink extends CrmSink {
   identity(options?: { signal?: AbortSignal }): Promise<string>;
 }
 
-/** Records per second a portal takes at most: its private app's requests per 10 s (default 100), a batch of 100 each. */
-export function hubspotRecordsPerSecond(requestsPer10s: number | undefined): number {
-  return ((requestsPer10s ?? 100) / 10) * HUBSPOT_BATCH_SIZE;
-}
-
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
   const log = options.logger ?? silentLogger;
   const { client, close } = createHubSpotClient(options.accessToken, options.baseUrl);
@@ -84,8 +79,6 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     },
 
     preferredBatchSize: () => HUBSPOT_BATCH_SIZE,
-
-    recordsPerSecond: () => hubspotRecordsPerSecond(options.requestsPer10s),
 
     identity: async (callOptions) => `hubspot:${await hubspotPortalId(caller, callOptions?.signal)}`,
 

@@ -99,11 +99,6 @@ export class SalesforceSink implements CrmSink {
     return this.conn.limitInfo?.apiUsage;
   }
 
-  /** Salesforce limits API calls per 24 h (the share guard), not per second: no short-window ceiling. */
-  recordsPerSecond(): null {
-    return null;
-  }
-
   preferredBatchSize(runVolume: number): number {
     // Collections: one call per lane, so a single upsert keeps every lane busy.
     return this.usesBulk(runVolume) ? (this.options.bulkBatchSize ?? 10_000) : COLLECTION_SIZE * this.concurrency;
