@@ -49,7 +49,7 @@ function reset(): void {
     hubspotPeak = 0;
   }
   if (salesforce) {
-    Object.assign(salesforce.stats, { requests: {}, statuses: {}, collectionSizes: [] });
+    Object.assign(salesforce.stats, { requests: {}, statuses: {}, collectionSizes: [], peakInFlight: {} });
     salesforceUsageBase = salesforce.stats.apiUsage;
   }
 }

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AppConfig } from '../../src/config/index.js';
 import type { SourceClient } from '../../src/source/index.js';
-import { firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys } from '../../src/source/journey-concurrency.js';
+import { endGameJourneys, firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys } from '../../src/source/journey-concurrency.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { RateGovernor } from '../../src/shared/rate-governor.js';
 
@@ -123,6 +123,7 @@ export class JourneyController {
   private resizedAt = Number.NEGATIVE_INFINITY;
   private current: number;
   private last: Sizing | null = null;
+  private endGameLogged = false;
   /** Highest figure the walk was allowed during the run. */
   peak: number;
 
@@ -226,6 +227,23 @@ export class JourneyController {
     this.current = journeys;
     this.peak = Math.max(this.peak, journeys);
     this.last = { journeys, demand, cap: this.cap, activeRuns: this.activeRuns, ...this.rate, fetchP90Ms, writeP10Ms, writesQueue, sourceWaits, queuedPagesPerSecond };
+    return journeys;
+  }
+
+  /**
+   * Journeys for the run's last window (`endGameJourneys`): every partition left, once all the searches the run still
+   * needs fit in one window of its share; 0 before.
+   */
+  endGame(left: { pages: number; partitions: number; recordsPerJourney: number }): number {
+    if (!this.rate) return 0;
+    const journeys = Math.min(this.deps.max, endGameJourneys({
+      remainingPages: left.pages, partitionsLeft: left.partitions, ...this.rate, activeRuns: this.activeRuns, ceilingPagesPerSecond: this.ceilingPagesPerSecond,
+      recordsPerJourney: left.recordsPerJourney,
+    }));
+    if (journeys > 0 && !this.endGameLogged) {
+      this.endGameLogged = true;
+      this.deps.logger?.debug({ journeys, remainingPages: left.pages, partitions: left.partitions, atMs: Math.round(this.now() - this.startedAt) }, 'last window: every partition left walks at once');
+    }
     return journeys;
   }
 

@@ -45,6 +45,8 @@ export interface PartitionFeed {
 /** What the walk asks of its concurrency control. */
 export interface WalkConcurrency {
   target(): number;
+  /** Journeys for the run's last window, from what is left of the run (0: not there yet). */
+  endGame?(left: { pages: number; partitions: number; recordsPerJourney: number }): number;
   pageFetched(): void;
   recordWrite(records: number, ms: number): void;
 }
@@ -71,7 +73,7 @@ function rank(err: unknown): number {
 /**
  * Walks every partition not done yet, in their order (the plan puts the largest first), with as many journeys at
  * once as `ctx.concurrency` says (re-asked whenever a journey ends and every 250 ms; fewer journeys take effect as
- * running ones finish their partition). In each journey page n+1 is fetched while page n is written, and the
+ * running ones finish their partition), or every partition left once the run's last window has come (its `endGame`). In each journey page n+1 is fetched while page n is written, and the
  * journey's checkpoint moves only after the CRM accepted page n: each journey holds at most one write batch and
  * one page fetched but unwritten, so a slow CRM slows the walk instead of filling memory. The first journey to
  * fail stops the others (after their batch in flight) and its error is thrown; the checkpoint keeps everything
@@ -106,7 +108,6 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   const stats: WalkStats = { peakJourneys: 0, peakUnwritten: 0, packedWrites: 0 };
   const gauge = { unwritten: 0, add(n: number): void { this.unwritten += n; stats.peakUnwritten = Math.max(stats.peakUnwritten, this.unwritten); } };
   const bound = ctx.mode === 'offset' ? 1 : Math.max(1, ctx.plan.maxParallelism);
-  const target = (): number => Math.min(bound, ctx.concurrency?.target() ?? ctx.plan.parallelism);
   // A streamed plan: the walk may run out of partitions before the split is done, and then waits for more.
   let planning = ctx.planning !== undefined;
   let wake: () => void = () => undefined;
@@ -114,17 +115,30 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   ctx.planning?.complete.then(() => { planning = false; }, (err: unknown) => { planning = false; fail(err); }).finally(() => wake());
 
   const running = new Set<Promise<void>>();
-  // A journey whose partition's last batch waits in the packer is done walking: another starts in its place.
-  const walking = (): number => running.size - packer.heldLastBatches;
+  // A journey whose partition's last batch waits in the packer (or is being written) is done walking: another starts in its place.
+  const walking = (): number => running.size - packer.finishedJourneys;
+  // Records fetched so far (earlier attempts' included): what is left of the run decides when its last window came.
+  let fetched = cp.counts.fetched;
+  const left = (): { pages: number; partitions: number; recordsPerJourney: number } => {
+    const partitions = queue.length + walking();
+    const pages = Math.ceil(Math.max(0, ctx.plan.target - fetched) / ctx.plan.pageSize) + partitions;
+    return { pages, partitions, recordsPerJourney: ctx.writeBatch + ctx.plan.pageSize };
+  };
+  const target = (): number => {
+    const sized = ctx.concurrency?.target() ?? ctx.plan.parallelism;
+    // Not while the split still adds partitions: what is left is not known yet.
+    const last = planning || ctx.mode === 'offset' ? 0 : (ctx.concurrency?.endGame?.(left()) ?? 0);
+    return Math.min(bound, Math.max(sized, last));
+  };
   const canStart = (): boolean => !stopped() && queue.length > 0 && walking() < target();
   const packer: WritePacker = new WritePacker({
     size: ctx.writeBatch, write: ctx.writeRecords, book: ctx.bookPage, stopped,
-    joinable: (held) => running.size > held || canStart(),
+    joinable: (waiting) => running.size > waiting || canStart(),
     onHold: () => wake(),
     onWrite: (records, ms) => ctx.concurrency?.recordWrite(records, ms),
   });
   const start = (index: number): void => {
-    const walk = walkPartition(ctx, index, stopped, queue, quota, gauge, packer).catch(fail);
+    const walk = walkPartition(ctx, index, stopped, queue, quota, gauge, packer, (records) => { fetched += records; }).catch(fail);
     const tracked = walk.finally(() => running.delete(tracked));
     running.add(tracked);
     stats.peakJourneys = Math.max(stats.peakJourneys, walking());
@@ -172,17 +186,18 @@ async function* until<T>(source: AsyncIterable<T>, stop: () => boolean): AsyncGe
 }
 
 /** Counts each page as it arrives from the API (before it waits in the prefetch buffer). */
-async function* counted(source: AsyncIterable<JourneyPage>, ctx: WalkContext, gauge: { add(n: number): void }): AsyncGenerator<JourneyPage> {
+async function* counted(source: AsyncIterable<JourneyPage>, ctx: WalkContext, gauge: { add(n: number): void }, onFetched: (records: number) => void): AsyncGenerator<JourneyPage> {
   for await (const page of source) {
     ctx.concurrency?.pageFetched();
     gauge.add(page.returned);
+    onFetched(page.returned);
     yield page;
   }
 }
 
 async function walkPartition(
   ctx: WalkContext, index: number, stopped: () => boolean, queue: number[], quota: RecordQuota | undefined, gauge: { add(n: number): void },
-  packer: WritePacker,
+  packer: WritePacker, onFetched: (records: number) => void,
 ): Promise<void> {
   const { signal } = ctx;
   const cp = ctx.checkpoint;
@@ -222,7 +237,7 @@ async function walkPartition(
   try {
     let stop: { error: unknown } | undefined;
     try {
-      for await (const page of prefetch(counted(until(journey, stopped), ctx, gauge), 1)) {
+      for await (const page of prefetch(counted(until(journey, stopped), ctx, gauge, onFetched), 1)) {
         pending.push(page);
         if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= ctx.writeBatch) await flush();
       }

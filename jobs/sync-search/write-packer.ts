@@ -8,7 +8,7 @@
  * A journey waits for its batch (its checkpoint moves only after the CRM took all of its records, as before), so
  * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
  * outcomes are split back per batch and each batch is booked as one page (counters, reveal bookkeeping, rejects).
- * A journey whose partition's last batch is held is done walking: the walk starts another one on the next partition
+ * A journey whose partition's last batch is held (or being written) is done walking: the walk starts another one on the next partition
  * to add to it (held records stay below one write and such a journey fetches nothing ahead, so this costs at most
  * one write of memory), which is what lets a run that needs a single journey (fast API, CRM-bound) still pack its
  * partitions' ends. Held records are
@@ -27,9 +27,12 @@ export interface PackerDeps {
   write(records: unknown[]): Promise<WriteResult>;
   /** Books one batch's share of the writes once all of its records were answered. */
   book(page: JourneyPage, result: WriteResult): Promise<void>;
-  /** Whether a journey could still add to the `held` batches held now (one walking, or one the walk can start). */
-  joinable(held: number): boolean;
-  /** A batch is now held: the walk may start a journey in its place. */
+  /**
+   * Whether a journey could still add to what is held: one walking, or one the walk can start. `waiting` journeys
+   * cannot: those with a batch held here, and those whose partition's last batch is being written.
+   */
+  joinable(waiting: number): boolean;
+  /** A batch is now held, or a partition's last batch is being written: the walk may start a journey in its place. */
   onHold?(): void;
   /** The walk stops: nothing new will come, write what is held. */
   stopped(): boolean;
@@ -66,6 +69,8 @@ export class WritePacker {
   private timer: NodeJS.Timeout | undefined;
   /** Writes that carried records of more than one batch (for the walk's figures). */
   packedWrites = 0;
+  /** Partitions' last batches handed to `write` and not answered yet (held here or being written). */
+  private finishing = 0;
 
   constructor(private readonly deps: PackerDeps) {}
 
@@ -74,9 +79,22 @@ export class WritePacker {
    * of 100 sends one full write now and holds 20). Resolves once booked.
    */
   async write(page: JourneyPage): Promise<void> {
+    if (!page.done) return this.pack(page);
+    // The journey has nothing more to fetch: the walk may start another in its place (told once the batch is in).
+    this.finishing += 1;
+    try {
+      await this.pack(page);
+    } finally {
+      this.finishing -= 1;
+    }
+  }
+
+  private async pack(page: JourneyPage): Promise<void> {
     const n = page.records.length;
     if (n % this.deps.size === 0) {
-      await this.deps.book(page, await this.timed(page.records));
+      const written = this.timed(page.records);
+      if (page.done) this.deps.onHold?.();
+      await this.deps.book(page, await written);
       return;
     }
     const done = new Promise<void>((resolve, reject) => {
@@ -87,15 +105,15 @@ export class WritePacker {
     await done;
   }
 
-  /** Held batches that end their partition: their journeys wait here with nothing more to fetch. */
-  get heldLastBatches(): number {
-    return this.held.reduce((n, h) => n + (h.page.done ? 1 : 0), 0);
+  /** Journeys done walking: their partition's last batch is held here or being written, nothing more to fetch. */
+  get finishedJourneys(): number {
+    return this.finishing;
   }
 
   /** Writes what fills a write, and everything held if no journey can add or the walk stops; re-arms the timer. */
   poke(): void {
     while (this.heldRecords() >= this.deps.size) this.emit();
-    if (this.held.length > 0 && (this.deps.stopped() || !this.deps.joinable(this.held.length))) this.flush();
+    if (this.held.length > 0 && (this.deps.stopped() || !this.deps.joinable(this.waiting()))) this.flush();
     this.arm();
   }
 
@@ -109,6 +127,14 @@ export class WritePacker {
   close(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  /**
+   * Journeys that will not add to what is held: those with a batch held, and those whose last batch is being
+   * written (counting them as able to add held the run's final remainder until the write before it came back).
+   */
+  private waiting(): number {
+    return this.held.length + this.finishing - this.held.reduce((n, h) => n + (h.page.done ? 1 : 0), 0);
   }
 
   private heldRecords(): number {

@@ -9,6 +9,7 @@ import { JourneyController, type ControllerDeps } from '../../jobs/sync-search/c
 import { openSource } from '../../jobs/sync-search/open-source.js';
 import { planRun } from '../../jobs/sync-search/plan-run.js';
 import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
+import type { RunPlan } from '../../jobs/sync-search/plan-run.js';
 import type { WalkStats } from '../../jobs/sync-search/walk-partitions.js';
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { parseConfig } from '../../src/config/index.js';
@@ -195,6 +196,26 @@ describe('journeys sized at run time', () => {
     await plain.refresh();
     expect(plain.target()).toBe(4);
     await plain.stop();
+  });
+
+  it("the run's last window: once every search left fits in one window of the allowance, every partition left walks at once", { timeout: 60_000 }, async () => {
+    // 300 searches per 60 s at 40 ms a page: Little's law asks 1 journey (and the API binds before HubSpot's 100
+    // requests per 10 s). 3,000 companies cut into partitions of at most 400 need ~40 searches, which one window
+    // grants at once: so once the split is done, every partition left walks.
+    fx = await startFixture('fill-end-game', { account: { limits: { search: 300, count: 300, dictionary: 300 } }, salesIntel: { companies: 3000, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH, '  pageSize: 100\n  parallelism: auto\n  maxJourneyRecords: 400'));
+    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+    fx.si.resetStats();
+    let walk: WalkStats | undefined;
+    let plan: RunPlan | undefined;
+    const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'end-game', onWalk: (w) => { walk = w; }, onPlan: (p) => { plan = p; } });
+    expect(summary).toMatchObject({ status: 'completed', created: expected.length, throttled: 0 });
+    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+    expect(plan!.partitions.length).toBeGreaterThanOrEqual(8);
+    // what the rate alone asks (and the slow start's first cap, 4) is far below the partitions
+    expect(plan!.parallelism).toBeLessThanOrEqual(2);
+    expect(walk!.peakJourneys).toBeGreaterThanOrEqual(6);
+    expect(fx.si.stats('worker').served429.search).toBe(0);
   });
 
   it('two whole runs on one account at once: every record once each, and no 429', async () => {

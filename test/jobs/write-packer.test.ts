@@ -104,7 +104,7 @@ describe('write packer', () => {
         return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
       },
       book: async () => undefined,
-      joinable: (held) => running > held || (queue.length > 0 && running - packer.heldLastBatches < 1),
+      joinable: (held) => running > held || (queue.length > 0 && running - packer.finishedJourneys < 1),
       onHold: () => { holds += 1; startNext(); },
       stopped: () => false,
     });
@@ -124,6 +124,37 @@ describe('write packer', () => {
     expect(writes).toEqual([100, 60]);
     expect(packer.packedWrites).toBe(2);
     expect(holds).toBeGreaterThanOrEqual(3);
+  });
+
+  it('the remainder of the last batches goes at once, next to the write that carries the rest, not after it', async () => {
+    // two journeys ending: a's 60 wait; b's 90 fill a write with them (a's 60 + b's first 40) and leave 50. Neither
+    // journey can add any more (a's last batch is being written), so the 50 go now, not once that write came back.
+    const writes: number[] = [];
+    let release: () => void = () => undefined;
+    const firstBack = new Promise<void>((resolve) => { release = resolve; });
+    let running = 2;
+    const packer = new WritePacker({
+      size: 100,
+      maxHoldMs: 10_000,
+      write: async (records) => {
+        writes.push(records.length);
+        if (writes.length === 1) await firstBack;
+        return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
+      },
+      book: async () => undefined,
+      joinable: (waiting) => running > waiting,
+      stopped: () => false,
+    });
+    const end = (p: JourneyPage) => packer.write(p).finally(() => { running -= 1; packer.poke(); });
+    const a = end(page('a', 60));
+    const b = end(page('b', 90));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(writes).toEqual([100, 50]);
+    expect(packer.finishedJourneys).toBe(2);
+    release();
+    await Promise.all([a, b]);
+    packer.close();
+    expect(packer.finishedJourneys).toBe(0);
   });
 
   it('a failed write fails every batch with a piece in it, and no batch is booked twice or half', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS, type GrowthInput, type SizingInput } from '../../src/source/journey-concurrency.js';
+import { END_GAME_MAX_UNWRITTEN, endGameJourneys, firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS, type GrowthInput, type SizingInput } from '../../src/source/journey-concurrency.js';
 
 const base: SizingInput = { limit: 500, windowMs: 60_000, activeRuns: 1, fetchMs: 225, writeMs: 0, max: 256, headroom: 1.25 };
 
@@ -120,5 +120,41 @@ describe('firstJourneyCap (where the slow start begins)', () => {
     expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 50, demand: 41 })).toBe(SLOW_START_JOURNEYS);
     // no latency known
     expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 0, demand: 41 })).toBe(SLOW_START_JOURNEYS);
+  });
+});
+
+describe("endGameJourneys (the run's last window)", () => {
+  // 83 searches per 10 s: a window's grants go out in its first 9 s (the Reset rounding allowance), 9.2 pages/s
+  const rate = { limit: 83, windowMs: 10_000, activeRuns: 1, recordsPerJourney: 900 };
+
+  it('0 while the searches left need more than one window, every partition left once they fit in one', () => {
+    expect(endGameJourneys({ ...rate, remainingPages: 84, partitionsLeft: 6 })).toBe(0);
+    expect(endGameJourneys({ ...rate, remainingPages: 83, partitionsLeft: 6 })).toBe(6);
+    expect(endGameJourneys({ ...rate, remainingPages: 12, partitionsLeft: 3 })).toBe(3);
+  });
+
+  it("with other runs on the account, only this run's share of a window counts", () => {
+    expect(endGameJourneys({ ...rate, activeRuns: 2, remainingPages: 50, partitionsLeft: 6 })).toBe(0);
+    expect(endGameJourneys({ ...rate, activeRuns: 2, remainingPages: 41, partitionsLeft: 6 })).toBe(6);
+  });
+
+  it("not when the destination's ceiling binds before the API (the journeys would only wait for the CRM)", () => {
+    // HubSpot at 190 / 10 s takes 19 pages/s: above the API's 9.2, the end game applies
+    expect(endGameJourneys({ ...rate, ceilingPagesPerSecond: 19, remainingPages: 40, partitionsLeft: 6 })).toBe(6);
+    // 2,000 searches per min (37 pages/s in a window's grantable part) into the same portal: the CRM binds
+    expect(endGameJourneys({ limit: 2000, windowMs: 60_000, activeRuns: 1, ceilingPagesPerSecond: 19, remainingPages: 400, partitionsLeft: 30, recordsPerJourney: 200 })).toBe(0);
+  });
+
+  it('never more journeys than hold END_GAME_MAX_UNWRITTEN records between them (a fast package into Bulk API 2.0)', () => {
+    // 10,000 searches per min into Salesforce (no ceiling), batches of 10,000 records + a page: 9 journeys, not 150
+    const fast = { limit: 10_000, windowMs: 60_000, activeRuns: 1, remainingPages: 8_000, partitionsLeft: 150 };
+    expect(endGameJourneys({ ...fast, recordsPerJourney: 10_100 })).toBe(Math.floor(END_GAME_MAX_UNWRITTEN / 10_100));
+    expect(endGameJourneys({ ...fast, recordsPerJourney: 10_100 })).toBe(9);
+    expect(endGameJourneys({ ...fast, recordsPerJourney: 200 })).toBe(150);
+  });
+
+  it('nothing to spread with one partition left, or without a known rate', () => {
+    expect(endGameJourneys({ ...rate, remainingPages: 5, partitionsLeft: 1 })).toBe(0);
+    expect(endGameJourneys({ ...rate, limit: 0, remainingPages: 5, partitionsLeft: 4 })).toBe(0);
   });
 });

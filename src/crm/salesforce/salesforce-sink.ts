@@ -12,6 +12,7 @@ import { SalesforceAuthError, SalesforceDailyLimitError, SalesforceRequestError,
 import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type RetryOptions } from './salesforce-call-policy.js';
 import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
 import { inQueries } from './soql-literal.js';
+import { inLanes } from '../../shared/in-lanes.js';
 
 export interface SalesforceSinkOptions {
   loginUrl: string;
@@ -114,8 +115,10 @@ export class SalesforceSink implements CrmSink {
     const wanted = new Map(keys.map((k) => [k.toLowerCase(), k]));
     const select = [...new Set(['Id', name(target.matchField), ...fields.map(name)])];
     const out = new Map<string, Record<string, CrmValue>>();
-    for (const soql of inQueries(select, target.object, target.matchField, [...new Set(keys)])) {
-      const result = await this.call(async () => await this.conn.query<Record<string, CrmValue>>(soql), options?.signal);
+    // The queries of one read go out in the upsert's lanes: one after another they put their latencies end to end.
+    const results = await inLanes(inQueries(select, target.object, target.matchField, [...new Set(keys)]), this.concurrency,
+      (soql) => this.call(async () => await this.conn.query<Record<string, CrmValue>>(soql), options?.signal));
+    for (const result of results) {
       for (const row of result.records) {
         const key = wanted.get(String(row[name(target.matchField)] ?? '').toLowerCase());
         if (key !== undefined) out.set(key, Object.fromEntries(fields.map((f) => [f, row[name(f)] ?? null])));
@@ -263,27 +266,14 @@ export class SalesforceSink implements CrmSink {
   }
 
   private async upsertCollections(target: ObjectTarget, records: CrmRecord[], link: { relationship: string; field: string } | undefined, signal?: AbortSignal): Promise<UpsertOutcome[]> {
-    const batches = chunks(records, COLLECTION_SIZE);
-    const results: UpsertOutcome[][] = new Array<UpsertOutcome[]>(batches.length);
-    let next = 0;
-    let failed = false;
-    const lane = async (): Promise<void> => {
-      for (let i = next++; i < batches.length && !failed; i = next++) {
-        const chunk = batches[i]!;
-        const saved = await this.call(
-          () => this.conn.upsert(target.object, chunk.map((r) => this.payload(target, r, link)) as never[], target.matchField, { allOrNone: false }),
-          signal,
-        ) as unknown as SaveResultLike[];
-        results[i] = chunk.map((record, j) => outcomeOf(record, saved[j]));
-      }
-    };
     // On the first failure the other lanes finish their call in flight and stop: nothing keeps writing after we throw.
-    const settled = await Promise.allSettled(Array.from({ length: Math.min(this.concurrency, batches.length) }, () => lane().catch((err: unknown) => {
-      failed = true;
-      throw err;
-    })));
-    const rejection = settled.find((r) => r.status === 'rejected');
-    if (rejection) throw rejection.reason;
+    const results = await inLanes(chunks(records, COLLECTION_SIZE), this.concurrency, async (chunk) => {
+      const saved = await this.call(
+        () => this.conn.upsert(target.object, chunk.map((r) => this.payload(target, r, link)) as never[], target.matchField, { allOrNone: false }),
+        signal,
+      ) as unknown as SaveResultLike[];
+      return chunk.map((record, j) => outcomeOf(record, saved[j]));
+    });
     return results.flat();
   }
 

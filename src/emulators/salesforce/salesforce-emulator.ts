@@ -33,6 +33,8 @@ export interface SalesforceEmulatorStats {
   statuses: Record<number, number>;
   /** Records per collections request, in arrival order. */
   collectionSizes: number[];
+  /** Most requests of one route label being served at once (arrived, not yet answered). */
+  peakInFlight: Record<string, number>;
 }
 
 export interface SalesforceEmulator {
@@ -61,7 +63,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
   const orgId = options.orgId ?? ORG_ID;
   const lifetimeMs = (options.tokenLifetimeSeconds ?? 7200) * 1000;
   const limit = options.apiDailyLimit ?? 1_000_000;
-  const stats: SalesforceEmulatorStats = { apiUsage: options.apiUsageStart ?? 0, tokensIssued: 0, requests: {}, statuses: {}, collectionSizes: [] };
+  const stats: SalesforceEmulatorStats = { apiUsage: options.apiUsageStart ?? 0, tokensIssued: 0, requests: {}, statuses: {}, collectionSizes: [], peakInFlight: {} };
   const random = seededRandom();
   const bulk = new BulkIngest(store, {
     processingDelayMs: options.bulkProcessingDelayMs ?? 20,
@@ -240,6 +242,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     }
   };
 
+  const inFlight = new Map<string, number>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -248,6 +251,9 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       const parsed = new URL(req.url ?? '/', 'http://emulator');
       const label = `${req.method} ${routeLabel(parsed.pathname)}`;
       stats.requests[label] = (stats.requests[label] ?? 0) + 1;
+      inFlight.set(label, (inFlight.get(label) ?? 0) + 1);
+      stats.peakInFlight[label] = Math.max(stats.peakInFlight[label] ?? 0, inFlight.get(label) ?? 0);
+      res.on('close', () => inFlight.set(label, (inFlight.get(label) ?? 1) - 1));
       const handle = (): void => {
         try {
           if (parsed.pathname === '/services/oauth2/token') return token(req, res, body);

@@ -117,6 +117,15 @@ describe('collections upsert', () => {
     expect(current.get('acc-449')).toEqual({ Name: 'Company 449' });
     expect(emulator.stats.requests['GET query']).toBe(3);
   });
+  test("readCurrent's queries go out side by side (the upsert's lanes), not one after another", async () => {
+    const { sink, emulator } = await start();
+    await sink.upsert(ACCOUNTS, accounts(800));
+    emulator.faults.latencyMs = 50;
+    const current = await sink.readCurrent(ACCOUNTS, accounts(800).map((r) => r.key), ['Name']);
+    expect(current.size).toBe(800);
+    expect(emulator.stats.requests['GET query']).toBe(4);
+    expect(emulator.stats.peakInFlight['GET query']).toBe(4);
+  });
 });
 
 describe('sessions, limits and faults', () => {
