@@ -236,10 +236,11 @@ export class JourneyController {
    */
   endGame(left: { pages: number; partitions: number; recordsPerJourney: number }): number {
     if (!this.rate) return 0;
-    const journeys = Math.min(this.deps.max, endGameJourneys({
+    // The walk bounds it by `source.parallelism`, as it bounds the sized figure.
+    const journeys = endGameJourneys({
       remainingPages: left.pages, partitionsLeft: left.partitions, ...this.rate, activeRuns: this.activeRuns, ceilingPagesPerSecond: this.ceilingPagesPerSecond,
       recordsPerJourney: left.recordsPerJourney,
-    }));
+    });
     if (journeys > 0 && !this.endGameLogged) {
       this.endGameLogged = true;
       this.deps.logger?.debug({ journeys, remainingPages: left.pages, partitions: left.partitions, atMs: Math.round(this.now() - this.startedAt) }, 'last window: every partition left walks at once');

@@ -130,11 +130,12 @@ export class WritePacker {
   }
 
   /**
-   * Journeys that will not add to what is held: those with a batch held, and those whose last batch is being
-   * written (counting them as able to add held the run's final remainder until the write before it came back).
+   * Journeys that will not add to what is held: those with a batch held here, and those whose partition's last
+   * batch is held or being written (counting the latter as able to add held the run's final remainder until the
+   * write before it came back).
    */
   private waiting(): number {
-    return this.held.length + this.finishing - this.held.reduce((n, h) => n + (h.page.done ? 1 : 0), 0);
+    return this.held.reduce((n, h) => n + (h.page.done ? 0 : 1), 0) + this.finishing;
   }
 
   private heldRecords(): number {

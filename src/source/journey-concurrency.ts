@@ -81,9 +81,9 @@ export const END_GAME_MAX_UNWRITTEN = 100_000;
 
 /**
  * The run's last window: once every search the run still needs fits in one window of its share of the allowance,
- * every partition left walks at once (the window lets its grants go at once anyway). The pages that spill into the
- * next window are then spread over all of them, not left as one long partition's last pages, fetched one after
- * another behind the window's reset (Salesforce collections at 83 / 10 s: a 7-page chain after the last reset).
+ * every partition left walks at once (the window lets its grants go at once anyway, while Little's law sizes for its
+ * sustained rate): a run that fits in one window uses it at once (20,000 companies at 500 / 60 s: 17.7 -> 12.5 s),
+ * and the pages that spill into the next window are spread over every partition left.
  * Not when the destination's ceiling binds before the source's allowance: the extra journeys would only wait for
  * the CRM. Never more journeys than hold `END_GAME_MAX_UNWRITTEN` records between them. 0 when the end game has not
  * come (the sizing rule alone then applies).
