@@ -47,7 +47,10 @@ export interface DestinationPort<S extends DestinationSchema = DestinationSchema
    * partition's last write is partial, so smaller pieces would spend the CRM's large writes on small ones.
    */
   readonly minPartitionRecords?: number;
-  /** Error codes (of its sink) that mean an allowance is used up: the run stops cleanly and is retried later. */
+  /**
+   * Error codes of its sink, besides the shared `crm_daily_limit`, that mean an allowance is used up: the run stops
+   * cleanly and is retried later.
+   */
   readonly limitCodes?: readonly string[];
   /** Opens the sink (loading the CRM's client now). Members a step before the run needs (checks, probes) sit beside it. */
   open(config: z.output<S>, context: DestinationContext): Promise<CrmSink>;

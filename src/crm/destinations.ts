@@ -5,10 +5,11 @@
  */
 import type { CrmSink } from './crm-sink.js';
 import type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
+import { DestinationTypeError } from './errors.js';
 import { hubspotDestination } from './hubspot/destination.js';
 import { salesforceDestination } from './salesforce/destination.js';
 
-/** The code every sink's daily-limit error carries (`CrmDailyLimitError`): an allowance used up, whatever the CRM. */
+/** The code every sink's daily-limit error carries (`CrmDailyLimitError`): an allowance used up, whatever the CRM. Ports list only other codes. */
 const DAILY_LIMIT_CODE = 'crm_daily_limit';
 
 let ports: readonly DestinationPort[] = [port(hubspotDestination), port(salesforceDestination)];
@@ -20,7 +21,9 @@ function port<S extends DestinationSchema>(p: DestinationPort<S>): DestinationPo
 
 /** Adds a port; its type must be new. Returns a function that removes it again. */
 export function registerDestination<S extends DestinationSchema>(added: DestinationPort<S>): () => void {
-  if (ports.some((p) => p.type === added.type)) throw new Error(`a destination type '${added.type}' is already registered`);
+  if (ports.some((p) => p.type === added.type)) {
+    throw new DestinationTypeError(`a destination type '${added.type}' is already registered`, { type: added.type, known: ports.map((p) => p.type) });
+  }
   const erased = port(added);
   ports = [...ports, erased];
   return () => {
@@ -36,7 +39,10 @@ export function destinationPorts(): readonly DestinationPort[] {
 /** The port of a destination type; throws on a type no port has (the config schema lets none through). */
 export function destinationPort(type: string): DestinationPort {
   const found = ports.find((p) => p.type === type);
-  if (!found) throw new Error(`no destination type '${type}' is registered (known: ${ports.map((p) => p.type).join(', ')})`);
+  if (!found) {
+    const known = ports.map((p) => p.type);
+    throw new DestinationTypeError(`no destination type '${type}' is registered (known: ${known.join(', ')})`, { type, known });
+  }
   return found;
 }
 

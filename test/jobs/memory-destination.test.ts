@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { RunFailedError } from '../../jobs/sync-search/run-errors.js';
 import { ConfigError } from '../../src/config/index.js';
-import { registerDestination, type CrmRecord, type CrmSink, type CrmValue, type DestinationPort, type ObjectTarget, type UpsertOutcome } from '../../src/crm/index.js';
+import { destinationPort, registerDestination, type CrmRecord, type CrmSink, type CrmValue, type DestinationPort, type ObjectTarget, type UpsertOutcome } from '../../src/crm/index.js';
 import { SOURCE_YAML, startFixture, type Fixture } from './sync-fixture.js';
 
 /** What the in-memory CRM holds: per object, records by match key (keys compare exactly). */
@@ -141,5 +141,10 @@ describe('a destination registered from outside (src/crm/destinations.ts)', () =
     expect(() => fx.config(yaml(ORGANIZATIONS).replace('    keyField: external_id\n', ''))).toThrow(/required \(or set externalIdField on a salesforce destination or set keyField on a memory destination\)/);
     // A used-up allowance of this CRM stops the run for a later retry, as the built-in CRMs' do.
     expect(new RunFailedError('organizations', { code: 'memory_quota_used', message: 'quota' }).retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('a type is registered once; a type no port knows is a config error', () => {
+    expect(() => registerDestination(memoryDestination)).toThrow(expect.objectContaining({ code: 'config_invalid', message: "a destination type 'memory' is already registered" }));
+    expect(() => destinationPort('nowhere')).toThrow(expect.objectContaining({ code: 'config_invalid', message: "no destination type 'nowhere' is registered (known: hubspot, salesforce, memory)" }));
   });
 });

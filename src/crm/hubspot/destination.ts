@@ -19,7 +19,6 @@ export const hubspotDestination: DestinationPort<typeof configSchema> = {
   objects: { companies: ['companies'], persons: ['contacts'] },
   // A portal's private-app requests per 10 s, a batch of records each.
   ceiling: (config) => (config.requestsPer10s / 10) * HUBSPOT_BATCH_SIZE,
-  limitCodes: ['crm_daily_limit'],
   async open(config, { redis, keyPrefix, logger }) {
     const { createHubSpotSink } = await import('./hubspot-sink.js');
     return createHubSpotSink({ accessToken: config.accessToken, baseUrl: config.baseUrl, requestsPer10s: config.requestsPer10s, logger, redis, keyPrefix });

@@ -28,7 +28,8 @@ export const salesforceDestination: DestinationPort<typeof configSchema> = {
   // Each piece holds at least one whole write (Bulk API 2.0 above `bulkThreshold`): smaller pieces would turn bulk
   // jobs into collection calls.
   minPartitionRecords: MIN_PARTITION_RECORDS,
-  limitCodes: ['crm_daily_limit', 'crm_api_share_exceeded'],
+  // Our own cap on its share of the org's daily allowance (`maxApiShare`), besides the daily limit itself.
+  limitCodes: ['crm_api_share_exceeded'],
   async open(config, { redis, keyPrefix, logger }) {
     // Loaded only here: jsforce is a large package (memory and start-up CPU) that runs into other CRMs do not need.
     const { SalesforceSink } = await import('./salesforce-sink.js');
