@@ -1,6 +1,6 @@
 /** Rules that relate several fields of the config; the schema has already checked each field alone. */
 // CRM facts (objects per destination type, match-field defaults) are the crm layer's: asked, not repeated here.
-import { defaultMatchField, destinationPorts, objectsFor, objectsOf } from '../crm/destinations.js';
+import { defaultMatchField, matchFieldDefaults, objectsFor, objectsOf } from '../crm/destinations.js';
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
@@ -98,7 +98,7 @@ function checkPersonOnly(search: ParsedSearch, at: ConfigPath, config: ParsedCon
 
 /** The issue of a search with no match field: required, unless a destination key (of some CRM) gives a default. */
 function matchFieldRequired(): string {
-  const keys = destinationPorts().flatMap((p) => (p.matchFieldKey === undefined ? [] : [`set ${p.matchFieldKey} on a ${p.type} destination`]));
+  const keys = matchFieldDefaults().map(({ type, key }) => `set ${key} on a ${type} destination`);
   return keys.length === 0 ? 'required' : `required (or ${keys.join(' or ')})`;
 }
 

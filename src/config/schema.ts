@@ -6,8 +6,8 @@
 import { z } from 'zod';
 // The destination types and their config blocks are the crm layer's (one port per CRM, listed in its registry; the
 // port modules hold no client). Likewise the one list of transforms, owned by the mapping code that applies them.
-import type { DestinationConfig, DestinationSchema } from '../crm/destination-port.js';
-import { destinationPorts } from '../crm/destinations.js';
+import type { DestinationConfig, DestinationPort, DestinationSchema } from '../crm/destination-port.js';
+import { destinationPorts, matchFieldDefaults } from '../crm/destinations.js';
 import { TRANSFORMS } from '../crm/transforms.js';
 import { httpUrl, isSecretField, nonEmpty, nonNegInt, posInt, secret } from './config-fields.js';
 
@@ -65,12 +65,12 @@ const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const slug = z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64);
 
 /** `matchOn.field`'s help text: which destination key gives a default, per destination type that has one. */
-function matchFieldDescription(ports: ReturnType<typeof destinationPorts>): string {
-  const defaults = ports.flatMap((p) => (p.matchFieldKey === undefined ? [] : [`a ${p.type} destination's ${p.matchFieldKey}`]));
+function matchFieldDescription(): string {
+  const defaults = matchFieldDefaults().map(({ type, key }) => `a ${type} destination's ${key}`);
   return defaults.length === 0 ? 'CRM unique field' : `CRM unique field; defaults to ${defaults.join(' or ')}`;
 }
 
-const savedSearchSchema = (ports: ReturnType<typeof destinationPorts>) => z.strictObject({
+const savedSearchSchema = () => z.strictObject({
   name: slug,
   segment: nonEmpty,
   entity: z.enum(['companies', 'persons']),
@@ -87,7 +87,7 @@ const savedSearchSchema = (ports: ReturnType<typeof destinationPorts>) => z.stri
   destination: nonEmpty,
   object: nonEmpty,
   matchOn: z.strictObject({
-    field: nonEmpty.optional().describe(matchFieldDescription(ports)),
+    field: nonEmpty.optional().describe(matchFieldDescription()),
     from: nonEmpty.describe('record path'),
   }),
   fields: z.record(nonEmpty, fieldMapping),
@@ -156,14 +156,16 @@ const alertsSchema = z.strictObject({
   staleAfterPeriods: posInt.optional().describe('alert when a scheduled search has not completed for this many schedule periods'),
 });
 
+type Ports = readonly DestinationPort[];
+
 /** One destination block: the branch of its `type` among the registered CRMs (`src/crm/destinations.ts`). */
-function destinationSchema(ports: ReturnType<typeof destinationPorts>): z.ZodType<DestinationConfig> {
-  const [first, ...rest] = ports.map((p): DestinationSchema => p.configSchema);
-  if (!first) throw new Error('no destination type is registered');
-  return z.discriminatedUnion('type', [first, ...rest]) as unknown as z.ZodType<DestinationConfig>;
+function destinationSchema(ports: Ports): z.ZodType<DestinationConfig> {
+  // Never empty: the registry starts with the built-in CRMs and removes only what was added.
+  const branches = ports.map((p): DestinationSchema => p.configSchema) as [DestinationSchema, ...DestinationSchema[]];
+  return z.discriminatedUnion('type', branches) as unknown as z.ZodType<DestinationConfig>;
 }
 
-const buildConfigSchema = (ports: ReturnType<typeof destinationPorts>) => z.strictObject({
+const buildConfigSchema = (ports: Ports) => z.strictObject({
   source: sourceSchema,
   destinations: z.record(slug, destinationSchema(ports)),
   reveal: z
@@ -172,7 +174,7 @@ const buildConfigSchema = (ports: ReturnType<typeof destinationPorts>) => z.stri
       refreshAfterDays: posInt.default(180).describe('a person\'s contacts are revealed (paid) again after this many days'),
     })
     .prefault({}),
-  searches: z.array(savedSearchSchema(ports)).min(1),
+  searches: z.array(savedSearchSchema()).min(1),
   worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
   server: z
     .strictObject({
@@ -184,7 +186,7 @@ const buildConfigSchema = (ports: ReturnType<typeof destinationPorts>) => z.stri
   alerts: alertsSchema.optional(),
 });
 
-let built: { ports: ReturnType<typeof destinationPorts>; schema: ReturnType<typeof buildConfigSchema> } | undefined;
+let built: { ports: Ports; schema: ReturnType<typeof buildConfigSchema> } | undefined;
 
 /** The config file's schema for the destination types registered now (built again when that list changes). */
 export function configSchema(): ReturnType<typeof buildConfigSchema> {

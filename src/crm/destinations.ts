@@ -62,6 +62,11 @@ export function companyObjectOf(type: string): string {
   return destinationPort(type).objects.companies[0] as string;
 }
 
+/** The destination types whose block gives searches a default match field, and that block's key. */
+export function matchFieldDefaults(): { type: string; key: string }[] {
+  return ports.flatMap((p) => (p.matchFieldKey === undefined ? [] : [{ type: p.type, key: p.matchFieldKey }]));
+}
+
 /** The match field a search writing to `destination` uses when it names none (the port's `matchFieldKey`); else undefined. */
 export function defaultMatchField(destination: DestinationConfig): string | undefined {
   const key = destinationPort(destination.type).matchFieldKey;
