@@ -15,7 +15,7 @@ export type { RejectEntry, RejectStore } from './reject-store.js';
 export { createCrmWriter, summarize } from './crm-writer.js';
 export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
 export { CrmAuthError, CrmDailyLimitError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';
-export { companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
+export { companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, matchFieldDefaults, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
 export type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
 export { createHubSpotSink } from './hubspot/hubspot-sink.js';
 export type { HubSpotSink, HubSpotSinkOptions } from './hubspot/hubspot-sink.js';
