@@ -42,8 +42,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const { source, signal, resumed } = run;
   const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
   let destination: Destination | undefined;
-  // The CRM end opens while the free count is in flight: the first HubSpot client of a process costs ~0.1-0.2 s of
-  // CPU (its API groups load lazily), which would otherwise hold back the split's first counts (sync-search/open-soon.ts).
+  // The CRM end opens while the free count is in flight: the first CRM client of a process costs CPU (its package
+  // loads, its API groups build), which would otherwise hold back the split's first counts (sync-search/open-soon.ts).
   const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));
   try {
     // 1. Plan: free count, budget and caps (a refusal needs only the count: nothing split, nothing walked). The

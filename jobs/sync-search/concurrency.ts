@@ -3,13 +3,13 @@
  * Inputs: the account's search limit (the shared governor's learned RateLimit-* figures), the run's page latency
  * (p90 of its last 64 search requests), the write time per page (p10: the CRM's service time; p90 above it and
  * above the page latency means writes queue), the destination's configured rate (`destinationCeiling`: a
- * HubSpot portal never takes more than its requests per 10 s allow, known before the first write), and how many
+ * CRM with a short rate window never takes more than that window allows, known before the first write), and how many
  * runs share the account's allowance: each run beats in a per-account registry in Redis (next to the governor's
  * state) and sizes for limit / active runs.
  * Journeys grow gradually ("slow start", `growJourneys`): from 4 (or, to a destination with a known ceiling, from
  * what that ceiling needs: `firstJourneyCap`), doubling per step of at least a second while the
  * step's writes kept up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the
- * source's whole figure in flight before the CRM's pace is known (a HubSpot window lets its requests go in a
+ * source's whole figure in flight before the CRM's pace is known (a CRM's rate window lets its requests go in a
  * burst: the pace shows only after it).
  * Lives in jobs/ because it joins the source (latency, limit) with the CRM side (write times).
  */
@@ -29,7 +29,7 @@ const HEARTBEAT_TTL_MS = 10_000;
 const HEARTBEAT_EVERY_MS = 3_000;
 const RESIZE_EVERY_MS = 200;
 /**
- * Span over which the pace of a queueing stage is measured: two HubSpot windows, so a governor that lets a window's
+ * Span over which the pace of a queueing stage is measured: two 10 s CRM rate windows, so a governor that lets a window's
  * requests go in a burst and then waits is not read as a slow CRM (which would shrink the run below the CRM's pace).
  * No pace is trusted before half of it was observed.
  */
@@ -208,7 +208,7 @@ export class JourneyController {
     const { ceilingPagesPerSecond } = this;
     // A CRM whose ceiling is known is sized for from it, not from its measured pace: behind a window that lets requests
     // go in bursts, the pace it passed is the pages the journeys brought, and shrinking to it starves the CRM (2,000
-    // searches/min at 800 ms into HubSpot: 15 journeys for a pace of 14 pages/s of its 19, 0.71 of its ceiling).
+    // searches/min at 800 ms into a CRM of 19 pages/s: 15 journeys for a pace of 14 pages/s, 0.71 of its ceiling).
     const crmPace = writesQueue && ceilingPagesPerSecond === null ? this.pace(this.written) : null;
     const paces = [crmPace, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
     const queuedPagesPerSecond = paces.length > 0 ? Math.min(...paces) : null;

@@ -1,6 +1,6 @@
 /**
- * Starts work that is mostly synchronous CPU (opening the CRM end: the first HubSpot client of a process loads its
- * API groups lazily, ~0.1-0.2 s) a little after the caller's first requests went out, so it overlaps their network
+ * Starts work that is mostly synchronous CPU (opening the CRM end: the first CRM client of a process loads its
+ * package and builds its API groups) a little after the caller's first requests went out, so it overlaps their network
  * wait instead of delaying them. The delay lets a fresh connection connect and write its request first; where it
  * does not suffice (a slow TLS handshake), the work only delays what it delayed before.
  */

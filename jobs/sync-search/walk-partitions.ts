@@ -216,8 +216,8 @@ async function walkPartition(
     ...(quota ? { quota } : {}),
     ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
   });
-  // Pages are written in batches of about `writeBatch` records (the sink's preferred size): one page for HubSpot,
-  // two for Salesforce collections, more for Bulk API 2.0; a smaller batch (the partition's last) is packed with
+  // Pages are written in batches of about `writeBatch` records (the sink's preferred size): one page for a CRM taking
+  // 100 records a call, more for larger calls or bulk jobs; a smaller batch (the partition's last) is packed with
   // other journeys' (jobs/sync-search/write-packer.ts). The checkpoint moves once the batch is written.
   let pending: JourneyPage[] = [];
   let last: JourneyPage | undefined;

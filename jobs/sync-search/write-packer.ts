@@ -1,7 +1,7 @@
 /**
  * Packs the partial CRM writes of a run's journeys into full ones. Every partition's walk ends with a batch smaller
- * than a CRM write (its last page or pages): written alone, each costs a whole request (HubSpot: 100 records,
- * Salesforce collections: 200, Bulk API 2.0: a job) for fewer records. Here such batches wait until batches of other
+ * than a CRM write (its last page or pages): written alone, each costs a whole request (a batch call of 100 or 200
+ * records, or a bulk job) for fewer records. Here such batches wait until batches of other
  * journeys fill a write of exactly `size` records (a batch may be split over two writes); batches of whole writes
  * go at once.
  *
@@ -17,7 +17,7 @@
  * a journey ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still
  * written).
  */
-import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/index.js';
+import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/crm-writer.js';
 import type { JourneyPage } from '../../src/source/index.js';
 
 export interface PackerDeps {

@@ -15,8 +15,6 @@ export type {
   SourceConfig,
   SourcePaths,
   DestinationConfig,
-  HubSpotDestinationConfig,
-  SalesforceDestinationConfig,
   SavedSearch,
   SearchFilter,
   FieldMapping,

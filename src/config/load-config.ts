@@ -43,7 +43,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   if (tree.value === null || typeof tree.value !== 'object' || Array.isArray(tree.value)) {
     throw new ConfigError([...tree.issues, { file, line: 1, column: 1, path: '', message: 'expected a mapping with source, destinations, searches' }]);
   }
-  const parsed = configSchema.safeParse(tree.value);
+  const parsed = configSchema().safeParse(tree.value);
   if (!parsed.success) {
     const schemaIssues = place(fromZodIssues(parsed.error.issues, (path) => valueAt(tree.value, path) !== undefined));
     // An interpolation failure already explains the value it left empty.

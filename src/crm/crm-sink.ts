@@ -1,5 +1,5 @@
 /**
- * The one small interface both CRMs implement. A sink knows its CRM's wire contract and limits, nothing about
+ * The one small interface every CRM implements. A sink knows its CRM's wire contract and limits, nothing about
  * the Sales-Intelligence API or BullMQ. Records arrive already mapped to CRM field names.
  */
 export type CrmValue = string | number | boolean | null;
@@ -14,7 +14,7 @@ export interface CrmRecord {
 
 /** Where records land: a CRM object, its unique match field, and the fields a search maps. */
 export interface ObjectTarget {
-  /** hubspot: `companies` | `contacts`; salesforce: `Account` | `Contact` | `Lead`. */
+  /** One of the objects the destination's port lists (e.g. hubspot: `companies` | `contacts`). */
   object: string;
   matchField: string;
   fields: string[];
@@ -31,7 +31,8 @@ export interface SinkCallOptions {
 }
 
 export interface CrmSink {
-  readonly kind: 'hubspot' | 'salesforce';
+  /** The destination type it writes (its port's `type`, src/crm/destination-port.ts). */
+  readonly kind: string;
   /** Checks (or on HubSpot creates) the unique match field and checks every mapped field exists. */
   prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void>;
   /** Current values of `fields` for the records with these keys (missing keys are absent from the map). */

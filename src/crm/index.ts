@@ -15,8 +15,8 @@ export type { RejectEntry, RejectStore } from './reject-store.js';
 export { createCrmWriter, summarize } from './crm-writer.js';
 export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
 export { CrmAuthError, CrmDailyLimitError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';
-export { companyObjectOf, defaultMatchField, objectsFor, objectsOf } from './crm-objects.js';
-export type { DestinationType, EntityKind } from './crm-objects.js';
+export { companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, matchFieldDefaults, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
+export type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
 export { createHubSpotSink } from './hubspot/hubspot-sink.js';
 export type { HubSpotSink, HubSpotSinkOptions } from './hubspot/hubspot-sink.js';
 // The Salesforce sink is not re-exported as a value: it loads jsforce (~200 modules, ~40 MB RSS, ~0.3 s CPU), which a

@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HUBSPOT_BATCH_SIZE } from '../../src/crm/hubspot/hubspot-read.js';
+import { HUBSPOT_BATCH_SIZE } from '../../src/crm/hubspot/hubspot-limits.js';
 import { createPrng } from '../../src/emulators/sales-intel/hash.js';
 import { enqueueRun, openQueues, type AppQueues } from '../../src/queue/index.js';
 import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';

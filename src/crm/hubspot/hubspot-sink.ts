@@ -10,7 +10,8 @@ import { createHubSpotClient } from './hubspot-client.js';
 import { CrmDailyLimitError } from '../errors.js';
 import type { RetryOptions } from './hubspot-call-policy.js';
 import { hubspotPortalId } from './hubspot-identity.js';
-import { HUBSPOT_BATCH_SIZE, readByKey } from './hubspot-read.js';
+import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
+import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { upsertBatch } from './hubspot-upsert.js';
 
