@@ -13,6 +13,9 @@ import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type 
 import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
 import { inQueries } from './soql-literal.js';
 import { inLanes } from '../../shared/in-lanes.js';
+import type { FieldMapping } from '../field-mapping.js';
+import { cachedPreflight, preflightKey } from '../preflight-cache.js';
+import { preflightSalesforce, type DescribedField } from './salesforce-preflight.js';
 
 export interface SalesforceSinkOptions {
   loginUrl: string;
@@ -103,6 +106,12 @@ export class SalesforceSink implements CrmSink {
   preferredBatchSize(runVolume: number): number {
     // Collections: one call per lane, so a single upsert keeps every lane busy.
     return this.usesBulk(runVolume) ? (this.options.bulkBatchSize ?? 10_000) : COLLECTION_SIZE * this.concurrency;
+  }
+
+  preflight(mapping: FieldMapping, options?: SinkCallOptions): Promise<void> {
+    const { loginUrl, clientId, clientSecret } = this.options;
+    const describe = async (object: string): Promise<DescribedField[]> => await this.describeFields(object, options?.signal) as DescribedField[];
+    return cachedPreflight(preflightKey('salesforce', [loginUrl, clientId, clientSecret], mapping), () => preflightSalesforce(describe, mapping));
   }
 
   async prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void> {
