@@ -88,7 +88,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
         writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
-        bookPage: (page, result) => run.recordWrite(page, result),
+        bookPage: (page, result) => run.recordWrite(page, result, dest.mapping),
         saveCheckpoint: () => run.saveCheckpoint(),
         writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
         concurrency, planning,
