@@ -5,7 +5,7 @@
  */
 export type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from './crm-sink.js';
 export { compileFieldMapping, mapRecord } from './field-mapping.js';
-export type { FieldMapping, FieldMappingConfig, MappedField, MappingObjectInfo, MapResult, OverwritePolicy } from './field-mapping.js';
+export type { ConstantValue, FieldMapping, FieldMappingConfig, MappedField, MappingObjectInfo, MapResult, OverwritePolicy } from './field-mapping.js';
 export { TRANSFORMS, applyTransform } from './transforms.js';
 export type { TransformName } from './transforms.js';
 export { CHANGE_HASH_TTL_SECONDS, createChangeDetector } from './change-detector.js';
@@ -15,6 +15,8 @@ export type { RejectEntry, RejectStore } from './reject-store.js';
 export { createCrmWriter, summarize } from './crm-writer.js';
 export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
 export { CrmAuthError, CrmDailyLimitError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';
+export { CrmPreflightError } from './preflight-error.js';
+export type { PreflightProblem } from './preflight-error.js';
 export { companyObjectOf, defaultMatchField, objectsFor, objectsOf } from './crm-objects.js';
 export type { DestinationType, EntityKind } from './crm-objects.js';
 export { createHubSpotSink } from './hubspot/hubspot-sink.js';

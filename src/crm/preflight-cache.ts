@@ -33,8 +33,3 @@ export function cachedPreflight(key: string, check: () => Promise<void>, now: ()
   }
   return pending;
 }
-
-/** Forgets every passed preflight (tests that change a CRM's schema between runs of one process). */
-export function clearPreflightCache(): void {
-  passed.clear();
-}
