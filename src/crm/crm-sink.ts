@@ -37,7 +37,8 @@ export interface CrmSink {
   /**
    * Before any search request of a run (dry runs too) and in `validate --online`: the credentials, the object, every
    * mapped field (exists, writable, type), the match field (unique / External ID) and, on Salesforce, every field
-   * required on create. Throws CrmAuthError or CrmPreflightError (every problem at once); changes nothing. A passing
+   * required on create. Throws CrmAuthError, CrmSchemaError (no such object) or CrmPreflightError (every field
+   * problem at once); changes nothing. A passing
    * check is kept per process for a while (src/crm/preflight-cache.ts).
    */
   preflight(mapping: FieldMapping, options?: SinkCallOptions): Promise<void>;
