@@ -38,8 +38,7 @@ export interface CrmSink {
    * Before any search request of a run (dry runs too) and in `validate --online`: the credentials, the object, every
    * mapped field (exists, writable, type), the match field (unique / External ID) and, on Salesforce, every field
    * required on create. Throws CrmAuthError, CrmSchemaError (no such object) or CrmPreflightError (every field
-   * problem at once); changes nothing. A passing
-   * check is kept per process for a while (src/crm/preflight-cache.ts).
+   * problem at once); changes nothing. A passing check is kept per process for a while (src/crm/preflight-cache.ts).
    */
   preflight(mapping: FieldMapping, options?: SinkCallOptions): Promise<void>;
   /** Checks (or on HubSpot creates) the unique match field and checks every mapped field exists. */
