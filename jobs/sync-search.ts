@@ -45,6 +45,9 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   // The CRM end opens while the free count is in flight: the first CRM client of a process costs CPU (its package
   // loads, its API groups build), which would otherwise hold back the split's first counts (sync-search/open-soon.ts).
   const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));
+  // Preflight (CRM credentials, object, fields): beside the free counts, before the walk's first search request (step 2).
+  const checked = opening.then((d) => d.sink.preflight(d.mapping, { signal }));
+  checked.catch(() => undefined); // awaited in step 2, or never when the plan refuses the run
   try {
     // 1. Plan: free count, budget and caps (a refusal needs only the count: nothing split, nothing walked). The
     // partitions are split while the walk runs (a resumed run keeps its partitions and count, splits only what an
@@ -69,7 +72,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
 
     try {
       // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-      const dest = await opening;
+      const [dest] = await Promise.all([opening, checked]);
       destination = dest;
       const dryRun = request.dryRun ?? false;
       if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
@@ -85,7 +88,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
         writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
-        bookPage: (page, result) => run.recordWrite(page, result),
+        bookPage: (page, result) => run.recordWrite(page, result, dest.mapping),
         saveCheckpoint: () => run.saveCheckpoint(),
         writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
         concurrency, planning,

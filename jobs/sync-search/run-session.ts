@@ -3,7 +3,8 @@
  * source client it spends through. `finish` applies an outcome (jobs/sync-search/run-outcome.ts): the checkpoint's
  * fate, the run summary, the run history entry and the "run finished" log line.
  */
-import type { WriteResult } from '../../src/crm/index.js';
+import type { FieldMapping, WriteResult } from '../../src/crm/index.js';
+import { absentPathWarnings, tallyAbsent } from '../../src/crm/absent-paths.js';
 import { CheckpointStore, DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import { addCounts, emptyCounts, runCounts } from '../../src/runs/run-counters.js';
 import { findFinishedRun, recordRun } from '../../src/runs/run-history.js';
@@ -103,10 +104,14 @@ export class RunSession {
     return this.resumed?.startedAt ?? new Date(this.started).toISOString();
   }
 
-  /** Books one accepted write: counters, link errors and warnings (redacted reasons), progress. */
-  async recordWrite(page: JourneyPage, result: WriteResult): Promise<void> {
+  /**
+   * Books one accepted write: counters, link errors and warnings (redacted reasons), the mapped paths its records
+   * lacked (with the mapping), progress.
+   */
+  async recordWrite(page: JourneyPage, result: WriteResult, mapping?: FieldMapping): Promise<void> {
     const cp = this.cp;
     if (!cp) return;
+    if (mapping) cp.absentPaths = tallyAbsent(cp.absentPaths, mapping, page.records, page.revealSkipped !== undefined);
     // The CRM holds these persons' contacts now: later runs pass them by without paying again.
     if (!this.dryRun && page.revealed) await this.source.markRevealed(page.revealed);
     addCounts(cp.counts, {
@@ -146,12 +151,14 @@ export class RunSession {
       else await this.saveCheckpoint(outcome.checkpoint.ttlMs).catch((err: unknown) => this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'));
     }
     const cp = this.cp;
+    // Paths absent in (nearly) every record: said once, at the end (not kept in the checkpoint's warnings).
+    const warnings = addWarnings(cp?.warnings, absentPathWarnings(cp?.absentPaths).map(redactText));
     const summary: RunSummary = {
       search: this.request.search,
       status: outcome.status, ...this.counts(), counted: this.plan?.counted ?? this.resumed?.counted ?? 0,
       durationMs: Date.now() - this.started, runId: this.request.runId, startedAt: this.startedAt, finishedAt: new Date().toISOString(),
       dryRun: this.dryRun, partitions: cp?.partitions.length ?? this.plan?.partitions.length ?? 0,
-      ...(cp?.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(cp?.warnings ? { warnings: cp.warnings } : {}),
+      ...(cp?.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(warnings ? { warnings } : {}),
       ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
       ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, this.counts()),
     };

@@ -58,6 +58,10 @@ const fieldMapping = z.union([
     transform: z.enum(TRANSFORMS).optional(),
     overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
   }),
+  z.strictObject({
+    value: z.union([nonEmpty, z.number(), z.boolean()]).describe('constant written to every record'),
+    overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
+  }),
 ]);
 
 /** Names of searches (the BullMQ scheduler id) and destinations. */

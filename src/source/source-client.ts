@@ -82,6 +82,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       return partitioner(entity, partitionOptions?.signal).partition(partition.filter, { ...partitionOptions, maxJourneyRecords: max, parallelism: 2 });
     },
     dictionary,
+    authenticate: async (call) => {
+      await tokens.get(call?.signal);
+    },
     settings: async (name, call) => dataOf(await get(paths.settings[name], 'dictionary', call), 'settings'),
     health: (call) => get(paths.health, undefined, call),
     stats: () => structuredClone(stats),

@@ -279,6 +279,8 @@ export interface SourceClient {
   splitPartition(entity: Entity, partition: Partition, options?: PartitionOptions): Promise<Partition[]>;
   /** Values of a dictionary (`industry`, `country`, ...). */
   dictionary(name: string, options?: CallOptions): Promise<string[]>;
+  /** Exchanges the client credentials for a token (cached like any request's): SourceAuthError when refused. No search. */
+  authenticate(options?: CallOptions): Promise<void>;
   /** Raw `data` of a settings endpoint. */
   settings(name: keyof ApiPaths['settings'], options?: CallOptions): Promise<unknown>;
   health(options?: CallOptions): Promise<unknown>;

@@ -24,6 +24,7 @@ function memorySink(store: Store): CrmSink {
   let ids = 0;
   return {
     kind: 'memory',
+    preflight: () => Promise.resolve(),
     prepare: () => Promise.resolve(),
     readCurrent(target: ObjectTarget, keys: string[], fields: string[]) {
       const table = store.get(target.object);

@@ -13,6 +13,8 @@ import { hubspotPortalId } from './hubspot-identity.js';
 import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
 import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
+import { cachedPreflight, preflightKey } from '../preflight-cache.js';
+import { preflightHubSpot } from './hubspot-preflight.js';
 import { upsertBatch } from './hubspot-upsert.js';
 
 export interface HubSpotSinkOptions {
@@ -56,6 +58,9 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     get throttled() {
       return caller.throttled;
     },
+
+    preflight: (mapping, callOptions) =>
+      cachedPreflight(preflightKey('hubspot', [options.baseUrl, options.accessToken], mapping), () => preflightHubSpot(caller, mapping, callOptions?.signal)),
 
     prepare: (target) => prepareTarget(caller, target),
 

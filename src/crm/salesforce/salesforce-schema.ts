@@ -19,7 +19,7 @@ interface DescribeField {
   relationshipName?: string | null;
 }
 
-async function describeFields(caller: SalesforceCaller, object: string, signal?: AbortSignal): Promise<DescribeField[]> {
+export async function describeFields(caller: SalesforceCaller, object: string, signal?: AbortSignal): Promise<DescribeField[]> {
   try {
     const described = await caller.call((conn) => conn.describe(object), signal);
     return described.fields as DescribeField[];

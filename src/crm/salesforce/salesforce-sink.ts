@@ -10,7 +10,10 @@ import { COLLECTION_SIZE, upsertCollections } from './salesforce-collections.js'
 import { SalesforceAuthError } from './salesforce-errors.js';
 import { linkOf, relinkless } from './salesforce-links.js';
 import { readByKey } from './salesforce-read.js';
-import { SalesforceSchema, spellRecords } from './salesforce-schema.js';
+import { describeFields, SalesforceSchema, spellRecords } from './salesforce-schema.js';
+import type { FieldMapping } from '../field-mapping.js';
+import { cachedPreflight, preflightKey } from '../preflight-cache.js';
+import { preflightSalesforce, type DescribedField } from './salesforce-preflight.js';
 
 export interface SalesforceSinkOptions {
   loginUrl: string;
@@ -66,6 +69,12 @@ export class SalesforceSink implements CrmSink {
   preferredBatchSize(runVolume: number): number {
     // Collections: one call per lane, so a single upsert keeps every lane busy.
     return this.usesBulk(runVolume) ? this.bulkBatchSize : COLLECTION_SIZE * this.lanes;
+  }
+
+  preflight(mapping: FieldMapping, options?: SinkCallOptions): Promise<void> {
+    const { loginUrl, clientId, clientSecret } = this.options;
+    const describe = async (object: string): Promise<DescribedField[]> => (await describeFields(this.caller, object, options?.signal)) as DescribedField[];
+    return cachedPreflight(preflightKey('salesforce', [loginUrl, clientId, clientSecret], mapping), () => preflightSalesforce(describe, mapping));
   }
 
   async prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void> {
