@@ -9,7 +9,35 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { defineLua, luaScript, queueLua, runLua } from '../shared/lua-script.js';
 import { REDIS_NOW_LUA } from '../shared/redis-now.js';
 import { headerValue, type ResponseHeaders } from './response-headers.js';
-import type { BudgetLedger, CreditUsage, TokenBalance } from './types.js';
+
+export interface TokenBalance {
+  limit: number;
+  remaining: number;
+  /** Epoch ms of the next period reset. */
+  resetAt: number;
+  observedAt: number;
+}
+
+export interface CreditUsage {
+  run: number;
+  day: number;
+  account: number;
+  maxPerRun: number | null;
+  maxPerDay: number | null;
+}
+
+/** Search tokens and credits of the account, shared by every process through Redis. */
+export interface BudgetLedger {
+  /** Last balance the API reported (X-Rate-Results-*), or null before the first search. */
+  tokenBalance(): Promise<TokenBalance | null>;
+  /** Tokens a new search may spend now: balance - reserve - in-flight reservations (Infinity when unknown). */
+  spendableTokens(): Promise<number>;
+  creditUsage(runId: string): Promise<CreditUsage>;
+  /** Credits a run may still spend under maxPerRun and maxPerDay (Infinity when uncapped). */
+  spendableCredits(runId: string): Promise<number>;
+  /** The same, with the cap that binds (the smaller remaining of run and day; run on ties), null when uncapped. */
+  creditHeadroom(runId: string): Promise<{ spendable: number; binding: 'credit_cap_run' | 'credit_cap_day' | null }>;
+}
 
 const EXPIRE_RESERVATIONS = new URL('./budget-expire-reservations.lua', import.meta.url);
 const RESERVE_TOKENS = luaScript('budgetReserveTokens', 3, REDIS_NOW_LUA, EXPIRE_RESERVATIONS, new URL('./budget-reserve-tokens.lua', import.meta.url));

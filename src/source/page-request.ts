@@ -8,7 +8,8 @@ import { BudgetStopError, SourceProtocolError } from './errors.js';
 import type { RequestExecutor } from './request-executor.js';
 import type { RevealStore } from './reveal-store.js';
 import type { RunDedup } from './run-dedup.js';
-import type { ApiPaths, SourceStats } from './types.js';
+import type { ApiPaths } from './api-paths.js';
+import type { SourceStats } from './request-executor.js';
 
 /** What a run registered for its contacts journeys (see SourceClient.prepareReveal). */
 export interface RevealRunInfo {
