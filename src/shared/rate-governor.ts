@@ -201,9 +201,9 @@ export class RateGovernor {
   }
 
   /**
-   * Writes what one answer taught in ONE Redis round trip: outcome count, restamp, probe release, `learn` and the
-   * daily allowance in one script, plus whatever `more` appends (the budget ledger's bookkeeping of the same answer),
-   * in one pipeline.
+   * Settles a request (as the budget ledger settles a reservation, with what it actually used): writes what its
+   * answer taught in ONE Redis round trip: outcome count, restamp of its grant, probe release, `learn` and the daily
+   * allowance in one script, plus whatever `more` appends (the ledger's bookkeeping of the same answer).
    */
   async settle(op: string, facts: AnswerFacts, more?: (batch: ChainableCommander) => void): Promise<void> {
     const k = this.keys(op);

@@ -8,7 +8,10 @@ import { PartitionError } from './errors.js';
 import type { Filter } from './api-terms.js';
 import { existingCountries, headcountBounds, withCountries, withHeadcount, type Partition, type PieceRange } from './partition-filter.js';
 
-/** Where a split stands (PartitionOptions.onProgress): newly settled partitions, pieces still to cut, counts left. */
+/**
+ * Where a split stands (PartitionOptions.onProgress): partitions newly final (`settled`: never cut again), pieces still
+ * to cut, counts left.
+ */
 export interface PartitionProgress {
   settled: Partition[];
   pending: PieceRange[];
@@ -30,7 +33,7 @@ export interface PartitionOptions {
   /** Count requests the split may spend (pieces over the journey depth are split regardless). */
   maxCounts?: number;
   /**
-   * Told before each round of counts which partitions are settled (never cut again: a walk may start them while
+   * Told before each round of counts which partitions are final (never cut again: a walk may start them while
    * the rest is cut) and which pieces are still to cut; once more at the end with `pending` empty.
    */
   onProgress?: (progress: PartitionProgress) => void;
@@ -71,8 +74,8 @@ export interface PartitionDeps {
 }
 
 interface Piece extends PieceRange {
-  /** Never cut again (see `pieces`). */
-  settled?: boolean;
+  /** Never cut again (see `partition`). */
+  final?: boolean;
   /** A country cut of this single headcount value would not cover all its records (some have none listed). */
   uncuttable?: boolean;
 }
@@ -137,12 +140,12 @@ export class Partitioner {
       });
       return countries;
     };
-    // Settled pieces stay in the list (they size the pieces before them) but are never cut again; a resumed split
-    // starts from the pieces the first attempt had not settled, next to the records of those it had.
+    // Final pieces stay in the list (they size the pieces before them) but are never cut again; a resumed split
+    // starts from the pieces the first attempt had not made final, next to the records of those it had.
     let pieces: Piece[] = resume
-      ? [...resume.settledCounts.map((count) => ({ gte: 0, lte: -1, count, settled: true })), ...resume.pending.map((p) => ({ ...p }))]
+      ? [...resume.settledCounts.map((count) => ({ gte: 0, lte: -1, count, final: true })), ...resume.pending.map((p) => ({ ...p }))]
       : [{ gte: lo, lte: hi, count: total }];
-    const settled: Partition[] = [];
+    const finals: Partition[] = [];
     let now: Partition[];
     let first = !resume;
     const firstWays = Math.max(FIRST_WAYS, Math.min(MAX_FIRST_WAYS, FIRST_WAYS_PER_JOURNEY * (journeys ?? 0), Math.floor(budget / 2)));
@@ -154,10 +157,10 @@ export class Partitioner {
       now = [];
       for (const p of pieces) {
         after -= p.count;
-        if (p.settled) continue;
+        if (p.final) continue;
         const overDepth = p.count > maxJourney;
         const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined ? target : Math.floor(after / journeys)));
-        // Settled for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
+        // Final for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
         // the budget only shrinks, so a piece within its size, or beyond the budget, is never cut later. One
         // headcount value over the depth waits for the split by country at the end.
         const single = p.gte >= p.lte;
@@ -167,7 +170,7 @@ export class Partitioner {
         // after the others ended. Without `journeys`, large single values simply go first.
         const countryCut = journeys !== undefined && single && !overDepth && p.count > allowed && !p.uncuttable && (p.countries?.length ?? 2) > 1 && budget >= 2;
         if (single ? !overDepth && !countryCut : p.count <= allowed || (!overDepth && budget < 1)) {
-          p.settled = true;
+          p.final = true;
           if (p.count > 0) now.push(toPartition(p));
           continue;
         }
@@ -185,12 +188,12 @@ export class Partitioner {
         budget -= ways - 1;
         cuts.push({ piece: p, ways, byCountry: false });
       }
-      settled.push(...now);
+      finals.push(...now);
       if (cuts.length === 0) break;
-      // Before the round's counts: what is settled can be walked while the rest is cut (the pieces being cut are
+      // Before the round's counts: what is final can be walked while the rest is cut (the pieces being cut are
       // still pending, with the budget before their counts: a split cut short repeats this round).
       options.onProgress?.({
-        settled: now, pending: pieces.filter((p) => !p.settled).map(({ gte, lte, count, countries: c }) => ({ gte, lte, count, ...(c ? { countries: c } : {}) })),
+        settled: now, pending: pieces.filter((p) => !p.final).map(({ gte, lte, count, countries: c }) => ({ gte, lte, count, ...(c ? { countries: c } : {}) })),
         countsLeft: budget + cuts.reduce((n, c) => n + (c.byCountry ? c.ways : c.ways - 1), 0),
       });
       first = false;
@@ -200,12 +203,12 @@ export class Partitioner {
     }
     const byCountry: Partition[] = [];
     for (const piece of pieces) {
-      if (piece.settled || piece.count === 0) continue;
+      if (piece.final || piece.count === 0) continue;
       byCountry.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));
     }
-    settled.push(...byCountry);
+    finals.push(...byCountry);
     options.onProgress?.({ settled: [...now, ...byCountry], pending: [], countsLeft: Math.max(0, budget) });
-    return settled.sort((a, b) => b.count - a.count);
+    return finals.sort((a, b) => b.count - a.count);
   }
 
   /**
