@@ -7,14 +7,13 @@ import type { ChainableCommander } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
 import { outcomeClass, type Alongside } from '../shared/rate-governor.js';
 import type { RedisBudgetLedger } from './budget-ledger.js';
-import { mapErrorResponse, sourceDecider } from './call-policy.js';
+import { mapErrorResponse, sourceDecider, type RetryOptions } from './call-policy.js';
 import { outcomeUnknown, RateLimitedError, SourceError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './http-transport.js';
 import { windowEndsInMs, type ApiGovernor } from './rate-limit-headers.js';
 import type { SearchTimings } from './journey-concurrency.js';
 import type { TokenProvider } from './token-provider.js';
 import type { Operation } from './api-terms.js';
-import type { RetryOptions } from './call-policy.js';
 
 export interface SourceStats {
   requests: { search: number; count: number; dictionary: number; token: number; other: number };

@@ -1,32 +1,23 @@
 /** Composes the source client: transport, token cache, governor, ledger, executor, journeys, partitioning. */
 import { createHash } from 'node:crypto';
 import { silentLogger, type Logger } from '../shared/logger.js';
-import { joinUrl, resolvePaths } from './api-paths.js';
-import { RedisBudgetLedger } from './budget-ledger.js';
+import { joinUrl, resolvePaths, type ApiPaths } from './api-paths.js';
+import { RedisBudgetLedger, type BudgetLedger } from './budget-ledger.js';
 import { SourceProtocolError } from './errors.js';
 import { HttpTransport } from './http-transport.js';
-import { DEFAULT_RETRY } from './call-policy.js';
-import { walkJourney, type JourneyContext } from './journey.js';
-import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner } from './partitioner.js';
-import { SearchTimings } from './journey-concurrency.js';
-import { ApiGovernor } from './rate-limit-headers.js';
-import { emptyStats, RequestExecutor } from './request-executor.js';
-import { forecastReveal } from './reveal-planner.js';
+import { DEFAULT_RETRY, type RetryOptions } from './call-policy.js';
+import { walkJourney, type JourneyContext, type JourneyOptions, type JourneyPage } from './journey.js';
+import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner, type PartitionOptions } from './partitioner.js';
+import { SearchTimings, type TimingSnapshot } from './journey-concurrency.js';
+import { ApiGovernor, type FallbackLimits, type GovernorOptions } from './rate-limit-headers.js';
+import { emptyStats, RequestExecutor, type SourceStats } from './request-executor.js';
+import { forecastReveal, type RevealPlan } from './reveal-planner.js';
 import { RevealStore } from './reveal-store.js';
 import { RunDedup } from './run-dedup.js';
 import type { RevealRunInfo } from './page-request.js';
 import { TokenProvider } from './token-provider.js';
-import type { ApiPaths } from './api-paths.js';
 import type { Entity, Filter, Operation } from './api-terms.js';
-import type { BudgetLedger } from './budget-ledger.js';
-import type { RetryOptions } from './call-policy.js';
-import type { TimingSnapshot } from './journey-concurrency.js';
-import type { JourneyOptions, JourneyPage } from './journey.js';
 import type { Partition } from './partition-filter.js';
-import type { PartitionOptions } from './partitioner.js';
-import type { FallbackLimits, GovernorOptions } from './rate-limit-headers.js';
-import type { SourceStats } from './request-executor.js';
-import type { RevealPlan } from './reveal-planner.js';
 import type { Redis } from 'ioredis';
 
 export interface SourceClientOptions {
