@@ -1,6 +1,7 @@
 /** Loads the YAML config: parse with positions -> interpolate -> schema -> cross-field rules. */
 import { readFile } from 'node:fs/promises';
-import { ConfigError, type ConfigIssue } from './config-error.js';
+import type { ConfigIssue } from './config-error.js';
+import { ConfigError } from './config-error.js';
 import { crossCheck } from './cross-checks.js';
 import type { PathIssue } from './path-issue.js';
 import { configSchema, type AppConfig } from './schema.js';
