@@ -4,14 +4,8 @@ import { defaultMatchField, matchFieldDefaults, objectsFor, objectsOf } from '..
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
+import type { PathIssue } from './path-issue.js';
 import type { ConfigPath } from './yaml-tree.js';
-
-export interface PathIssue {
-  path: ConfigPath;
-  message: string;
-  /** Point at the key rather than the value (unknown or ignored keys). */
-  at?: 'key';
-}
 
 /** The API's offset ceiling (spec "Pagination limits"): the last page may start at 10,000. */
 const MAX_OFFSET = 10_000;

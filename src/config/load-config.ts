@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import type { ConfigIssue } from './config-error.js';
 import { ConfigError } from './config-error.js';
-import { crossCheck, type PathIssue } from './cross-checks.js';
+import { crossCheck } from './cross-checks.js';
+import type { PathIssue } from './path-issue.js';
 import { configSchema, type AppConfig } from './schema.js';
 import { formatPath, readYamlTree, valueAt, type Locate } from './yaml-tree.js';
 import { fromZodIssues } from './zod-issues.js';

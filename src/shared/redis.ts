@@ -113,12 +113,6 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
   for (let i = 0; i < keys.length; i += 500) await Promise.all(keys.slice(i, i + 500).map((k) => redis.del(k)));
 }
 
-/** Owner-checked lease scripts (KEYS[1] lock key, ARGV[1] owner token): only the holder may renew or release. */
-export const RENEW_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
-export const RELEASE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
-
 /** Whether a Redis at `url` answers a PING within about `timeoutMs` (no retries; never throws). */
 export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
   const probe = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, lazyConnect: true });

@@ -2,12 +2,12 @@
  * When this account last revealed each person's contacts, in Redis, so a contacts search pays credits only for
  * persons not revealed yet (or revealed longer ago than `refreshAfterDays`). Compact: a person is 8 bytes of
  * SHA-1 of its id; the first 2 bytes pick one of 65,536 bucket hashes, the other 6 are the field, and the value is
- * the UTC day number. Buckets stay small enough (<= 128 entries up to ~8M persons) for Redis's listpack encoding:
- * 19.3 bytes per person, about 19 MB per million (measured with MEMORY USAGE, docs/runs.md). A collision (two ids
- * sharing 64 bits, ~1 in 10^12 for a million persons) would skip one reveal.
+ * the UTC day number. Buckets stay small enough (<= 128 entries up to ~8M persons) for Redis's compact listpack
+ * encoding, whose cost per person docs/runs.md gives. A collision (two ids sharing 64 bits, ~1 in 10^12 for a million
+ * persons) would skip one reveal.
  *
  * Besides, per search and run, a tally of the persons the run saw by reveal day: `plan` forecasts the next run's
- * credits from the last run's tally (see reveal-forecast.ts).
+ * credits from the last run's tally (see reveal-planner.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';

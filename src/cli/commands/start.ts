@@ -22,7 +22,7 @@ import type { Alerting } from '../../alerts/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { closeRedis, createRedis } from '../../shared/redis.js';
 import { watchRedis } from '../../shared/redis-watch.js';
-import { listGovernorSnapshots } from '../../shared/rate-governor.js';
+import { listGovernorSnapshots } from '../../shared/governor-snapshots.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
 import { createLiveConfig, type ReloadResult } from '../live-config.js';
 
