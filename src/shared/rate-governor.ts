@@ -21,6 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { sleep } from './abortable-sleep.js';
+import { pruneKeyIndex, readKeyIndex } from './key-index.js';
 import { withRedisNow } from './redis-now.js';
 import { scanKeys } from './redis.js';
 
@@ -82,22 +83,26 @@ local function learn(state, probe, log, limit, windowMs, mode, ttlMs, remaining,
 end
 `;
 
-// KEYS: state, probe, log. ARGV: limit, windowMs, mode, ttlMs, remaining (-1: unknown), id.
+// KEYS: state, probe, log, index. ARGV: limit, windowMs, mode, ttlMs, remaining (-1: unknown), id, index member.
 const LEARN = withRedisNow(`${LEARN_FN}
+redis.call('SADD', KEYS[4], ARGV[7])
 learn(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6])
 return 1
 `);
 
 // Everything one answer (or a request without one) teaches, in one call: the outcome counted, the grant stamped
 // again (see the header), the probe slot freed, the limit learned, the daily allowance stored.
-// KEYS: log, stats, state, probe. ARGV: outcome, grant ('' none), stats ttl s (0: leave), free probe ('1'),
-// learn ('1') + limit, windowMs, mode, state ttl ms, remaining (-1), id, daily ('1') + daily limit, daily remaining,
-// window ends in ms (-1: unknown).
+// KEYS: log, stats, state, probe, index. ARGV: outcome, grant ('' none), stats ttl s (0: leave; else the index is
+// written too), free probe ('1'), learn ('1') + limit, windowMs, mode, state ttl ms, remaining (-1), id, daily ('1') +
+// daily limit, daily remaining, window ends in ms (-1: unknown), index member.
 // A grant leaves the log at its score + window + guard: stamped `now`, one span from now; stamped
 // `now - (window - ends)`, at the end of the server's window that counted it plus the guard, when that is sooner.
 const SETTLE = withRedisNow(`${LEARN_FN}
 redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-if ARGV[3] ~= '0' then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+if ARGV[3] ~= '0' then
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+  redis.call('SADD', KEYS[5], ARGV[16])
+end
 if ARGV[2] ~= '' then redis.call('ZADD', KEYS[1], 'XX', now, ARGV[2]) end
 if ARGV[4] == '1' then redis.call('DEL', KEYS[4]) end
 if ARGV[5] == '1' then
@@ -221,6 +226,9 @@ const STATS_TOUCH_AFTER_MS = 60_000;
 
 const limitKey = (learned: LearnedLimit): string => `${learned.limit}/${learned.windowMs}/${learned.mode}`;
 
+/** The SET of `remote:account:operation` with governor state under `prefix` (read by /metrics instead of a SCAN). */
+export const governorIndexKey = (prefix: string): string => `${prefix}:index:governors`;
+
 /** Keys of one (remote, account, operation) under `prefix`. Labels never contain ':'. */
 function keysOf(prefix: string, remote: string, account: string, operation: string): { log: string; state: string; probe: string; stats: string; runs: string } {
   const base = `${prefix}:gov:${remote}:${account}:${operation}`;
@@ -243,6 +251,10 @@ export class RateGovernor {
 
   private keys(op: string): ReturnType<typeof keysOf> {
     return keysOf(this.prefix, this.remote, this.account, op);
+  }
+
+  private member(op: string): string {
+    return `${this.remote}:${this.account}:${op}`;
   }
 
   /**
@@ -290,7 +302,10 @@ export class RateGovernor {
       await sleep(wait, signal);
       waitedMs += wait;
     }
-    if (waitedMs > 0) await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S).exec();
+    if (waitedMs > 0) {
+      await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S)
+        .sadd(governorIndexKey(this.prefix), this.member(op)).exec();
+    }
     return grant;
   }
 
@@ -304,7 +319,10 @@ export class RateGovernor {
   async learn(op: string, learned: LearnedLimit, remaining?: number): Promise<void> {
     if (!this.learnNeeded(op, learned, remaining)) return;
     const k = this.keys(op);
-    await this.redis.eval(LEARN, 3, k.state, k.probe, k.log, learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS, remaining ?? -1, randomUUID());
+    await this.redis.eval(
+      LEARN, 4, k.state, k.probe, k.log, governorIndexKey(this.prefix), learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS,
+      remaining ?? -1, randomUUID(), this.member(op),
+    );
     this.learnWritten(op, learned);
   }
 
@@ -332,11 +350,12 @@ export class RateGovernor {
       facts.outcome, facts.grant ?? '', touch ? STATS_TTL_S : 0, facts.releaseProbe === true ? '1' : '0',
       learned ? '1' : '0', learned?.limit ?? 0, learned?.windowMs ?? 0, learned?.mode ?? '', STATE_TTL_MS, facts.remaining ?? -1,
       learned ? randomUUID() : '', facts.daily ? '1' : '0', facts.daily?.limit ?? 0, facts.daily?.remaining ?? 0,
-      facts.windowEndsInMs !== undefined && facts.windowEndsInMs >= 0 ? Math.ceil(facts.windowEndsInMs) : -1,
+      facts.windowEndsInMs !== undefined && facts.windowEndsInMs >= 0 ? Math.ceil(facts.windowEndsInMs) : -1, this.member(op),
     ];
-    if (more === undefined) await this.redis.eval(SETTLE, 4, k.log, k.stats, k.state, k.probe, ...args);
+    const index = governorIndexKey(this.prefix);
+    if (more === undefined) await this.redis.eval(SETTLE, 5, k.log, k.stats, k.state, k.probe, index, ...args);
     else {
-      const batch = this.redis.pipeline().eval(SETTLE, 4, k.log, k.stats, k.state, k.probe, ...args);
+      const batch = this.redis.pipeline().eval(SETTLE, 5, k.log, k.stats, k.state, k.probe, index, ...args);
       more(batch);
       const failed = (await batch.exec())?.find(([err]) => err !== null)?.[0];
       if (failed) throw failed;
@@ -390,16 +409,22 @@ export class RateGovernor {
 /** Every governed (remote, account, operation) under `prefix`, with what it learned and its request counts. */
 export async function listGovernorSnapshots(redis: Redis, prefix: string): Promise<GovernorSnapshot[]> {
   const base = `${prefix}:gov:`;
-  const found = new Set<string>();
-  for (const key of await scanKeys(redis, `${base.replace(/[*?[\]\\]/g, '\\$&')}*`)) {
-    const m = /^([^:]+):([^:]+):([^:]+):(?:state|stats)$/.exec(key.slice(base.length));
-    if (m) found.add(`${m[1]}:${m[2]}:${m[3]}`);
-  }
+  const index = governorIndexKey(prefix);
+  const members = await readKeyIndex(redis, index, async () => {
+    const found = new Set<string>();
+    for (const key of await scanKeys(redis, `${base.replace(/[*?[\]\\]/g, '\\$&')}*`)) {
+      const m = /^([^:]+):([^:]+):([^:]+):(?:state|stats)$/.exec(key.slice(base.length));
+      if (m) found.add(`${m[1]}:${m[2]}:${m[3]}`);
+    }
+    return [...found];
+  });
   const snapshots: GovernorSnapshot[] = [];
-  for (const id of [...found].sort()) {
+  for (const id of members.filter((m) => /^[^:]+:[^:]+:[^:]+$/.test(m))) {
     const [remote = '', account = '', operation = ''] = id.split(':');
     const k = keysOf(prefix, remote, account, operation);
     const [st, stats] = await Promise.all([redis.hmget(k.state, 'limit', 'windowMs', 'mode'), redis.hgetall(k.stats)]);
+    const empty = st.every((v) => v === null) && Object.keys(stats).length === 0;
+    if (empty && (await pruneKeyIndex(redis, index, id, [k.state, k.stats]))) continue;
     const requests = Object.fromEntries(OUTCOMES.map((o) => [o, Number(stats[o] ?? 0)])) as GovernorSnapshot['requests'];
     snapshots.push({
       remote, account, operation,

@@ -33,9 +33,10 @@ end
 return {grant, avail}
 `;
 
-// KEYS: tokens hash. ARGV: limit, remaining, resetSeconds. Within one period the balance only goes down, so an
-// answer that overtook a later one never raises it.
+// KEYS: tokens hash, [account index]. ARGV: limit, remaining, resetSeconds, [account]. Within one period the balance
+// only goes down, so an answer that overtook a later one never raises it.
 const OBSERVE_TOKENS = withRedisNow(`
+if KEYS[2] then redis.call('SADD', KEYS[2], ARGV[4]) end
 local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
 local remaining = tonumber(ARGV[2])
 local resetAt = now + tonumber(ARGV[3]) * 1000
@@ -95,6 +96,15 @@ const RESERVATION_TTL_MS = 15 * 60 * 1000;
 const RUN_TTL_S = 14 * 24 * 3600;
 const DAY_TTL_S = 3 * 24 * 3600;
 
+/** The SET of accounts with a budget under `keyPrefix` (read by /metrics and the alerts instead of a SCAN). */
+export const budgetIndexKey = (keyPrefix: string): string => `${keyPrefix}:index:budget-accounts`;
+
+/** A ledger at `<keyPrefix>:source:<account>` (as createSourceClient places it) keeps the index of accounts. */
+function indexOf(keyBase: string): { key: string; account: string } | undefined {
+  const m = /^(.*):source:([^:]+)$/.exec(keyBase);
+  return m?.[1] && m[2] ? { key: budgetIndexKey(m[1]), account: m[2] } : undefined;
+}
+
 function num(headers: ResponseHeaders, name: string): number | undefined {
   const raw = headerValue(headers, name);
   const n = Number(raw);
@@ -124,6 +134,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   private readonly tokensKey: string;
   private readonly tokenResv: [string, string];
   private readonly creditResv: [string, string];
+  private readonly index: { key: string; account: string } | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -134,6 +145,12 @@ export class RedisBudgetLedger implements BudgetLedger {
     this.tokensKey = `${keyBase}:tokens`;
     this.tokenResv = [`${keyBase}:tokens:resv`, `${keyBase}:tokens:resv:exp`];
     this.creditResv = [`${keyBase}:credits:resv`, `${keyBase}:credits:resv:exp`];
+    this.index = indexOf(keyBase);
+  }
+
+  /** OBSERVE_TOKENS's keys and arguments: the index is written in the same script as the balance. */
+  private observeCall(args: [number, number, number]): [number, ...(string | number)[]] {
+    return this.index ? [2, this.tokensKey, this.index.key, ...args, this.index.account] : [1, this.tokensKey, ...args];
   }
 
   get reserve(): number {
@@ -187,13 +204,13 @@ export class RedisBudgetLedger implements BudgetLedger {
   /** Records the balance a search (or 402) answer reported. */
   async observeTokens(headers: ResponseHeaders): Promise<void> {
     const args = balanceOf(headers);
-    if (args) await this.redis.eval(OBSERVE_TOKENS, 1, this.tokensKey, ...args);
+    if (args) await this.redis.eval(OBSERVE_TOKENS, ...this.observeCall(args));
   }
 
   /** `observeTokens` appended to a batch (the answer's other bookkeeping), in the same round trip. */
   observeTokensInto(batch: ChainableCommander, headers: ResponseHeaders): void {
     const args = balanceOf(headers);
-    if (args) batch.eval(OBSERVE_TOKENS, 1, this.tokensKey, ...args);
+    if (args) batch.eval(OBSERVE_TOKENS, ...this.observeCall(args));
   }
 
   /** Lowers the known balance by `n` tokens a search may have been charged without an answer telling us. */
@@ -224,6 +241,7 @@ export class RedisBudgetLedger implements BudgetLedger {
       tx.incrby(this.runKey(runId), spent).expire(this.runKey(runId), RUN_TTL_S);
       tx.incrby(this.dayKey(), spent).expire(this.dayKey(), DAY_TTL_S);
       tx.incrby(`${this.keyBase}:credits:total`, spent);
+      if (this.index) tx.sadd(this.index.key, this.index.account);
     }
     await tx.exec();
   }
@@ -250,35 +268,4 @@ export class RedisBudgetLedger implements BudgetLedger {
     await this.settleCredits(runId, id, 0);
     return { spendable: granted, binding };
   }
-}
-
-/** What /metrics and the dashboard show of one account's budget: read only, never reserves anything. */
-export interface BudgetState {
-  /** The account's key (a hash of base URL and client id, never the secret). */
-  account: string;
-  tokens: TokenBalance | null;
-  creditsToday: number;
-  creditsTotal: number;
-}
-
-/** Budget state of every account with state under `keyPrefix` (the `keyPrefix` of createSourceClient). */
-export async function readBudgetStates(redis: Redis, keyPrefix: string): Promise<BudgetState[]> {
-  const base = `${keyPrefix}:source:`;
-  const accounts = new Set<string>();
-  for (const pattern of [`${base}*:tokens`, `${base}*:credits:total`]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const account = key.slice(base.length).split(':')[0];
-        if (account) accounts.add(account);
-      }
-    } while (cursor !== '0');
-  }
-  return Promise.all([...accounts].sort().map(async (account) => {
-    const ledger = new RedisBudgetLedger(redis, `${base}${account}`, 0, {});
-    const [tokens, usage] = await Promise.all([ledger.tokenBalance(), ledger.creditUsage('')]);
-    return { account, tokens, creditsToday: usage.day, creditsTotal: usage.account };
-  }));
 }
