@@ -20,10 +20,25 @@ return 0`;
 export async function readKeyIndex(redis: Redis, indexKey: string, backfill: () => Promise<string[]>): Promise<string[]> {
   const [members, built] = await Promise.all([redis.smembers(indexKey), redis.exists(builtKey(indexKey))]);
   if (built) return members.sort();
+  // A large database takes seconds to SCAN: reads that come meanwhile (the next scrapes) wait for the same one.
+  const running = backfills.get(redis) ?? new Map<string, Promise<string[]>>();
+  backfills.set(redis, running);
+  let filling = running.get(indexKey);
+  if (!filling) {
+    filling = fillIndex(redis, indexKey, backfill).finally(() => running.delete(indexKey));
+    running.set(indexKey, filling);
+  }
+  const found = await filling;
+  return [...new Set([...members, ...found])].sort();
+}
+
+const backfills = new WeakMap<Redis, Map<string, Promise<string[]>>>();
+
+async function fillIndex(redis: Redis, indexKey: string, backfill: () => Promise<string[]>): Promise<string[]> {
   const found = await backfill();
   if (found.length > 0) await redis.sadd(indexKey, ...found);
   await redis.set(builtKey(indexKey), '1');
-  return [...new Set([...members, ...found])].sort();
+  return found;
 }
 
 /**
