@@ -6,6 +6,7 @@
  * Run: REDIS_URL=redis://127.0.0.1:6379/12 npx tsx bench/metrics-scrape.ts [unrelatedKeys=300000] [--scrapes=30]
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { SavedSearch } from '../src/config/index.js';
 import { openQueues } from '../src/queue/index.js';
@@ -15,6 +16,7 @@ import { createMetricsEndpoint } from '../src/server/index.js';
 import { listGovernorSnapshots, RateGovernor } from '../src/shared/rate-governor.js';
 import { createRedis, deleteKeysUnder, scanKeys } from '../src/shared/redis.js';
 import { RedisBudgetLedger } from '../src/source/budget-ledger.js';
+import { load, machine } from './lib/machine.js';
 import { readBudgetStates } from '../src/source/budget-states.js';
 
 const unrelated = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 300_000);
@@ -66,10 +68,17 @@ async function fillMetricsState(): Promise<void> {
 }
 
 const ms = (from: number): number => performance.now() - from;
-const stats = (xs: number[]): string => {
+const round = (x: number): number => Math.round(x * 10) / 10;
+const stats = (xs: number[]): { medianMs: number; p95Ms: number; maxMs: number } => {
   const s = [...xs].sort((a, b) => a - b);
   const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-  return `median ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, max ${(s.at(-1) ?? Number.NaN).toFixed(1)} ms`;
+  return { medianMs: round(at(0.5)), p95Ms: round(at(0.95)), maxMs: round(s.at(-1) ?? Number.NaN) };
+};
+const out: Record<string, unknown>[] = [];
+const report = (label: string, figures: Record<string, unknown>): void => {
+  const line = { label, ...figures, unrelatedKeys: unrelated, machine: machine(), load: load() };
+  out.push(line);
+  console.log(JSON.stringify(line));
 };
 
 const queues = openQueues({ connection: redis, prefix });
@@ -103,15 +112,14 @@ try {
     for (const pattern of [`${prefix}:source:*:tokens`, `${prefix}:source:*:credits:total`, `${prefix}:gov:*`]) await scanKeys(redis, pattern);
     scanTimes.push(ms(t));
   }
-  const dbsize = await redis.dbsize();
-  console.log(`keys in the database: ${dbsize} (${unrelated} unrelated)`);
-  console.log(`first read after an upgrade (indexes the database once: the SCANs): ${firstMs.toFixed(1)} ms`);
-  console.log(`scrape without the unrelated keys, ${scrapes} times: ${stats(alone)}`);
-  console.log(`scrape with them, ${scrapes} times: ${stats(times)}`);
-  console.log(`the 3 SCANs a scrape ran before the index, 5 times: ${stats(scanTimes)}`);
+  report('first read after an upgrade (indexes the database once: the SCANs)', { ms: round(firstMs), keysInDb: await redis.dbsize() });
+  report(`scrape without the unrelated keys (${scrapes} times)`, stats(alone));
+  report(`scrape with the unrelated keys (${scrapes} times)`, stats(times));
+  report('the 3 SCANs a scrape ran before the index (5 times)', stats(scanTimes));
 } finally {
   await queues.close();
   await deleteUnrelated();
   await deleteKeysUnder(redis, prefix);
   redis.disconnect();
 }
+if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(out, null, 1));
