@@ -83,9 +83,10 @@ async function apiAnswers(url: string, timeoutMs: number): Promise<boolean> {
 type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 
 /**
- * /runs, /runs/<search>, /rejects/<search> (HTML) and /api/runs/<search> (JSON); bull-board at /admin/queues;
- * /healthz, /readyz and /metrics without auth (/metrics optionally with). Every route that reads Redis pings it
- * first and bounds its reads, answering 503 with a reason instead of hanging while Redis is down.
+ * /runs, /runs/<search>, /rejects/<search> (HTML) and /api/runs/<search> (JSON); bull-board at /admin/queues
+ * (read-only unless `adminActions`); /healthz and /readyz without auth, /metrics with it off loopback. Every route
+ * that reads Redis pings it first and bounds its reads, answering 503 with a reason instead of hanging while Redis
+ * is down. Safe by default: security headers, same-origin JSON for changes, loopback Host names only without auth.
  */
 export async function startDashboardServer(opts: DashboardOptions): Promise<DashboardServer> {
   const host = opts.host ?? '127.0.0.1';
