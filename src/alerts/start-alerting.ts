@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import type { AlertsConfig, SavedSearch } from '../config/index.js';
 import { SYNC_QUEUE } from '../queue/index.js';
 import { listRuns } from '../runs/run-history.js';
-import { readBudgetStates } from '../source/budget-ledger.js';
+import { readBudgetStates } from '../source/budget-states.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { alertPayload, formatFor, type AlertPayload } from './alert-payload.js';
 import { evaluateRules, type AlertCondition } from './alert-rules.js';

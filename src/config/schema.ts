@@ -185,6 +185,10 @@ const buildConfigSchema = (ports: Ports) => z.strictObject({
       port: z.int().min(0).max(65_535).default(3000),
       host: nonEmpty.default('127.0.0.1'),
       auth: z.strictObject({ username: nonEmpty, password: secret }).optional(),
+      // bull-board acts on jobs and queues (add, retry, remove, pause, obliterate) only when this is true.
+      adminActions: z.boolean().default(false),
+      // Absent: /metrics needs server.auth unless the server binds a loopback address.
+      metricsAuth: z.boolean().optional(),
     })
     .prefault({}),
   alerts: alertsSchema.optional(),

@@ -26,8 +26,8 @@ import { REDIS_NOW_LUA } from './redis-now.js';
 
 const LEARN_FN = new URL('./governor-learn-fn.lua', import.meta.url);
 const ACQUIRE = luaScript('governorAcquire', 3, REDIS_NOW_LUA, new URL('./governor-acquire.lua', import.meta.url));
-const LEARN = luaScript('governorLearn', 3, REDIS_NOW_LUA, LEARN_FN, new URL('./governor-learn.lua', import.meta.url));
-const ANSWER = luaScript('governorAnswer', 4, REDIS_NOW_LUA, LEARN_FN, new URL('./governor-answer.lua', import.meta.url));
+const LEARN = luaScript('governorLearn', 4, REDIS_NOW_LUA, LEARN_FN, new URL('./governor-learn.lua', import.meta.url));
+const ANSWER = luaScript('governorAnswer', 5, REDIS_NOW_LUA, LEARN_FN, new URL('./governor-answer.lua', import.meta.url));
 const HOLD = luaScript('governorHold', 1, REDIS_NOW_LUA, new URL('./governor-hold.lua', import.meta.url));
 const HEARTBEAT = luaScript('governorHeartbeat', 1, REDIS_NOW_LUA, new URL('./governor-heartbeat.lua', import.meta.url));
 
@@ -104,6 +104,9 @@ const STATS_TOUCH_AFTER_MS = 60_000;
 const limitKey = (learned: LearnedLimit): string => `${learned.limit}/${learned.windowMs}/${learned.mode}`;
 
 /** Keys of one (remote, account, operation) under `prefix`. Labels never contain ':'. */
+/** The SET of `remote:account:operation` with governor state under `prefix` (read by /metrics instead of a SCAN). */
+export const governorIndexKey = (prefix: string): string => `${prefix}:index:governors`;
+
 export function governorKeys(prefix: string, remote: string, account: string, operation: string): { log: string; state: string; probe: string; stats: string; runs: string } {
   const base = `${prefix}:gov:${remote}:${account}:${operation}`;
   return { log: `${base}:log`, state: `${base}:state`, probe: `${base}:probe`, stats: `${base}:stats`, runs: `${base}:runs` };
@@ -127,6 +130,10 @@ export class RateGovernor {
 
   private keys(op: string): ReturnType<typeof governorKeys> {
     return governorKeys(this.prefix, this.remote, this.account, op);
+  }
+
+  private member(op: string): string {
+    return `${this.remote}:${this.account}:${op}`;
   }
 
   /**
@@ -172,7 +179,10 @@ export class RateGovernor {
       await sleep(wait, signal);
       waitedMs += wait;
     }
-    if (waitedMs > 0) await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S).exec();
+    if (waitedMs > 0) {
+      await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S)
+        .sadd(governorIndexKey(this.prefix), this.member(op)).exec();
+    }
     return grant;
   }
 
@@ -186,7 +196,7 @@ export class RateGovernor {
   async learn(op: string, learned: LearnedLimit, remaining?: number): Promise<void> {
     if (!this.learnNeeded(op, learned, remaining)) return;
     const k = this.keys(op);
-    await runLua(this.redis, LEARN, [k.state, k.probe, k.log], [learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS, remaining ?? -1, randomUUID()]);
+    await runLua(this.redis, LEARN, [k.state, k.probe, k.log, governorIndexKey(this.prefix)], [learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS, remaining ?? -1, randomUUID(), this.member(op)]);
     this.learnWritten(op, learned);
   }
 
@@ -214,9 +224,9 @@ export class RateGovernor {
       facts.outcome, facts.grant ?? '', touch ? STATS_TTL_S : 0, facts.releaseProbe === true ? '1' : '0',
       learned ? '1' : '0', learned?.limit ?? 0, learned?.windowMs ?? 0, learned?.mode ?? '', STATE_TTL_MS, facts.remaining ?? -1,
       learned ? randomUUID() : '', facts.daily ? '1' : '0', facts.daily?.limit ?? 0, facts.daily?.remaining ?? 0,
-      facts.windowEndsInMs !== undefined && facts.windowEndsInMs >= 0 ? Math.ceil(facts.windowEndsInMs) : -1,
+      facts.windowEndsInMs !== undefined && facts.windowEndsInMs >= 0 ? Math.ceil(facts.windowEndsInMs) : -1, this.member(op),
     ];
-    const keys = [k.log, k.stats, k.state, k.probe];
+    const keys = [k.log, k.stats, k.state, k.probe, governorIndexKey(this.prefix)];
     if (more === undefined) await runLua(this.redis, ANSWER, keys, args);
     else {
       const batch = queueLua(this.redis.pipeline(), ANSWER, keys, args);

@@ -41,7 +41,7 @@ export interface BudgetLedger {
 
 const EXPIRE_RESERVATIONS = new URL('./budget-expire-reservations.lua', import.meta.url);
 const RESERVE_TOKENS = luaScript('budgetReserveTokens', 3, REDIS_NOW_LUA, EXPIRE_RESERVATIONS, new URL('./budget-reserve-tokens.lua', import.meta.url));
-const OBSERVE_TOKENS = luaScript('budgetObserveTokens', 1, REDIS_NOW_LUA, new URL('./budget-observe-tokens.lua', import.meta.url));
+const OBSERVE_TOKENS = luaScript('budgetObserveTokens', 2, REDIS_NOW_LUA, new URL('./budget-observe-tokens.lua', import.meta.url));
 const RESERVE_CREDITS = luaScript('budgetReserveCredits', 4, REDIS_NOW_LUA, EXPIRE_RESERVATIONS, new URL('./budget-reserve-credits.lua', import.meta.url));
 const DEBIT_TOKENS = luaScript('budgetDebitTokens', 1, REDIS_NOW_LUA, new URL('./budget-debit-tokens.lua', import.meta.url));
 
@@ -50,6 +50,15 @@ const DEBIT_TOKENS = luaScript('budgetDebitTokens', 1, REDIS_NOW_LUA, new URL('.
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
 const RUN_TTL_S = 14 * 24 * 3600;
 const DAY_TTL_S = 3 * 24 * 3600;
+
+/** The SET of accounts with a budget under `keyPrefix` (read by /metrics and the alerts instead of a SCAN). */
+export const budgetIndexKey = (keyPrefix: string): string => `${keyPrefix}:index:budget-accounts`;
+
+/** A ledger at `<keyPrefix>:source:<account>` (as createSourceClient places it) keeps the index of accounts. */
+function indexOf(keyBase: string): { key: string; account: string } | undefined {
+  const m = /^(.*):source:([^:]+)$/.exec(keyBase);
+  return m?.[1] && m[2] ? { key: budgetIndexKey(m[1]), account: m[2] } : undefined;
+}
 
 function num(headers: ResponseHeaders, name: string): number | undefined {
   const raw = headerValue(headers, name);
@@ -80,6 +89,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   private readonly tokensKey: string;
   private readonly tokenResv: [string, string];
   private readonly creditResv: [string, string];
+  private readonly index: { key: string; account: string } | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -90,8 +100,14 @@ export class RedisBudgetLedger implements BudgetLedger {
     this.tokensKey = `${keyBase}:tokens`;
     this.tokenResv = [`${keyBase}:tokens:resv`, `${keyBase}:tokens:resv:exp`];
     this.creditResv = [`${keyBase}:credits:resv`, `${keyBase}:credits:resv:exp`];
+    this.index = indexOf(keyBase);
     // before any batch is made: the governor's batches carry this ledger's commands too
     defineLua(redis, RESERVE_TOKENS, OBSERVE_TOKENS, RESERVE_CREDITS, DEBIT_TOKENS);
+  }
+
+  /** OBSERVE_TOKENS's keys and arguments: the account index is written in the same script as the balance. */
+  private observeCall(args: readonly (string | number)[]): [string[], (string | number)[]] {
+    return [[this.tokensKey, this.index?.key ?? this.tokensKey], [...args, this.index?.account ?? '']];
   }
 
   get reserve(): number {
@@ -145,13 +161,13 @@ export class RedisBudgetLedger implements BudgetLedger {
   /** Records the balance a search (or 402) answer reported. */
   async observeTokens(headers: ResponseHeaders): Promise<void> {
     const args = balanceOf(headers);
-    if (args) await runLua(this.redis, OBSERVE_TOKENS, [this.tokensKey], args);
+    if (args) await runLua(this.redis, OBSERVE_TOKENS, ...this.observeCall(args));
   }
 
   /** `observeTokens` appended to a batch (the answer's other bookkeeping), in the same round trip. */
   observeTokensInto(batch: ChainableCommander, headers: ResponseHeaders): void {
     const args = balanceOf(headers);
-    if (args) queueLua(batch, OBSERVE_TOKENS, [this.tokensKey], args);
+    if (args) queueLua(batch, OBSERVE_TOKENS, ...this.observeCall(args));
   }
 
   /** Lowers the known balance by `n` tokens a search may have been charged without an answer telling us. */
@@ -182,6 +198,7 @@ export class RedisBudgetLedger implements BudgetLedger {
       tx.incrby(this.runKey(runId), spent).expire(this.runKey(runId), RUN_TTL_S);
       tx.incrby(this.dayKey(), spent).expire(this.dayKey(), DAY_TTL_S);
       tx.incrby(`${this.keyBase}:credits:total`, spent);
+      if (this.index) tx.sadd(this.index.key, this.index.account);
     }
     await tx.exec();
   }
@@ -208,35 +225,4 @@ export class RedisBudgetLedger implements BudgetLedger {
     await this.settleCredits(runId, id, 0);
     return { spendable: granted, binding };
   }
-}
-
-/** What /metrics and the dashboard show of one account's budget: read only, never reserves anything. */
-export interface BudgetState {
-  /** The account's key (a hash of base URL and client id, never the secret). */
-  account: string;
-  tokens: TokenBalance | null;
-  creditsToday: number;
-  creditsTotal: number;
-}
-
-/** Budget state of every account with state under `keyPrefix` (the `keyPrefix` of createSourceClient). */
-export async function readBudgetStates(redis: Redis, keyPrefix: string): Promise<BudgetState[]> {
-  const base = `${keyPrefix}:source:`;
-  const accounts = new Set<string>();
-  for (const pattern of [`${base}*:tokens`, `${base}*:credits:total`]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const account = key.slice(base.length).split(':')[0];
-        if (account) accounts.add(account);
-      }
-    } while (cursor !== '0');
-  }
-  return Promise.all([...accounts].sort().map(async (account) => {
-    const ledger = new RedisBudgetLedger(redis, `${base}${account}`, 0, {});
-    const [tokens, usage] = await Promise.all([ledger.tokenBalance(), ledger.creditUsage('')]);
-    return { account, tokens, creditsToday: usage.day, creditsTotal: usage.account };
-  }));
 }

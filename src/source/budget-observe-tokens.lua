@@ -1,5 +1,6 @@
--- KEYS: tokens hash. ARGV: limit, remaining, resetSeconds. Within one period the balance only goes down, so an
--- answer that overtook a later one never raises it.
+-- KEYS: tokens hash, account index. ARGV: limit, remaining, resetSeconds, account ('' = no index). Within one period
+-- the balance only goes down, so an answer that overtook a later one never raises it.
+if ARGV[4] ~= '' then redis.call('SADD', KEYS[2], ARGV[4]) end
 local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
 local remaining = tonumber(ARGV[2])
 local resetAt = now + tonumber(ARGV[3]) * 1000

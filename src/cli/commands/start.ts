@@ -83,6 +83,12 @@ function readOnlyQueues(value: string | undefined): boolean | string[] {
   return value === 'true' ? true : value.split(',').map((q) => q.trim()).filter(Boolean);
 }
 
+/** `METRICS_AUTH=true|false` wins over `server.metricsAuth`; neither: the dashboard's default (auth off loopback). */
+function metricsAuthOf(env: string | undefined, configured: boolean | undefined): { metricsAuth?: boolean } {
+  const value = env === 'true' ? true : env === 'false' ? false : configured;
+  return value === undefined ? {} : { metricsAuth: value };
+}
+
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
   const live = createLiveConfig(config, opts.configPath);
@@ -142,8 +148,9 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         host: opts.dashboard?.host ?? config.server.host,
         port: opts.dashboard?.port ?? config.server.port,
         auth: config.server.auth,
+        adminActions: config.server.adminActions,
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
-        metricsAuth: process.env.METRICS_AUTH === 'true',
+        ...metricsAuthOf(process.env.METRICS_AUTH, config.server.metricsAuth),
         prefix, governorSnapshots: () => listGovernorSnapshots(connection, prefix), searches: () => live.current().searches,
         creditCaps: () => live.current().source.credits, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
         logger,
