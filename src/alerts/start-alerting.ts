@@ -10,6 +10,7 @@ import { SYNC_QUEUE } from '../queue/index.js';
 import { listRuns } from '../runs/run-history.js';
 import { readBudgetStates } from '../source/budget-ledger.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import { duplicateRedis } from '../shared/redis.js';
 import { alertPayload, formatFor, type AlertPayload } from './alert-payload.js';
 import { evaluateRules, type AlertCondition } from './alert-rules.js';
 import { swapAlertState, type ClaimedTransition, type Transition } from './alert-state.js';
@@ -20,6 +21,15 @@ const HISTORY_DEPTH = 50;
 
 /** How long an evaluator holds an undelivered alert: longer than one delivery, so two never send it at once. */
 const CLAIM_MS = 2 * WEBHOOK_DEADLINE_MS;
+
+/** Longest `close` waits for the queue listener and an evaluation in flight: shutdown never waits on a dead Redis. */
+const CLOSE_WAIT_MS = 2_000;
+
+async function atMost(work: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work?.catch(() => undefined), new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+  clearTimeout(timer);
+}
 
 export interface AlertingOptions {
   redis: Redis;
@@ -112,7 +122,7 @@ export function startAlerting(opts: AlertingOptions): Alerting {
   let eventsConnection: Redis | undefined;
   if (opts.listenToQueue && opts.alerts()) {
     // Its own connection, closed with it: QueueEvents blocks on XREAD.
-    eventsConnection = opts.redis.duplicate({ maxRetriesPerRequest: null });
+    eventsConnection = duplicateRedis(opts.redis, { maxRetriesPerRequest: null });
     events = new QueueEvents(SYNC_QUEUE, { connection: eventsConnection, prefix: opts.prefix });
     events.on('completed', tick);
     events.on('failed', tick);
@@ -124,9 +134,12 @@ export function startAlerting(opts: AlertingOptions): Alerting {
     async close() {
       clearInterval(timer);
       stop.abort();
-      await events?.close().catch(() => undefined);
+      // Redis unreachable: the listener's close and an evaluation's commands would wait for it to come back.
+      const down = opts.redis.status !== 'ready';
+      if (down) eventsConnection?.disconnect();
+      await atMost(events?.close(), CLOSE_WAIT_MS);
       eventsConnection?.disconnect();
-      await running?.catch(() => undefined);
+      if (!down) await atMost(running, CLOSE_WAIT_MS);
     },
   };
 }

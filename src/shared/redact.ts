@@ -62,6 +62,9 @@ const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+(?![A-Za-z][a-z]{0,19}(?![\w.~+/=-
  */
 const SECRET_PAIR = /((?<![/.])(?:secret|token|password|passwd|api[_-]?key)\\?["']?\s*[:=]\s*\\?["']?)[^\s&,;"'\\})\]]+/gi;
 
+/** The user-info part of a URL (`redis://user:password@host`, `redis://SECRET@host`): a credential, whole. */
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'\\]+@/gi;
+
 export interface RedactOptions {
   /** Values known to be private (the fields of a record a CRM refused): removed wherever they appear. */
   values?: readonly unknown[];
@@ -74,7 +77,7 @@ export function redact(text: string, options: RedactOptions = {}): string {
     const values = options.values.filter((v): v is string => typeof v === 'string' && v.length >= 3).sort((a, b) => b.length - a.length);
     for (const value of values) out = out.split(value).join('[value]');
   }
-  out = out.replace(AUTHORIZATION, '$1[secret]').replace(SCHEME_CREDENTIAL, '$1 [secret]').replace(SECRET_PAIR, '$1[secret]');
+  out = out.replace(URL_USERINFO, '$1[secret]@').replace(AUTHORIZATION, '$1[secret]').replace(SCHEME_CREDENTIAL, '$1 [secret]').replace(SECRET_PAIR, '$1[secret]');
   if (out.includes('@')) out = out.replace(EMAIL, '[email]');
   for (const phone of PHONES) out = out.replace(phone, (match) => (isPhone(match) ? '[phone]' : match));
   out = out.replace(BARE_NANP, (match, offset: number, whole: string) => (RECORD_WORD.test(whole.slice(Math.max(0, offset - 24), offset)) ? match : '[phone]'));

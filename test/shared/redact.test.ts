@@ -27,6 +27,8 @@ const REDACTED: [string, string][] = [
   ['callback?access_token=abc.def.ghi&state=1', 'abc.def.ghi'],
   ['refresh_token: r-123-xyz', 'r-123-xyz'],
   ['password=hunter2!', 'hunter2!'],
+  ['REDIS_URL=redis://SECRET@10.0.0.5/3 refused', 'SECRET'],
+  ['connect redis://app:p4ssw0rd@redis.internal:6379/0', 'p4ssw0rd'],
   // bare or dotted national numbers, and North American numbers written without separators
   ['mobile 015112345678 refused', '015112345678'],
   ['4155550100', '4155550100'],
