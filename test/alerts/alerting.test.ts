@@ -195,6 +195,16 @@ describe('alerting', () => {
     expect(elsewhere.hits).toBe(0);
   });
 
+  it('one delivery ends at its deadline, whatever the attempts and timeouts: a webhook that never answers', async () => {
+    const silent: Server = createServer(() => undefined); // accepts, reads, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => { silent.closeAllConnections(); silent.close(() => resolve()); }));
+    const send = createWebhookSender({ url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`, attempts: 5, timeoutMs: 10_000, deadlineMs: 1_000 });
+    const started = Date.now();
+    expect(await send({ text: 'x' })).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }, 20_000);
+
   it('evaluates when a sync job finishes (BullMQ queue events), not only on the interval', async () => {
     const { redis, prefix, hook, start } = await setup({});
     const connection = createRedis(process.env.REDIS_URL);
