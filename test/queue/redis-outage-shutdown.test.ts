@@ -1,7 +1,7 @@
 /**
  * SIGTERM while Redis is down, with and without `alerts:` (whose queue listener has a connection of its own): the
  * process exits promptly (not at the 28 s forced exit), and no connection prints ioredis' raw "Unhandled error
- * event" lines. `scheduler` in a child process against a private redis-server the test stops under it.
+ * event" lines. `scheduler` and `start` in a child process against a private redis-server the test stops under it.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,11 @@ const ALERTS = 'alerts:\n  webhook: {url: "${ALERT_WEBHOOK_URL}"}\n  evaluateEve
 describe('SIGTERM during a Redis outage', () => {
   const closers = closeAfterEach();
 
-  it.each([['with alerts', ALERTS], ['without alerts', '']])('%s: exits 0 within 10 s, no raw ioredis lines', async (_name, alerts) => {
+  it.each([
+    ['scheduler', 'with alerts', ALERTS],
+    ['scheduler', 'without alerts', ''],
+    ['start', 'with alerts', ALERTS],
+  ])('%s %s: exits 0 within 10 s, no raw ioredis lines', async (command, _name, alerts) => {
     const redis = await privateRedis(PASSWORD);
     closers.push(() => redis.destroy());
     await redis.start();
@@ -26,7 +30,7 @@ describe('SIGTERM during a Redis outage', () => {
     closers.push(() => rm(dir, { recursive: true, force: true }));
     const configPath = join(dir, 'config.yaml');
     await writeFile(configPath, `${configYaml(searchYaml('dach', '{every: 1h}'))}${alerts}`);
-    const child = cli(['scheduler', '--config', configPath], {
+    const child = cli([command, '--config', configPath], {
       REDIS_URL: redis.url, QUEUE_PREFIX: 'ps-outage-stop', LOG_LEVEL: 'info', ALERT_WEBHOOK_URL: 'http://127.0.0.1:9/hook',
     });
     closers.push(async () => {
