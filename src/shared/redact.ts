@@ -62,8 +62,11 @@ const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+(?![A-Za-z][a-z]{0,19}(?![\w.~+/=-
  */
 const SECRET_PAIR = /((?<![/.])(?:secret|token|password|passwd|api[_-]?key)\\?["']?\s*[:=]\s*\\?["']?)[^\s&,;"'\\})\]]+/gi;
 
-/** The user-info part of a URL (`redis://user:password@host`, `redis://SECRET@host`): a credential, whole. */
-const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'\\]+@/gi;
+/**
+ * The user-info part of a URL (`redis://user:password@host`, `redis://SECRET@host`): a credential, whole. Scheme and
+ * user info are bounded, so a long dotted run (`a.a.a…`) is not rescanned from every word start.
+ */
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"'\\]{1,512}@/gi;
 
 export interface RedactOptions {
   /** Values known to be private (the fields of a record a CRM refused): removed wherever they appear. */
