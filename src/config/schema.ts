@@ -217,8 +217,8 @@ export type AlertsConfig = NonNullable<AppConfig['alerts']>;
 export function isSecretPath(path: readonly (string | number)[]): boolean {
   const [section, second, third] = path;
   if (path.length !== 3) return false;
+  if (section === 'alerts') return second === 'webhook' && third === 'url';
   if (section === 'source') return second === 'auth' && third === 'clientSecret';
   if (section === 'destinations') return third === 'accessToken' || third === 'clientSecret';
-  if (section === 'alerts') return second === 'webhook' && third === 'url';
   return section === 'server' && second === 'auth' && third === 'password';
 }
