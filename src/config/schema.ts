@@ -147,8 +147,8 @@ const sourceSchema = z.strictObject({
 /** Optional webhook alerts (src/alerts/): each rule fires once per state change and once on recovery. */
 const alertsSchema = z.strictObject({
   webhook: z.strictObject({
-    // A secret: Slack incoming-webhook URLs hold a token.
-    url: secret,
+    // A secret: Slack incoming-webhook URLs hold a token. http(s) only: a file: or other scheme is never posted to.
+    url: httpUrl.meta({ secret: true }),
     payload: z.enum(['slack', 'json']).optional().describe('default: slack for hooks.slack.com, else json'),
   }),
   evaluateEverySeconds: posInt.default(60).describe('how often the run history is evaluated (also on every finished run)'),
@@ -223,6 +223,7 @@ export type AlertsConfig = NonNullable<AppConfig['alerts']>;
 export function isSecretPath(path: readonly (string | number)[]): boolean {
   const [section, second, third] = path;
   if (path.length !== 3) return false;
+  if (section === 'alerts') return second === 'webhook' && third === 'url';
   if (section === 'source') return second === 'auth' && third === 'clientSecret';
   if (section === 'destinations') return destinationPorts().some((p) => isSecretField(p.configSchema.shape[third as string] as z.ZodType | undefined));
   return section === 'server' && second === 'auth' && third === 'password';
