@@ -97,7 +97,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     }
 
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted).
-    return await end(walkEnding(start.plan, search.mode, checkpoint, signal.aborted));
+    return await end(walkEnding(start.plan, checkpoint, signal.aborted));
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {

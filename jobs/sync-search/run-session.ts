@@ -152,7 +152,7 @@ export class RunSession {
       durationMs: Date.now() - this.started, runId: this.request.runId, startedAt: this.startedAt, finishedAt: new Date().toISOString(),
       dryRun: this.dryRun, partitions: cp?.partitions.length ?? this.plan?.partitions.length ?? 0,
       ...(cp?.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(cp?.warnings ? { warnings: cp.warnings } : {}),
-      ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
+      ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
       ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, this.counts()),
     };
     await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });

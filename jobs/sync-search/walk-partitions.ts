@@ -95,8 +95,9 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
     for (; known < cp.partitions.length; known++) if (!cp.partitions[known]?.done) enqueue(known);
   };
   takeAdded();
-  // maxRecords below the count: one cap shared by the parallel journeys, counting what earlier attempts fetched
-  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, cp.counts.fetched);
+  // maxRecords below the count: one cap of distinct records shared by the parallel journeys, counting what earlier
+  // attempts kept (the user's limit: live-index repeats do not use it up)
+  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, cp.counts.unique);
   let failure: unknown;
   const fail = (err: unknown): void => {
     if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure

@@ -3,7 +3,7 @@ import type { RunSummary } from './run-summary.js';
 /** Human lines for one run summary (`run` without --json, `runs`). Counts only: nothing secret or personal. */
 export function formatSummary(s: RunSummary): string {
   const lines = [
-    `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
+    `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.limitedBy ? ` (limited by ${s.limitedBy})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
     `  counted ${s.counted}  fetched ${s.fetched}  unique ${s.unique}  partitions ${s.partitions}`,
     `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.linkErrors ? `  link errors ${s.linkErrors}` : ''}`,
     `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
@@ -24,6 +24,6 @@ export function formatRunLine(s: RunSummary): string {
     s.finishedAt, s.status.padEnd(9), `fetched ${s.fetched}`, `created ${s.created}`, `updated ${s.updated}`,
     `unchanged ${s.unchanged}`, `rejected ${s.rejected}`, `tokens ${s.tokensSpent}`, `credits ${s.creditsSpent}`,
     s.personsRevealed !== undefined ? `revealed ${s.personsRevealed}` : '', s.revealSkipped ? `reveal skipped ${s.revealSkipped}` : '',
-    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.warnings ? `warnings ${s.warnings.count}` : '', s.error ? `${s.error.code}` : '',
+    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.limitedBy ? `limited by ${s.limitedBy}` : '', s.warnings ? `warnings ${s.warnings.count}` : '', s.error ? `${s.error.code}` : '',
   ].filter((part) => part !== '').join('  ');
 }
