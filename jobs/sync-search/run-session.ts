@@ -10,7 +10,7 @@ import { findFinishedRun, recordRun } from '../../src/runs/run-history.js';
 import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
 import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
 import { revealSummary } from './reveal-summary.js';
-import { addWarnings } from '../../src/runs/run-warnings.js';
+import { addWarnings, type Warning } from '../../src/runs/run-warnings.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { JourneyCheckpoint, JourneyPage, PartitionProgress, SourceClient } from '../../src/source/index.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
@@ -171,12 +171,17 @@ export class RunSession {
   }
 }
 
-/** One reason per rejected record and failed link, redacted (no keys: a match key may be an email). */
-function warningReasons(result: WriteResult): string[] {
-  const reasons: string[] = [];
+/** One warning per rejected record and failed link, redacted (no keys: a match key may be an email). */
+function warningReasons(result: WriteResult): Warning[] {
+  const warnings: Warning[] = [];
   for (const o of result.outcomes) {
-    if (o.status === 'rejected') reasons.push(redactText(`rejected (${o.code}): ${o.reason}`));
-    else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) reasons.push(redactText(`link failed: ${o.linkError}`));
+    if (o.status === 'rejected') {
+      const reason = redactText(o.reason);
+      warnings.push({ code: o.code, ...(o.field === undefined ? {} : { field: o.field }), reason, line: redactText(`rejected (${o.code}): ${o.reason}`) });
+    } else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) {
+      const reason = redactText(o.linkError);
+      warnings.push({ code: 'link_failed', reason, line: `link failed: ${reason}` });
+    }
   }
-  return reasons;
+  return warnings;
 }

@@ -97,11 +97,12 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();
-      const reject = (index: number, key: string | undefined, code: string, reason: string, record?: CrmRecord): void => {
+      const reject = (index: number, key: string | undefined, code: string, reason: string, record?: CrmRecord, field?: string): void => {
         const safe = redactReason(reason, record);
         const shown = key ?? `#${index}`;
-        outcomes[index] = { key: shown, status: 'rejected', code, reason: safe };
-        newRejects.push({ key: shown, object: target.object, code, reason: safe, at, ...(key === undefined ? { keyless: true as const } : {}) });
+        const named = field === undefined ? {} : { field };
+        outcomes[index] = { key: shown, status: 'rejected', code, reason: safe, ...named };
+        newRejects.push({ key: shown, object: target.object, code, reason: safe, at, ...named, ...(key === undefined ? { keyless: true as const } : {}) });
       };
 
       // Map; the last copy of a key wins (HubSpot refuses duplicate ids in one batch).
@@ -109,7 +110,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       sources.forEach((source, index) => {
         const mapped = mapRecord(mapping, source);
         if (!mapped.ok) {
-          reject(index, mapped.key, mapped.code, mapped.reason);
+          reject(index, mapped.key, mapped.code, mapped.reason, undefined, mapped.field);
           return;
         }
         const earlier = byKey.get(mapped.record.key);
@@ -165,7 +166,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
               reject(p.index, p.record.key, 'no_outcome', 'the CRM returned no result for this record', p.record);
               failed.push(p.record.key);
             } else if (outcome.status === 'rejected') {
-              reject(p.index, p.record.key, outcome.code, outcome.reason, p.record);
+              reject(p.index, p.record.key, outcome.code, outcome.reason, p.record, outcome.field);
               failed.push(p.record.key);
             } else {
               outcomes[p.index] = outcome;

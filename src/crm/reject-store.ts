@@ -7,6 +7,8 @@ export interface RejectEntry {
   key: string;
   object: string;
   code: string;
+  /** The CRM field the refusal names, when it names one (rejects are grouped by code and field). */
+  field?: string;
   reason: string;
   at: string;
   /** No match key: listed in the history only, never counted as waiting for a retry (nothing could match it). */

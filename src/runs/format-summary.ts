@@ -1,3 +1,4 @@
+import { groupLabel } from '../crm/reject-groups.js';
 import type { RunSummary } from './run-summary.js';
 
 /** Human lines for one run summary (`run` without --json, `runs`). Counts only: nothing secret or personal. */
@@ -12,7 +13,8 @@ export function formatSummary(s: RunSummary): string {
     lines.push(`  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`);
   }
   if (s.tokensSpentPerRecord !== undefined) lines.push(`  tokens per record landed ${s.tokensSpentPerRecord}`);
-  if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
+  if (s.warnings?.groups) lines.push(`  warnings ${s.warnings.count}, by code and field:`, ...s.warnings.groups.map((g) => `    ${g.count} x ${groupLabel(g)}, e.g. ${g.example}`));
+  else if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
   if (s.resumeAt) lines.push(`  resumes after the budget resets at ${s.resumeAt}`);
   if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
   return lines.join('\n');
