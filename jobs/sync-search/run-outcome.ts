@@ -12,6 +12,8 @@
  * | tokens used up (402 exhausted, or the ledger    | delayed   | tokens_exhausted  | kept until after the reset    |
  * |   at 0 with no reserve), `resumeAt` = the reset |           |                   |   (6 h to 48 h)               |
  * | stopped from outside (shutdown, lost lock)      | failed    | aborted           | kept                          |
+ * | the CRM refused the run (jobs/sync-search/       | failed    | —                 | cleared (no retry: the same   |
+ * |   refusal-guard.ts): crm_refused_all / _share   |           |                   |   records are refused again)  |
  * | any other error                                 | failed    | —                 | kept (a retry resumes)        |
  */
 import type { AppConfig } from '../../src/config/index.js';
@@ -19,6 +21,7 @@ import { DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/ch
 import type { RunStatus, StopReason } from '../../src/runs/run-summary.js';
 import { BudgetStopError, TokensExhaustedError, type TokenBalance } from '../../src/source/index.js';
 import type { RunPlan } from './plan-run.js';
+import { CrmRefusedError } from './refusal-errors.js';
 import { errorInfo, RunAbortedError } from './run-errors.js';
 
 /** What happens to the run's checkpoint: deleted, saved with the store's TTL, or saved for `ttlMs`. */
@@ -89,6 +92,8 @@ export async function runOutcome(ending: RunEnding, facts: OutcomeFacts, search:
       if (ending.error instanceof BudgetStopError && ending.error.cap === 'max_records' && !ending.aborted) return LIMITED;
       if (ending.error instanceof TokensExhaustedError || ending.error instanceof BudgetStopError) return stopped(ending.error, facts);
       if (ending.aborted) return aborted(search);
+      // hook (refusal guard): a run the CRM refused is not retried, so its checkpoint has nothing to resume
+      if (ending.error instanceof CrmRefusedError) return { status: 'failed', error: errorInfo(ending.error), checkpoint: CLEAR };
       return { status: 'failed', error: errorInfo(ending.error), checkpoint: KEEP };
   }
 }
