@@ -8,7 +8,7 @@ const kind = (r: RejectEntry): string => (r.kind === 'link' ? 'link failed' : 'r
 export function rejectsPage(search: string, rejects: readonly RejectEntry[], pending: number): string {
   const enc = encodeURIComponent(search);
   const body = `<p>${esc(pending)} rejected record(s) not accepted since; each is sent again when a run fetches it again.
-Failed links are sent again by the next run. <a href="/rejects/${enc}.csv">Download CSV</a> · <a href="/runs/${enc}">Runs</a></p>
+Failed links are sent again by the next run, and leave this list once linked. <a href="/rejects/${enc}.csv">Download CSV</a> · <a href="/runs/${enc}">Runs</a></p>
 <h2>By code and field</h2>
 ${table(groupRejects(rejects), [
     { head: 'Count', cell: (g) => esc(g.count), numeric: true },

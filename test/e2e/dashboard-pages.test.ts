@@ -219,6 +219,10 @@ describe('dashboard pages and metrics after real runs', () => {
       const text = cli(['rejects', 'linked-people', '--config', join(dir, 'config.yaml')], env);
       expect(await text.exited).toBe(0);
       expect(text.out()).toContain(`${links.length}  link_failed  e.g. ${links[0]?.reason}`);
+      // --all: every entry, newest first
+      const all = cli(['rejects', 'linked-people', '--all', '--limit', '1000', '--config', join(dir, 'config.yaml')], env);
+      expect(await all.exited).toBe(0);
+      expect(all.out().split('\n').filter((l) => / contacts {2}p_\w+ {2}link_failed: company \S+ is not in HubSpot$/.test(l))).toHaveLength(links.length);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

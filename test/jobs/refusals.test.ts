@@ -4,8 +4,10 @@
  * field; a refused share above `rejects.failAbove` fails the run; below it the run completes with grouped warnings.
  * Real HubSpot and Salesforce clients against the emulators, real Redis.
  */
+import { UnrecoverableError, type Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncSearch } from '../../jobs/sync-search.js';
+import { createSyncProcessor, syncSearch } from '../../jobs/sync-search.js';
+import type { SyncJobData, SyncJobResult } from '../../src/queue/job-data.js';
 import { CONFIG_ERROR_CODES } from '../../jobs/sync-search/run-errors.js';
 import { CheckpointStore } from '../../src/runs/checkpoint-store.js';
 import { exitCodeOf } from '../../src/runs/run-summary.js';
@@ -58,6 +60,18 @@ describe('a run the CRM refuses', () => {
     expect(summary.warnings?.groups).toEqual([{ code: 'INVALID_INTEGER', field: 'numberofemployees', count: summary.rejected, example: 'Property values were not valid: numberofemployees: [value] was not a valid number. (INVALID_INTEGER)' }]);
     // not retried: nothing is left to resume
     expect(await new CheckpointStore(fx.redis, 'bad-mapping', { prefix: fx.prefix }).load('refused-hs')).toBeNull();
+  });
+
+  it('a queued run the CRM refuses fails at once: no retry spends the same tokens again', async () => {
+    const config = fx.config(hubspotConfig(companies('queued-bad-mapping', '{name: name, numberofemployees: name}'), '  parallelism: 2'));
+    const job = {
+      data: { search: 'queued-bad-mapping', runId: 'refused-queued', trigger: 'manual', requestedAt: new Date().toISOString() },
+      attemptsMade: 0, updateProgress: async () => undefined, moveToDelayed: async () => undefined,
+    } as unknown as Job<SyncJobData, SyncJobResult>;
+    const processor = createSyncProcessor(fx.deps(config));
+    const error = await processor(job, 'token', new AbortController().signal).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnrecoverableError);
+    expect((error as Error).message).toContain('INVALID_INTEGER [numberofemployees]');
   });
 
   it('Salesforce refusing every Lead (REQUIRED_FIELD_MISSING [Company]): failed early, naming code and field', async () => {
