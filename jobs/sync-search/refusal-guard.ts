@@ -24,22 +24,27 @@ export const EARLY_REFUSAL_RECORDS = 200;
 /** Watches the writes of one run attempt from its first; `book` throws CrmRefusedError to stop the run early. */
 export class RefusalGuard {
   private sent = 0;
+  /** Records answered so far, unchanged ones included. */
+  private judged = 0;
   private reason: { code: string; field?: string; reason: string } | undefined;
   /** Something landed, or two reasons were seen: the run is not refused as a whole, the guard stays quiet. */
   private disarmed = false;
 
   /**
-   * The walk's write batch now: until the first EARLY_REFUSAL_RECORDS records are judged, writes hold at most that
-   * many, so a large write (Bulk API 2.0: 2,000 records) cannot fetch a whole search before the first answer.
+   * The walk's write batch now: until the first EARLY_REFUSAL_RECORDS records are answered, writes hold at most that
+   * many, so a large write (Bulk API 2.0: 2,000 records) cannot fetch a whole search before the first answer. Then
+   * the normal size, also while the guard still watches (a run of unchanged records sends nothing to judge).
    */
   writeBatch(normal: number): number {
-    return this.disarmed ? normal : Math.min(normal, EARLY_REFUSAL_RECORDS);
+    return this.disarmed || this.judged >= EARLY_REFUSAL_RECORDS ? normal : Math.min(normal, EARLY_REFUSAL_RECORDS);
   }
 
   book(result: WriteResult): void {
     if (this.disarmed) return;
     for (const o of result.outcomes) {
-      if (o.status === 'unchanged' || o.status === 'duplicate') continue;
+      if (o.status === 'duplicate') continue;
+      this.judged += 1;
+      if (o.status === 'unchanged') continue;
       if (o.status !== 'rejected') return this.disarm();
       this.reason ??= { code: o.code, ...(o.field === undefined ? {} : { field: o.field }), reason: o.reason };
       if (o.code !== this.reason.code || o.field !== this.reason.field) return this.disarm();
