@@ -15,6 +15,7 @@ import { resolveSearch } from './sync-search/resolve-search.js';
 import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from './sync-search/run-outcome.js';
 import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
 import { RunSession } from './sync-search/run-session.js';
+import { failAboveOf, RefusalGuard, refusedShareEnding } from './sync-search/refusal-guard.js';
 import { JourneyController } from './sync-search/concurrency.js';
 import { walkPartitions, type PartitionFeed } from './sync-search/walk-partitions.js';
 
@@ -85,12 +86,13 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
         crmRecordsPerSecond: destinationCeiling(resolved.destination), logger: run.logger,
       });
       await concurrency.start();
+      const refusals = new RefusalGuard(); // hook (refusal guard): stops the walk when its first writes are all refused
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
         writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
-        bookPage: (page, result) => run.recordWrite(page, result, dest.mapping),
+        bookPage: (page, result) => run.recordWrite(page, result, dest.mapping).then(() => refusals.book(result)),
         saveCheckpoint: () => run.saveCheckpoint(),
-        writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
+        writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))), writeBatchNow: (n) => refusals.writeBatch(n),
         concurrency, planning,
       }).finally(() => concurrency.stop());
       request.onWalk?.(walked);
@@ -99,8 +101,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       await planning.stop();
     }
 
-    // 4. Outcome: how the walk ended (all walked, record cap reached, aborted).
-    return await end(walkEnding(start.plan, search.mode, checkpoint, signal.aborted));
+    // 4. Outcome: how the walk ended (all walked, record cap reached, aborted; failed when the CRM refused too much).
+    return await end(refusedShareEnding(walkEnding(start.plan, checkpoint, signal.aborted), checkpoint, failAboveOf(config, search)));
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {

@@ -10,6 +10,7 @@ import { recordRun } from '../../src/runs/run-history.js';
 import { RunAlreadyActiveError } from '../../src/runs/run-lock.js';
 import { notStartedSummary, type RunSummary } from '../../src/runs/run-summary.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
+import { REFUSAL_CODES } from './refusal-errors.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
 
 /**
@@ -66,7 +67,8 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     }
     if (summary.status === 'failed') {
       const cause = summary.error ?? { code: 'run_failed', message: 'unknown' };
-      if (CONFIG_ERROR_CODES.has(cause.code)) throw new UnrecoverableError(cause.message);
+      // hook (refusal guard): the CRM refused the run's records; a retry would spend the same tokens for the same refusal
+      if (CONFIG_ERROR_CODES.has(cause.code) || REFUSAL_CODES.has(cause.code)) throw new UnrecoverableError(cause.message);
       if (summary.stopReason === 'aborted') throw new RunAbortedError(search);
       throw new RunFailedError(search, cause, job.attemptsMade);
     }

@@ -5,12 +5,15 @@
  * | ending                                          | status    | stopReason        | checkpoint                    |
  * |-------------------------------------------------|-----------|-------------------|-------------------------------|
  * | every partition walked                          | completed | —                 | cleared                       |
- * | walk reached `maxRecords` (cursor mode)         | partial   | max_records       | cleared                       |
+ * | walk reached `maxRecords` (distinct records)    | completed | — (`limitedBy:    | cleared                       |
+ * |                                                 |           |   max_records`)   |                               |
  * | a cap of ours (BudgetStopError)                 | partial   | the cap           | cleared                       |
  * | plan shortfall with `onShortfall: refuse`       | partial   | the binding cap   | none written                  |
  * | tokens used up (402 exhausted, or the ledger    | delayed   | tokens_exhausted  | kept until after the reset    |
  * |   at 0 with no reserve), `resumeAt` = the reset |           |                   |   (6 h to 48 h)               |
  * | stopped from outside (shutdown, lost lock)      | failed    | aborted           | kept                          |
+ * | the CRM refused the run (jobs/sync-search/       | failed    | —                 | cleared (no retry: the same   |
+ * |   refusal-guard.ts): crm_refused_all / _share   |           |                   |   records are refused again)  |
  * | any other error                                 | failed    | —                 | kept (a retry resumes)        |
  */
 import type { AppConfig } from '../../src/config/index.js';
@@ -18,6 +21,7 @@ import { DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/ch
 import type { RunStatus, StopReason } from '../../src/runs/run-summary.js';
 import { BudgetStopError, TokensExhaustedError, type TokenBalance } from '../../src/source/index.js';
 import type { RunPlan } from './plan-run.js';
+import { CrmRefusedError } from './refusal-errors.js';
 import { errorInfo, RunAbortedError } from './run-errors.js';
 
 /** What happens to the run's checkpoint: deleted, saved with the store's TTL, or saved for `ttlMs`. */
@@ -26,6 +30,8 @@ export type CheckpointFate = { keep: false } | { keep: true; ttlMs?: number };
 export interface RunOutcome {
   status: RunStatus;
   stopReason?: StopReason;
+  /** The run ended at the user's limit (`maxRecords` distinct records): completed, not stopped. */
+  limitedBy?: 'max_records';
   /** ISO time a delayed run resumes (the budget's reset). */
   resumeAt?: string;
   error?: { code: string; message: string };
@@ -57,28 +63,37 @@ export function refusalOf(plan: RunPlan, onShortfall: 'stop' | 'refuse', resumed
   return plan.shortfall !== undefined && onShortfall === 'refuse' && !resumed ? { kind: 'refused', plan } : null;
 }
 
-/** How the walk ended, from the checkpoint it left. An offset search is a top-N: complete once it has its N. */
-export function walkEnding(plan: RunPlan, mode: 'cursor' | 'offset', checkpoint: RunCheckpoint, aborted: boolean): RunEnding {
+/**
+ * How the walk ended, from the checkpoint it left. `maxRecords` is the user's limit, the same for cursor and offset
+ * searches: the run holds that many distinct records (the first N of the walk's order; the top N of the sort).
+ */
+export function walkEnding(plan: RunPlan, checkpoint: RunCheckpoint, aborted: boolean): RunEnding {
   return {
     kind: 'walked',
     // a split cut short has partitions still to come
     aborted: aborted && (checkpoint.partitions.some((p) => !p.done) || checkpoint.plan?.complete === false),
-    capped: plan.quota !== null && mode !== 'offset' && checkpoint.counts.fetched >= plan.quota,
+    capped: plan.quota !== null && checkpoint.counts.unique >= plan.quota,
   };
 }
+
+const LIMITED: RunOutcome = { status: 'completed', limitedBy: 'max_records', checkpoint: CLEAR };
 
 export async function runOutcome(ending: RunEnding, facts: OutcomeFacts, search: string): Promise<RunOutcome> {
   switch (ending.kind) {
     case 'walked':
       if (ending.aborted) return aborted(search);
-      return ending.capped ? { status: 'partial', stopReason: 'max_records', checkpoint: CLEAR } : { status: 'completed', checkpoint: CLEAR };
+      return ending.capped ? LIMITED : { status: 'completed', checkpoint: CLEAR };
     case 'refused':
       // Not one token may be spent: the same state as the ledger stopping the first page.
       if (ending.plan.tokensSpendable === 0) return stopped(new BudgetStopError('token_reserve', 'no search tokens may be spent until the budget resets'), facts);
       return { status: 'partial', stopReason: ending.plan.bindingCap ?? 'token_reserve', error: shortfallError(ending.plan), checkpoint: KEEP };
     case 'threw':
+      // A journey that found the shared record cap used up: the run has its N (other journeys wrote what they paid).
+      if (ending.error instanceof BudgetStopError && ending.error.cap === 'max_records' && !ending.aborted) return LIMITED;
       if (ending.error instanceof TokensExhaustedError || ending.error instanceof BudgetStopError) return stopped(ending.error, facts);
       if (ending.aborted) return aborted(search);
+      // hook (refusal guard): a run the CRM refused is not retried, so its checkpoint has nothing to resume
+      if (ending.error instanceof CrmRefusedError) return { status: 'failed', error: errorInfo(ending.error), checkpoint: CLEAR };
       return { status: 'failed', error: errorInfo(ending.error), checkpoint: KEEP };
   }
 }
@@ -86,7 +101,7 @@ export async function runOutcome(ending: RunEnding, facts: OutcomeFacts, search:
 /**
  * A budget stop. The search-token allotment used up is a delay until the reset: a 402 exhausted, or our ledger
  * stopping the journey because the known balance reached zero with no reserve configured (the same state, seen one
- * page earlier). Any other cap of ours (a reserve > 0, credits, maxRecords) ends the run partial, naming the cap.
+ * page earlier). Any other cap of ours (a reserve > 0, credits) ends the run partial, naming the cap.
  */
 async function stopped(error: TokensExhaustedError | BudgetStopError, facts: OutcomeFacts): Promise<RunOutcome> {
   const resetAt = await exhaustedUntil(error, facts);

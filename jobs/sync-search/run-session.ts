@@ -11,7 +11,7 @@ import { findFinishedRun, recordRun } from '../../src/runs/run-history.js';
 import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
 import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
 import { revealSummary } from './reveal-summary.js';
-import { addWarnings } from '../../src/runs/run-warnings.js';
+import { addWarnings, type Warning } from '../../src/runs/run-warnings.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { JourneyCheckpoint, JourneyPage, PartitionProgress, SourceClient } from '../../src/source/index.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
@@ -152,14 +152,14 @@ export class RunSession {
     }
     const cp = this.cp;
     // Paths absent in (nearly) every record: said once, at the end (not kept in the checkpoint's warnings).
-    const warnings = addWarnings(cp?.warnings, absentPathWarnings(cp?.absentPaths).map(redactText));
+    const warnings = addWarnings(cp?.warnings, absentPathWarnings(cp?.absentPaths).map((text) => ({ code: 'absent_path', reason: redactText(text), line: redactText(text) })));
     const summary: RunSummary = {
       search: this.request.search,
       status: outcome.status, ...this.counts(), counted: this.plan?.counted ?? this.resumed?.counted ?? 0,
       durationMs: Date.now() - this.started, runId: this.request.runId, startedAt: this.startedAt, finishedAt: new Date().toISOString(),
       dryRun: this.dryRun, partitions: cp?.partitions.length ?? this.plan?.partitions.length ?? 0,
       ...(cp?.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(warnings ? { warnings } : {}),
-      ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
+      ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
       ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, this.counts()),
     };
     await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
@@ -178,12 +178,17 @@ export class RunSession {
   }
 }
 
-/** One reason per rejected record and failed link, redacted (no keys: a match key may be an email). */
-function warningReasons(result: WriteResult): string[] {
-  const reasons: string[] = [];
+/** One warning per rejected record and failed link, redacted (no keys: a match key may be an email). */
+function warningReasons(result: WriteResult): Warning[] {
+  const warnings: Warning[] = [];
   for (const o of result.outcomes) {
-    if (o.status === 'rejected') reasons.push(redactText(`rejected (${o.code}): ${o.reason}`));
-    else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) reasons.push(redactText(`link failed: ${o.linkError}`));
+    if (o.status === 'rejected') {
+      const reason = redactText(o.reason);
+      warnings.push({ code: o.code, ...(o.field === undefined ? {} : { field: o.field }), reason, line: redactText(`rejected (${o.code}): ${o.reason}`) });
+    } else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) {
+      const reason = redactText(o.linkError);
+      warnings.push({ code: 'link_failed', reason, line: `link failed: ${reason}` });
+    }
   }
-  return reasons;
+  return warnings;
 }

@@ -26,6 +26,8 @@ export interface WalkContext {
   bookPage(page: JourneyPage, result: WriteResult): Promise<void>;
   /** Records per CRM write (pages are gathered up to this; smaller batches are packed together); the checkpoint moves once per write. */
   writeBatch: number;
+  /** The write batch now, from `writeBatch` (hook, refusal guard: smaller while the run's first writes are checked). */
+  writeBatchNow?: (writeBatch: number) => number;
   /** Persists `checkpoint` (called after every accepted batch). */
   saveCheckpoint(): Promise<void>;
   /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/concurrency.ts); else `plan.parallelism`. */
@@ -95,8 +97,9 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
     for (; known < cp.partitions.length; known++) if (!cp.partitions[known]?.done) enqueue(known);
   };
   takeAdded();
-  // maxRecords below the count: one cap shared by the parallel journeys, counting what earlier attempts fetched
-  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, cp.counts.fetched);
+  // maxRecords below the count: one cap of distinct records shared by the parallel journeys, counting what earlier
+  // attempts kept (the user's limit: live-index repeats do not use it up)
+  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, cp.counts.unique);
   let failure: unknown;
   const fail = (err: unknown): void => {
     if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
@@ -132,7 +135,7 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   };
   const canStart = (): boolean => !stopped() && queue.length > 0 && walking() < target();
   const packer: WritePacker = new WritePacker({
-    size: ctx.writeBatch, write: ctx.writeRecords, book: ctx.bookPage, stopped,
+    get size() { return batchNow(ctx); }, write: ctx.writeRecords, book: ctx.bookPage, stopped,
     joinable: (waiting) => running.size > waiting || canStart(),
     onHold: () => wake(),
     onWrite: (records, ms) => ctx.concurrency?.recordWrite(records, ms),
@@ -159,6 +162,11 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   stats.packedWrites = packer.packedWrites;
   if (failure !== undefined) throw failure;
   return stats;
+}
+
+/** Records per write now (hook, refusal guard: the run's first writes are smaller until they are checked). */
+function batchNow(ctx: WalkContext): number {
+  return ctx.writeBatchNow?.(ctx.writeBatch) ?? ctx.writeBatch;
 }
 
 /** Several pages of one journey as one write: records and charges add up, the state is the last page's. */
@@ -239,7 +247,7 @@ async function walkPartition(
     try {
       for await (const page of prefetch(counted(until(journey, stopped), ctx, gauge, onFetched), 1)) {
         pending.push(page);
-        if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= ctx.writeBatch) await flush();
+        if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= batchNow(ctx)) await flush();
       }
     } catch (error) {
       stop = { error };

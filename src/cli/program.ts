@@ -120,18 +120,21 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   roles('dashboard', 'the dashboard server only (bull-board, /healthz, /metrics, /runs)', { scheduler: false, worker: false, dashboard: true });
 
   // `runs` and `rejects`: a search's recent history, newest first, as text or one JSON object.
-  const history = (name: string, description: string, limit: number, json: string, load: () => Promise<typeof RunsCommand>): void => {
-    program
+  const history = (name: string, description: string, limit: number, json: string, load: () => Promise<typeof RunsCommand>, extra: Option[] = []): void => {
+    const command = program
       .command(name)
       .description(description)
       .argument('<search>', 'saved search name')
       .addOption(new Option('--limit <n>', 'how many').argParser(positiveInteger).default(limit))
       .addOption(configOption())
-      .addOption(jsonOption(json))
-      .action(act(name, async (a, o) => (await load()).runCommand(arg(a), o as LimitOption)));
+      .addOption(jsonOption(json));
+    for (const option of extra) command.addOption(option);
+    command.action(act(name, async (a, o) => (await load()).runCommand(arg(a), o as LimitOption)));
   };
   history('runs', 'recent run summaries of a search, newest first', 20, 'print {search, runs} as one JSON object', () => import('./commands/runs.js'));
-  history('rejects', 'records the CRM (or the mapping) rejected, with reasons, newest first', 100, 'print {search, pending, rejects} as one JSON object', () => import('./commands/rejects.js'));
+  history('rejects', 'records the CRM (or the mapping) rejected, grouped by code and field (count and one example); --all lists each, newest first', 100,
+    'print {search, pending, rejects, groups} as one JSON object (every entry, up to --limit)', () => import('./commands/rejects.js'),
+    [new Option('--all', 'list every reject (up to --limit), newest first, instead of the groups')]);
 
   program
     .command('emulate')

@@ -64,6 +64,9 @@ const fieldMapping = z.union([
   }),
 ]);
 
+/** Above this share of the records a run sent, CRM refusals fail the run (docs/runs.md "Honest outcomes"). */
+const failAbove = z.number().min(0).max(1).describe('the run fails when the CRM (or the mapping) refused more than this share of the records it tried to write');
+
 /** Names of searches (the BullMQ scheduler id) and destinations. */
 const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const slug = z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64);
@@ -96,6 +99,7 @@ const savedSearchSchema = () => z.strictObject({
   }),
   fields: z.record(nonEmpty, fieldMapping),
   associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
+  rejects: z.strictObject({ failAbove: failAbove.optional() }).optional().describe('overrides the top-level rejects settings for this search'),
 });
 
 const byEntity = (companies: string, persons: string) =>
@@ -179,6 +183,7 @@ const buildConfigSchema = (ports: Ports) => z.strictObject({
     })
     .prefault({}),
   searches: z.array(savedSearchSchema()).min(1),
+  rejects: z.strictObject({ failAbove: failAbove.default(0.5) }).prefault({}),
   worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
   server: z
     .strictObject({

@@ -26,7 +26,8 @@ export interface ObjectTarget {
 
 export type UpsertOutcome =
   | { key: string; status: 'created' | 'updated'; crmId: string; linkError?: string }
-  | { key: string; status: 'rejected'; code: string; reason: string };
+  /** `field`: the CRM field the refusal names, when it names one (rejects are grouped by code and field). */
+  | { key: string; status: 'rejected'; code: string; reason: string; field?: string };
 
 export interface SinkCallOptions {
   signal?: AbortSignal;

@@ -68,7 +68,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
 
   // Per CRM instance, once per writer (one run, under its run lock): the search's current instance is set once, and
   // whether its retry set is known to be empty (then accepted records have nothing to leave it: no ZREM per batch).
-  let opened: { instance: string; rejects: RejectStore; set?: Promise<void>; retryEmpty?: boolean } | undefined;
+  let opened: { instance: string; rejects: RejectStore; set?: Promise<void>; retryEmpty?: boolean; linksEmpty?: boolean } | undefined;
   const rejectStoreFor = (current: string): NonNullable<typeof opened> => {
     if (opened?.instance !== current) opened = { instance: current, rejects: createRejectStore(redis, keyPrefix, current) };
     return opened;
@@ -97,11 +97,12 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();
-      const reject = (index: number, key: string | undefined, code: string, reason: string, record?: CrmRecord): void => {
+      const reject = (index: number, key: string | undefined, code: string, reason: string, record?: CrmRecord, field?: string): void => {
         const safe = redactReason(reason, record);
         const shown = key ?? `#${index}`;
-        outcomes[index] = { key: shown, status: 'rejected', code, reason: safe };
-        newRejects.push({ key: shown, object: target.object, code, reason: safe, at, ...(key === undefined ? { keyless: true as const } : {}) });
+        const named = field === undefined ? {} : { field };
+        outcomes[index] = { key: shown, status: 'rejected', code, reason: safe, ...named };
+        newRejects.push({ key: shown, object: target.object, code, reason: safe, at, ...named, ...(key === undefined ? { keyless: true as const } : {}) });
       };
 
       // Map; the last copy of a key wins (HubSpot refuses duplicate ids in one batch).
@@ -109,7 +110,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       sources.forEach((source, index) => {
         const mapped = mapRecord(mapping, source);
         if (!mapped.ok) {
-          reject(index, mapped.key, mapped.code, mapped.reason);
+          reject(index, mapped.key, mapped.code, mapped.reason, undefined, mapped.field);
           return;
         }
         const earlier = byKey.get(mapped.record.key);
@@ -122,6 +123,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
         if (dryRun || newRejects.length === 0) return;
         const entries = newRejects.splice(0);
         if (entries.some((e) => e.keyless !== true && e.kind !== 'link')) store.retryEmpty = false;
+        if (entries.some((e) => e.kind === 'link')) store.linksEmpty = false;
         await rejects.add(searchName, entries);
       };
       // Whether anything waits for a retry: asked once per run; afterwards only this writer adds to the set.
@@ -129,6 +131,12 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
         if (keys.length === 0) return;
         store.retryEmpty ??= (await rejects.pendingCount(searchName)) === 0;
         if (!store.retryEmpty) await rejects.resolve(searchName, keys);
+      };
+      // Persons linked now whose link failed before: their failed-link entries leave the rejects list.
+      const resolveLinked = async (keys: string[]): Promise<void> => {
+        if (keys.length === 0) return;
+        store.linksEmpty ??= (await rejects.linkCount(searchName)) === 0;
+        if (!store.linksEmpty) await rejects.resolveLinks(searchName, keys);
       };
       await flushRejects();
 
@@ -165,7 +173,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
               reject(p.index, p.record.key, 'no_outcome', 'the CRM returned no result for this record', p.record);
               failed.push(p.record.key);
             } else if (outcome.status === 'rejected') {
-              reject(p.index, p.record.key, outcome.code, outcome.reason, p.record);
+              reject(p.index, p.record.key, outcome.code, outcome.reason, p.record, outcome.field);
               failed.push(p.record.key);
             } else {
               outcomes[p.index] = outcome;
@@ -181,6 +189,7 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
           await detector.forget(failed);
           // Written is written: a link that failed is not a reject, so the key leaves the retry set either way.
           await resolveAccepted([...accepted.map((r) => r.key), ...linkFailed]);
+          await resolveLinked(accepted.filter((r) => r.companyKey !== undefined).map((r) => r.key));
           await flushRejects();
         }
       }

@@ -42,7 +42,7 @@ export interface FieldMapping {
 
 export type MapResult =
   | { ok: true; record: CrmRecord }
-  | { ok: false; key: string | undefined; code: 'missing_match_key' | 'transform_failed'; reason: string };
+  | { ok: false; key: string | undefined; code: 'missing_match_key' | 'transform_failed'; reason: string; field?: string };
 
 function pathOf(path: string, where: string): RecordPath {
   const parsed = parseRecordPath(path);
@@ -105,7 +105,7 @@ export function mapRecord(mapping: FieldMapping, source: unknown): MapResult {
       if (value !== undefined) properties[f.field] = value;
     } catch (err) {
       if (!(err instanceof TransformFailure)) throw err;
-      return { ok: false, key, code: 'transform_failed', reason: `field ${f.field} (${f.transform ?? 'none'}): ${err.message}` };
+      return { ok: false, key, code: 'transform_failed', reason: `field ${f.field} (${f.transform ?? 'none'}): ${err.message}`, field: f.field };
     }
   }
   const companyKey = mapping.companyFrom === undefined ? undefined : keyOf(readPath(source, mapping.companyFrom));

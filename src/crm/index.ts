@@ -12,6 +12,8 @@ export { CHANGE_HASH_TTL_SECONDS, createChangeDetector } from './change-detector
 export type { ChangeDetector } from './change-detector.js';
 export { createRejectStore, MAX_PENDING_REJECTS, MAX_REJECT_HISTORY, REJECT_TTL_SECONDS } from './reject-store.js';
 export type { RejectEntry, RejectStore } from './reject-store.js';
+export { addToGroups, groupLabel, groupRejects } from './reject-groups.js';
+export type { RejectGroup, Refused } from './reject-groups.js';
 export { createCrmWriter, summarize } from './crm-writer.js';
 export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
 export { CrmAuthError, CrmDailyLimitError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';

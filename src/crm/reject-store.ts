@@ -7,13 +7,16 @@ export interface RejectEntry {
   key: string;
   object: string;
   code: string;
+  /** The CRM field the refusal names, when it names one (rejects are grouped by code and field). */
+  field?: string;
   reason: string;
   at: string;
   /** No match key: listed in the history only, never counted as waiting for a retry (nothing could match it). */
   keyless?: true;
   /**
    * 'link': the record landed but its link (e.g. person -> company) failed. Listed with the rejects; not in the
-   * retry set, as the record is written: its change hash is not remembered, so the next run sends it (and the link) again.
+   * retry set, as the record is written: its change hash is not remembered, so the next run sends it (and the link)
+   * again, and once that link succeeds the entry leaves the list (`resolveLinks`).
    */
   kind?: 'link';
 }
@@ -29,6 +32,10 @@ export interface RejectStore {
   pendingCount(searchName: string): Promise<number>;
   /** Records the CRM accepted (with or without a link error) leave the retry set. */
   resolve(searchName: string, keys: string[]): Promise<void>;
+  /** Records now linked to their company: their failed-link entries leave the list. Returns how many keys had one. */
+  resolveLinks(searchName: string, keys: string[]): Promise<number>;
+  /** How many match keys have a failed link listed. */
+  linkCount(searchName: string): Promise<number>;
   /** Makes `instance` the search's current CRM instance: a store opened without one reads that instance's rejects. */
   useInstance(searchName: string, instance: string): Promise<void>;
 }
@@ -46,17 +53,35 @@ const ARGS_PER_COMMAND = 1000;
  * Rejects are kept per search and CRM instance (portal / org, see CrmSink.identity): a new or restored instance
  * starts with none. The instance `default` (sinks without an identity) keeps the original key form.
  */
-export function rejectKeys(keyPrefix: string, searchName: string, instance = 'default'): { history: string; retry: string } {
+export function rejectKeys(keyPrefix: string, searchName: string, instance = 'default'): { history: string; retry: string; links: string } {
   const base = instance === 'default' ? `${keyPrefix}:crm:rejects:${searchName}` : `${keyPrefix}:crm:rejects:${searchName}@${instance}`;
-  // A sorted set (score = time of the last reject) so the cap drops the oldest keys.
-  return { history: `${base}:history`, retry: `${base}:retry` };
+  // retry: a sorted set (score = time of the last reject) so the cap drops the oldest keys; links: the match keys
+  // with a failed link in the history, so a write that linked them knows (one SREM) whether the history needs a look.
+  return { history: `${base}:history`, retry: `${base}:retry`, links: `${base}:links` };
 }
+
+/**
+ * Drops the history's failed-link entries of the keys in ARGV that were in the links set (KEYS[2]); returns how many
+ * keys were. The history is at most MAX_REJECT_HISTORY entries, read only when a key was listed.
+ */
+const RESOLVE_LINKS = `
+local listed = {}
+local n = 0
+for _, key in ipairs(ARGV) do
+  if redis.call('SREM', KEYS[2], key) == 1 then listed[key] = true; n = n + 1 end
+end
+if n == 0 then return 0 end
+for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, entry = pcall(cjson.decode, raw)
+  if ok and type(entry) == 'table' and entry.kind == 'link' and listed[entry.key] then redis.call('LREM', KEYS[1], 0, raw) end
+end
+return n`;
 
 const instanceKey = (keyPrefix: string, searchName: string): string => `${keyPrefix}:crm:rejects-instance:${searchName}`;
 
 /** `instance`: the CRM instance written to; without it, the search's current instance (set by the writer). */
 export function createRejectStore(redis: Redis, keyPrefix: string, instance?: string): RejectStore {
-  const keysOf = async (searchName: string): Promise<{ history: string; retry: string }> =>
+  const keysOf = async (searchName: string): Promise<{ history: string; retry: string; links: string }> =>
     rejectKeys(keyPrefix, searchName, instance ?? (await redis.get(instanceKey(keyPrefix, searchName))) ?? 'default');
   return {
     async useInstance(searchName, current) {
@@ -68,6 +93,11 @@ export function createRejectStore(redis: Redis, keyPrefix: string, instance?: st
       // Only the newest MAX_REJECT_HISTORY can survive the trim.
       const history = entries.slice(-MAX_REJECT_HISTORY).map((e) => JSON.stringify(e));
       const multi = redis.multi().lpush(keys.history, ...history).ltrim(keys.history, 0, MAX_REJECT_HISTORY - 1).expire(keys.history, REJECT_TTL_SECONDS);
+      const links = entries.filter((e) => e.kind === 'link').map((e) => e.key);
+      if (links.length > 0) {
+        for (const part of chunks(links, ARGS_PER_COMMAND)) multi.sadd(keys.links, ...part);
+        multi.expire(keys.links, REJECT_TTL_SECONDS);
+      }
       const retry = entries.filter((e) => e.keyless !== true && e.kind !== 'link').map((e) => e.key);
       if (retry.length > 0) {
         const score = String(Date.now());
@@ -92,5 +122,12 @@ export function createRejectStore(redis: Redis, keyPrefix: string, instance?: st
       const key = (await keysOf(searchName)).retry;
       for (const part of chunks(keys, ARGS_PER_COMMAND)) await redis.zrem(key, ...part);
     },
+    async resolveLinks(searchName, keys) {
+      const { history, links } = await keysOf(searchName);
+      let resolved = 0;
+      for (const part of chunks(keys, ARGS_PER_COMMAND)) resolved += Number(await redis.eval(RESOLVE_LINKS, 2, history, links, ...part));
+      return resolved;
+    },
+    linkCount: async (searchName) => redis.scard((await keysOf(searchName)).links),
   };
 }

@@ -1,9 +1,10 @@
+import { groupLabel } from '../crm/reject-groups.js';
 import type { RunSummary } from './run-summary.js';
 
 /** Human lines for one run summary (`run` without --json, `runs`). Counts only: nothing secret or personal. */
 export function formatSummary(s: RunSummary): string {
   const lines = [
-    `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
+    `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.limitedBy ? ` (limited by ${s.limitedBy})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
     `  counted ${s.counted}  fetched ${s.fetched}  unique ${s.unique}  partitions ${s.partitions}`,
     `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.linkErrors ? `  link errors ${s.linkErrors}` : ''}`,
     `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
@@ -12,7 +13,8 @@ export function formatSummary(s: RunSummary): string {
     lines.push(`  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`);
   }
   if (s.tokensSpentPerRecord !== undefined) lines.push(`  tokens per record landed ${s.tokensSpentPerRecord}`);
-  if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
+  if (s.warnings?.groups) lines.push(`  warnings ${s.warnings.count}, by code and field:`, ...s.warnings.groups.map((g) => `    ${g.count} x ${groupLabel(g)}, e.g. ${g.example}`));
+  else if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
   if (s.resumeAt) lines.push(`  resumes after the budget resets at ${s.resumeAt}`);
   if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
   return lines.join('\n');
@@ -24,6 +26,6 @@ export function formatRunLine(s: RunSummary): string {
     s.finishedAt, s.status.padEnd(9), `fetched ${s.fetched}`, `created ${s.created}`, `updated ${s.updated}`,
     `unchanged ${s.unchanged}`, `rejected ${s.rejected}`, `tokens ${s.tokensSpent}`, `credits ${s.creditsSpent}`,
     s.personsRevealed !== undefined ? `revealed ${s.personsRevealed}` : '', s.revealSkipped ? `reveal skipped ${s.revealSkipped}` : '',
-    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.warnings ? `warnings ${s.warnings.count}` : '', s.error ? `${s.error.code}` : '',
+    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.limitedBy ? `limited by ${s.limitedBy}` : '', s.warnings ? `warnings ${s.warnings.count}` : '', s.error ? `${s.error.code}` : '',
   ].filter((part) => part !== '').join('  ');
 }

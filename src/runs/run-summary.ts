@@ -40,6 +40,8 @@ export interface RunSummary extends RunCounts {
   dryRun: boolean;
   partitions: number;
   stopReason?: StopReason;
+  /** A completed run that ended at the user's limit: `maxRecords` distinct records (the first N of the walk's order). */
+  limitedBy?: 'max_records';
   /** When a delayed run resumes (ISO time): the budget's reset. */
   resumeAt?: string;
   /** Persons whose company link failed although the record itself landed. */

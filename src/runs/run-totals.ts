@@ -19,7 +19,7 @@ export type TotalCounter = (typeof TOTAL_COUNTERS)[number];
 
 export interface RunTotals {
   counters: Record<TotalCounter, number>;
-  /** Finished runs by `${status}|${stopReason or 'none'}`. */
+  /** Finished runs by `${status}|${stopReason, else limitedBy, else 'none'}` (`completed|max_records`: at the user's limit). */
   runs: Record<string, number>;
   duration: { sum: number; count: number; buckets: Record<string, number> };
 }
@@ -62,7 +62,7 @@ export async function addRunTotals(redis: Redis, summary: RunSummary, options: {
   const counters = Object.entries(counterValues(summary)).flatMap(([name, value]) => [name, String(value)]);
   await commands(redis).runTotalsAdd(
     key, `${key}:run:${summary.runId}`,
-    RUN_COUNTERS_TTL_SECONDS, `runs|${summary.status}|${summary.stopReason ?? 'none'}`, summary.durationMs / 1000,
+    RUN_COUNTERS_TTL_SECONDS, `runs|${summary.status}|${summary.stopReason ?? summary.limitedBy ?? 'none'}`, summary.durationMs / 1000,
     RUN_DURATION_BUCKETS_SECONDS.length, ...RUN_DURATION_BUCKETS_SECONDS, ...counters,
   );
 }

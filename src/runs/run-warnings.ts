@@ -1,3 +1,4 @@
+import { addToGroups, type RejectGroup, type Refused } from '../crm/reject-groups.js';
 import type { RunSummary } from './run-summary.js';
 
 /**
@@ -6,18 +7,29 @@ import type { RunSummary } from './run-summary.js';
  */
 export interface RunWarnings {
   count: number;
-  /** Up to MAX_WARNING_REASONS reasons, first seen first; never contact details. */
+  /** Up to MAX_WARNING_REASONS different reasons, first seen first; never contact details. */
   first: string[];
+  /**
+   * The warnings by CRM code and field, largest first, each with its count and one example reason (up to
+   * MAX_WARNING_GROUPS groups; `count` above counts every warning).
+   */
+  groups?: RejectGroup[];
 }
 
 export const MAX_WARNING_REASONS = 5;
+export const MAX_WARNING_GROUPS = 20;
 
-/** `warnings` plus `reasons` (one per warning); a new object, `undefined` while there is nothing to warn about. */
-export function addWarnings(warnings: RunWarnings | undefined, reasons: readonly string[]): RunWarnings | undefined {
-  if (reasons.length === 0) return warnings;
+/** One warning: the line shown in `first`, and what it is grouped by. */
+export interface Warning extends Refused {
+  line: string;
+}
+
+/** `warnings` plus these (one per rejected record or failed link); a new object, `undefined` while there is nothing to warn about. */
+export function addWarnings(warnings: RunWarnings | undefined, added: readonly Warning[]): RunWarnings | undefined {
+  if (added.length === 0) return warnings;
   const first = [...(warnings?.first ?? [])];
-  for (const reason of reasons) if (first.length < MAX_WARNING_REASONS) first.push(reason);
-  return { count: (warnings?.count ?? 0) + reasons.length, first };
+  for (const { line } of added) if (first.length < MAX_WARNING_REASONS && !first.includes(line)) first.push(line);
+  return { count: (warnings?.count ?? 0) + added.length, first, groups: addToGroups(warnings?.groups ?? [], added, MAX_WARNING_GROUPS) };
 }
 
 /**

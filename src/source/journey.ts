@@ -132,7 +132,9 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
   for (;;) {
     if (pendingStop) throw pendingStop;
     let want = pageSize;
-    if (options.maxRecords !== undefined) want = Math.min(want, options.maxRecords - state.fetched);
+    // A run's shared cap counts distinct records and so takes over from `maxRecords` (records returned).
+    const limit = options.quota ? undefined : options.maxRecords;
+    if (limit !== undefined) want = Math.min(want, limit - state.fetched);
     if (want <= 0) return;
 
     const url = joinUrl(ctx.baseUrl, ctx.paths.search[entity]);
@@ -152,7 +154,6 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
         });
         body = revealed.body;
       } else body = await fetchPage(ctx, url, bodyBytes, granted, withCredits ? options.runId : null, state.fetched, options.signal);
-      quota?.settle(granted, revealed ? revealed.walked : body.data.length);
     } catch (error) {
       quota?.settle(granted, 0);
       if (error instanceof InvalidCursorError && state.cursor !== null) {
@@ -188,9 +189,10 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     }
     ctx.stats.duplicatesDropped += returned - records.length;
     newInPass += records.length;
+    quota?.settle(granted, records.length);
 
     const fetched = state.fetched + returned;
-    const capped = pendingStop !== undefined || (options.maxRecords !== undefined && fetched >= options.maxRecords) || (options.quota !== undefined && options.quota.fetched >= options.quota.max);
+    const capped = pendingStop !== undefined || (limit !== undefined && fetched >= limit) || (quota !== undefined && quota.kept >= quota.max);
     let done: boolean;
     let total: number | undefined;
     if (mode === 'cursor') {
@@ -209,7 +211,8 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     } else {
       total = typeof body.page.total === 'number' ? body.page.total : undefined;
       const offset = state.offset + returned;
-      done = capped || returned === 0 || (total !== undefined && offset >= total);
+      // Repeats of a moving index may carry a capped top-N past the API's deepest offset: it ends with what it has.
+      done = capped || returned === 0 || (total !== undefined && offset >= total) || offset > MAX_OFFSET;
       state = { ...state, offset, fetched };
     }
     yield {
@@ -235,7 +238,7 @@ async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSig
   for (;;) {
     const granted = quota.reserve(wanted);
     if (granted > 0) return granted;
-    if (quota.fetched >= quota.max) throw new BudgetStopError('max_records', `the run's record cap (${quota.max}) is reached`);
+    if (quota.kept >= quota.max) throw new BudgetStopError('max_records', `the run's record cap (${quota.max}) is reached`);
     await sleep(10, signal);
   }
 }

@@ -1,20 +1,22 @@
 /**
  * A record cap shared by every journey of one run in this process (e.g. a saved search's `maxRecords` walked by
  * several partitions at once). Each page reserves its `limit` before it is sent, so parallel journeys together
- * never pass the cap; what a page did not use goes back.
+ * never pass the cap; what a page did not keep goes back. The cap counts distinct records (those the run's dedup
+ * admitted): a live index's repeats cost tokens but do not use up the user's limit.
  */
 export class RecordQuota {
   private reserved = 0;
 
-  /** `used`: records this run already fetched before (from its checkpoint). */
+  /** `used`: distinct records this run already kept before (from its checkpoint). */
   constructor(readonly max: number, private used = 0) {}
 
-  /** Records still free (neither fetched nor reserved by a page in flight). */
+  /** Records still free (neither kept nor reserved by a page in flight). */
   get left(): number {
     return Math.max(0, this.max - this.used - this.reserved);
   }
 
-  get fetched(): number {
+  /** Distinct records kept against the cap so far. */
+  get kept(): number {
     return this.used;
   }
 
@@ -25,9 +27,9 @@ export class RecordQuota {
     return granted;
   }
 
-  /** Books `returned` records of a reservation of `granted` and frees the rest. */
-  settle(granted: number, returned: number): void {
+  /** Books `kept` distinct records of a reservation of `granted` and frees the rest. */
+  settle(granted: number, kept: number): void {
     this.reserved -= granted;
-    this.used += returned;
+    this.used += kept;
   }
 }

@@ -20,7 +20,9 @@ let hs: HubSpotEmulator;
 let records: Record<string, unknown>[];
 let refused: Set<string>;
 beforeAll(async () => {
-  fx = await startFixture('chaos-crm', { hubspot: false, salesIntel: { companies: 1_500, persons: 10 } });
+  // 2,000: a run's first write holds at most 200 records (the refusal guard's check, jobs/sync-search/refusal-guard.ts);
+  // the 1,800 after it still fill a Bulk API 2.0 job
+  fx = await startFixture('chaos-crm', { hubspot: false, salesIntel: { companies: 2_000, persons: 10 } });
   // HubSpot's rolling window shortened (a 429 blocks the portal for one window) so forced 429s cost a second each
   hs = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 190, windowMs: 1_000 } });
   fx.env.HUBSPOT_BASE_URL = hs.url;

@@ -108,6 +108,13 @@ describe('dashboard pages and metrics after real runs', () => {
     for (const close of closers.reverse()) await close();
   });
 
+  /** Match keys of the contacts HubSpot holds linked to a company. */
+  const linkedContactKeys = (): Set<string> => {
+    const contacts = fx.hubspot!.state.tables.get('contacts')?.objects ?? new Map();
+    const linked = new Set(fx.hubspot!.state.associations.filter((a) => a.fromType === 'contacts').map((a) => a.fromId));
+    return new Set([...contacts.values()].filter((o) => linked.has(o.id)).map((o) => String(o.properties.prospect_sync_id)));
+  };
+
   const scrape = async (): Promise<PromSample[]> => {
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(200);
@@ -190,16 +197,32 @@ describe('dashboard pages and metrics after real runs', () => {
     for (const email of emails) expect(served.some((t) => t.includes(email))).toBe(false);
   });
 
-  it('the rejects command lists the failed links with their reason (they used to be stored nowhere)', async () => {
+  it('the rejects command lists the failed links with their reason, grouped; a link a later run fixed leaves the list', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ps-dash-'));
     try {
       await writeFile(join(dir, 'config.yaml'), hubspotConfig(SEARCHES, CREDIT_CAPS));
-      const c = cli(['rejects', 'linked-people', '--json', '--limit', '1000', '--config', join(dir, 'config.yaml')], { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' });
+      const env = { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' };
+      const c = cli(['rejects', 'linked-people', '--json', '--limit', '1000', '--config', join(dir, 'config.yaml')], env);
       expect(await c.exited).toBe(0);
-      const out = JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null') as { rejects: { kind?: string; code: string; reason: string }[] };
+      const out = JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null') as { rejects: { kind?: string; key: string; code: string; reason: string }[]; groups: unknown[] };
       const links = out.rejects.filter((r) => r.kind === 'link');
-      expect(links).toHaveLength((runs[0]!.linkErrors ?? 0) + (runs[2]!.linkErrors ?? 0));
+      // people-2 linked the persons whose company small-companies synced after people-1: their people-1 entries are
+      // gone; the persons of companies never synced failed in both runs and are listed for each
+      expect(runs[2]!.linkErrors ?? 0).toBeGreaterThan(0);
+      expect(runs[2]!.linkErrors ?? 0).toBeLessThan(runs[0]!.linkErrors ?? 0);
+      expect(links).toHaveLength(2 * (runs[2]!.linkErrors ?? 0));
+      expect(linkedContactKeys().size).toBe((runs[0]!.linkErrors ?? 0) - (runs[2]!.linkErrors ?? 0));
+      for (const l of links) expect(linkedContactKeys().has(l.key), l.key).toBe(false);
       expect(links[0]).toMatchObject({ code: 'link_failed', reason: expect.stringMatching(/^company \S+ is not in HubSpot$/) });
+      expect(out.groups).toEqual([{ code: 'link_failed', count: links.length, example: links[0]?.reason }]);
+      // the text output: one line per code and field, with the count and one example
+      const text = cli(['rejects', 'linked-people', '--config', join(dir, 'config.yaml')], env);
+      expect(await text.exited).toBe(0);
+      expect(text.out()).toContain(`${links.length}  link_failed  e.g. ${links[0]?.reason}`);
+      // --all: every entry, newest first
+      const all = cli(['rejects', 'linked-people', '--all', '--limit', '1000', '--config', join(dir, 'config.yaml')], env);
+      expect(await all.exited).toBe(0);
+      expect(all.out().split('\n').filter((l) => / contacts {2}p_\w+ {2}link_failed: company \S+ is not in HubSpot$/.test(l))).toHaveLength(links.length);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -289,8 +312,12 @@ describe('dashboard pages and metrics after real runs', () => {
       expect(live).toMatch(/running: 50 of 200 records, 50 tokens, 0 credits(, ETA \d+)?/);
 
       await page.goto(`${server.url}/rejects/linked-people`);
-      const rows = page.locator('tbody tr');
-      const linkRows = (runs[0]!.linkErrors ?? 0) + (p2.linkErrors ?? 0);
+      // fixed links left the list (see the rejects command's test): those still failing, once per run that failed them
+      const linkRows = 2 * (p2.linkErrors ?? 0);
+      const groups = page.locator('table').nth(0).locator('tbody tr');
+      expect(await groups.count()).toBe(1);
+      expect(await groups.first().textContent()).toMatch(new RegExp(`^${linkRows}link_failedcompany \\S+ is not in HubSpot$`));
+      const rows = page.locator('table').nth(1).locator('tbody tr');
       expect(await rows.count()).toBe(linkRows);
       expect(await rows.first().textContent()).toMatch(/link failed.*contacts.*link_failed.*company \S+ is not in HubSpot/);
       await page.screenshot({ path: join(SHOTS, 'rejects-page.png'), fullPage: true });

@@ -85,6 +85,17 @@ describe('run command (child process)', () => {
     expect(unknown.code).toBe(2);
   }, 180_000); // eight CLI processes: ~15 s idle, over 60 s on a loaded 2-core machine
 
+  it('maxRecords reached: exit 0, completed with limitedBy max_records, that many distinct records', async () => {
+    fx = await startFixture('cli-max-records');
+    const r = await run(fx, hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 90\n    destination: crm')), ['run', 'all-companies', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.last()).toMatchObject({ status: 'completed', limitedBy: 'max_records', unique: 90, created: 90 });
+    expect(r.last()).not.toHaveProperty('stopReason');
+    expect(fx.hubspot!.state.count('companies')).toBe(90);
+    const text = await run(fx, hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 90\n    destination: crm')), ['runs', 'all-companies']);
+    expect(text.out).toContain('limited by max_records');
+  }, 60_000);
+
   it('credit cap reached mid-run: exit 3, status partial, credits spent (as the API counted them) never above the cap', async () => {
     fx = await startFixture('cli-credits');
     const yaml = hubspotConfig(`

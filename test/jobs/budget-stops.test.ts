@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import type { RunSummary } from '../../src/runs/run-summary.js';
+import { exitCodeOf, type RunSummary } from '../../src/runs/run-summary.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
@@ -41,11 +41,13 @@ describe('budget stops', () => {
     expect(charged - expected.length).toBeLessThanOrEqual((runs.length - 1) * last.partitions * 50);
   });
 
-  it('maxRecords below the count: exactly maxRecords fetched and written, status partial', async () => {
+  it('maxRecords below the count: exactly maxRecords fetched and written, completed (the user\'s limit), exit 0', async () => {
     fx = await startFixture('budget-max');
     const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 120\n    destination: crm')));
     const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'max-1' });
-    expect(summary).toMatchObject({ status: 'partial', stopReason: 'max_records', fetched: 120, created: 120 });
+    expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', fetched: 120, unique: 120, created: 120 });
+    expect(summary.stopReason).toBeUndefined();
+    expect(exitCodeOf(summary)).toBe(0);
     expect(fx.si.stats('worker').tokensCharged).toBe(120);
     expect(fx.hubspot!.state.count('companies')).toBe(120);
   });
@@ -56,9 +58,25 @@ describe('budget stops', () => {
     const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 250\n    destination: crm'), '  maxJourneyRecords: 100\n  parallelism: 4'));
     const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'maxp-1' });
     expect(summary.partitions).toBeGreaterThan(2);
-    expect(summary).toMatchObject({ status: 'partial', stopReason: 'max_records', fetched: 250, created: 250 });
+    expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', fetched: 250, unique: 250, created: 250 });
     expect(fx.si.stats('worker').tokensCharged).toBe(250);
     expect(fx.hubspot!.state.count('companies')).toBe(250);
+  });
+
+  it('maxRecords counts distinct records: a live index repeating records still lands maxRecords companies', async () => {
+    fx = await startFixture('budget-max-churn', { salesIntel: { companies: 3_000, persons: 10 } });
+    // records appear behind each journey's cursor between pages: the next page repeats records already walked
+    fx.si.faults.set({ churn: { insertPerPage: 20, removePerPage: 0 } });
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 200\n    destination: crm'), '  parallelism: 2'));
+    const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'max-churn' });
+    expect(fx.si.faults.churnLog().inserted.length).toBeGreaterThan(0);
+    expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', unique: 200, created: 200 });
+    expect(exitCodeOf(summary)).toBe(0);
+    // the repeats were paid for (tokens above the limit), and the CRM holds exactly the limit, each company once
+    expect(summary.fetched).toBeGreaterThan(200);
+    expect(fx.si.stats('worker').tokensCharged).toBe(summary.fetched);
+    expect(fx.hubspot!.state.count('companies')).toBe(200);
+    expect(new Set(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).size).toBe(200);
   });
 
   it('token reserve: never spends the balance below it (partial), and refuses to start a run it cannot cover', async () => {

@@ -87,7 +87,7 @@ describe('run outcome (how a run ends, from its ending)', () => {
 
   it('walked: completed or max_records (checkpoint cleared); aborted keeps the checkpoint', async () => {
     expect(await runOutcome({ kind: 'walked', aborted: false, capped: false }, facts(0, null), 's')).toEqual({ status: 'completed', checkpoint: { keep: false } });
-    expect(await runOutcome({ kind: 'walked', aborted: false, capped: true }, facts(0, null), 's')).toMatchObject({ status: 'partial', stopReason: 'max_records', checkpoint: { keep: false } });
+    expect(await runOutcome({ kind: 'walked', aborted: false, capped: true }, facts(0, null), 's')).toMatchObject({ status: 'completed', limitedBy: 'max_records', checkpoint: { keep: false } });
     expect(await runOutcome({ kind: 'walked', aborted: true, capped: false }, facts(0, null), 's')).toMatchObject({ status: 'failed', stopReason: 'aborted', error: { code: 'run_aborted' }, checkpoint: { keep: true } });
   });
 

@@ -75,10 +75,15 @@ describe('warnings are visible', () => {
     expect(summary.warnings?.count).toBe(records.length);
     expect(summary.warnings?.first).toHaveLength(MAX_WARNING_REASONS);
     for (const reason of summary.warnings?.first ?? []) expect(reason).toMatch(/^(rejected \(\w+\): |link failed: company \S+ is not in HubSpot)/);
-    // `run` prints them under the counts
+    // grouped by code and field, with a count and one example each; `run` prints the groups under the counts
+    expect(summary.warnings?.groups).toEqual([
+      { code: 'link_failed', count: records.length - 2, example: expect.stringMatching(/^company \S+ is not in HubSpot$/) },
+      { code: 'INVALID_OPTION', field: 'record', count: 2, example: expect.stringMatching(/^Property values were not valid: record: Value p_\w+ was rejected \(INVALID_OPTION\)$/) },
+    ]);
     const printed = formatSummary(summary).split('\n');
-    expect(printed).toContain(`  warnings ${records.length}:`);
-    expect(printed.filter((l) => l.startsWith('    link failed') || l.startsWith('    rejected'))).toHaveLength(MAX_WARNING_REASONS);
+    expect(printed).toContain(`  warnings ${records.length}, by code and field:`);
+    expect(printed).toContain(`    ${records.length - 2} x link_failed, e.g. ${summary.warnings?.groups?.[0]?.example}`);
+    expect(printed).toContain(`    2 x INVALID_OPTION [record], e.g. ${summary.warnings?.groups?.[1]?.example}`);
     const finished = log.lines.find((l) => l.msg === 'run finished');
     expect(finished).toMatchObject({ level: 40, status: 'completed', warnings: { count: records.length } });
     // no contact detail (every record carries an email) in the summary or the log

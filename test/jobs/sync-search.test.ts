@@ -116,7 +116,7 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     const all = await fx.oracleRecords('companies', { company: { headcount: { gte: 1 } } });
     const revenues = all.map((r) => Number(r.revenue)).sort((a, b) => b - a);
     const summary = await syncSearch(fx.deps(config), { search: 'top-revenue', runId: 'top-1' });
-    expect(summary).toMatchObject({ status: 'completed', fetched: 70, unique: 70 });
+    expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', fetched: 70, unique: 70 });
     const landed = hubspotValues(fx.hubspot!, 'companies', 'top_sync_id').filter((v) => v !== '');
     expect(landed.length).toBe(70);
     const byId = new Map(all.map((r) => [String(r.id), Number(r.revenue)]));

@@ -85,7 +85,7 @@ describe('a record cap shared by parallel journeys of one run', () => {
     const results = await Promise.all(filters.map((f, i) => walkUntilStop(fx!.client, 'companies', f, { runId: 'capped', pageSize: 40, quota, maxRecords: i === 0 ? 1000 : undefined })));
     const total = results.flatMap((r) => r.pages).reduce((a, b) => a + b, 0);
     expect(total).toBe(437);
-    expect(quota.fetched).toBe(437);
+    expect(quota.kept).toBe(437);
     expect(fx.emu.stats('demo').tokensCharged).toBe(437);
     for (const r of results) if (r.error !== undefined) expect((r.error as BudgetStopError).cap).toBe('max_records');
   });

@@ -1,5 +1,6 @@
 import type { CrmRecord, UpsertOutcome } from '../crm-sink.js';
 import { redactReason } from '../reason-redaction.js';
+import { readRefusal } from './hubspot-refusal.js';
 
 interface ResultLike {
   id: string;
@@ -28,8 +29,10 @@ function codeOf(error: ErrorLike): string {
   return error.category ?? 'HUBSPOT_ERROR';
 }
 
+/** A refused record: HubSpot's JSON detail read as property, code and text (hubspot-refusal.ts), then redacted. */
 export function rejectedOutcome(record: CrmRecord, code: string, message: string): UpsertOutcome {
-  return { key: record.key, status: 'rejected', code, reason: redactReason(message, record) };
+  const refusal = readRefusal(code, message);
+  return { key: record.key, status: 'rejected', code: refusal.code, reason: redactReason(refusal.reason, record), ...(refusal.field ? { field: refusal.field } : {}) };
 }
 
 /** Reads a 200/207 upsert answer record by record: results by the match property, errors by `context.ids`. */

@@ -58,8 +58,10 @@ export async function runBulkUpsert(
 }
 
 /** Bulk rows carry errors as `CODE:message:fields --`. */
-export function parseBulkError(text: string): { code: string; message: string } {
+export function parseBulkError(text: string): { code: string; message: string; fields: string[] } {
   const i = text.indexOf(':');
-  if (i <= 0) return { code: 'BULK_ROW_FAILED', message: text };
-  return { code: text.slice(0, i), message: text.slice(i + 1).replace(/:[^:]*--\s*$/, '') };
+  if (i <= 0) return { code: 'BULK_ROW_FAILED', message: text, fields: [] };
+  // `CODE:message:Field1,Field2 --`: the fields Salesforce names come last
+  const fields = (/:([^:]*)--\s*$/.exec(text)?.[1] ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
+  return { code: text.slice(0, i), message: text.slice(i + 1).replace(/:[^:]*--\s*$/, ''), fields };
 }

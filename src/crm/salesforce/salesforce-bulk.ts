@@ -47,9 +47,9 @@ export async function upsertBulk(
   }
   for (const row of results.failed) {
     const key = row[target.matchField] ?? '';
-    const { code, message } = parseBulkError(row.sf__Error ?? '');
+    const { code, message, fields } = parseBulkError(row.sf__Error ?? '');
     const record = recordByKey.get(key.toLowerCase()) ?? { key, properties: {} };
-    push(key, rejected(record, code, message));
+    push(key, rejected(record, code, message, fields));
   }
   return records.map((record) => {
     const outcome = byKey.get(record.key.toLowerCase())?.shift();

@@ -17,8 +17,10 @@ function redactSalesforceReason(message: string, record: CrmRecord): string {
   return redactReason(message.replace(VALUE_ECHO, (_m, phrase: string, _value: string, tail: string | undefined) => `${phrase}[value]${tail ?? ''}`), record);
 }
 
-export function rejected(record: CrmRecord, code: string, message: string): UpsertOutcome {
-  return { key: record.key, status: 'rejected', code, reason: redactSalesforceReason(message, record) };
+/** `fields`: the fields Salesforce named (REQUIRED_FIELD_MISSING [Company]), kept as the reject's field. */
+export function rejected(record: CrmRecord, code: string, message: string, fields?: readonly string[]): UpsertOutcome {
+  const field = fields?.map((f) => f.trim()).filter((f) => f !== '').join(', ');
+  return { key: record.key, status: 'rejected', code, reason: redactSalesforceReason(message, record), ...(field ? { field } : {}) };
 }
 
 export function outcomeOf(record: CrmRecord, result: SaveResultLike | undefined): UpsertOutcome {
@@ -26,7 +28,7 @@ export function outcomeOf(record: CrmRecord, result: SaveResultLike | undefined)
   if (result.success && result.id) return { key: record.key, status: result.created ? 'created' : 'updated', crmId: result.id };
   const errors = result.errors ?? [];
   const code = errors[0]?.statusCode ?? errors[0]?.errorCode ?? 'UNKNOWN_ERROR';
-  return rejected(record, code, errors.map((e) => e.message ?? e.statusCode ?? e.errorCode).join('; ') || 'rejected without a message');
+  return rejected(record, code, errors.map((e) => e.message ?? e.statusCode ?? e.errorCode).join('; ') || 'rejected without a message', errors[0]?.fields);
 }
 
 /** The per-record error Salesforce gives when a nested external-id reference names no parent. */
