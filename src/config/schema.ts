@@ -90,6 +90,11 @@ const savedSearchSchema = z.strictObject({
   }),
   fields: z.record(nonEmpty, fieldMapping),
   associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
+  after: z
+    .array(slug)
+    .min(1)
+    .optional()
+    .describe('searches this one runs after: while one of them has a run queued or active, a run of this search waits'),
 });
 
 const hubspotDestination = z.strictObject({

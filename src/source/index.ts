@@ -8,3 +8,4 @@ export { fingerprintJourney } from './journey-fingerprint.js';
 export { RecordQuota } from './record-quota.js';
 export * from './errors.js';
 export type * from './types.js';
+export type { DictionaryEntry } from './dictionary-entries.js';

@@ -4,6 +4,7 @@ import { silentLogger } from '../shared/logger.js';
 import { joinUrl, resolvePaths } from './api-paths.js';
 import { RedisBudgetLedger } from './budget-ledger.js';
 import { SourceProtocolError } from './errors.js';
+import { dictionaryEntries, type DictionaryEntry } from './dictionary-entries.js';
 import { HttpTransport } from './http-transport.js';
 import { DEFAULT_RETRY } from './call-policy.js';
 import { walkJourney, type JourneyContext } from './journey.js';
@@ -62,11 +63,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const get = async (path: string, operation: 'dictionary' | undefined, call?: CallOptions): Promise<unknown> =>
     (await executor.execute({ method: 'GET', url: joinUrl(options.baseUrl, path), operation, signal: call?.signal })).body;
 
-  const dictionary = async (name: string, call?: CallOptions): Promise<string[]> => {
-    const data = dataOf(await get(paths.dictionaries.replace('{name}', encodeURIComponent(name)), 'dictionary', call), 'dictionary');
-    if (!Array.isArray(data)) throw new SourceProtocolError('the dictionary answer is not a list');
-    return data.map((entry) => (typeof entry === 'string' ? entry : String((entry as { value?: unknown }).value)));
-  };
+  const entries = async (name: string, call?: CallOptions): Promise<DictionaryEntry[]> =>
+    dictionaryEntries(await get(paths.dictionaries.replace('{name}', encodeURIComponent(name)), 'dictionary', call), name);
+  const dictionary = async (name: string, call?: CallOptions): Promise<string[]> => (await entries(name, call)).map((e) => e.value);
 
   const partitioner = (entity: Entity, signal?: AbortSignal): Partitioner =>
     new Partitioner({ count: (filter) => count(entity, filter, { signal }), dictionary: (name) => dictionary(name, { signal }) });
@@ -82,6 +81,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       return partitioner(entity, partitionOptions?.signal).partition(partition.filter, { ...partitionOptions, maxJourneyRecords: max, parallelism: 2 });
     },
     dictionary,
+    dictionaryEntries: entries,
     settings: async (name, call) => dataOf(await get(paths.settings[name], 'dictionary', call), 'settings'),
     health: (call) => get(paths.health, undefined, call),
     stats: () => structuredClone(stats),

@@ -2,6 +2,7 @@
  * Public types of the Sales-Intelligence source client. Stable: the orchestration layer codes against them.
  * Every "not shown" choice of the API spec is configuration here (defaults in docs/api-assumptions.md).
  */
+import type { DictionaryEntry } from './dictionary-entries.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
 import type { TimingSnapshot } from './journey-concurrency.js';
@@ -279,6 +280,8 @@ export interface SourceClient {
   splitPartition(entity: Entity, partition: Partition, options?: PartitionOptions): Promise<Partition[]>;
   /** Values of a dictionary (`industry`, `country`, ...). */
   dictionary(name: string, options?: CallOptions): Promise<string[]>;
+  /** Entries of a dictionary with their labels where the API gives them (any answer shape: dictionary-entries.ts). */
+  dictionaryEntries(name: string, options?: CallOptions): Promise<DictionaryEntry[]>;
   /** Raw `data` of a settings endpoint. */
   settings(name: keyof ApiPaths['settings'], options?: CallOptions): Promise<unknown>;
   health(options?: CallOptions): Promise<unknown>;

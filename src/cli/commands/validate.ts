@@ -5,32 +5,14 @@
  * the API's credentials (a refused secret is a config error, exit 2).
  */
 import { checkFilterValues, ConfigError, formatIssue, readConfig, resolveConfigPath } from '../../config/index.js';
-import type { ConfigIssue, DictionaryLookup, LoadedConfig } from '../../config/index.js';
+import type { ConfigIssue, LoadedConfig } from '../../config/index.js';
+import { withDictionaries } from '../dictionary-lookup.js';
 import type { ConfigOption, JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
-import { connectRedis } from '../redis-connect.js';
+import { nounCount } from '../../shared/noun-count.js';
 
 export interface ValidateOptions extends ConfigOption, JsonOption {
   online?: boolean;
-}
-
-/** Dictionary values through the real source client (rate-limited and authenticated like any run). */
-async function withSourceDictionaries<T>(loaded: LoadedConfig, use: (lookup: DictionaryLookup) => Promise<T>): Promise<T> {
-  // Loaded only for --online: the offline check needs none of the sync code.
-  const [{ openSource }, { queuePrefix }, { silentLogger }] = await Promise.all([
-    import('../../../jobs/sync-search/index.js'),
-    import('../../queue/queue-context.js'),
-    import('../../shared/logger.js'),
-  ]);
-  const redis = await connectRedis();
-  // Same namespace as the workers': dictionary calls count against the account's shared rate limit.
-  const client = openSource(loaded.config, redis, queuePrefix(), silentLogger);
-  try {
-    return await use((name) => client.dictionary(name));
-  } finally {
-    await client.close();
-    redis.disconnect();
-  }
 }
 
 function report(json: boolean, file: string, issues: ConfigIssue[], warnings: ConfigIssue[], summary: string): void {
@@ -56,9 +38,9 @@ export async function runCommand(opts: ValidateOptions): Promise<number> {
   }
   const { config } = loaded;
   let issues: ConfigIssue[] = [];
-  if (opts.online) issues = await withSourceDictionaries(loaded, (lookup) => checkFilterValues(loaded, lookup));
+  if (opts.online) issues = await withDictionaries(config, (lookup) => checkFilterValues(loaded, async (name) => (await lookup(name)).map((e) => e.value)));
   const checked = opts.online ? ', filter values checked against the API dictionaries' : '';
-  const summary = `${file}: valid (${config.searches.length} searches, ${Object.keys(config.destinations).length} destinations${checked})`;
+  const summary = `${file}: valid (${nounCount(config.searches.length, 'search', 'searches')}, ${nounCount(Object.keys(config.destinations).length, 'destination')}${checked})`;
   report(json, file, issues, loaded.warnings, summary);
   return issues.length === 0 ? EXIT.ok : EXIT.config;
 }
