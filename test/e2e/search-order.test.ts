@@ -7,6 +7,8 @@ import { startRoles, type RunningRoles } from '../../src/cli/commands/start.js';
 import { enqueueRun } from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
+import { runsIndexPage } from '../../src/server/runs-pages.js';
+import { searchRows } from '../../src/server/run-views.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { COMPANY_SEARCH, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
@@ -53,12 +55,16 @@ describe('after: between searches', () => {
     // Visible as waiting while the companies run is queued or active.
     const until = Date.now() + 20_000;
     let progress: unknown;
+    let page = '';
     while (Date.now() < until && !progress) {
       const job = await roles.queues.sync.getJob(people.jobId);
-      if (job && (await job.getState()) === 'delayed') progress = job.progress;
-      else await new Promise((r) => setTimeout(r, 20));
+      if (job && (await job.getState()) === 'delayed') {
+        progress = job.progress;
+        page = runsIndexPage(await searchRows({ redis: fx.redis, prefix: fx.prefix, queues: [roles.queues.sync, roles.queues.tick], searches: () => config.searches }));
+      } else await new Promise((r) => setTimeout(r, 20));
     }
     expect(progress).toMatchObject({ waitingFor: ['all-companies'] });
+    expect(page).toContain('waiting for all-companies');
 
     const companiesRun = await finished(fx, 'all-companies');
     const peopleRun = await finished(fx, 'people');
