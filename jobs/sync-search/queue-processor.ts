@@ -12,12 +12,13 @@ import { notStartedSummary, type RunSummary } from '../../src/runs/run-summary.j
 import type { RunRequest, SyncDeps } from './run-request.js';
 import { REFUSAL_CODES } from './refusal-errors.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
+import { afterWait, type RunsInFlight } from './run-order.js';
 
 /**
  * `config`, or `getConfig` where the config can be reloaded (SIGHUP): each job reads it once at its start, so a run
  * keeps the config it started with while the next one sees the new.
  */
-export type ProcessorDeps = Omit<SyncDeps, 'config'> & ({ config: AppConfig; getConfig?: () => AppConfig } | { config?: AppConfig; getConfig: () => AppConfig });
+export type ProcessorDeps = Omit<SyncDeps, 'config'> & { runsInFlight?: RunsInFlight } & ({ config: AppConfig; getConfig?: () => AppConfig } | { config?: AppConfig; getConfig: () => AppConfig });
 
 /** When another attempt of the same run holds its lock, the job looks again after this long. */
 const SAME_RUN_RECHECK_MS = 15_000;
@@ -35,6 +36,15 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     // Loaded here, not at the top: `prospect-sync run` imports this module but never needs BullMQ (~170 modules).
     const { DelayedError, UnrecoverableError } = await import('bullmq');
     const runDeps: SyncDeps = { ...deps, config: configNow() };
+    // `after:`: the searches this one follows still have a run queued or active: wait (delayed, not failed).
+    const queuedAt = Date.parse(job.data.requestedAt) || job.timestamp;
+    const wait = await afterWait(runDeps.config.searches.find((s) => s.name === search), queuedAt, job.attemptsStarted - 1, deps.runsInFlight);
+    if (wait?.late) deps.logger.warn({ search, runId, waitFor: wait.waitFor }, 'run starts although searches it runs after are not done: it waited long enough');
+    else if (wait) {
+      await job.updateProgress({ waitingFor: wait.waitFor, since: queuedAt });
+      await job.moveToDelayed(wait.lookAgainAt, token);
+      throw new DelayedError();
+    }
     let lastProgress = 0;
     let summary: RunSummary;
     try {

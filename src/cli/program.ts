@@ -10,15 +10,15 @@ import type { LimitOption } from './command-context.js';
 import { EXIT } from './exit-codes.js';
 import { positiveInteger, tcpPort } from './option-parsers.js';
 import { packageVersion } from './package-version.js';
-import type * as RunsCommand from './commands/runs.js';
+import type * as RejectsCommand from './commands/rejects.js';
 
 const HELP_FOOTER = `
 Exit codes: 0 ok/completed, 1 failed, 2 config or usage error (also a credential or schema refused by any remote),
             3 partial or delayed run, 4 Redis unreachable. See docs/cli.md.
 Environment: REDIS_URL (default redis://127.0.0.1:6379), QUEUE_PREFIX, PROSPECT_SYNC_CONFIG, LOG_LEVEL.`;
 
-const configOption = (): Option =>
-  new Option('--config <file>', 'config file (default: $PROSPECT_SYNC_CONFIG, else config/prospect-sync.yaml)');
+const configOption = (fallback = '$PROSPECT_SYNC_CONFIG, else config/prospect-sync.yaml'): Option =>
+  new Option('--config <file>', `config file (default: ${fallback})`);
 const jsonOption = (what: string): Option => new Option('--json', what);
 
 /** Commander flags `--json` with its argv; a usage error is printed as JSON when the user asked for JSON. */
@@ -72,6 +72,15 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .action(act('validate', async (_, o) => (await import('./commands/validate.js')).runCommand(o)));
 
   program
+    .command('values')
+    .description("the values a filter field accepts, from the API's dictionary (cached for an hour)")
+    .argument('<dictionary>', 'industry, country, region, technology, seniority or department')
+    .option('--search <text>', 'only values or labels containing this text (any case)')
+    .addOption(configOption())
+    .addOption(jsonOption('print {dictionary, values: [{value, label}]} as one JSON object'))
+    .action(act('values', async (a, o) => (await import('./commands/values.js')).runCommand(arg(a), o)));
+
+  program
     .command('schema')
     .description("print the config's JSON Schema (for editor completion)")
     .action(act('schema', async () => (await import('./commands/schema.js')).runCommand()));
@@ -120,7 +129,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   roles('dashboard', 'the dashboard server only (bull-board, /healthz, /metrics, /runs)', { scheduler: false, worker: false, dashboard: true });
 
   // `runs` and `rejects`: a search's recent history, newest first, as text or one JSON object.
-  const history = (name: string, description: string, limit: number, json: string, load: () => Promise<typeof RunsCommand>, extra: Option[] = []): void => {
+  const history = (name: string, description: string, limit: number, json: string, load: () => Promise<typeof RejectsCommand>, extra: Option[] = []): void => {
     const command = program
       .command(name)
       .description(description)
@@ -131,7 +140,14 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     for (const option of extra) command.addOption(option);
     command.action(act(name, async (a, o) => (await load()).runCommand(arg(a), o as LimitOption)));
   };
-  history('runs', 'recent run summaries of a search, newest first', 20, 'print {search, runs} as one JSON object', () => import('./commands/runs.js'));
+  program
+    .command('runs')
+    .description('recent run summaries of a search, newest first; without a search, the last run of every search')
+    .argument('[search]', 'saved search name')
+    .addOption(new Option('--limit <n>', 'how many').argParser(positiveInteger).default(20))
+    .addOption(configOption())
+    .addOption(jsonOption('print {search, runs} (without a search: {searches: [{search, last}]}) as one JSON object'))
+    .action(act('runs', async (a, o) => (await import('./commands/runs.js')).runCommand(a[0], o as LimitOption)));
   history('rejects', 'records the CRM (or the mapping) rejected, grouped by code and field (count and one example); --all lists each, newest first', 100,
     'print {search, pending, rejects, groups} as one JSON object (every entry, up to --limit)', () => import('./commands/rejects.js'),
     [new Option('--all', 'list every reject (up to --limit), newest first, instead of the groups')]);
@@ -150,7 +166,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .description('emulators + example config + a sync you can watch on the dashboard, in one command')
     .option('--once', 'exit after the first run (also without a TTY or under CI)')
     .option('--search <name>', 'the search to run (default: the first companies search)')
-    .addOption(configOption())
+    .addOption(configOption('config/demo.yaml, the emulator config'))
     .action(act('demo', async (_, o) => (await import('./commands/demo.js')).runCommand(o)));
 
   try {

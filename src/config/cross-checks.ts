@@ -5,6 +5,7 @@ import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
 import type { PathIssue } from './path-issue.js';
+import { checkOrder } from './search-order.js';
 import type { ConfigPath } from './yaml-tree.js';
 
 /** The API's offset ceiling (spec "Pagination limits"): the last page may start at 10,000. */
@@ -146,5 +147,6 @@ export function crossCheck(config: ParsedConfig): CrossCheckResult {
     const personOnly = search.entity === 'persons' ? {} : { view: undefined, associate: undefined };
     searches.push({ ...search, ...personOnly, matchOn: { field, from: search.matchOn.from } });
   });
+  checkOrder(config.searches, issues);
   return { issues, warnings, config: issues.length === 0 ? { ...config, searches } : undefined };
 }

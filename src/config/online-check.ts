@@ -1,4 +1,5 @@
 /** `validate --online`: filter values checked against the API's dictionaries (the exact values filters accept). */
+import { closestValue } from './closest-value.js';
 import type { ConfigIssue } from './config-error.js';
 import type { LoadedConfig } from './load-config.js';
 import { formatPath, valueAt, type ConfigPath } from './yaml-tree.js';
@@ -43,11 +44,16 @@ export async function checkFilterValues(loaded: LoadedConfig, lookup: Dictionary
             file: loaded.file,
             ...loaded.locate(path),
             path: formatPath(path),
-            message: `'${String(value)}' is not in the ${field.dictionary} dictionary`,
+            message: `'${String(value)}' is not in the ${field.dictionary} dictionary${didYouMean(value, known)} (prospect-sync values ${field.dictionary} lists them)`,
           });
         });
       }
     }
   }
   return issues;
+}
+
+function didYouMean(value: unknown, known: Set<string>): string {
+  const closest = typeof value === 'string' ? closestValue(value, known) : undefined;
+  return closest === undefined ? '' : `; did you mean '${closest}'?`;
 }

@@ -100,6 +100,11 @@ const savedSearchSchema = () => z.strictObject({
   fields: z.record(nonEmpty, fieldMapping),
   associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
   rejects: z.strictObject({ failAbove: failAbove.optional() }).optional().describe('overrides the top-level rejects settings for this search'),
+  after: z
+    .array(slug)
+    .min(1)
+    .optional()
+    .describe('searches this one runs after: while one of them has a run queued or active, a run of this search waits'),
 });
 
 const byEntity = (companies: string, persons: string) =>

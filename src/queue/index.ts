@@ -3,6 +3,7 @@ export * from './job-data.js';
 export { SYNC_JOB_OPTIONS, TICK_JOB_OPTIONS, MAX_STARTED_ATTEMPTS, syncBackoff } from './job-options.js';
 export { DEFAULT_QUEUE_PREFIX, queuePrefix, openQueues, type AppQueues, type QueueContext } from './queue-context.js';
 export { enqueueRun, type EnqueueResult } from './enqueue-run.js';
+export { runsInFlight } from './runs-in-flight.js';
 export { repeatOptionsFor, ScheduleError, type SchedulableSearch } from './schedule-spec.js';
 export { syncJobSchedulers, type SchedulerSyncResult } from './scheduler-sync.js';
 export { LeaderLock } from './leader-lock.js';

@@ -18,6 +18,8 @@ export interface LiveRun {
   creditsSpent: number;
   /** Estimated time left (ms) from the rate so far; undefined until something was fetched. */
   etaMs: number | undefined;
+  /** Queued, not started: it waits for these searches' runs (`after:`). */
+  waitingFor?: string[];
 }
 
 export interface SearchRow {
@@ -43,13 +45,14 @@ export function scheduleText(search: SavedSearch): string {
 }
 
 function liveRun(job: Job, now: number): LiveRun {
-  const p = (typeof job.progress === 'object' && job.progress !== null ? job.progress : {}) as Partial<Record<'fetched' | 'target' | 'tokensSpent' | 'creditsSpent', number>>;
+  const p = (typeof job.progress === 'object' && job.progress !== null ? job.progress : {}) as Partial<Record<'fetched' | 'target' | 'tokensSpent' | 'creditsSpent', number>> & { waitingFor?: string[] };
   const fetched = p.fetched ?? 0;
   const target = p.target ?? 0;
   const started = job.processedOn;
   const elapsed = started === undefined ? 0 : now - started;
   const etaMs = fetched > 0 && target > fetched && elapsed > 0 ? ((target - fetched) * elapsed) / fetched : undefined;
-  return { runId: String((job.data as { runId?: string }).runId ?? job.id), startedAt: started, fetched, target, tokensSpent: p.tokensSpent ?? 0, creditsSpent: p.creditsSpent ?? 0, etaMs };
+  const runId = String((job.data as { runId?: string }).runId ?? job.id);
+  return { runId, startedAt: started, fetched, target, tokensSpent: p.tokensSpent ?? 0, creditsSpent: p.creditsSpent ?? 0, etaMs, ...(Array.isArray(p.waitingFor) ? { waitingFor: p.waitingFor } : {}) };
 }
 
 export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveRun>> {
@@ -60,6 +63,12 @@ export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveR
   for (const job of await sync.getJobs(['active'], 0, 100)) {
     const search = (job.data as { search?: string } | undefined)?.search;
     if (search) live.set(search, liveRun(job, now));
+  }
+  // A run that waits for the searches it runs after is delayed with `waitingFor` in its progress.
+  for (const job of await sync.getJobs(['delayed'], 0, 100)) {
+    const search = (job.data as { search?: string } | undefined)?.search;
+    const run = liveRun(job, now);
+    if (search && run.waitingFor && !live.has(search)) live.set(search, run);
   }
   return live;
 }

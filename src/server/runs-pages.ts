@@ -15,6 +15,7 @@ function statusCell(s: RunSummary | undefined): string {
 }
 
 function liveText(live: LiveRun): string {
+  if (live.waitingFor) return `waiting for ${esc(live.waitingFor.join(', '))} (runs after them)`;
   const target = live.target > 0 ? ` of ${esc(live.target)}` : '';
   const eta = live.etaMs === undefined ? '' : `, ETA ${esc(seconds(live.etaMs))}`;
   return `running: ${esc(live.fetched)}${target} records, ${esc(live.tokensSpent)} tokens, ${esc(live.creditsSpent)} credits${eta}`;

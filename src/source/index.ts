@@ -18,3 +18,4 @@ export type { PartitionOptions, PartitionProgress } from './partitioner.js';
 export type { Partition, PieceRange } from './partition-filter.js';
 export type { BudgetLedger, CreditUsage, TokenBalance } from './budget-ledger.js';
 export type { SourceStats } from './request-executor.js';
+export type { DictionaryEntry } from './dictionary-entries.js';

@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../shared/logger.js';
 import { joinUrl, resolvePaths, type ApiPaths } from './api-paths.js';
 import { RedisBudgetLedger, type BudgetLedger } from './budget-ledger.js';
 import { SourceProtocolError } from './errors.js';
+import { dictionaryEntries, type DictionaryEntry } from './dictionary-entries.js';
 import { HttpTransport } from './http-transport.js';
 import { DEFAULT_RETRY, type RetryOptions } from './call-policy.js';
 import { walkJourney, type JourneyContext, type JourneyOptions, type JourneyPage } from './journey.js';
@@ -60,6 +61,8 @@ export interface SourceClient {
   splitPartition(entity: Entity, partition: Partition, options?: PartitionOptions): Promise<Partition[]>;
   /** Values of a dictionary (`industry`, `country`, ...). */
   dictionary(name: string, options?: CallOptions): Promise<string[]>;
+  /** Entries of a dictionary with their labels where the API gives them (any answer shape: dictionary-entries.ts). */
+  dictionaryEntries(name: string, options?: CallOptions): Promise<DictionaryEntry[]>;
   /** Exchanges the client credentials for a token (cached like any request's): SourceAuthError when refused. No search. */
   authenticate(options?: CallOptions): Promise<void>;
   /** Raw `data` of a settings endpoint. */
@@ -128,11 +131,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const get = async (path: string, operation: 'dictionary' | undefined, call?: CallOptions): Promise<unknown> =>
     (await executor.execute({ method: 'GET', url: joinUrl(options.baseUrl, path), operation, signal: call?.signal })).body;
 
-  const dictionary = async (name: string, call?: CallOptions): Promise<string[]> => {
-    const data = dataOf(await get(paths.dictionaries.replace('{name}', encodeURIComponent(name)), 'dictionary', call), 'dictionary');
-    if (!Array.isArray(data)) throw new SourceProtocolError('the dictionary answer is not a list');
-    return data.map((entry) => (typeof entry === 'string' ? entry : String((entry as { value?: unknown }).value)));
-  };
+  const entries = async (name: string, call?: CallOptions): Promise<DictionaryEntry[]> =>
+    dictionaryEntries(await get(paths.dictionaries.replace('{name}', encodeURIComponent(name)), 'dictionary', call), name);
+  const dictionary = async (name: string, call?: CallOptions): Promise<string[]> => (await entries(name, call)).map((e) => e.value);
 
   const partitioner = (entity: Entity, signal?: AbortSignal): Partitioner =>
     new Partitioner({ count: (filter) => count(entity, filter, { signal }), dictionary: (name) => dictionary(name, { signal }) });
@@ -152,6 +153,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     authenticate: async (call) => {
       await tokens.get(call?.signal);
     },
+    dictionaryEntries: entries,
     settings: async (name, call) => dataOf(await get(paths.settings[name], 'dictionary', call), 'settings'),
     health: (call) => get(paths.health, undefined, call),
     stats: () => structuredClone(stats),

@@ -75,9 +75,9 @@ describe('validate --online', () => {
     emulator.resetStats();
     const { code, stderr } = await cli(file);
     expect(stderr.trim().split('\n')).toEqual([
-      `${file}:12:40 searches[0].filter.company.industry.include[1]: 'sofware' is not in the industry dictionary`,
-      `${file}:13:44 searches[0].filter.company.location.country.include[1]: 'XX' is not in the country dictionary`,
-      `${file}:16:45 searches[0].filter.person.department.include[1]: 'wizardry' is not in the department dictionary`,
+      `${file}:12:40 searches[0].filter.company.industry.include[1]: 'sofware' is not in the industry dictionary; did you mean 'software'? (prospect-sync values industry lists them)`,
+      `${file}:13:44 searches[0].filter.company.location.country.include[1]: 'XX' is not in the country dictionary (prospect-sync values country lists them)`,
+      `${file}:16:45 searches[0].filter.person.department.include[1]: 'wizardry' is not in the department dictionary (prospect-sync values department lists them)`,
     ]);
     expect(code).toBe(2);
     // industry, country, seniority, department: each dictionary fetched once.

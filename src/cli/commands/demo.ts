@@ -93,15 +93,19 @@ export async function runCommand(values: DemoOptions): Promise<number> {
       return EXIT.config;
     }
 
-    // 3. Scheduler + worker + dashboard, then a run of the search now.
+    // 3. Scheduler + worker + dashboard, and a run of the search now, queued before the scheduler's first ticks so
+    // the searches that run `after` it wait for it.
+    let jobId = '';
     roles = await startRoles({
       roles: { scheduler: true, worker: true, dashboard: true },
       config, configPath, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }), redisUrl, prefix,
       dashboard: { port: 0, host: '127.0.0.1' },
+      beforeScheduler: async (queues) => {
+        ({ jobId } = await enqueueRun(queues.sync, search.name, 'manual'));
+      },
     });
     say(`emulators: Sales-Intelligence ${emulators.urls.salesIntel}  HubSpot ${emulators.urls.hubspot}  Salesforce ${emulators.urls.salesforce}`);
     if (roles.dashboard) say(`dashboard: ${roles.dashboard.url}`);
-    const { jobId } = await enqueueRun(roles.queues.sync, search.name, 'manual');
     say(`running '${search.name}' (${search.entity} -> ${search.destination}:${search.object}), run ${jobId}`);
 
     // 4. Watch records arrive in the emulated HubSpot until the run ends.

@@ -3,6 +3,7 @@
  * the Sales-Intelligence one with the demo's data size (DEMO_DATASET), printing their URLs and the env vars to
  * export; runs until SIGTERM/SIGINT.
  */
+import { randomBytes } from 'node:crypto';
 import { DEFAULT_EMULATOR_PORTS, DEMO_DATASET, startAllEmulators } from '../../emulators/start-all.js';
 import { exitOnSignals } from '../../queue/index.js';
 import { createLogger } from '../../shared/logger.js';
@@ -23,15 +24,18 @@ export async function runCommand(opts: EmulateOptions): Promise<number> {
     salesforce: opts.sfPort ?? DEFAULT_EMULATOR_PORTS.salesforce,
   };
   const emulators = await startAllEmulators({ ports, salesIntel: DEMO_DATASET });
+  // Every variable a config needs against the emulators: theirs, and the dashboard password the production config
+  // (config/prospect-sync.yaml) requires, made up for this session.
+  const env = { ...emulators.env, DASHBOARD_PASSWORD: randomBytes(12).toString('base64url') };
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ urls: emulators.urls, env: emulators.env })}\n`);
+    process.stdout.write(`${JSON.stringify({ urls: emulators.urls, env })}\n`);
   } else {
     process.stdout.write(
       `Sales-Intelligence API emulator: ${emulators.urls.salesIntel}\n` +
         `HubSpot emulator:               ${emulators.urls.hubspot}\n` +
         `Salesforce emulator:            ${emulators.urls.salesforce}\n\n` +
-        `# point a config at them (these are emulator-only demo credentials):\n` +
-        Object.entries(emulators.env)
+        `# point a config at them (emulator-only demo credentials; DASHBOARD_PASSWORD is new each start):\n` +
+        Object.entries(env)
           .map(([k, v]) => `export ${k}=${v}`)
           .join('\n') +
         '\n',

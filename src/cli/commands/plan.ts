@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { openSource, planRun, resolveSearch, type RunPlan } from '../../../jobs/sync-search/index.js';
 import { silentLogger } from '../../shared/logger.js';
+import { nounCount } from '../../shared/noun-count.js';
 import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -19,7 +20,7 @@ function render(plan: RunPlan, balance: { remaining: number; resetAt: number } |
     `plan for ${plan.search} (${plan.entity})`,
     `  matches      ${plan.counted}${plan.target < plan.counted ? `  (this run takes ${plan.target}: maxRecords)` : ''}`,
     `  pages        ${plan.pages} of up to ${plan.pageSize} records`,
-    `  partitions   ${plan.partitions.length}, largest first (${plan.countRequests} count requests); ${plan.parallelism} journeys at first, re-sized during the run (at most ${plan.maxParallelism})`,
+    `  partitions   ${plan.partitions.length}, largest first (${nounCount(plan.countRequests, 'count request')}); ${nounCount(plan.parallelism, 'journey')} at first, re-sized during the run (at most ${plan.maxParallelism})`,
     `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${new Date(balance.resetAt).toISOString()})` : ''}`,
     `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
     `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${plan.forecastRevealSkipped > 0 ? ` (${plan.forecastRevealSkipped} persons already revealed: no credit)` : ''}  [${plan.forecastMethod}]`,

@@ -9,6 +9,7 @@ import {
   exitOnSignals,
   openQueues,
   queuePrefix,
+  runsInFlight,
   startScheduler,
   startSyncWorker,
   type AppQueues,
@@ -45,6 +46,8 @@ export interface StartRolesOptions {
   processor?: SyncProcessor;
   concurrency?: number;
   dashboard?: { port?: number; host?: string };
+  /** Called once the queues are open, before the scheduler's first ticks (e.g. to queue a run ahead of them). */
+  beforeScheduler?: (queues: AppQueues) => Promise<void>;
 }
 
 export interface RunningRoles {
@@ -66,9 +69,12 @@ export interface RunningRoles {
 }
 
 /** Loaded only by processes that run jobs: the dashboard and scheduler need none of the sync code. */
-async function defaultProcessor(getConfig: () => AppConfig, logger: Logger, redis: Redis, prefix: string): Promise<SyncProcessor> {
+async function defaultProcessor(getConfig: () => AppConfig, logger: Logger, redis: Redis, queues: AppQueues, prefix: string): Promise<SyncProcessor> {
   const { createSyncProcessor } = await import('../../../jobs/sync-search/index.js');
-  return createSyncProcessor({ config: getConfig(), getConfig, logger, redis, prefix });
+  return createSyncProcessor({
+    config: getConfig(), getConfig, logger, redis, prefix,
+    runsInFlight: (searches, dueWithinMs) => runsInFlight(queues.sync, redis, searches, dueWithinMs),
+  });
 }
 
 /** A refused reload, logged with the file:line of each problem (never a value: secrets stay out of logs). */
@@ -133,9 +139,10 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         ctx,
         logger,
         concurrency: opts.concurrency ?? config.worker.concurrency,
-        processor: opts.processor ?? (await defaultProcessor(live.current, logger, connection, prefix)),
+        processor: opts.processor ?? (await defaultProcessor(live.current, logger, connection, queues, prefix)),
       });
     }
+    await opts.beforeScheduler?.(queues);
     if (roles.scheduler) {
       // The file is read by `reload`, once for the whole process; the scheduler takes the searches in force.
       running.scheduler = await startScheduler({ ctx, queues, logger, loadSearches: async () => live.current().searches });

@@ -7,10 +7,12 @@
  */
 import { checkFilterValues, ConfigError, formatIssue, readConfig, resolveConfigPath } from '../../config/index.js';
 import type { ConfigIssue, DictionaryLookup, LoadedConfig } from '../../config/index.js';
+import { cachedEntries } from '../dictionary-lookup.js';
 import type { ConfigOption, JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 import { crmPreflightIssues, sourceAuthIssues } from '../preflight-issues.js';
 import { connectRedis } from '../redis-connect.js';
+import { nounCount } from '../../shared/noun-count.js';
 
 export interface ValidateOptions extends ConfigOption, JsonOption {
   online?: boolean;
@@ -35,10 +37,11 @@ async function withOnlineChecks<T>(loaded: LoadedConfig, use: (checks: OnlineChe
   // Same namespace as the workers': dictionary calls count against the account's shared rate limit.
   const prefix = queuePrefix();
   const client = openSource(loaded.config, redis, prefix, silentLogger);
+  const entries = cachedEntries(client, redis, prefix);
   try {
     return await use({
       authenticate: () => client.authenticate(),
-      lookup: (name) => client.dictionary(name),
+      lookup: async (name) => (await entries(name)).map((e) => e.value),
       preflight: (search) => preflightSearch(loaded.config, search, { redis, prefix, logger: silentLogger }),
     });
   } finally {
@@ -81,7 +84,7 @@ export async function runCommand(opts: ValidateOptions): Promise<number> {
   let issues: ConfigIssue[] = [];
   if (opts.online) issues = await onlineIssues(loaded);
   const checked = opts.online ? ', filter values checked against the API dictionaries, CRM fields checked' : '';
-  const summary = `${file}: valid (${config.searches.length} searches, ${Object.keys(config.destinations).length} destinations${checked})`;
+  const summary = `${file}: valid (${nounCount(config.searches.length, 'search', 'searches')}, ${nounCount(Object.keys(config.destinations).length, 'destination')}${checked})`;
   report(json, file, issues, loaded.warnings, summary);
   return issues.length === 0 ? EXIT.ok : EXIT.config;
 }

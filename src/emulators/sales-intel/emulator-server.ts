@@ -110,8 +110,11 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
       case 'companies.count': return search.count('companies', params, rawBody, ctx);
       case 'persons.count': return search.count('persons', params, rawBody, ctx);
       case 'dictionary': {
-        const list = DICTIONARIES[path.slice('/dictionaries/'.length) as DictionaryName] as unknown;
-        return list ? { status: 200, body: { data: list }, headers } : message(404, 'unknown dictionary', headers);
+        const name = path.slice('/dictionaries/'.length) as DictionaryName;
+        const list = DICTIONARIES[name] as (typeof DICTIONARIES)[DictionaryName] | undefined;
+        if (!list) return message(404, 'unknown dictionary', headers);
+        const body = options.dictionaryStyle === 'values' ? { dictionary: name, values: list.map((e) => ({ code: e.value, label: e.label })) } : { data: list };
+        return { status: 200, body, headers };
       }
       default: {
         const settings = settingsFor(path.slice('/settings/'.length), accountId);
@@ -223,3 +226,4 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   };
   return emulator;
 }
+

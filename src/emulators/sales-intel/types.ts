@@ -62,6 +62,11 @@ export interface SalesIntelEmulatorOptions {
   recordStyle?: RecordStyle;
   /** Two different opaque cursor encodings. Default 'json-v1'. */
   cursorStyle?: CursorStyle;
+  /**
+   * Shape of a dictionary answer (the spec does not show it): 'data' = `{data: [{value, label}]}` (default);
+   * 'values' = `{dictionary, values: [{code, label}]}`.
+   */
+  dictionaryStyle?: 'data' | 'values';
   /** Initial faults. */
   faults?: EmulatorFaultsInit;
   /** Where internal emulator errors (answered 500) are logged; default silent. */

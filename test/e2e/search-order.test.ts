@@ -1,0 +1,77 @@
+/**
+ * `after:` through the real queue: a persons search that links to companies, queued together with (even before) its
+ * companies search, waits (delayed, visible as waiting) until the companies run is done, so every link lands.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRoles, type RunningRoles } from '../../src/cli/commands/start.js';
+import { enqueueRun } from '../../src/queue/index.js';
+import { listRuns } from '../../src/runs/run-history.js';
+import type { RunSummary } from '../../src/runs/run-summary.js';
+import { runsIndexPage } from '../../src/server/runs-pages.js';
+import { searchRows } from '../../src/server/run-views.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { COMPANY_SEARCH, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+
+let fx: Fixture | undefined;
+let roles: RunningRoles | undefined;
+afterEach(async () => {
+  await roles?.close(2_000);
+  await fx?.close();
+  fx = roles = undefined;
+});
+
+const PEOPLE = `
+  - name: people
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: 1, lte: 1000000}}}
+    view: [demographics]
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName}
+    associate: {company: {from: companyId}}
+    after: [all-companies]
+`;
+
+async function finished(f: Fixture, search: string): Promise<RunSummary> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const run = (await listRuns(f.redis, search, { prefix: f.prefix })).find((r) => r.status !== 'delayed');
+    if (run) return run;
+    if (Date.now() > until) throw new Error(`no finished run of ${search}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('after: between searches', () => {
+  it('a persons run queued first waits for its companies run, then links every person', async () => {
+    fx = await startFixture('search-order', { salesIntel: { faults: { latency: { fixedMs: 30, jitterMs: 0 } } } });
+    const config = fx.config(hubspotConfig(`${COMPANY_SEARCH}${PEOPLE}`));
+    roles = await startRoles({ roles: { scheduler: false, worker: true, dashboard: false }, config, configPath: 'unused.yaml', logger: silentLogger, prefix: fx.prefix, concurrency: 2 });
+    const people = await enqueueRun(roles.queues.sync, 'people', 'manual');
+    const companies = await enqueueRun(roles.queues.sync, 'all-companies', 'manual');
+
+    // Visible as waiting while the companies run is queued or active.
+    const until = Date.now() + 20_000;
+    let progress: unknown;
+    let page = '';
+    while (Date.now() < until && !progress) {
+      const job = await roles.queues.sync.getJob(people.jobId);
+      if (job && (await job.getState()) === 'delayed') {
+        progress = job.progress;
+        page = runsIndexPage(await searchRows({ redis: fx.redis, prefix: fx.prefix, queues: [roles.queues.sync, roles.queues.tick], searches: () => config.searches }));
+      } else await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(progress).toMatchObject({ waitingFor: ['all-companies'] });
+    expect(page).toContain('waiting for all-companies');
+
+    const companiesRun = await finished(fx, 'all-companies');
+    const peopleRun = await finished(fx, 'people');
+    expect(companiesRun).toMatchObject({ runId: companies.jobId, status: 'completed' });
+    expect(peopleRun).toMatchObject({ runId: people.jobId, status: 'completed' });
+    expect(peopleRun.linkErrors ?? 0).toBe(0);
+    expect(peopleRun.created).toBeGreaterThan(0);
+    expect(Date.parse(peopleRun.startedAt)).toBeGreaterThanOrEqual(Date.parse(companiesRun.finishedAt));
+  });
+});
