@@ -23,7 +23,7 @@ export interface OpenDestinationOptions {
 
 async function openSink(destination: DestinationConfig, logger: Logger, options: OpenDestinationOptions): Promise<CrmSink> {
   if (destination.type === 'hubspot') {
-    return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, logger, redis: options.redis, keyPrefix: options.prefix });
+    return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, requestTimeoutMs: destination.requestTimeoutMs, logger, redis: options.redis, keyPrefix: options.prefix });
   }
   // Loaded only here: jsforce is ~200 modules and ~40 MB of RSS that HubSpot runs do not need.
   const { SalesforceSink } = await import('../../src/crm/salesforce/salesforce-sink.js');
@@ -34,6 +34,7 @@ async function openSink(destination: DestinationConfig, logger: Logger, options:
     apiVersion: destination.apiVersion,
     bulkThreshold: destination.bulkThreshold,
     maxApiShare: destination.maxApiShare,
+    requestTimeoutMs: destination.requestTimeoutMs,
     logger,
     redis: options.redis,
     keyPrefix: options.prefix,

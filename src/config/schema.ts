@@ -97,6 +97,7 @@ const hubspotDestination = z.strictObject({
   accessToken: secret,
   baseUrl: httpUrl.default('https://api.hubapi.com'),
   requestsPer10s: posInt.default(100).describe('private app limit per 10 s rolling window (100 Free/Starter, 190 Pro)'),
+  requestTimeoutMs: posInt.default(30_000).describe('deadline of one HubSpot request (headers and whole answer); then it is retried'),
 });
 
 const salesforceDestination = z.strictObject({
@@ -108,6 +109,7 @@ const salesforceDestination = z.strictObject({
   bulkThreshold: posInt.default(2000).describe('records per run from which Bulk API 2.0 is used'),
   maxApiShare: z.number().gt(0).lte(1).default(0.5).describe("share of the org's daily API requests a run may use"),
   externalIdField: nonEmpty.optional().describe('default matchOn.field for searches writing here'),
+  requestTimeoutMs: posInt.default(120_000).describe('deadline of one Salesforce request, login, upload and poll included (headers and whole answer); then it is retried'),
 });
 
 const destinationSchema = z.discriminatedUnion('type', [hubspotDestination, salesforceDestination]);
@@ -155,7 +157,7 @@ const sourceSchema = z.strictObject({
     .default('auto')
     .describe('upper bound of partition journeys walked at once per run; the run sizes itself below it from the search limit and page latency'),
   maxJourneyRecords: posInt.max(100_000).default(90_000).describe('records per cursor journey before partitioning'),
-  requestTimeoutMs: posInt.default(30_000),
+  requestTimeoutMs: posInt.default(30_000).describe('deadline of one API or token request (headers and whole answer); then it is retried'),
 });
 
 /** Optional webhook alerts (src/alerts/): each rule fires once per state change and once on recovery. */

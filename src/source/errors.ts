@@ -135,6 +135,16 @@ export class SourceProtocolError extends SourceError {
   }
 }
 
+/**
+ * A 2xx page whose `nextCursor` breaks the spec (more than 200 characters, or not base64url): it is never sent back
+ * nor stored in a checkpoint; the journey restarts from page 1.
+ */
+export class NextCursorError extends SourceProtocolError {
+  constructor(message: string) {
+    super(message);
+  }
+}
+
 export type BudgetCap = 'token_reserve' | 'credit_cap_run' | 'credit_cap_day' | 'max_records';
 
 /** A cap of ours (token reserve, credit caps, maxRecords) stopped the journey before it could be passed. */

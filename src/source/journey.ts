@@ -8,7 +8,7 @@
  */
 import { sleep } from '../shared/abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
-import { BudgetStopError, CheckpointMismatchError, InvalidCursorError, OffsetLimitError, SourceValidationError } from './errors.js';
+import { BudgetStopError, CheckpointMismatchError, InvalidCursorError, NextCursorError, OffsetLimitError, SourceValidationError } from './errors.js';
 import { fingerprintJourney } from './journey-fingerprint.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
@@ -58,6 +58,7 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     ? { store: ctx.reveals, searchKey: runInfo.searchKey, predicted: runInfo.newShare, fallback: false, offsets: true }
     : undefined;
   let pendingStop: BudgetStopError | undefined;
+  let cursorRefused = false;
 
   for (;;) {
     if (pendingStop) throw pendingStop;
@@ -85,6 +86,16 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       quota?.settle(granted, revealed ? revealed.walked : body.data.length);
     } catch (error) {
       quota?.settle(granted, 0);
+      // A page whose nextCursor breaks the spec: never sent nor checkpointed; one restart, then the run fails.
+      if (error instanceof NextCursorError && !cursorRefused) {
+        cursorRefused = true;
+        ctx.stats.journeyRestarts += 1;
+        ctx.logger.warn({ entity, fetched: state.fetched }, 'the API sent a malformed nextCursor: restarting the journey from page 1');
+        state = { ...state, cursor: null };
+        restarted = true;
+        position = 0;
+        continue;
+      }
       if (error instanceof InvalidCursorError && state.cursor !== null) {
         ctx.stats.journeyRestarts += 1;
         ctx.logger.warn({ entity, fetched: state.fetched }, 'invalid_cursor: restarting the journey from page 1');

@@ -13,6 +13,7 @@ import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type 
 import { isMissingParent, outcomeOf, rejected, type SaveResultLike } from './save-outcome.js';
 import { inQueries } from './soql-literal.js';
 import { inLanes } from '../../shared/in-lanes.js';
+import { untilAborted } from '../../shared/remote-deadline.js';
 
 export interface SalesforceSinkOptions {
   loginUrl: string;
@@ -36,6 +37,8 @@ export interface SalesforceSinkOptions {
   retry?: Partial<RetryOptions>;
   bulkPollIntervalMs?: number;
   bulkPollTimeoutMs?: number;
+  /** Deadline of one request (login, call, bulk upload, poll, download); default 120 s. */
+  requestTimeoutMs?: number;
   logger?: Logger;
   /**
    * Where the org's governor keeps its state (request counts, Sforce-Limit-Info usage for `maxApiShare`), shared by
@@ -168,11 +171,11 @@ export class SalesforceSink implements CrmSink {
 
   /** One API call: auth first, then the share guard, then the retry policy. */
   private async call<T>(fn: () => Promise<T>, signal?: AbortSignal, requests = 1): Promise<T> {
-    this.authorized ??= authorize(this.conn).catch((err: unknown) => {
+    this.authorized ??= authorize(this.conn, this.retry).catch((err: unknown) => {
       this.authorized = undefined;
       throw err;
     });
-    await this.authorized;
+    await untilAborted(this.authorized, signal);
     try {
       return await withRetry(async () => {
         // A used-up daily allowance (REQUEST_LIMIT_EXCEEDED seen by any process) refuses before the share guard.
