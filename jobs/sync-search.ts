@@ -84,7 +84,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       await concurrency.start();
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
-        writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
+        writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun, signal: run.writeSignal }),
         bookPage: (page, result) => run.recordWrite(page, result),
         saveCheckpoint: () => run.saveCheckpoint(),
         writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
