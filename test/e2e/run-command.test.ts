@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRejectStore } from '../../src/crm/index.js';
 import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
+import { freePort } from '../../src/shared/free-port.js';
 import { cli } from '../queue/cli-process.js';
 import {
   COMPANY_FILTER,
@@ -179,6 +180,16 @@ describe('run command (child process)', () => {
     const one = fx.hubspot!.state.find('contacts', 'prospect_sync_id', expected[0]!);
     expect(one?.properties.firstname).toBeTruthy();
     expect(one?.properties.jobtitle).toBeTruthy();
+  }, 60_000);
+
+  it('a Salesforce login against a closed port is an outage, not bad credentials: exit 1, crm_unavailable', async () => {
+    fx = await startFixture('cli-sf-closed', { hubspot: false });
+    const port = await freePort();
+    const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
+    const closed = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], { SF_LOGIN_URL: `http://127.0.0.1:${port}`, SF_CLIENT_SECRET: 'sf-secret' });
+    expect(closed.code).toBe(1);
+    expect(closed.last()).toMatchObject({ status: 'failed', error: { code: 'crm_unavailable' } });
+    expect(JSON.stringify(closed.last())).not.toMatch(/authentication|fetch failed/i);
   }, 60_000);
 
   it('a credential or schema refused by ANY remote is a config error: exit 2 (Sales-Intelligence, HubSpot, Salesforce)', async () => {
