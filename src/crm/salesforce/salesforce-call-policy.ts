@@ -9,7 +9,7 @@
  * - 5xx, 429/420, SERVER_UNAVAILABLE, UNKNOWN_EXCEPTION, REQUEST_LIMIT_EXCEEDED (concurrent), no answer (network,
  *   or no whole answer within the request deadline, salesforce-connection.ts; the login too): jittered
  *   exponential backoff (src/shared/backoff.ts), at most `attempts` attempts; then SalesforceUnavailableError.
- *   The request is always rebuilt: jsforce's own retry is off (salesforce-connection.ts), and a failed Bulk API
+ *   The request is always rebuilt: jsforce's own retry is never used (salesforce-transport.ts), and a failed Bulk API
  *   2.0 job is aborted and run again from job creation. Upserts by external id are idempotent, so repeating one
  *   that may have landed is safe.
  * - REQUEST_LIMIT_EXCEEDED (daily allowance): never retried; SalesforceDailyLimitError stops the run cleanly, and

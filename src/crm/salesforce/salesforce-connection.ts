@@ -1,11 +1,8 @@
 import { Connection } from 'jsforce';
-import { setDispatcher } from 'jsforce/lib/request.js';
-import { Agent } from 'undici';
 import { AppError } from '../../shared/app-error.js';
-import { announcesMoreThan, ResponseTooLargeError } from '../../shared/bounded-body.js';
-import { RemoteTimeoutError } from '../../shared/remote-deadline.js';
 import { DEFAULT_RETRY, errorCodeOf, withRetry, type RetryOptions } from './salesforce-call-policy.js';
 import { SalesforceAuthError, SalesforceRequestError } from './salesforce-errors.js';
+import { boundedRequests, type RequestStreamCreator } from './salesforce-transport.js';
 
 export interface SalesforceAuthConfig {
   loginUrl: string;
@@ -19,15 +16,9 @@ export interface SalesforceAuthConfig {
 
 /** Deadline of one Salesforce request by default (config `destinations.*.requestTimeoutMs`). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
-/** Largest Salesforce answer read: Bulk API 2.0 results of a 10,000-row job are far below it. */
-export const MAX_SALESFORCE_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** The grant's own refusals (OAuth error codes) and the statuses that mean "these credentials are not accepted". */
 const REFUSALS = new Set(['invalid_client', 'invalid_client_id', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_request', 'invalid_scope', 'access_denied', 'ERROR_HTTP_400', 'ERROR_HTTP_401', 'ERROR_HTTP_403']);
-
-// jsforce sends through one undici dispatcher per process: bounded answers for every connection (an answer past the
-// bound fails its body stream, which jsforce never settles: the request's deadline then ends it).
-setDispatcher(new Agent({ connect: { allowH2: false }, maxResponseSize: MAX_SALESFORCE_ANSWER_BYTES }));
 
 /**
  * A jsforce connection on the client-credentials flow. That grant returns no refresh token, so jsforce's default
@@ -48,49 +39,26 @@ export function createSalesforceConnection(config: SalesforceAuthConfig): Connec
       );
     },
   });
-  const timeoutMs = config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  bounded(transportOf(conn), timeoutMs, true);
-  bounded(transportOf(conn.oauth2), timeoutMs, false);
+  const creator = boundedRequests(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  sendBounded(conn, creator);
+  sendBounded(conn.oauth2, creator);
   return conn;
 }
 
-type HttpRequest = (req: unknown, options?: { retry?: Record<string, unknown>; timeout?: number }) => Promise<unknown> & { stream(): NodeJS.EventEmitter };
-
-function transportOf(owner: unknown): { httpRequest: HttpRequest } {
-  const transport = (owner as { _transport?: { httpRequest: HttpRequest } })._transport;
-  if (!transport) throw new Error('jsforce has no _transport: check salesforce-connection.ts after a jsforce upgrade');
-  return transport;
+interface JsforceTransport {
+  getRequestStreamCreator(): RequestStreamCreator;
 }
 
 /**
- * Every request of a jsforce transport under a deadline (headers and whole answer: jsforce's own `timeout` covers
- * only the headers and defaults to 30 minutes) and a size bound read from Content-Length; past either it rejects with
- * RemoteTimeoutError / ResponseTooLargeError, which the call policy retries / surfaces.
- * Also, on the REST transport, jsforce's own retry is off: it retries GET/PUT/DELETE on 5xx by itself and re-sends a
- * request body stream it already consumed, so a 5xx on the Bulk API 2.0 CSV upload then fails with "Response body
- * object should not be disturbed or locked" (issue 12). Our call policy (salesforce-call-policy.ts) owns every retry
- * and rebuilds the request.
+ * Every request of the connection and of its OAuth transport (the login) goes through salesforce-transport.ts: one
+ * deadline for headers and whole answer, a bounded answer, no retry of jsforce's own.
  */
-function bounded(transport: { httpRequest: HttpRequest }, timeoutMs: number, noRetry: boolean): void {
-  const httpRequest = transport.httpRequest.bind(transport);
-  transport.httpRequest = (req, options = {}) => {
-    const sent = httpRequest(req, { ...options, timeout: timeoutMs, ...(noRetry ? { retry: { ...options.retry, maxRetries: 0 } } : {}) });
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new RemoteTimeoutError('Salesforce', timeoutMs)), timeoutMs);
-      sent.stream().on('response', (res: { headers?: Record<string, string> }) => {
-        if (announcesMoreThan(res.headers?.['content-length'], MAX_SALESFORCE_ANSWER_BYTES)) reject(new ResponseTooLargeError('Salesforce', MAX_SALESFORCE_ANSWER_BYTES));
-      });
-    });
-    limit.catch(() => undefined);
-    sent.catch(() => undefined);
-    // jsforce's header timeout aborts its fetch with an AbortError: the same deadline, said as ours.
-    const answered = sent.catch((err: unknown) => {
-      throw err instanceof Error && err.name === 'AbortError' ? new RemoteTimeoutError('Salesforce', timeoutMs) : err;
-    });
-    const raced = Promise.race([answered, limit]).finally(() => clearTimeout(timer));
-    return Object.assign(raced, { stream: () => sent.stream() });
-  };
+function sendBounded(owner: unknown, creator: RequestStreamCreator): void {
+  const transport = (owner as { _transport?: JsforceTransport })._transport;
+  if (!transport || typeof transport.getRequestStreamCreator !== 'function') {
+    throw new Error('jsforce has no _transport.getRequestStreamCreator: check salesforce-connection.ts after a jsforce upgrade');
+  }
+  transport.getRequestStreamCreator = () => creator;
 }
 
 function isRefusal(err: unknown): boolean {
