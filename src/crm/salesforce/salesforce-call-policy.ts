@@ -7,7 +7,7 @@
  * the governor only counts requests by outcome and keeps the daily usage. Then, by failure:
  *
  * - 5xx, 429/420, SERVER_UNAVAILABLE, UNKNOWN_EXCEPTION, REQUEST_LIMIT_EXCEEDED (concurrent), no answer (network,
- *   or no whole answer within the request deadline, salesforce-connection.ts; the login too): jittered
+ *   or no whole answer within the request deadline, salesforce-transport.ts; the login too): jittered
  *   exponential backoff (src/shared/backoff.ts), at most `attempts` attempts; then SalesforceUnavailableError.
  *   The request is always rebuilt: jsforce's own retry is never used (salesforce-transport.ts), and a failed Bulk API
  *   2.0 job is aborted and run again from job creation. Upserts by external id are idempotent, so repeating one
