@@ -9,6 +9,7 @@ import { createRejectStore } from '../../src/crm/index.js';
 import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { freePort } from '../../src/shared/free-port.js';
+import { WRITE_GRACE_MS } from '../../jobs/sync-search/run-session.js';
 import { cli } from '../queue/cli-process.js';
 import {
   COMPANY_FILTER,
@@ -190,6 +191,29 @@ describe('run command (child process)', () => {
     expect(closed.code).toBe(1);
     expect(closed.last()).toMatchObject({ status: 'failed', error: { code: 'crm_unavailable' } });
     expect(JSON.stringify(closed.last())).not.toMatch(/authentication|fetch failed/i);
+  }, 60_000);
+
+  it('one SIGTERM during a hung HubSpot call ends `run` within the write grace: exit 1, aborted', async () => {
+    fx = await startFixture('cli-hung-sigterm');
+    const hs = fx.hubspot!;
+    hs.faults.hang = { route: 'upsert', times: 10_000 };
+    dir ??= await mkdtemp(join(tmpdir(), 'ps-run-'));
+    const file = join(dir, 'hung.yaml');
+    await writeFile(file, hubspotConfig(COMPANY_SEARCH).replace('baseUrl: ${HUBSPOT_BASE_URL}', 'baseUrl: ${HUBSPOT_BASE_URL}\n    requestTimeoutMs: 120000'));
+    const c = cli(['run', 'all-companies', '--json', '--config', file], { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' });
+    try {
+      const until = Date.now() + 30_000;
+      while (hs.faults.hung === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(hs.faults.hung).toBeGreaterThan(0);
+      const signalled = Date.now();
+      c.child.kill('SIGTERM');
+      const code = await Promise.race([c.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), WRITE_GRACE_MS + 8_000))]);
+      expect(code).toBe(1);
+      expect(Date.now() - signalled).toBeLessThan(WRITE_GRACE_MS + 8_000);
+      expect(JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null')).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+    } finally {
+      if (c.child.exitCode === null) c.child.kill('SIGKILL');
+    }
   }, 60_000);
 
   it('a credential or schema refused by ANY remote is a config error: exit 2 (Sales-Intelligence, HubSpot, Salesforce)', async () => {
