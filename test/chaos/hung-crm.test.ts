@@ -100,4 +100,26 @@ describe('chaos: a CRM that never answers', () => {
       await sf.close();
     }
   });
+
+  it('Salesforce: every upsert hangs -> the run fails retryable (crm_unavailable, TIMEOUT); the next attempt resumes and completes', async () => {
+    const sf: SalesforceEmulator = await startSalesforceEmulator({ port: 0, clients: [SF] });
+    try {
+      fx.env.SF_LOGIN_URL = sf.url;
+      fx.env.SF_CLIENT_SECRET = SF.clientSecret;
+      const config = fx.config(`${salesforceConfigHead(SF.clientId, '\n    requestTimeoutMs: 300')}searches:\n${salesforceAccountSearch('accounts')}`);
+      const rows = (): number => salesforceRows(sf, 'Account', 'Prospect_Sync_Id__c', []).length;
+      sf.faults.hang = { route: 'PATCH composite/sobjects', times: 10_000 };
+      const failed = await syncSearch(fx.deps(config), { search: 'accounts', runId: 'sf-hung-always' });
+      expect(failed).toMatchObject({ status: 'failed', error: { code: 'crm_unavailable' } });
+      expect(failed.error?.message).toMatch(/Salesforce still failing after 5 attempts \(TIMEOUT\)/);
+      expect(rows()).toBeLessThan(total);
+
+      sf.faults.hang = { times: 0 };
+      const resumed = await syncSearch(fx.deps(config), { search: 'accounts', runId: 'sf-hung-always' });
+      expect(resumed.status).toBe('completed');
+      expect(rows()).toBe(total);
+    } finally {
+      await sf.close();
+    }
+  }, 60_000);
 });
