@@ -3,6 +3,7 @@
  * Codes are stable; messages never carry the token, the client secret or contact details.
  */
 import { AppError } from '../shared/app-error.js';
+import { ResponseTooLargeError } from '../shared/bounded-body.js';
 import type { Operation } from './types.js';
 
 /** Base of every error the source client throws. `status` is the HTTP status when one was received. */
@@ -184,7 +185,11 @@ export class SourceAbortedError extends SourceError {
   }
 }
 
-/** True when a request got no answer but may have been served (and charged) by the API. */
+/**
+ * True when a request got no answer it could read but may have been served (and charged) by the API: no answer, or
+ * one past the size bound (served, never read).
+ */
 export function outcomeUnknown(error: unknown): boolean {
+  if (error instanceof ResponseTooLargeError) return true;
   return (error instanceof SourceNetworkError || error instanceof SourceAbortedError) && error.mayHaveBeenServed;
 }

@@ -38,6 +38,9 @@ describe('bounded API answers', () => {
     expect(walked.records).toHaveLength(0);
     expect(walked.error).toMatchObject({ code: 'response_too_large' });
     expect((walked.error as Error).message).toMatch(/the API \(POST http:\/\/127\.0\.0\.1:\d+\/companies\/filter\) sent an answer larger than 16777216 bytes/);
+    // Served and charged, never read: booked at its worst case, so caps hold.
+    expect(fx.emu.stats('demo').tokensCharged).toBeGreaterThan(0);
+    expect(fx.client.stats().tokensSpent).toBeGreaterThanOrEqual(fx.emu.stats('demo').tokensCharged);
     // Bounded: far less than the 50 MB (twice over as a JS string) were held.
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(40 * 1024 * 1024);
   });
