@@ -89,7 +89,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       const refusals = new RefusalGuard(); // hook (refusal guard): stops the walk when its first writes are all refused
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
-        writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
+        writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun, signal: run.writeSignal }),
         bookPage: (page, result) => run.recordWrite(page, result, dest.mapping).then(() => refusals.book(result)),
         saveCheckpoint: () => run.saveCheckpoint(),
         writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))), writeBatchNow: (n) => refusals.writeBatch(n),

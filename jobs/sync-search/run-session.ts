@@ -12,6 +12,7 @@ import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
 import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
 import { revealSummary } from './reveal-summary.js';
 import { addWarnings, type Warning } from '../../src/runs/run-warnings.js';
+import { graceSignal } from '../../src/shared/grace-signal.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { JourneyCheckpoint, JourneyPage, PartitionProgress, SourceClient } from '../../src/source/index.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
@@ -19,6 +20,9 @@ import { openSource } from './open-source.js';
 import type { RunPlan } from './plan-run.js';
 import { errorInfo, redactText } from './run-errors.js';
 import type { RunOutcome } from './run-outcome.js';
+
+/** How long a CRM write in flight may go on after the run was stopped (shutdown forces its exit at 25 s). */
+export const WRITE_GRACE_MS = 10_000;
 
 export class RunSession {
   private plan: RunPlan | undefined;
@@ -44,6 +48,8 @@ export class RunSession {
     this.earlier = resumed ? structuredClone(resumed.counts) : undefined;
   }
 
+  private writes: AbortSignal | undefined;
+
   /** Takes the search's run lock (throws RunAlreadyActiveError) and loads this run's checkpoint. */
   static async open(deps: SyncDeps, search: string, request: RunRequest): Promise<RunSession> {
     const { redis, prefix, logger } = deps;
@@ -59,6 +65,15 @@ export class RunSession {
       throw err;
     });
     return new RunSession(deps, request, log, lock, store, loaded.resumed, openSource(deps.config, redis, prefix, log), signal, loaded.finished);
+  }
+
+  /**
+   * The CRM writes' signal: a write in flight when the run is stopped may finish for WRITE_GRACE_MS (its page is then
+   * checkpointed), and is cut after it, so a hung CRM call cannot hold a stopping run (docs/operations.md, Signals).
+   */
+  get writeSignal(): AbortSignal {
+    this.writes ??= graceSignal(this.signal, WRITE_GRACE_MS);
+    return this.writes;
   }
 
   get logger(): Logger {

@@ -150,7 +150,7 @@ const sourceSchema = z.strictObject({
     .default('auto')
     .describe('upper bound of partition journeys walked at once per run; the run sizes itself below it from the search limit and page latency'),
   maxJourneyRecords: posInt.max(100_000).default(90_000).describe('records per cursor journey before partitioning'),
-  requestTimeoutMs: posInt.default(30_000),
+  requestTimeoutMs: posInt.default(30_000).describe('deadline of one API or token request (headers and whole answer); then it is retried'),
 });
 
 /** Optional webhook alerts (src/alerts/): each rule fires once per state change and once on recovery. */

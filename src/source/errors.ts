@@ -3,6 +3,7 @@
  * Codes are stable; messages never carry the token, the client secret or contact details.
  */
 import { AppError } from '../shared/app-error.js';
+import { ResponseTooLargeError } from '../shared/bounded-body.js';
 import type { Operation } from './api-terms.js';
 
 /** Base of every error the source client throws. `status` is the HTTP status when one was received. */
@@ -135,6 +136,16 @@ export class SourceProtocolError extends SourceError {
   }
 }
 
+/**
+ * A 2xx page whose `nextCursor` breaks the spec (more than 200 characters, or not base64url): it is never sent back
+ * nor stored in a checkpoint; the journey restarts from page 1.
+ */
+export class NextCursorError extends SourceProtocolError {
+  constructor(message: string) {
+    super(message);
+  }
+}
+
 export type BudgetCap = 'token_reserve' | 'credit_cap_run' | 'credit_cap_day' | 'max_records';
 
 /** A cap of ours (token reserve, credit caps, maxRecords) stopped the journey before it could be passed. */
@@ -174,7 +185,11 @@ export class SourceAbortedError extends SourceError {
   }
 }
 
-/** True when a request got no answer but may have been served (and charged) by the API. */
+/**
+ * True when a request got no answer it could read but may have been served (and charged) by the API: no answer, or
+ * one past the size bound (served, never read).
+ */
 export function outcomeUnknown(error: unknown): boolean {
+  if (error instanceof ResponseTooLargeError) return true;
   return (error instanceof SourceNetworkError || error instanceof SourceAbortedError) && error.mayHaveBeenServed;
 }

@@ -8,7 +8,7 @@
  */
 import { sleep } from '../shared/abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
-import { BudgetStopError, CheckpointMismatchError, InvalidCursorError, OffsetLimitError, SourceValidationError } from './errors.js';
+import { BudgetStopError, CheckpointMismatchError, InvalidCursorError, NextCursorError, OffsetLimitError, SourceValidationError } from './errors.js';
 import { fingerprintJourney } from './journey-fingerprint.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
@@ -128,6 +128,7 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     ? { store: ctx.reveals, searchKey: runInfo.searchKey, predicted: runInfo.newShare, fallback: false, offsets: true }
     : undefined;
   let pendingStop: BudgetStopError | undefined;
+  let cursorRefused = false;
 
   for (;;) {
     if (pendingStop) throw pendingStop;
@@ -156,6 +157,16 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       } else body = await fetchPage(ctx, url, bodyBytes, granted, withCredits ? options.runId : null, state.fetched, options.signal);
     } catch (error) {
       quota?.settle(granted, 0);
+      // A page whose nextCursor breaks the spec: never sent nor checkpointed; one restart, then the run fails.
+      if (error instanceof NextCursorError && !cursorRefused) {
+        cursorRefused = true;
+        ctx.stats.journeyRestarts += 1;
+        ctx.logger.warn({ entity, fetched: state.fetched }, 'the API sent a malformed nextCursor: restarting the journey from page 1');
+        state = { ...state, cursor: null };
+        restarted = true;
+        position = 0;
+        continue;
+      }
       if (error instanceof InvalidCursorError && state.cursor !== null) {
         ctx.stats.journeyRestarts += 1;
         ctx.logger.warn({ entity, fetched: state.fetched }, 'invalid_cursor: restarting the journey from page 1');

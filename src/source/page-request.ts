@@ -4,7 +4,7 @@ import { sleep } from '../shared/abortable-sleep.js';
 import type { Alongside } from '../shared/rate-governor.js';
 import type { Logger } from '../shared/logger.js';
 import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
-import { BudgetStopError, SourceProtocolError } from './errors.js';
+import { BudgetStopError, NextCursorError, SourceProtocolError } from './errors.js';
 import type { RequestExecutor, SourceStats } from './request-executor.js';
 import type { RevealStore } from './reveal-store.js';
 import type { RunDedup } from './run-dedup.js';
@@ -35,12 +35,22 @@ export interface PageBody {
   page: { nextCursor?: unknown; hasMore?: unknown; total?: unknown };
 }
 
+/** The spec bounds a cursor at 200 characters of base64url (padding allowed). */
+export const MAX_CURSOR_LENGTH = 200;
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
+
 export function parsePage(body: unknown): PageBody {
   const b = body as { data?: unknown; page?: unknown } | null;
   if (!b || !Array.isArray(b.data) || b.page === null || typeof b.page !== 'object') {
     throw new SourceProtocolError('a search answer lacks `data` or `page`');
   }
-  return { data: b.data, page: b.page as PageBody['page'] };
+  const page = b.page as PageBody['page'];
+  const next = page.nextCursor;
+  if (typeof next === 'string' && next.length > 0) {
+    if (next.length > MAX_CURSOR_LENGTH) throw new NextCursorError(`a search answer's nextCursor has ${next.length} characters (the spec allows ${MAX_CURSOR_LENGTH})`);
+    if (!BASE64URL.test(next)) throw new NextCursorError("a search answer's nextCursor is not base64url");
+  }
+  return { data: b.data, page };
 }
 
 /**

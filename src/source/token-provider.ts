@@ -6,6 +6,9 @@ import { SourceAbortedError, SourceAuthError, SourceProtocolError } from './erro
 import type { HttpTransport } from './http-transport.js';
 import { mapErrorResponse } from './call-policy.js';
 
+/** Largest token answer read: an access token and its lifetime, a few hundred bytes. */
+export const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+
 interface CachedToken {
   value: string;
   /** Epoch ms after which we refresh proactively. */
@@ -58,6 +61,7 @@ export class TokenProvider {
       url: this.tokenUrl,
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
+      maxBytes: MAX_TOKEN_ANSWER_BYTES,
     });
     if (res.status === 400 || res.status === 401 || res.status === 403) {
       const body = res.body as { error?: unknown } | null;

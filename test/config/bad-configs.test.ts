@@ -45,6 +45,7 @@ const CASES: Record<string, [number, number, string, string]> = {
   'schedule-both': [42, 16, 'searches[1].schedule.every', 'unknown key'],
   'max-records-zero': [30, 17, 'searches[0].maxRecords', '>0'],
   'fail-above-too-big': [30, 26, 'searches[0].rejects.failAbove', '<=1'],
+  'request-timeout-zero': [17, 23, 'destinations.sf.requestTimeoutMs', '>0'],
   'offset-without-sort': [30, 11, 'searches[0].mode', 'set filter.options.sortFields'],
   'offset-too-deep': [31, 17, 'searches[0].maxRecords', 'at most 10100 records'],
   'sort-in-cursor-mode': [29, 29, 'searches[0].filter.options.sortFields', 'only in offset mode'],

@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRejectStore } from '../../src/crm/index.js';
 import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
+import { freePort } from '../../src/shared/free-port.js';
+import { WRITE_GRACE_MS } from '../../jobs/sync-search/run-session.js';
 import { cli } from '../queue/cli-process.js';
 import {
   COMPANY_FILTER,
@@ -190,6 +192,39 @@ describe('run command (child process)', () => {
     const one = fx.hubspot!.state.find('contacts', 'prospect_sync_id', expected[0]!);
     expect(one?.properties.firstname).toBeTruthy();
     expect(one?.properties.jobtitle).toBeTruthy();
+  }, 60_000);
+
+  it('a Salesforce login against a closed port is an outage, not bad credentials: exit 1, crm_unavailable', async () => {
+    fx = await startFixture('cli-sf-closed', { hubspot: false });
+    const port = await freePort();
+    const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
+    const closed = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], { SF_LOGIN_URL: `http://127.0.0.1:${port}`, SF_CLIENT_SECRET: 'sf-secret' });
+    expect(closed.code).toBe(1);
+    expect(closed.last()).toMatchObject({ status: 'failed', error: { code: 'crm_unavailable' } });
+    expect(JSON.stringify(closed.last())).not.toMatch(/authentication|fetch failed/i);
+  }, 60_000);
+
+  it('one SIGTERM during a hung HubSpot call ends `run` within the write grace: exit 1, aborted', async () => {
+    fx = await startFixture('cli-hung-sigterm');
+    const hs = fx.hubspot!;
+    hs.faults.hang = { route: 'upsert', times: 10_000 };
+    dir ??= await mkdtemp(join(tmpdir(), 'ps-run-'));
+    const file = join(dir, 'hung.yaml');
+    await writeFile(file, hubspotConfig(COMPANY_SEARCH).replace('baseUrl: ${HUBSPOT_BASE_URL}', 'baseUrl: ${HUBSPOT_BASE_URL}\n    requestTimeoutMs: 120000'));
+    const c = cli(['run', 'all-companies', '--json', '--config', file], { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' });
+    try {
+      const until = Date.now() + 30_000;
+      while (hs.faults.hung === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(hs.faults.hung).toBeGreaterThan(0);
+      const signalled = Date.now();
+      c.child.kill('SIGTERM');
+      const code = await Promise.race([c.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), WRITE_GRACE_MS + 8_000))]);
+      expect(code).toBe(1);
+      expect(Date.now() - signalled).toBeLessThan(WRITE_GRACE_MS + 8_000);
+      expect(JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null')).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+    } finally {
+      if (c.child.exitCode === null) c.child.kill('SIGKILL');
+    }
   }, 60_000);
 
   it('a credential or schema refused by ANY remote is a config error: exit 2 (Sales-Intelligence, HubSpot, Salesforce)', async () => {

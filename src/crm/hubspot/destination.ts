@@ -9,6 +9,7 @@ const configSchema = z.strictObject({
   accessToken: secret,
   baseUrl: httpUrl.default('https://api.hubapi.com'),
   requestsPer10s: posInt.default(100).describe('private app limit per 10 s rolling window (100 Free/Starter, 190 Pro)'),
+  requestTimeoutMs: posInt.default(30_000).describe('deadline of one HubSpot request (headers and whole answer); then it is retried'),
 });
 
 export type HubSpotDestinationConfig = z.output<typeof configSchema>;
@@ -21,6 +22,6 @@ export const hubspotDestination: DestinationPort<typeof configSchema> = {
   ceiling: (config) => (config.requestsPer10s / 10) * HUBSPOT_BATCH_SIZE,
   async open(config, { redis, keyPrefix, logger }) {
     const { createHubSpotSink } = await import('./hubspot-sink.js');
-    return createHubSpotSink({ accessToken: config.accessToken, baseUrl: config.baseUrl, requestsPer10s: config.requestsPer10s, logger, redis, keyPrefix });
+    return createHubSpotSink({ accessToken: config.accessToken, baseUrl: config.baseUrl, requestsPer10s: config.requestsPer10s, requestTimeoutMs: config.requestTimeoutMs, logger, redis, keyPrefix });
   },
 };

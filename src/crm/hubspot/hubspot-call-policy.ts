@@ -12,8 +12,10 @@
  *   at most `maxThrottles` times; then CrmUnavailableError.
  * - 429 DAILY, or Daily-Remaining 0 on any answer: the governor closes the portal for every process
  *   (probing again after DAILY_PROBE_AFTER_MS); calls fail with CrmDailyLimitError, which stops the run cleanly.
- * - 5xx and no answer (network, timeout): jittered exponential backoff (src/shared/backoff.ts), at most
- *   `serverAttempts` attempts; then CrmUnavailableError. Batch upserts by unique property are idempotent.
+ * - 5xx and no answer (network, or no whole answer within `requestTimeoutMs`: each attempt has that deadline,
+ *   combined with the run's AbortSignal, src/shared/remote-deadline.ts): jittered exponential backoff
+ *   (src/shared/backoff.ts), at most `serverAttempts` attempts; then CrmUnavailableError. Batch upserts by unique
+ *   property are idempotent.
  * - 401: CrmAuthError, never retried.
  * - Other 4xx (refusals): never retried; thrown as they are for the caller to type (hubspot-errors.ts) or to split
  *   a batch (hubspot-upsert.ts).
@@ -22,6 +24,7 @@ import { AppError } from '../../shared/app-error.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
 import { callWithPolicy, type RetryDecision } from '../../shared/call-with-policy.js';
 import { outcomeClass, type AnswerFacts, type OutcomeClass, type RateGovernor } from '../../shared/rate-governor.js';
+import { callWithDeadline, RemoteTimeoutError } from '../../shared/remote-deadline.js';
 import { parseRetryAfter, retryAfterDelayMs } from '../../shared/retry-after.js';
 import { CrmAuthError, CrmDailyLimitError, CrmUnavailableError } from '../errors.js';
 
@@ -40,6 +43,9 @@ export interface RetryOptions {
   /** Upper bound of a Retry-After we honour. */
   maxRetryAfterSeconds: number;
 }
+
+/** Deadline of one HubSpot request, headers and whole body (config `destinations.*.requestTimeoutMs`). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export const DEFAULT_RETRY: RetryOptions = { serverAttempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, maxThrottles: 30, maxRetryAfterSeconds: 60 };
 
@@ -73,6 +79,7 @@ export type Verdict = 'ours' | 'rate' | 'daily' | 'server' | 'auth' | 'refused';
  * the message and the daily-remaining header.
  */
 export function classify(err: unknown): Verdict {
+  if (err instanceof RemoteTimeoutError) return 'server'; // no answer in time: nothing was acknowledged
   if (err instanceof AppError) return 'ours'; // our typed errors (a closed governor) pass as they are
   const api = asApiError(err);
   if (api === undefined) return 'server'; // network error, reset connection, timeout: nothing was acknowledged
@@ -123,8 +130,8 @@ export interface HttpInfoLike<T> {
  */
 export async function callHubSpot<T>(
   governor: RateGovernor,
-  call: () => Promise<HttpInfoLike<T>>,
-  options: RetryOptions & { configuredPerWindow: number; signal?: AbortSignal; onThrottle?: () => void },
+  call: (signal: AbortSignal) => Promise<HttpInfoLike<T>>,
+  options: RetryOptions & { configuredPerWindow: number; requestTimeoutMs?: number; signal?: AbortSignal; onThrottle?: () => void },
 ): Promise<T> {
   const decide = async (err: unknown, tally: { add(kind: string): number }): Promise<RetryDecision> => {
     const verdict = classify(err);
@@ -146,7 +153,7 @@ export async function callHubSpot<T>(
       return { retry: true, kind: 'throttle', delayMs: retryAfterDelayMs(0, 0) };
     }
     const failures = tally.add('server');
-    const status = String(asApiError(err)?.code ?? 'network');
+    const status = err instanceof RemoteTimeoutError ? 'timeout' : String(asApiError(err)?.code ?? 'network');
     if (failures >= options.serverAttempts) return { retry: false, error: new CrmUnavailableError('HubSpot', failures, status, err) };
     return { retry: true, kind: 'server', delayMs: backoffDelayMs(failures, options) };
   };
@@ -154,7 +161,7 @@ export async function callHubSpot<T>(
   return callWithPolicy(decide, async () => {
     const grant = await governor.acquire(HUBSPOT_OPERATION, options.signal);
     try {
-      const info = await call();
+      const info = await callWithDeadline('HubSpot', options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, call, options.signal);
       await settleAnswer(governor, '2xx', grant, info.headers, options.configuredPerWindow);
       return info.data;
     } catch (err) {

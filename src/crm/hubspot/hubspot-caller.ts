@@ -4,12 +4,15 @@ import { refusalError, type CallContext } from './hubspot-errors.js';
 import type { RateGovernor } from '../../shared/rate-governor.js';
 import { asApiError, callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type HubSpotApiError, type RetryOptions } from './hubspot-call-policy.js';
 
+/** One request; `signal` aborts it at its deadline or when the run stops (a typed API call cannot take it). */
+export type HubSpotRequest<T> = (client: Client, signal: AbortSignal) => Promise<HttpInfoLike<T>>;
+
 /** One client, the portal's governor, one call policy: every HubSpot call of a sink goes through `call` or `attempt`. */
 export interface HubSpotCaller {
   /** Any failure comes out typed (CrmAuthError, CrmSchemaError, CrmRequestError, CrmUnavailableError, CrmDailyLimitError). */
-  call<T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, at: CallContext, signal?: AbortSignal): Promise<T>;
+  call<T>(fn: HubSpotRequest<T>, at: CallContext, signal?: AbortSignal): Promise<T>;
   /** Like `call`, but a refusal (4xx but 401/429) is returned for the caller to judge (batch upsert splits). */
-  attempt<T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, signal?: AbortSignal): Promise<{ data: T } | { refusal: HubSpotApiError }>;
+  attempt<T>(fn: HubSpotRequest<T>, signal?: AbortSignal): Promise<{ data: T } | { refusal: HubSpotApiError }>;
   readonly throttled: number;
 }
 
@@ -21,12 +24,12 @@ function refusalOf(err: unknown): HubSpotApiError | undefined {
 export function createHubSpotCaller(
   client: Client,
   governor: RateGovernor,
-  options: { requestsPer10s: number; retry?: Partial<RetryOptions> },
+  options: { requestsPer10s: number; requestTimeoutMs?: number; retry?: Partial<RetryOptions> },
 ): HubSpotCaller {
-  const retry = { ...DEFAULT_RETRY, ...options.retry, configuredPerWindow: options.requestsPer10s };
+  const retry = { ...DEFAULT_RETRY, ...options.retry, configuredPerWindow: options.requestsPer10s, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) };
   let throttled = 0;
-  const run = <T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, signal?: AbortSignal): Promise<T> =>
-    callHubSpot(governor, () => fn(client), { ...retry, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) });
+  const run = <T>(fn: HubSpotRequest<T>, signal?: AbortSignal): Promise<T> =>
+    callHubSpot(governor, (attemptSignal) => fn(client, attemptSignal), { ...retry, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) });
   return {
     async call(fn, at, signal) {
       try {

@@ -8,7 +8,7 @@ import { hubspotJson } from './hubspot-json-request.js';
  */
 export async function hubspotPortalId(caller: HubSpotCaller, signal?: AbortSignal): Promise<string> {
   const details = await caller.call(
-    (client) => hubspotJson<{ portalId?: unknown } | undefined>(client, 'GET', '/account-info/v3/details', undefined, [200]),
+    (client, attempt) => hubspotJson<{ portalId?: unknown } | undefined>(client, 'GET', '/account-info/v3/details', undefined, [200], attempt),
     { operation: 'account-info', object: 'account' }, signal,
   );
   const id = details?.portalId;

@@ -29,6 +29,8 @@ export interface HubSpotSinkOptions {
   keyPrefix: string;
   /** Governor label of the portal (e.g. the portal id). Default: a short hash of the base URL and token, never the token. */
   portalKey?: string;
+  /** Deadline of one request, headers and whole body (default 30 s); combined with the run's signal. */
+  requestTimeoutMs?: number;
   /** Tests shorten backoff. */
   retry?: Partial<RetryOptions>;
   logger?: Logger;
@@ -49,7 +51,9 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     untilLearned: { limit: options.requestsPer10s ?? 100, windowMs: 10_000 },
     closedError: () => new CrmDailyLimitError('HubSpot', { dailyRemaining: 0 }),
   });
-  const caller = createHubSpotCaller(client, governor, { requestsPer10s: options.requestsPer10s ?? 100, ...(options.retry ? { retry: options.retry } : {}) });
+  const caller = createHubSpotCaller(client, governor, {
+    requestsPer10s: options.requestsPer10s ?? 100, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}), ...(options.retry ? { retry: options.retry } : {}),
+  });
   // Company HubSpot ids by match key, for links; only found ids are cached (a missing company may appear later).
   const companyIds = new Map<string, string>();
 

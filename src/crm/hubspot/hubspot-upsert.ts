@@ -38,7 +38,7 @@ function splittable(api: HubSpotApiError): boolean {
 export async function upsertBatch(caller: HubSpotCaller, object: string, matchField: string, records: CrmRecord[], signal?: AbortSignal): Promise<UpsertOutcome[]> {
   if (records.length === 0) return [];
   const path = `/crm/v3/objects/${encodeURIComponent(object)}/batch/upsert`;
-  const answer = await caller.attempt((c) => hubspotJson<BatchAnswerLike>(c, 'POST', path, { inputs: inputsOf(records, matchField) }, UPSERT_ACCEPTED), signal);
+  const answer = await caller.attempt((c, attempt) => hubspotJson<BatchAnswerLike>(c, 'POST', path, { inputs: inputsOf(records, matchField) }, UPSERT_ACCEPTED, attempt), signal);
   if ('data' in answer) return upsertOutcomes(records, matchField, answer.data);
   const api = answer.refusal;
   if (!splittable(api)) throw refusalError(api, { operation: 'batch upsert', object }, records);

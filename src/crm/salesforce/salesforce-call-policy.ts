@@ -6,20 +6,22 @@
  * (src/shared/rate-governor.ts, shared by every run and process). Salesforce has no per-window request rate, so
  * the governor only counts requests by outcome and keeps the daily usage. Then, by failure:
  *
- * - 5xx, 429/420, SERVER_UNAVAILABLE, UNKNOWN_EXCEPTION, REQUEST_LIMIT_EXCEEDED (concurrent), no answer: jittered
+ * - 5xx, 429/420, SERVER_UNAVAILABLE, UNKNOWN_EXCEPTION, REQUEST_LIMIT_EXCEEDED (concurrent), no answer (network,
+ *   or no whole answer within the request deadline, salesforce-transport.ts; the login too): jittered
  *   exponential backoff (src/shared/backoff.ts), at most `attempts` attempts; then SalesforceUnavailableError.
- *   The request is always rebuilt: jsforce's own retry is off (salesforce-connection.ts), and a failed Bulk API
+ *   The request is always rebuilt: jsforce's own retry is never used (salesforce-transport.ts), and a failed Bulk API
  *   2.0 job is aborted and run again from job creation. Upserts by external id are idempotent, so repeating one
  *   that may have landed is safe.
  * - REQUEST_LIMIT_EXCEEDED (daily allowance): never retried; SalesforceDailyLimitError stops the run cleanly, and
  *   the org's governor refuses every process's calls with it for DAILY_PROBE_AFTER_MS before probing again.
- * - A failed token refresh: SalesforceAuthError. Any other Salesforce refusal: SalesforceRequestError, never
+ * - A token refresh the org refused: SalesforceAuthError (one that failed on the network is retried). Any other Salesforce refusal: SalesforceRequestError, never
  *   retried. Our own typed errors (the share guard's) pass through untouched.
  */
 import { AppError } from '../../shared/app-error.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
 import { callWithPolicy, type AttemptTally, type RetryDecision } from '../../shared/call-with-policy.js';
 import { outcomeClass, type OutcomeClass } from '../../shared/rate-governor.js';
+import { RemoteTimeoutError, untilAborted } from '../../shared/remote-deadline.js';
 import { SalesforceAuthError, SalesforceDailyLimitError, SalesforceRequestError, SalesforceUnavailableError } from './salesforce-errors.js';
 
 export interface RetryOptions {
@@ -39,6 +41,7 @@ const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE
 
 /** jsforce puts the Salesforce errorCode on `errorCode` (and `name`); the HTTP status is only in ERROR_HTTP_<status>. */
 export function errorCodeOf(err: unknown): string {
+  if (err instanceof RemoteTimeoutError) return 'TIMEOUT';
   const e = err as { errorCode?: unknown; name?: unknown; code?: unknown; cause?: { code?: unknown } };
   if (typeof e?.errorCode === 'string') return e.errorCode;
   if (typeof e?.cause?.code === 'string') return e.cause.code;
@@ -49,9 +52,12 @@ export function errorCodeOf(err: unknown): string {
 export type Verdict = 'retry' | 'daily-limit' | 'fatal';
 
 export function classify(err: unknown): Verdict {
+  if (err instanceof RemoteTimeoutError) return 'retry';
   if (err instanceof AppError) return 'fatal';
   const code = errorCodeOf(err);
   const message = err instanceof Error ? err.message : '';
+  // salesforce-connection.ts's refreshFn says why a refresh failed: only a refusal is final.
+  if (message.startsWith('Unable to refresh session') && message.includes('login unavailable')) return 'retry';
   if (code === 'REQUEST_LIMIT_EXCEEDED') return /concurrent/i.test(message) ? 'retry' : 'daily-limit';
   if (/^ERROR_HTTP_(429|420|5\d\d)$/.test(code) || RETRYABLE_CODES.has(code) || NETWORK_CODES.has(code)) return 'retry';
   if (err instanceof TypeError && /fetch failed|terminated/i.test(message)) return 'retry';
@@ -89,7 +95,8 @@ export async function withRetry<T>(
     return decision;
   }, async () => {
     signal?.throwIfAborted();
-    return call();
+    // jsforce takes no signal: a stopping run does not wait for the answer (each request has its own deadline).
+    return untilAborted(call(), signal);
   }, signal);
 }
 
@@ -98,7 +105,7 @@ export function outcomeOfFailure(err: unknown): OutcomeClass {
   const code = errorCodeOf(err);
   const status = /^ERROR_HTTP_(\d{3})$/.exec(code)?.[1];
   if (status) return outcomeClass(Number(status));
-  if (NETWORK_CODES.has(code) || (err instanceof TypeError && /fetch failed|terminated/i.test(err.message))) return 'network';
+  if (NETWORK_CODES.has(code) || code === 'TIMEOUT' || (err instanceof TypeError && /fetch failed|terminated/i.test(err.message))) return 'network';
   if (RETRYABLE_CODES.has(code)) return code === 'TOO_MANY_REQUESTS' ? '429' : '5xx';
   return '4xx';
 }

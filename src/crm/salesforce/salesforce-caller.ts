@@ -7,6 +7,7 @@ import { ApiShareGuard } from './api-share-guard.js';
 import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type RetryOptions } from './salesforce-call-policy.js';
 import { authorize, createSalesforceConnection } from './salesforce-connection.js';
 import { SalesforceDailyLimitError } from './salesforce-errors.js';
+import { untilAborted } from '../../shared/remote-deadline.js';
 
 export interface SalesforceCallerOptions {
   loginUrl: string;
@@ -16,6 +17,8 @@ export interface SalesforceCallerOptions {
   /** Never pass this share (0..1] of the org's daily API allowance. */
   maxApiShare: number;
   retry?: Partial<RetryOptions>;
+  /** Deadline of one request (login, call, bulk upload, poll, download); default 120 s. */
+  requestTimeoutMs?: number;
   /** Where the org's governor keeps its state; without it the share guard reads this process's last header only. */
   redis?: Redis;
   keyPrefix?: string;
@@ -66,11 +69,11 @@ export class SalesforceCaller {
 
   /** One API call costing `requests` of the allowance (a bulk job: its fewest); typed errors out. */
   async call<T>(fn: (conn: Connection) => Promise<T>, signal?: AbortSignal, requests = 1): Promise<T> {
-    this.authorized ??= authorize(this.conn).catch((err: unknown) => {
+    this.authorized ??= authorize(this.conn, this.retry).catch((err: unknown) => {
       this.authorized = undefined;
       throw err;
     });
-    await this.authorized;
+    await untilAborted(this.authorized, signal);
     try {
       return await withRetry(async () => {
         // A used-up daily allowance (REQUEST_LIMIT_EXCEEDED seen by any process) refuses before the share guard.

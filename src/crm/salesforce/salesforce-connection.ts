@@ -1,5 +1,8 @@
 import { Connection } from 'jsforce';
-import { SalesforceAuthError } from './salesforce-errors.js';
+import { AppError } from '../../shared/app-error.js';
+import { DEFAULT_RETRY, errorCodeOf, withRetry, type RetryOptions } from './salesforce-call-policy.js';
+import { SalesforceAuthError, SalesforceRequestError } from './salesforce-errors.js';
+import { boundedRequests, type RequestStreamCreator } from './salesforce-transport.js';
 
 export interface SalesforceAuthConfig {
   loginUrl: string;
@@ -7,7 +10,15 @@ export interface SalesforceAuthConfig {
   clientSecret: string;
   /** REST API version, e.g. "62.0" (jsforce's own default 50.0 is too old for collections upsert semantics). */
   apiVersion: string;
+  /** Deadline of one request (login, REST call, Bulk API 2.0 upload, poll or result download): headers and whole answer. */
+  requestTimeoutMs?: number;
 }
+
+/** Deadline of one Salesforce request by default (config `destinations.*.requestTimeoutMs`). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+
+/** The grant's own refusals (OAuth error codes) and the statuses that mean "these credentials are not accepted". */
+const REFUSALS = new Set(['invalid_client', 'invalid_client_id', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_request', 'invalid_scope', 'access_denied', 'ERROR_HTTP_400', 'ERROR_HTTP_401', 'ERROR_HTTP_403']);
 
 /**
  * A jsforce connection on the client-credentials flow. That grant returns no refresh token, so jsforce's default
@@ -23,35 +34,55 @@ export function createSalesforceConnection(config: SalesforceAuthConfig): Connec
     refreshFn: (conn, callback) => {
       conn.authorize({ grant_type: 'client_credentials' }).then(
         () => callback(null, conn.accessToken ?? undefined),
-        (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+        // jsforce keeps only the message ("Unable to refresh session due to: ..."): it says refused or unavailable.
+        (err: unknown) => callback(new Error(isRefusal(err) ? `credentials refused (${errorCodeOf(err)})` : `login unavailable (${errorCodeOf(err)})`)),
       );
     },
   });
-  withoutJsforceRetry(conn);
+  const creator = boundedRequests(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  sendBounded(conn, creator);
+  sendBounded(conn.oauth2, creator);
   return conn;
 }
 
-type HttpRequest = (req: unknown, options?: { retry?: Record<string, unknown> }) => unknown;
-
-/**
- * jsforce retries GET/PUT/DELETE on 5xx by itself and re-sends a request body stream it already consumed: a 5xx on
- * the Bulk API 2.0 CSV upload then fails with "Response body object should not be disturbed or locked" (issue 12).
- * Our call policy (salesforce-call-policy.ts) owns every retry and rebuilds the request, so jsforce's is off.
- */
-function withoutJsforceRetry(conn: Connection): void {
-  const transport = (conn as unknown as { _transport?: { httpRequest: HttpRequest } })._transport;
-  if (!transport) throw new Error('jsforce has no _transport: check salesforce-connection.ts after a jsforce upgrade');
-  const httpRequest = transport.httpRequest.bind(transport);
-  transport.httpRequest = (req, options = {}) => httpRequest(req, { ...options, retry: { ...options.retry, maxRetries: 0 } });
+interface JsforceTransport {
+  getRequestStreamCreator(): RequestStreamCreator;
 }
 
-/** First token for a fresh connection; grant errors (HTTP 400 {error, error_description}) become SalesforceAuthError. */
-export async function authorize(conn: Connection): Promise<void> {
+/**
+ * Every request of the connection and of its OAuth transport (the login) goes through salesforce-transport.ts: one
+ * deadline for headers and whole answer, a bounded answer, no retry of jsforce's own.
+ */
+function sendBounded(owner: unknown, creator: RequestStreamCreator): void {
+  const transport = (owner as { _transport?: JsforceTransport })._transport;
+  if (!transport || typeof transport.getRequestStreamCreator !== 'function') {
+    throw new Error('jsforce has no _transport.getRequestStreamCreator: check salesforce-connection.ts after a jsforce upgrade');
+  }
+  transport.getRequestStreamCreator = () => creator;
+}
+
+function isRefusal(err: unknown): boolean {
+  return REFUSALS.has(errorCodeOf(err));
+}
+
+/**
+ * First token for a fresh connection, under the call policy. Only an explicit refusal of the credentials (an OAuth
+ * error such as invalid_client / invalid_grant, or 400/401/403) is SalesforceAuthError (a config error); a login that
+ * fails on the network, times out or meets a 5xx is retried and then SalesforceUnavailableError (retryable); any other
+ * answer SalesforceRequestError. Never the answer's body text in a message.
+ */
+export async function authorize(conn: Connection, retry: RetryOptions = DEFAULT_RETRY, signal?: AbortSignal): Promise<void> {
   try {
-    await conn.authorize({ grant_type: 'client_credentials' });
+    await withRetry(() => conn.authorize({ grant_type: 'client_credentials' }), retry, signal);
   } catch (err) {
-    const name = err instanceof Error ? err.name : 'error';
-    const description = err instanceof Error ? err.message : String(err);
-    throw new SalesforceAuthError(`${name}: ${description}`, err);
+    // Our typed errors (SalesforceUnavailableError after the retries) and the run's abort pass as they are.
+    if (err instanceof AppError || !(err instanceof Error) || signal?.aborted) throw err;
+    const code = errorCodeOf(err);
+    if (isRefusal(err)) {
+      // An OAuth refusal's description is Salesforce's short reason ("invalid client credentials"); a bare status has none.
+      const reason = code.startsWith('ERROR_HTTP_') ? code : `${code}: ${err.message.slice(0, 200)}`;
+      throw new SalesforceAuthError(reason, err);
+    }
+    throw new SalesforceRequestError(code, 'the login (client-credentials grant) failed');
   }
 }

@@ -37,6 +37,8 @@ export interface SalesforceSinkOptions {
   retry?: Partial<RetryOptions>;
   bulkPollIntervalMs?: number;
   bulkPollTimeoutMs?: number;
+  /** Deadline of one request (login, call, bulk upload, poll, download); default 120 s. */
+  requestTimeoutMs?: number;
   logger?: Logger;
   /**
    * Where the org's governor keeps its state (request counts, Sforce-Limit-Info usage for `maxApiShare`), shared by

@@ -15,8 +15,15 @@ export interface HubSpotFaults {
   reject: { values: Set<string>; mode: 'record' | 'batch' };
   /** Scopes the private app lacks (`crm.objects.contacts.write`, `crm.schemas.companies.read`…): routes needing one answer 403 MISSING_SCOPES. */
   missingScopes: Set<string>;
+  /**
+   * The next `times` requests of route `route` (the stats name, e.g. `upsert`; any route when absent) are read and
+   * never answered: the connection stays open until the client gives up or the emulator closes.
+   */
+  hang: { route?: string; times: number };
+  /** Requests hung so far. */
+  hung: number;
 }
 
 export function defaultFaults(): HubSpotFaults {
-  return { latencyMs: 0, fail5xxNext: 0, fail5xxRate: 0, force429Next: 0, reject: { values: new Set(), mode: 'record' }, missingScopes: new Set() };
+  return { latencyMs: 0, fail5xxNext: 0, fail5xxRate: 0, force429Next: 0, reject: { values: new Set(), mode: 'record' }, missingScopes: new Set(), hang: { times: 0 }, hung: 0 };
 }

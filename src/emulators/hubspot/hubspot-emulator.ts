@@ -149,6 +149,11 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
       if (route === undefined) throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       stats.byRoute[route.name] = (stats.byRoute[route.name] ?? 0) + 1;
       const body = await readBody(req);
+      if (faults.hang.times > 0 && (faults.hang.route === undefined || faults.hang.route === route.name)) {
+        faults.hang.times -= 1;
+        faults.hung += 1;
+        return;
+      }
       if (req.method === 'POST' && !(req.headers['content-type'] ?? '').includes('application/json')) {
         throw new HubSpotHttpError(415, 'VALIDATION_ERROR', 'Content-Type must be application/json');
       }

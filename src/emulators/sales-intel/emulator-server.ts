@@ -175,10 +175,18 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
       return message(injected, 'injected server error', headers);
     }
     const reply = apiRoute(route, path, account.accountId, url.searchParams, rawBody, headers);
+    if (reply.status === 200 && route.operation === 'search') bendPage(reply, faults.takeBentPage());
     if (reply.status === 400) s.served400++;
     else if (reply.status === 402) s.served402++;
     else if (reply.status === 422) s.served422++;
     return reply;
+  }
+
+  function bendPage(reply: Reply, bent: ReturnType<FaultState['takeBentPage']>): void {
+    if (!bent) return;
+    const page = (reply.body as { page?: Record<string, unknown> }).page;
+    if (bent.nextCursor !== undefined && page) page.nextCursor = bent.nextCursor;
+    if (bent.padBytes !== undefined) reply.padBytes = bent.padBytes;
   }
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {

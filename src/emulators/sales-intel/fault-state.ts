@@ -1,6 +1,6 @@
 /** Run-time fault switches of one emulator instance and the decisions they drive. */
 import { createPrng } from './hash.js';
-import type { ChurnLog, EmulatorFaults, EmulatorFaultsInit, EmulatorRoute } from './types.js';
+import type { BentPagesFault, ChurnLog, EmulatorFaults, EmulatorFaultsInit, EmulatorRoute } from './types.js';
 
 const UNFAULTED_ROUTES: EmulatorRoute[] = ['health', 'token'];
 
@@ -17,6 +17,7 @@ function defaults(): Required<EmulatorFaultsInit> {
     limiterDown: false,
     healthDown: false,
     budgetMode: {},
+    bentPages: null,
   };
 }
 
@@ -94,6 +95,14 @@ export class FaultState implements EmulatorFaults {
       this.state.expireTokensAfter = null;
       this.onExpireTokens();
     } else this.state.expireTokensAfter = left - 1;
+  }
+
+  /** The bending of this search answer (counted), or undefined. */
+  takeBentPage(): Omit<BentPagesFault, 'times'> | undefined {
+    const f = this.state.bentPages;
+    if (!f || f.times <= 0) return undefined;
+    this.state.bentPages = f.times > 1 ? { ...f, times: f.times - 1 } : null;
+    return { ...(f.nextCursor === undefined ? {} : { nextCursor: f.nextCursor }), ...(f.padBytes === undefined ? {} : { padBytes: f.padBytes }) };
   }
 
   get refuseResentCursor(): boolean {

@@ -123,6 +123,14 @@ export interface EmulatorFaultsInit {
   healthDown?: boolean;
   /** Budget mode per accountId. */
   budgetMode?: Record<string, BudgetMode>;
+  /** The next `times` 200 search answers are bent: `nextCursor` replaced, and/or `padBytes` of filler sent chunked (no Content-Length). */
+  bentPages?: BentPagesFault | null;
+}
+
+export interface BentPagesFault {
+  times: number;
+  nextCursor?: string;
+  padBytes?: number;
 }
 
 export interface EmulatorFaults {

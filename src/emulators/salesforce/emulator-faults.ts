@@ -19,6 +19,22 @@ export interface SalesforceFaults {
    * API 2.0 CSV upload) with `status`.
    */
   routeFailures?: { route: string; status: number; times: number };
+  /**
+   * The next `times` requests of one route (the stats label, e.g. `PATCH composite/sobjects`, `POST oauth2/token`;
+   * any route when absent) are read and never answered: the connection stays open until the client gives up.
+   */
+  hang?: { route?: string; times: number };
+  /** Requests hung so far (set by the emulator). */
+  hung?: number;
+}
+
+/** Whether this request's route is to hang (and counts it). */
+export function hangs(faults: SalesforceFaults, route: string): boolean {
+  const h = faults.hang;
+  if (!h || h.times <= 0 || (h.route !== undefined && h.route !== route)) return false;
+  h.times -= 1;
+  faults.hung = (faults.hung ?? 0) + 1;
+  return true;
 }
 
 /** The status a `routeFailures` fault injects for this request's route (and counts it), or undefined. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { BulkIngest } from './bulk-ingest.js';
-import { faultBody, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
+import { faultBody, hangs, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
 import { RecordStore, SfRequestError, type SfRecordError, type UpsertResult } from './record-store.js';
 import { defaultSchema, type SfSchema } from './salesforce-schema.js';
 import { runSoql } from './soql-query.js';
@@ -261,6 +261,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       res.on('close', () => inFlight.set(label, (inFlight.get(label) ?? 1) - 1));
       const handle = (): void => {
         try {
+          if (hangs(faults, label)) return;
           if (parsed.pathname === '/services/oauth2/token') return token(req, res, body);
           if (parsed.pathname === '/services/oauth2/userinfo') return userinfo(req, res);
           const injected = faults.sequence?.shift() ?? routeFault(faults, label) ?? (faults.errorShare && random() < faults.errorShare ? (faults.status ?? 503) : undefined);
