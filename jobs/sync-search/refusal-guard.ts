@@ -14,10 +14,9 @@ import { CrmRefusedError, refusalText } from './refusal-errors.js';
 import type { RunEnding } from './run-outcome.js';
 
 /**
- * How many records sent decide the early stop. 200 = two HubSpot batches of 100 or one Salesforce collections
- * write: a refusal that depends on the data (a few bad values) is very unlikely to hit 200 records in a row for one
- * reason, while a refusal of the mapping itself costs at most these records' tokens plus the pages already in flight.
- * A Bulk API 2.0 write (up to 2,000 records) decides on its own.
+ * How many records sent decide the early stop: a couple of CRM batches. A refusal that depends on the data (a few
+ * bad values) is very unlikely to hit this many records in a row for one reason, while a refusal of the mapping
+ * itself costs at most these records' tokens plus the pages already in flight. A larger first write decides on its own.
  */
 export const EARLY_REFUSAL_RECORDS = 200;
 
