@@ -14,6 +14,7 @@ import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processo
 import { resolveSearch } from './sync-search/resolve-search.js';
 import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from './sync-search/run-outcome.js';
 import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
+import type { RunLedger } from './sync-search/run-ledger.js';
 import { RunSession } from './sync-search/run-session.js';
 import { JourneyController } from './sync-search/concurrency.js';
 import { walkPartitions, type PartitionFeed } from './sync-search/walk-partitions.js';
@@ -60,8 +61,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       request.onPlan?.(start.plan);
       return await end(refused);
     }
-    const checkpoint = run.begin(start.plan, !start.streams);
-    const planning = splitWhileWalking(start, run, signal);
+    const ledger = run.begin(start.plan, !start.streams);
+    const planning = splitWhileWalking(start, ledger, signal);
     planning.complete.then((plan) => {
       run.planned(plan);
       request.onPlan?.(plan);
@@ -83,10 +84,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       });
       await concurrency.start();
       const walked = await walkPartitions({
-        source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, checkpoint, signal,
-        writeRecords: (records) => dest.writer.write(records, dest.mapping, { runVolume: plan.target, dryRun }),
-        bookPage: (page, result) => run.recordWrite(page, result),
-        saveCheckpoint: () => run.saveCheckpoint(),
+        source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, ledger, signal, crm: dest, dryRun,
         writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))),
         concurrency, planning,
       }).finally(() => concurrency.stop());
@@ -97,7 +95,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     }
 
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted).
-    return await end(walkEnding(start.plan, search.mode, checkpoint, signal.aborted));
+    return await end(walkEnding(start.plan, search.mode, ledger, signal.aborted));
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {
@@ -109,13 +107,13 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
  * The split of a streamed plan, run next to the walk: each settled round goes into the checkpoint (saved) and wakes
  * the walk; `stop` aborts what is left (a walk that stopped early) and waits for it, so nothing moves the checkpoint after.
  */
-function splitWhileWalking(start: PlanStart, run: RunSession, signal: AbortSignal): { complete: Promise<RunPlan>; onAdded: PartitionFeed['onAdded']; stop(): Promise<void> } {
+function splitWhileWalking(start: PlanStart, ledger: RunLedger, signal: AbortSignal): { complete: Promise<RunPlan>; onAdded: PartitionFeed['onAdded']; stop(): Promise<void> } {
   const listeners = new Set<() => void>();
   const stopping = new AbortController();
   let saving = Promise.resolve();
   const complete = start.settle((progress) => {
     // The partitions are in the checkpoint now (the save follows): the walk may take them at once.
-    const saved = run.planProgress(progress);
+    const { saved } = ledger.addPlanned(progress);
     saving = saving.then(() => saved);
     for (const l of listeners) l();
   }, AbortSignal.any([signal, stopping.signal])).then(async (plan) => {

@@ -58,7 +58,9 @@ export function refusalOf(plan: RunPlan, onShortfall: 'stop' | 'refuse', resumed
 }
 
 /** How the walk ended, from the checkpoint it left. An offset search is a top-N: complete once it has its N. */
-export function walkEnding(plan: RunPlan, mode: 'cursor' | 'offset', checkpoint: RunCheckpoint, aborted: boolean): RunEnding {
+export function walkEnding(plan: RunPlan, mode: 'cursor' | 'offset', ledger: { checkpoint: Readonly<RunCheckpoint> | undefined }, aborted: boolean): RunEnding {
+  const checkpoint = ledger.checkpoint;
+  if (!checkpoint) return { kind: 'walked', aborted, capped: false };
   return {
     kind: 'walked',
     // a split cut short has partitions still to come

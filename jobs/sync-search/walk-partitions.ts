@@ -1,8 +1,8 @@
 import { BudgetStopError, CheckpointMismatchError, PaginationDepthError, RecordQuota, TokensExhaustedError } from '../../src/source/index.js';
-import type { Filter, JourneyCheckpoint, JourneyPage, SourceClient } from '../../src/source/index.js';
-import type { WriteResult } from '../../src/crm/index.js';
-import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import type { Filter, JourneyPage, SourceClient } from '../../src/source/index.js';
+import type { CrmWriter, FieldMapping } from '../../src/crm/index.js';
 import type { RunPlan } from './plan-run.js';
+import type { RunLedger } from './run-ledger.js';
 import { prefetch } from './prefetch.js';
 import { WritePacker } from './write-packer.js';
 
@@ -13,24 +13,18 @@ export interface WalkContext {
   view: string[];
   idField: string;
   mode: 'cursor' | 'offset';
-  /** Mutated as batches are accepted: per-partition journey state, and `counts.fetched` for the quota. */
-  checkpoint: RunCheckpoint<JourneyCheckpoint>;
+  /** The run's state: the partitions to walk, and where each batch the CRM answered is committed. */
+  ledger: RunLedger;
   /** Aborts the walk (shutdown, lost run lock): each journey finishes the batch in flight, then stops. */
   signal: AbortSignal;
-  /**
-   * Maps, skips unchanged and upserts records (of one batch, or packed from several journeys' partial batches);
-   * resolves once the CRM accepted (or rejected) every record, with one outcome per record in input order.
-   */
-  writeRecords(records: unknown[]): Promise<WriteResult>;
-  /** Books one batch's share of the writes (counters, reveal bookkeeping, warnings), before its checkpoint moves. */
-  bookPage(page: JourneyPage, result: WriteResult): Promise<void>;
+  /** The CRM end: maps, skips unchanged and upserts records, one outcome per record in input order. */
+  crm: { writer: CrmWriter; mapping: FieldMapping };
+  dryRun: boolean;
   /** Records per CRM write (pages are gathered up to this; smaller batches are packed together); the checkpoint moves once per write. */
   writeBatch: number;
-  /** Persists `checkpoint` (called after every accepted batch). */
-  saveCheckpoint(): Promise<void>;
   /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/concurrency.ts); else `plan.parallelism`. */
   concurrency?: WalkConcurrency;
-  /** A plan still splitting: its partitions are added to `checkpoint` as they settle; else every one is there. */
+  /** A plan still splitting: its partitions are added to the ledger as they settle; else every one is there. */
   planning?: PartitionFeed;
 }
 
@@ -38,7 +32,7 @@ export interface WalkContext {
 export interface PartitionFeed {
   /** Settles when no partition is left to add; rejects with the plan's error (the run fails with it). */
   complete: Promise<unknown>;
-  /** Called after partitions were added to the checkpoint. */
+  /** Called after partitions were added to the ledger. */
   onAdded(listener: () => void): void;
 }
 
@@ -80,23 +74,23 @@ function rank(err: unknown): number {
  * accepted so far.
  */
 export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
-  const cp = ctx.checkpoint;
+  const { ledger } = ctx;
   // Indices of partitions to walk, largest first (by planned count; partitions without one keep their order at the end).
   const queue: number[] = [];
-  const sizeOf = (i: number): number => cp.partitions[i]?.count ?? 0;
+  const sizeOf = (i: number): number => ledger.partition(i)?.count ?? 0;
   const enqueue = (i: number): void => {
     const at = queue.findIndex((j) => sizeOf(j) < sizeOf(i));
     if (at < 0) queue.push(i);
     else queue.splice(at, 0, i);
   };
-  // Partitions added to the checkpoint since last looked (a streamed plan's, or pieces of a live-index split).
+  // Partitions added to the ledger since last looked (a streamed plan's, or pieces of a live-index split).
   let known = 0;
   const takeAdded = (): void => {
-    for (; known < cp.partitions.length; known++) if (!cp.partitions[known]?.done) enqueue(known);
+    for (; known < ledger.size; known++) if (!ledger.partition(known)?.done) enqueue(known);
   };
   takeAdded();
   // maxRecords below the count: one cap shared by the parallel journeys, counting what earlier attempts fetched
-  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, cp.counts.fetched);
+  const quota = ctx.plan.quota === null ? undefined : new RecordQuota(ctx.plan.quota, ledger.fetched);
   let failure: unknown;
   const fail = (err: unknown): void => {
     if (ctx.signal.aborted && failure === undefined) return; // shutdown, not a failure
@@ -118,7 +112,7 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   // A journey whose partition's last batch waits in the packer (or is being written) is done walking: another starts in its place.
   const walking = (): number => running.size - packer.finishedJourneys;
   // Records fetched so far (earlier attempts' included): what is left of the run decides when its last window came.
-  let fetched = cp.counts.fetched;
+  let fetched = ledger.fetched;
   const left = (): { pages: number; partitions: number; recordsPerJourney: number } => {
     const partitions = queue.length + walking();
     const pages = Math.ceil(Math.max(0, ctx.plan.target - fetched) / ctx.plan.pageSize) + partitions;
@@ -132,7 +126,8 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   };
   const canStart = (): boolean => !stopped() && queue.length > 0 && walking() < target();
   const packer: WritePacker = new WritePacker({
-    size: ctx.writeBatch, write: ctx.writeRecords, book: ctx.bookPage, stopped,
+    size: ctx.writeBatch, ledger, stopped,
+    write: (records) => ctx.crm.writer.write(records, ctx.crm.mapping, { runVolume: ctx.plan.target, dryRun: ctx.dryRun }),
     joinable: (waiting) => running.size > waiting || canStart(),
     onHold: () => wake(),
     onWrite: (records, ms) => ctx.concurrency?.recordWrite(records, ms),
@@ -199,9 +194,8 @@ async function walkPartition(
   ctx: WalkContext, index: number, stopped: () => boolean, queue: number[], quota: RecordQuota | undefined, gauge: { add(n: number): void },
   packer: WritePacker, onFetched: (records: number) => void,
 ): Promise<void> {
-  const { signal } = ctx;
-  const cp = ctx.checkpoint;
-  const partition = cp.partitions[index];
+  const { signal, ledger } = ctx;
+  const partition = ledger.partition(index);
   if (!partition) return;
   const resumeFrom = partition.state ?? undefined;
   const journey = ctx.source.journey(ctx.plan.entity, partition.filter as Filter, {
@@ -218,7 +212,7 @@ async function walkPartition(
   });
   // Pages are written in batches of about `writeBatch` records (the sink's preferred size): one page for HubSpot,
   // two for Salesforce collections, more for Bulk API 2.0; a smaller batch (the partition's last) is packed with
-  // other journeys' (jobs/sync-search/write-packer.ts). The checkpoint moves once the batch is written.
+  // other journeys' (jobs/sync-search/write-packer.ts). The ledger commits the batch once it is written.
   let pending: JourneyPage[] = [];
   let last: JourneyPage | undefined;
   const flush = async (): Promise<void> => {
@@ -226,12 +220,10 @@ async function walkPartition(
     const batch = mergePages(pending);
     pending = [];
     try {
-      await packer.write(batch);
+      await packer.write(index, batch);
     } finally {
       gauge.add(-batch.returned);
     }
-    cp.partitions[index] = { ...partition, state: batch.done ? null : batch.checkpoint, done: batch.done };
-    await ctx.saveCheckpoint();
     last = batch;
   };
   try {
@@ -251,11 +243,11 @@ async function walkPartition(
       if (!stop) throw writeError;
     });
     if (stop) throw stop.error;
-    if (!last || last.done) cp.partitions[index] = { ...partition, state: null, done: true };
+    if (!last || last.done) ledger.walked(index);
   } catch (err) {
     if (err instanceof CheckpointMismatchError && resumeFrom) {
       // The saved state belongs to another body (config edited between attempts): walk this partition afresh.
-      cp.partitions[index] = { ...partition, state: null, done: false };
+      ledger.restart(index);
       queue.unshift(index);
       return;
     }
@@ -264,10 +256,8 @@ async function walkPartition(
       const filter = partition.filter as Filter;
       const count = await ctx.source.count(ctx.plan.entity, filter, { signal });
       const pieces = await ctx.source.splitPartition(ctx.plan.entity, { filter, count, headcount: { gte: 0, lte: 0 } }, { signal });
-      cp.partitions[index] = { ...partition, state: null, done: true };
-      // The walk takes the pieces from the checkpoint (without a planned count: after the planned partitions).
-      for (const piece of pieces) cp.partitions.push({ filter: piece.filter, state: null, done: false });
-      await ctx.saveCheckpoint();
+      // The walk takes the pieces from the ledger (without a planned count: after the planned partitions).
+      await ledger.replace(index, pieces.map((piece) => piece.filter));
       return;
     }
     throw err;
