@@ -12,7 +12,7 @@ import type { Logger } from '../../src/shared/logger.js';
 import type { JourneyCheckpoint, SourceClient } from '../../src/source/index.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
 import { openSource } from './open-source.js';
-import type { RunPlan } from './plan-run.js';
+import type { PlanOptions, RunPlan } from './plan-run.js';
 import { errorInfo } from './run-errors.js';
 import type { RunOutcome } from './run-outcome.js';
 import { RunLedger } from './run-ledger.js';
@@ -73,6 +73,17 @@ export class RunSession {
     this.plan = plan;
     this.ledger.begin(plan, complete);
     return this.ledger;
+  }
+
+  /** What the plan reuses of the run being resumed: its count, its partitions and the split's pieces left. */
+  resumedPlan(): Pick<PlanOptions, 'counted' | 'partitions' | 'pending'> {
+    const resumed = this.resumed;
+    if (!resumed) return {};
+    return {
+      counted: resumed.counted,
+      partitions: resumed.partitions.map((p) => ({ filter: p.filter, ...(p.count === undefined ? {} : { count: p.count }) })),
+      ...(resumed.plan && !resumed.plan.complete ? { pending: { pieces: resumed.plan.pending, countsLeft: resumed.plan.countsLeft } } : {}),
+    };
   }
 
   /** The plan is complete (its last progress said so): the summary's figures come from it. */
