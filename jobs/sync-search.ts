@@ -16,7 +16,8 @@ import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from 
 import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
 import { RunSession } from './sync-search/run-session.js';
 import { streamPlan } from './sync-search/stream-plan.js';
-import { JourneyController } from './sync-search/concurrency.js';
+import { JourneyController } from './sync-search/pacing/journey-controller.js';
+import { writeBatchOf } from './sync-search/pacing/write-batch.js';
 import { walkPartitions } from './sync-search/walk-partitions.js';
 
 export type { ProcessorDeps, RunRequest, SyncDeps };
@@ -25,9 +26,6 @@ export type { ProcessorDeps, RunRequest, SyncDeps };
 export function createSyncProcessor(deps: ProcessorDeps): SyncProcessor {
   return queueProcessor(syncSearch, deps);
 }
-
-/** Largest write (records) we gather before checkpointing: it bounds what a crash makes us fetch again. */
-const MAX_WRITE_BATCH = 2_000;
 
 /**
  * Runs one saved search to its end (or to a stop) and returns its summary, also appended to the run history.
@@ -74,13 +72,13 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       // unchanged, upsert) -> ledger (counters, checkpoint); up to the first stop. Journeys in flight follow the
       // account's limit, the page latency, the CRM's pace and the account's other runs.
       const { plan } = start;
-      const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
+      const concurrency = new JourneyController({ source, config, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
         crmRecordsPerSecond: destinationCeiling(resolved.destination), logger: run.logger,
       });
       await concurrency.start();
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, ledger, partitions: planning.partitions,
-        signal, crm: dest, dryRun, writeBatch: Math.max(plan.pageSize, Math.min(MAX_WRITE_BATCH, dest.sink.preferredBatchSize(plan.target))), concurrency,
+        signal, crm: dest, dryRun, writeBatch: writeBatchOf(plan.pageSize, dest.sink.preferredBatchSize(plan.target)), concurrency,
       }).finally(() => concurrency.stop());
       request.onWalk?.(walked);
     } finally {

@@ -2,7 +2,7 @@ import type { AppConfig } from '../../src/config/index.js';
 import { destinationCeiling } from '../../src/crm/destination-ceiling.js';
 import { fingerprintJourney, PartitionError, type Filter, type Partition, type PartitionProgress, type PieceRange, type SourceClient } from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
-import { maxJourneys, planJourneys } from './concurrency.js';
+import { maxJourneys, planJourneys } from './pacing/plan-journeys.js';
 
 /** What a run will cost and how it will be walked, from the free count and the budget left. */
 export interface RunPlan {
@@ -203,7 +203,7 @@ async function forecastSpend(
   };
 }
 
-/** Records of the largest write the sync job gathers (MAX_WRITE_BATCH in jobs/sync-search.ts). */
+/** Records of the largest write the sync job gathers (MAX_WRITE_BATCH in jobs/sync-search/pacing/write-batch.ts). */
 const SALESFORCE_MIN_PIECE = 2_000;
 /** Largest `offset` the API accepts: contacts partitions are kept within it where they can be. */
 const MAX_REVEAL_OFFSET = 10_000;

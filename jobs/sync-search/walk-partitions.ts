@@ -24,7 +24,7 @@ export interface WalkContext {
   dryRun: boolean;
   /** Records per CRM write (pages are gathered up to this; smaller batches are packed together); the ledger commits once per write. */
   writeBatch: number;
-  /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/concurrency.ts); else `plan.parallelism`. */
+  /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/pacing/journey-controller.ts); else `plan.parallelism`. */
   concurrency?: WalkConcurrency;
 }
 

@@ -8,7 +8,7 @@ import { HttpTransport } from './http-transport.js';
 import { DEFAULT_RETRY } from './call-policy.js';
 import { walkJourney, type JourneyContext } from './journey.js';
 import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner } from './partitioner.js';
-import { SearchTimings } from './journey-concurrency.js';
+import { SearchTimings } from './search-timings.js';
 import { ApiGovernor } from './rate-limit-headers.js';
 import { emptyStats, RequestExecutor } from './request-executor.js';
 import { forecastReveal } from './reveal-planner.js';
@@ -101,6 +101,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       revealRuns.delete(runId);
     },
     searchTimings: () => timings.snapshot(),
+    // Runs share the search allowance: each sizes its journeys for its share of it.
+    heartbeat: (member, ttlMs) => governor.heartbeat('search', member, ttlMs),
+    leave: (member) => governor.leave('search', member),
     close: () => http.close(),
   };
 }

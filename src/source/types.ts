@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
-import type { TimingSnapshot } from './journey-concurrency.js';
+import type { TimingSnapshot } from './search-timings.js';
 import type { RecordQuota } from './record-quota.js';
 
 export type Entity = 'companies' | 'persons';
@@ -296,6 +296,10 @@ export interface SourceClient {
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
   /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
   searchTimings(): TimingSnapshot;
+  /** Beats for a run walking on the account (active for `ttlMs`); returns how many walk now, itself included. */
+  heartbeat(member: string, ttlMs: number): Promise<number>;
+  /** The run stops walking on the account (the others see it at their next heartbeat). */
+  leave(member: string): Promise<void>;
   /** Forgets the run's dedup set (call when a run ends). */
   endRun(runId: string): void;
   close(): Promise<void>;

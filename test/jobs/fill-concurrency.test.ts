@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import { JourneyController, type ControllerDeps } from '../../jobs/sync-search/concurrency.js';
+import { JourneyController, type ControllerDeps } from '../../jobs/sync-search/pacing/journey-controller.js';
 import { openSource } from '../../jobs/sync-search/open-source.js';
 import { planRun } from '../../jobs/sync-search/plan-run.js';
 import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
@@ -15,7 +15,7 @@ import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/
 import { parseConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { SourceClient } from '../../src/source/index.js';
-import { sizeJourneys } from '../../src/source/journey-concurrency.js';
+import { sizeJourneys } from '../../jobs/sync-search/pacing/size-journeys.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
@@ -40,7 +40,7 @@ async function steppedController(name: string, now: () => number, extra: Partial
   const source = openSource(config, fx.redis, fx.prefix, silentLogger);
   clients.push(source);
   await warm(source, `warm-${name}`);
-  return new JourneyController({ source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now, ...extra });
+  return new JourneyController({ source, config, pageSize: 100, initial: 256, max: 256, now, ...extra });
 }
 
 async function warm(source: SourceClient, runId: string): Promise<void> {
@@ -63,7 +63,7 @@ describe('journeys sized at run time', () => {
     expect(learned).toMatchObject({ limit: 6000, mode: 'headers' });
 
     const controller = (source: SourceClient): JourneyController =>
-      new JourneyController({ source, config, redis: fx!.redis, prefix: fx!.prefix, pageSize: 10, initial: 64, max: 256 });
+      new JourneyController({ source, config, pageSize: 10, initial: 64, max: 256 });
     const runA = controller(a);
     await runA.start();
     // the sizing rule's figure (`demand`); the journeys in use start below it (slow start, tested further down)
@@ -179,7 +179,7 @@ describe('journeys sized at run time', () => {
     await warm(source, 'warm-first-cap');
     for (let i = 0; i < 3; i++) await source.count('companies', COMPANY_FILTER);
     const countMs = source.searchTimings().countLatencyP50Ms!;
-    const deps: ControllerDeps = { source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now };
+    const deps: ControllerDeps = { source, config, pageSize: 100, initial: 256, max: 256, now };
     // 1,900 HubSpot requests / 10 s of 100 records: 190 pages/s, at ~40 ms a count
     const run = new JourneyController({ ...deps, crmRecordsPerSecond: 19_000 });
     await run.start();
