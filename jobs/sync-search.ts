@@ -40,7 +40,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   if (earlier) return run.close().then(() => earlier);
   const { source, signal } = run;
   const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
-  let destination: Destination | undefined;
+  let crm: Destination | undefined; // the CRM end, once open (closed with the run)
   // The CRM end opens while the free count is in flight: its client's first load is CPU that would otherwise hold
   // back the split's first counts (jobs/sync-search/open-soon.ts).
   const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));
@@ -50,7 +50,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     const start = await startPlan(source, config, resolved, { runId: request.runId, signal, ...run.resumedPlan() });
     const refused = refusalOf(start.plan, search.onShortfall, run.resumed !== null);
     if (refused) {
-      destination = await opening.catch(() => undefined); // closed below; a refused run writes nothing
+      crm = await opening.catch(() => undefined); // closed below; a refused run writes nothing
       request.onPlan?.(start.plan);
       return await end(refused);
     }
@@ -63,10 +63,9 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
 
     try {
       // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-      const dest = await opening;
-      destination = dest;
+      crm = await opening;
       const dryRun = request.dryRun ?? false;
-      if (!dryRun) await dest.writer.prepare(dest.mapping.target, { signal });
+      if (!dryRun) await crm.writer.prepare(crm.mapping.target, { signal });
 
       // 3. Walk: partitions stream in as the split settles them; per partition, pages -> write packer (map, skip
       // unchanged, upsert) -> ledger (counters, checkpoint); up to the first stop. Journeys in flight follow the
@@ -78,7 +77,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       await concurrency.start();
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, ledger, partitions: planning.partitions,
-        signal, crm: dest, dryRun, writeBatch: writeBatchOf(plan.pageSize, dest.sink.preferredBatchSize(plan.target)), concurrency,
+        signal, crm, dryRun, writeBatch: writeBatchOf(plan.pageSize, crm.sink.preferredBatchSize(plan.target)), concurrency,
       }).finally(() => concurrency.stop());
       request.onWalk?.(walked);
     } finally {
@@ -91,6 +90,6 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {
-    await run.close(destination ?? (await opening.catch(() => undefined)));
+    await run.close(crm ?? (await opening.catch(() => undefined)));
   }
 }

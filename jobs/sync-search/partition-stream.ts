@@ -86,7 +86,7 @@ export class PartitionStream {
     for (const listener of this.listeners) listener();
   }
 
-  /** Settles at the stream's next change, or when `signal` aborts. */
+  /** Resolves at the stream's next change, or when `signal` aborts. */
   private change(signal: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       const done = (): void => {

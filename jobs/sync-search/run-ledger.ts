@@ -5,20 +5,21 @@
  */
 import type { WriteResult } from '../../src/crm/index.js';
 import type { CheckpointStore, PartitionCheckpoint, RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import type { RunProgress } from '../../src/runs/progress-bar.js';
 import { addCounts, emptyCounts, runCounts, type RunCounts } from '../../src/runs/run-counters.js';
 import { addWarnings, type RunWarnings } from '../../src/runs/run-warnings.js';
 import type { Filter, JourneyCheckpoint, JourneyPage, PartitionProgress, SourceClient } from '../../src/source/index.js';
 import type { RunPlan } from './plan-run.js';
 import { redactText } from './run-errors.js';
 import type { CheckpointFate } from './run-outcome.js';
-import type { RunRequest } from './run-request.js';
 
 export type WalkPartition = Readonly<PartitionCheckpoint<JourneyCheckpoint>>;
 
 export interface LedgerDeps {
   store: CheckpointStore<JourneyCheckpoint>;
   source: SourceClient;
-  request: RunRequest;
+  /** The run's id, whether it writes nothing (then nothing is saved) and who hears its progress. */
+  request: { runId: string; dryRun?: boolean; onProgress?: (progress: RunProgress) => void };
   /** The checkpoint this attempt resumes, or null for a new run. */
   resumed: RunCheckpoint<JourneyCheckpoint> | null;
   /** When this attempt started (ms since the epoch), and the run's start (ISO; an earlier attempt's when resumed). */
@@ -79,7 +80,7 @@ export class RunLedger {
 
   /**
    * The split settled these partitions and has these pieces left: both in the checkpoint before this returns
-   * (with their indices, to walk at once); `saved` settles once they are saved.
+   * (with their indices, to walk at once); `saved` resolves once they are saved.
    */
   addPlanned(progress: PartitionProgress): { added: number[]; saved: Promise<void> } {
     const cp = this.cp;

@@ -26,7 +26,7 @@ export function streamPlan(start: PlanStart, ledger: RunLedger, signal: AbortSig
     saving = saving.then(() => saved);
     partitions.add(added);
   };
-  const complete = start.settle(onProgress, AbortSignal.any([signal, stopping.signal])).then(async (plan) => {
+  const complete = start.splitRest(onProgress, AbortSignal.any([signal, stopping.signal])).then(async (plan) => {
     await saving;
     return plan;
   });

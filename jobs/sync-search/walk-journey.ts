@@ -5,7 +5,7 @@
  */
 import { CheckpointMismatchError, PaginationDepthError, type Filter, type JourneyPage, type RecordQuota } from '../../src/source/index.js';
 import { prefetch } from './prefetch.js';
-import type { WalkContext } from './walk-partitions.js';
+import type { WalkContext } from './walk-context.js';
 import type { WritePacker } from './write-packer.js';
 
 /** What a journey shares with the walk that started it. */
@@ -72,9 +72,9 @@ export async function walkJourney(ctx: JourneyDeps, index: number): Promise<void
     ...(quota ? { quota } : {}),
     ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
   });
-  // Pages are written in batches of about `writeBatch` records (the sink's preferred size): one page for HubSpot,
-  // two for Salesforce collections, more for Bulk API 2.0; a smaller batch (the partition's last) is packed with
-  // other journeys' (jobs/sync-search/write-packer.ts). The ledger commits the batch once it is written.
+  // Pages are written in batches of about `writeBatch` records (the sink's preferred size, one page or several);
+  // a smaller batch (the partition's last) is packed with other journeys' (jobs/sync-search/write-packer.ts). The
+  // ledger commits the batch once it is written.
   let pending: JourneyPage[] = [];
   let last: JourneyPage | undefined;
   const flush = async (): Promise<void> => {

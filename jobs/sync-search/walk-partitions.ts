@@ -1,50 +1,11 @@
-import { BudgetStopError, RecordQuota, TokensExhaustedError, type SourceClient } from '../../src/source/index.js';
-import type { CrmWriter, FieldMapping } from '../../src/crm/index.js';
-import type { PartitionStream } from './partition-stream.js';
-import type { RunPlan } from './plan-run.js';
-import type { RunLedger } from './run-ledger.js';
+/**
+ * The walk: journeys over the partitions of the run's stream, as many at once as its pacing says, each batch
+ * written through the write packer and committed to the ledger.
+ */
+import { BudgetStopError, RecordQuota, TokensExhaustedError } from '../../src/source/index.js';
+import type { WalkContext, WalkStats } from './walk-context.js';
 import { walkJourney, type JourneyDeps } from './walk-journey.js';
 import { WritePacker } from './write-packer.js';
-
-export interface WalkContext {
-  source: SourceClient;
-  plan: RunPlan;
-  runId: string;
-  view: string[];
-  idField: string;
-  mode: 'cursor' | 'offset';
-  /** The run's state: where each partition's journey stands, and where each batch the CRM answered is committed. */
-  ledger: RunLedger;
-  /** The partitions to walk (jobs/sync-search/stream-plan.ts); pieces of a partition split mid-walk go back in. */
-  partitions: PartitionStream;
-  /** Aborts the walk (shutdown, lost run lock): each journey finishes the batch in flight, then stops. */
-  signal: AbortSignal;
-  /** The CRM end: maps, skips unchanged and upserts records, one outcome per record in input order. */
-  crm: { writer: CrmWriter; mapping: FieldMapping };
-  dryRun: boolean;
-  /** Records per CRM write (pages are gathered up to this; smaller batches are packed together); the ledger commits once per write. */
-  writeBatch: number;
-  /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/pacing/journey-controller.ts); else `plan.parallelism`. */
-  concurrency?: WalkConcurrency;
-}
-
-/** What the walk asks of its concurrency control. */
-export interface WalkConcurrency {
-  target(): number;
-  /** Journeys for the run's last window, from what is left of the run (0: not there yet). */
-  endGame?(left: { pages: number; partitions: number; recordsPerJourney: number }): number;
-  pageFetched(): void;
-  recordWrite(records: number, ms: number): void;
-}
-
-/** Figures of one walk: the bound on memory is `peakUnwritten` (records fetched and not yet written). */
-export interface WalkStats {
-  /** Most journeys walking at once (those whose partition's last batch waits for packing excluded). */
-  peakJourneys: number;
-  peakUnwritten: number;
-  /** CRM writes that carried the partial batches of several journeys (jobs/sync-search/write-packer.ts). */
-  packedWrites: number;
-}
 
 /** Which stop wins when several journeys stop at once: an exhausted budget first (the run is delayed), then caps. */
 function rank(err: unknown): number {
@@ -109,7 +70,7 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
     joinable: (waiting) => running.size > waiting || (!stopped() && partitions.waitingCount > 0 && room()),
     onHold: changed,
     onWrite: (records, ms) => {
-      ctx.concurrency?.recordWrite(records, ms);
+      ctx.concurrency?.writeTimed(records, ms);
       changed();
     },
   });

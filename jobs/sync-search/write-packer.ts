@@ -1,11 +1,11 @@
 /**
  * Packs the partial CRM writes of a run's journeys into full ones. Every partition's walk ends with a batch smaller
- * than a CRM write (its last page or pages): written alone, each costs a whole request (HubSpot: 100 records,
- * Salesforce collections: 200, Bulk API 2.0: a job) for fewer records. Here such batches wait until batches of other
+ * than a CRM write (its last page or pages): written alone, each costs a whole CRM request (or job) for fewer
+ * records. Here such batches wait until batches of other
  * journeys fill a write of exactly `size` records (a batch may be split over two writes); batches of whole writes
  * go at once.
  *
- * A journey waits for its batch (its checkpoint moves only after the CRM took all of its records, as before), so
+ * A journey waits for its batch (its partition moves in the ledger only after the CRM took all of its records), so
  * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
  * outcomes are split back per batch and each batch is committed to the run's ledger with exactly its own outcomes.
  * A journey whose partition's last batch is held (or being written) is done walking: the walk starts another one on the next partition
@@ -50,7 +50,7 @@ interface Held {
   next: number;
   unanswered: number;
   outcomes: WriteOutcome[];
-  settled: boolean;
+  finished: boolean;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -99,7 +99,7 @@ export class WritePacker {
       return;
     }
     const done = new Promise<void>((resolve, reject) => {
-      this.held.push({ partition, page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), settled: false, resolve, reject });
+      this.held.push({ partition, page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), finished: false, resolve, reject });
     });
     this.poke();
     if (this.held.length > 0) this.deps.onHold?.();
@@ -174,7 +174,7 @@ export class WritePacker {
     try {
       result = await this.timed(pieces.flatMap((p) => p.batch.page.records.slice(p.from, p.to)));
     } catch (err) {
-      for (const p of pieces) this.settle(p.batch, err);
+      for (const p of pieces) this.finish(p.batch, err);
       return;
     }
     let at = 0;
@@ -182,15 +182,15 @@ export class WritePacker {
     for (const { batch, from, to } of pieces) {
       for (let i = from; i < to; i++) batch.outcomes[i] = result.outcomes[at++] as WriteOutcome;
       batch.unanswered -= to - from;
-      if (batch.unanswered === 0 && !batch.settled) answered.push(batch);
+      if (batch.unanswered === 0 && !batch.finished) answered.push(batch);
     }
-    await Promise.all(answered.map((batch) => this.deps.ledger.commit(batch.partition, batch.page, summarize(batch.outcomes)).then(() => this.settle(batch), (err: unknown) => this.settle(batch, err))));
+    await Promise.all(answered.map((batch) => this.deps.ledger.commit(batch.partition, batch.page, summarize(batch.outcomes)).then(() => this.finish(batch), (err: unknown) => this.finish(batch, err))));
   }
 
   /** The batch's journey goes on (or fails: a batch with a failed piece is not committed, its other pieces dropped). */
-  private settle(batch: Held, err?: unknown): void {
-    if (batch.settled) return;
-    batch.settled = true;
+  private finish(batch: Held, err?: unknown): void {
+    if (batch.finished) return;
+    batch.finished = true;
     const index = this.held.indexOf(batch);
     if (index >= 0) this.held.splice(index, 1);
     if (err === undefined) batch.resolve();

@@ -10,7 +10,7 @@ import { openSource } from '../../jobs/sync-search/open-source.js';
 import { planRun } from '../../jobs/sync-search/plan-run.js';
 import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
 import type { RunPlan } from '../../jobs/sync-search/plan-run.js';
-import type { WalkStats } from '../../jobs/sync-search/walk-partitions.js';
+import type { WalkStats } from '../../jobs/sync-search/walk-context.js';
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { parseConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -104,7 +104,7 @@ describe('journeys sized at run time', () => {
       return run.target();
     };
     const writes = (n: number, msPerPage: number): void => {
-      for (let i = 0; i < n; i++) run.recordWrite(100, msPerPage);
+      for (let i = 0; i < n; i++) run.writeTimed(100, msPerPage);
     };
     expect(await resize()).toBe(4);
     expect(run.sizing()).toMatchObject({ demand: 256, cap: 4 });
@@ -161,7 +161,7 @@ describe('journeys sized at run time', () => {
     expect(sizing.demand).toBeLessThan(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: 0, max: 256 }));
     // quick writes (the CRM's first window) grow the cap, never the journeys above the ceiling's figure
     for (let i = 0; i < 5; i++) {
-      for (let w = 0; w < 8; w++) run.recordWrite(100, 10);
+      for (let w = 0; w < 8; w++) run.writeTimed(100, 10);
       now += 1_000;
       await run.refresh();
       expect(run.target()).toBeLessThanOrEqual(sizing.demand);

@@ -136,7 +136,7 @@ export class JourneyController {
   }
 
   /** One write of `records` took `ms` (any journey of the run). */
-  recordWrite(records: number, ms: number): void {
+  writeTimed(records: number, ms: number): void {
     if (records <= 0) return;
     const pages = records / this.deps.pageSize;
     this.writes.add(ms / pages);
