@@ -20,6 +20,7 @@ function page(prefix: string, n: number): JourneyPage {
 function harness(size: number, running: () => number, maxHoldMs = 10_000) {
   const writes: string[][] = [];
   const booked = new Map<JourneyPage, WriteResult>();
+  const partitionOf = new Map<JourneyPage, number>();
   const packer = new WritePacker({
     size,
     maxHoldMs,
@@ -29,15 +30,16 @@ function harness(size: number, running: () => number, maxHoldMs = 10_000) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return summarize(ids.map((key): WriteOutcome => (key.endsWith('7') ? { key, status: 'rejected', reason: 'bad' } as WriteOutcome : { key, status: 'created', crmId: `c-${key}` } as WriteOutcome)));
     },
-    ledger: { commit: async (_partition: number, p: JourneyPage, result: WriteResult) => {
+    ledger: { commit: async (partition: number, p: JourneyPage, result: WriteResult) => {
       expect(booked.has(p)).toBe(false);
       booked.set(p, result);
+      partitionOf.set(p, partition);
     } },
     // the journeys running now, none of them startable: a held batch can be joined while another one walks
     joinable: (held) => running() > held,
     stopped: () => false,
   });
-  return { packer, writes, booked };
+  return { packer, writes, booked, partitionOf };
 }
 
 describe('write packer', () => {
@@ -48,8 +50,8 @@ describe('write packer', () => {
     const big = page('a', 250);
     const small = page('b', 30);
     const other = page('c', 40);
-    const write = (p: JourneyPage) => h.packer.write(0, p).finally(() => { running -= 1; h.packer.poke(); });
-    await Promise.all([write(big), write(small), write(other)]);
+    const write = (partition: number, p: JourneyPage) => h.packer.write(partition, p).finally(() => { running -= 1; h.packer.poke(); });
+    await Promise.all([write(0, big), write(1, small), write(2, other)]);
     h.packer.close();
 
     // 320 records: three writes of 100, then the last 20 once no other journey could add to them
@@ -60,7 +62,8 @@ describe('write packer', () => {
     // a packed write carried records of more than one batch
     expect(h.writes.some((w) => new Set(w.map((id) => id[0])).size > 1)).toBe(true);
 
-    // each batch booked once with its own outcomes, in its own record order
+    // each batch committed once, to its own partition, with its own outcomes, in its own record order
+    expect([big, small, other].map((p) => h.partitionOf.get(p))).toEqual([0, 1, 2]);
     for (const p of [big, small, other]) {
       const result = h.booked.get(p);
       expect(result?.outcomes.map((o) => o.key)).toEqual(p.records.map(idOf));
