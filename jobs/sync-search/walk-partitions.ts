@@ -101,7 +101,11 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   };
   stop.addEventListener('abort', onStop, { once: true });
   const roomOrStop = async (): Promise<void> => {
-    while (!stopped() && !room()) await nextChange();
+    while (!stopped() && !room()) {
+      // no journey can start: what the packer holds may have nobody left to join it
+      packer.poke();
+      await nextChange();
+    }
   };
   try {
     await roomOrStop();
