@@ -109,8 +109,8 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
   const target = capped ? (search.maxRecords as number) : counted;
   const withCredits = entity === 'persons' && view.includes('contacts');
-  // A HubSpot portal that takes fewer pages than the account may search bounds the journeys the walk will have, and
-  // so the split's guided sizes (10,000 searches/min at 800 ms: 38 journeys, not the account's 185).
+  // A destination that takes fewer pages than the account may search bounds the journeys the walk will have, and
+  // so the split's guided sizes.
   const journeys = await planJourneys(source, config, countMs, destinationCeiling(resolved.destination));
   const maxParallelism = search.mode === 'offset' ? 1 : maxJourneys(config);
   const saved = (options.partitions ?? []).map((p) => ({ filter: p.filter, count: p.count ?? 0, headcount: { gte: 0, lte: 0 } }));
