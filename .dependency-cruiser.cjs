@@ -12,8 +12,8 @@ module.exports = {
   forbidden: [
     forbid('shared-imports-nothing-of-ours', 'src/shared is the bottom layer: it imports no other folder of ours.',
       { path: '^src/shared/' }, { path: OURS, pathNot: '^src/shared/' }),
-    forbid('config-imports-shared-and-crm-facts', 'src/config may import only src/shared and the crm facts (object names, transform names).',
-      { path: '^src/config/' }, { path: OURS, pathNot: ['^src/(shared|config)/', '^src/crm/(crm-objects|transforms)\\.ts$'] }),
+    forbid('config-imports-shared-and-crm-facts', 'src/config may import only src/shared and the crm facts (the destination registry and port type, transform names).',
+      { path: '^src/config/' }, { path: OURS, pathNot: ['^src/(shared|config)/', '^src/crm/(destinations|destination-port|transforms)\\.ts$'] }),
     forbid('source-stays-below-crm-and-queue', 'The Sales-Intelligence client knows no CRM, queue, run state, job, server or CLI.',
       { path: '^src/source/' }, { path: '^(src/(crm|queue|runs|server|cli|emulators)/|jobs/|bin/)' }),
     forbid('crm-knows-no-bullmq', 'CRM sinks are written without BullMQ: queues are src/queue/\'s business.',

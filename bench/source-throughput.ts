@@ -69,7 +69,7 @@ await control('POST', 'faults', { latency: { fixedMs: LATENCY_MS, jitterMs: 0 } 
 const single = newClient();
 const one = await walkFor(single, [filter]);
 const many = newClient();
-const parts = await many.partition('companies', filter, { parallelism: P });
+const parts = await many.partition('companies', filter, { pieceRecords: Math.ceil((await many.count('companies', filter)) / P) });
 const multi = await walkFor(many, parts.map((p) => p.filter));
 
 const line = (name: string, r: Result): string => {

@@ -14,14 +14,14 @@ function fail(message) {
   process.exit(1);
 }
 
-/** The most recently changed .ts file under src/ and jobs/ (absent in the container image: nothing to compare). */
+/** The most recently changed .ts or .lua file under src/ and jobs/ (absent in the container image: nothing to compare). */
 function newestSource() {
   let newest;
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts')) {
+      else if (entry.name.endsWith('.ts') || entry.name.endsWith('.lua')) {
         const mtimeMs = statSync(path).mtimeMs;
         if (!newest || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
       }

@@ -44,6 +44,9 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   // The CRM end opens while the free count is in flight: its client's first load is CPU that would otherwise hold
   // back the split's first counts (jobs/sync-search/open-soon.ts).
   const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));
+  // Preflight (CRM credentials, object, fields): beside the free counts, before the walk's first search request (step 2).
+  const checked = opening.then((d) => d.sink.preflight(d.mapping, { signal }));
+  checked.catch(() => undefined); // awaited in step 2, or never when the plan refuses the run
   try {
     // 1. Plan: free count, budget and caps (a refusal needs only the count: nothing split, nothing walked). The
     // partitions are split while the walk runs (a resumed run keeps its partitions, splits only what is left).
@@ -63,7 +66,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
 
     try {
       // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-      crm = await opening;
+      [crm] = await Promise.all([opening, checked]);
+      ledger.writesThrough(crm.mapping);
       const dryRun = request.dryRun ?? false;
       if (!dryRun) await crm.writer.prepare(crm.mapping.target, { signal });
 

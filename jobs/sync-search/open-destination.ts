@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { AppConfig, DestinationConfig, SavedSearch } from '../../src/config/index.js';
-import { companyObjectOf, defaultMatchField } from '../../src/crm/crm-objects.js';
 import { createCrmWriter } from '../../src/crm/crm-writer.js';
+import { companyObjectOf, defaultMatchField, openSink } from '../../src/crm/destinations.js';
 import { compileFieldMapping } from '../../src/crm/field-mapping.js';
-import { createHubSpotSink } from '../../src/crm/hubspot/hubspot-sink.js';
 import type { CrmSink, CrmWriter, FieldMapping } from '../../src/crm/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 
@@ -21,28 +20,9 @@ export interface OpenDestinationOptions {
   fullResync?: boolean;
 }
 
-async function openSink(destination: DestinationConfig, logger: Logger, options: OpenDestinationOptions): Promise<CrmSink> {
-  if (destination.type === 'hubspot') {
-    return createHubSpotSink({ accessToken: destination.accessToken, baseUrl: destination.baseUrl, requestsPer10s: destination.requestsPer10s, logger, redis: options.redis, keyPrefix: options.prefix });
-  }
-  // Loaded only here: jsforce is ~200 modules and ~40 MB of RSS that HubSpot runs do not need.
-  const { SalesforceSink } = await import('../../src/crm/salesforce/salesforce-sink.js');
-  return new SalesforceSink({
-    loginUrl: destination.loginUrl,
-    clientId: destination.clientId,
-    clientSecret: destination.clientSecret,
-    apiVersion: destination.apiVersion,
-    bulkThreshold: destination.bulkThreshold,
-    maxApiShare: destination.maxApiShare,
-    logger,
-    redis: options.redis,
-    keyPrefix: options.prefix,
-  });
-}
-
 /**
  * The company object and match field a person search links to: the match field of the search that writes that
- * destination's companies (falling back to Salesforce's externalIdField, then to this search's own match field).
+ * destination's companies (falling back to the destination's default match field, then to this search's own).
  */
 function associateTarget(config: AppConfig, search: SavedSearch, destination: DestinationConfig): { object: string; matchField: string } | undefined {
   if (!search.associate) return undefined;
@@ -57,7 +37,8 @@ export async function openDestination(config: AppConfig, search: SavedSearch, de
     { matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}) },
     { object: search.object, ...(associate ? { associate } : {}) },
   );
-  const sink = await openSink(destination, options.logger, options);
+  // The destination's port (src/crm/destinations.ts) opens its sink, loading that CRM's client only now.
+  const sink = await openSink(destination, { redis: options.redis, keyPrefix: options.prefix, logger: options.logger });
   const writer = createCrmWriter({
     sink,
     redis: options.redis,

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../../src/config/index.js';
 import { destinationCeiling } from '../../src/crm/destination-ceiling.js';
+import { minPartitionRecords } from '../../src/crm/destinations.js';
 import { fingerprintJourney, PartitionError, type Filter, type Partition, type PartitionProgress, type PieceRange, type SourceClient } from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import { maxJourneys, planJourneys } from './pacing/plan-journeys.js';
@@ -203,8 +204,6 @@ async function forecastSpend(
   };
 }
 
-/** Records of the largest write the sync job gathers (MAX_WRITE_BATCH in jobs/sync-search/pacing/write-batch.ts). */
-const SALESFORCE_MIN_PIECE = 2_000;
 /** Largest `offset` the API accepts: contacts partitions are kept within it where they can be. */
 const MAX_REVEAL_OFFSET = 10_000;
 /** Count requests one plan may spend on splitting: half the documented count limit (500 per minute). */
@@ -232,9 +231,9 @@ async function choosePartitions(
   // A capped run shorter than one journey walks the whole filter once and stops at the cap.
   if (target <= depth && target < counted) return alone();
   const { pageSize } = config.source;
-  // A partition's last write is partial: for Salesforce each piece holds at least one whole write batch (the sync
-  // job's 2,000, Bulk API 2.0 above `bulkThreshold`), else small pieces would turn bulk jobs into collection calls.
-  const minPiece = destination.type === 'salesforce' ? SALESFORCE_MIN_PIECE : 2 * pageSize;
+  // A partition's last write is partial: each piece holds at least what the destination's port finds worth a write
+  // of its own (a CRM with large bulk writes asks for pieces of one such write).
+  const minPiece = minPartitionRecords(destination, pageSize);
   // Guided sizes (src/source/partitioner.ts): large pieces first, each no larger than what the other journeys walk
   // after it; the last ones about a page per journey (a small run: an eighth of its share per journey), so the
   // walk's last stretch is short and few partial pages (one per partition) are spent.

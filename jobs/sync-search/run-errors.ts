@@ -1,3 +1,4 @@
+import { crmLimitCodes } from '../../src/crm/destinations.js';
 import { AppError } from '../../src/shared/app-error.js';
 import { redact } from '../../src/shared/redact.js';
 
@@ -9,11 +10,10 @@ export class RunAbortedError extends AppError {
 }
 
 /**
- * Codes of a CRM allowance used up: HubSpot's or Salesforce's daily request limit, or our own `maxApiShare` of
- * Salesforce's. The run stops cleanly (checkpoint kept) and is retried later; an immediate retry would only meet
+ * A CRM allowance used up (a daily request limit, or our own cap on a share of it; each CRM's port lists its codes,
+ * `crmLimitCodes`): the run stops cleanly (checkpoint kept) and is retried later; an immediate retry would only meet
  * the same limit, so the retry waits at least CRM_LIMIT_RETRY_MS, doubling per attempt.
  */
-export const CRM_LIMIT_CODES: ReadonlySet<string> = new Set(['crm_daily_limit', 'crm_api_share_exceeded']);
 export const CRM_LIMIT_RETRY_MS = 15 * 60_000;
 const CRM_LIMIT_RETRY_MAX_MS = 2 * 3600_000;
 
@@ -25,14 +25,14 @@ export class RunFailedError extends AppError {
   readonly retryAfterMs: number | undefined;
   constructor(search: string, cause: { code: string; message: string }, attemptsMade = 0) {
     super(cause.code, `run of '${search}' failed: ${cause.message}`);
-    this.retryAfterMs = CRM_LIMIT_CODES.has(cause.code) ? Math.min(CRM_LIMIT_RETRY_MAX_MS, CRM_LIMIT_RETRY_MS * 2 ** attemptsMade) : undefined;
+    this.retryAfterMs = crmLimitCodes().has(cause.code) ? Math.min(CRM_LIMIT_RETRY_MAX_MS, CRM_LIMIT_RETRY_MS * 2 ** attemptsMade) : undefined;
   }
 }
 
 /**
  * Codes that mean the configuration (or the CRM schema or credentials it names) is wrong: no retry helps, the queue
- * job fails at once (UnrecoverableError) and `run` exits 2. `crm_auth_failed` covers a refused token and missing
- * scopes (HubSpot 401/403, a refused Salesforce grant): fixed in the CRM app or the secret, not by waiting; likewise
+ * job fails at once (UnrecoverableError) and `run` exits 2. `crm_auth_failed` covers a refused token or grant and
+ * missing scopes: fixed in the CRM app or the secret, not by waiting; likewise
  * `source_unauthorized` (the Sales-Intelligence token endpoint refused the client secret, or the API a fresh token).
  */
 export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([

@@ -3,7 +3,8 @@
  * its counters, warnings and reveals. Every change goes through a method here, and is saved from here, so a
  * resumed attempt finds exactly what the CRM accepted. Nothing else edits the checkpoint.
  */
-import type { WriteResult } from '../../src/crm/index.js';
+import type { FieldMapping, WriteResult } from '../../src/crm/index.js';
+import { absentPathWarnings, tallyAbsent } from '../../src/crm/absent-paths.js';
 import type { CheckpointStore, PartitionCheckpoint, RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import { addCounts, emptyCounts, runCounts, type RunCounts } from '../../src/runs/run-counters.js';
@@ -32,6 +33,8 @@ export class RunLedger {
   /** Counters of the earlier attempts, as this one found them (the checkpoint's own copy moves on). */
   private readonly earlier: RunCounts | undefined;
   private target = 0;
+  /** The mapping the run writes through: each committed batch's records are checked for the paths it maps. */
+  private mapping: FieldMapping | undefined;
 
   constructor(private readonly deps: LedgerDeps) {
     this.earlier = deps.resumed ? structuredClone(deps.resumed.counts) : undefined;
@@ -52,6 +55,11 @@ export class RunLedger {
       partitions: plan.partitions.map((p) => ({ filter: p.filter, state: null, done: false, count: p.count })),
       plan: { complete, pending: [], countsLeft: 0 },
     };
+  }
+
+  /** The CRM end is open: from now on each committed batch tallies the mapped paths its records lack. */
+  writesThrough(mapping: FieldMapping): void {
+    this.mapping = mapping;
   }
 
   /** The checkpoint as it stands (read only: how the walk ended, the summary); undefined before `begin`. */
@@ -97,6 +105,7 @@ export class RunLedger {
   async commit(index: number, batch: JourneyPage, result: WriteResult): Promise<void> {
     const cp = this.cp;
     if (!cp) return;
+    if (this.mapping) cp.absentPaths = tallyAbsent(cp.absentPaths, this.mapping, batch.records, batch.revealSkipped !== undefined);
     // The CRM holds these persons' contacts now: later runs pass them by without paying again.
     if (!this.dryRun && batch.revealed) await this.deps.source.markRevealed(batch.revealed);
     addCounts(cp.counts, {
@@ -147,11 +156,15 @@ export class RunLedger {
     return runCounts(this.cp?.counts ?? this.earlier ?? emptyCounts(), this.earlier, this.deps.source.stats());
   }
 
-  /** Link errors and warnings of the batches accepted so far, and how many partitions the run has. */
+  /**
+   * Link errors and warnings of the batches accepted so far, and how many partitions the run has. Paths absent in
+   * (nearly) every record are said here once, at the end (not kept in the checkpoint's warnings).
+   */
   get findings(): { linkErrors?: number; warnings?: RunWarnings; partitions?: number } {
     const cp = this.cp;
     if (!cp) return {};
-    return { ...(cp.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(cp.warnings ? { warnings: cp.warnings } : {}), partitions: cp.partitions.length };
+    const warnings = addWarnings(cp.warnings, absentPathWarnings(cp.absentPaths).map(redactText));
+    return { ...(cp.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(warnings ? { warnings } : {}), partitions: cp.partitions.length };
   }
 
   /** Saves the checkpoint (after every accepted write; never in a dry run). */

@@ -17,7 +17,7 @@
  * a journey ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still
  * written).
  */
-import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/index.js';
+import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/crm-writer.js';
 import type { JourneyPage } from '../../src/source/index.js';
 
 export interface PackerDeps {

@@ -7,7 +7,7 @@
 import type { AlertsConfig, SavedSearch } from '../config/index.js';
 import type { RunSummary } from '../runs/run-summary.js';
 import { warningCount } from '../runs/run-warnings.js';
-import type { BudgetState } from '../source/budget-ledger.js';
+import type { BudgetState } from '../source/budget-states.js';
 import { schedulePeriodMs } from './schedule-period.js';
 
 export type AlertRule = 'run_failed' | 'run_warnings' | 'rejects_share' | 'tokens_low' | 'credits_low' | 'search_stale';

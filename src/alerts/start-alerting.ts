@@ -8,15 +8,28 @@ import type { Redis } from 'ioredis';
 import type { AlertsConfig, SavedSearch } from '../config/index.js';
 import { SYNC_QUEUE } from '../queue/index.js';
 import { listRuns } from '../runs/run-history.js';
-import { readBudgetStates } from '../source/budget-ledger.js';
+import { readBudgetStates } from '../source/budget-states.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import { duplicateRedis } from '../shared/redis.js';
 import { alertPayload, formatFor, type AlertPayload } from './alert-payload.js';
 import { evaluateRules, type AlertCondition } from './alert-rules.js';
-import { swapAlertState, type Transition } from './alert-state.js';
-import { createWebhookSender, type WebhookSender } from './webhook-sender.js';
+import { swapAlertState, type ClaimedTransition, type Transition } from './alert-state.js';
+import { createWebhookSender, WEBHOOK_DEADLINE_MS, type WebhookSender } from './webhook-sender.js';
 
 /** Runs per search the rules look at (the stale rule looks for the last completed one among them). */
 const HISTORY_DEPTH = 50;
+
+/** How long an evaluator holds an undelivered alert: longer than one delivery, so two never send it at once. */
+const CLAIM_MS = 2 * WEBHOOK_DEADLINE_MS;
+
+/** Longest `close` waits for the queue listener and an evaluation in flight: shutdown never waits on a dead Redis. */
+const CLOSE_WAIT_MS = 2_000;
+
+async function atMost(work: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work?.catch(() => undefined), new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+  clearTimeout(timer);
+}
 
 export interface AlertingOptions {
   redis: Redis;
@@ -71,18 +84,21 @@ export function startAlerting(opts: AlertingOptions): Alerting {
     const conditions = evaluateRules({ rules, searches, runs: new Map(runs), budgets, maxCreditsPerDay: opts.maxCreditsPerDay?.(), now });
     const send = senderFor(rules.webhook.url);
     const format = formatFor(rules.webhook.url, rules.webhook.payload);
-    const events: AlertEvent[] = [];
+    const due: { event: AlertEvent; claim: ClaimedTransition }[] = [];
     for (const condition of conditions) {
-      const transition = await swapAlertState(opts.redis, opts.prefix, condition.id, condition.firing);
-      if (!transition) continue;
+      const claim = await swapAlertState(opts.redis, opts.prefix, condition.id, condition.firing, CLAIM_MS);
+      if (!claim) continue;
+      const { transition } = claim;
       const payload = alertPayload(condition, transition, format, now);
-      log.info({ alert: condition.rule, id: condition.id, transition }, 'alert state changed');
-      events.push({ condition, transition, payload, delivered: false });
+      log.info({ alert: condition.rule, id: condition.id, transition }, 'alert due');
+      due.push({ event: { condition, transition, payload, delivered: false }, claim });
     }
-    await Promise.all(events.map(async (e) => {
-      e.delivered = await send(e.payload, stop.signal);
+    // Pending until a 2xx: an undelivered alert is claimed again by the next evaluation (of any process).
+    await Promise.all(due.map(async ({ event, claim }) => {
+      event.delivered = await send(event.payload, stop.signal);
+      await (event.delivered ? claim.delivered() : claim.retryLater());
     }));
-    return events;
+    return due.map((d) => d.event);
   };
   const evaluate = (): Promise<AlertEvent[]> => {
     if (!running) {
@@ -106,7 +122,7 @@ export function startAlerting(opts: AlertingOptions): Alerting {
   let eventsConnection: Redis | undefined;
   if (opts.listenToQueue && opts.alerts()) {
     // Its own connection, closed with it: QueueEvents blocks on XREAD.
-    eventsConnection = opts.redis.duplicate({ maxRetriesPerRequest: null });
+    eventsConnection = duplicateRedis(opts.redis, { maxRetriesPerRequest: null });
     events = new QueueEvents(SYNC_QUEUE, { connection: eventsConnection, prefix: opts.prefix });
     events.on('completed', tick);
     events.on('failed', tick);
@@ -118,9 +134,12 @@ export function startAlerting(opts: AlertingOptions): Alerting {
     async close() {
       clearInterval(timer);
       stop.abort();
-      await events?.close().catch(() => undefined);
+      // Redis unreachable: the listener's close and an evaluation's commands would wait for it to come back.
+      const down = opts.redis.status !== 'ready';
+      if (down) eventsConnection?.disconnect();
+      await atMost(events?.close(), CLOSE_WAIT_MS);
       eventsConnection?.disconnect();
-      await running?.catch(() => undefined);
+      if (!down) await atMost(running, CLOSE_WAIT_MS);
     },
   };
 }

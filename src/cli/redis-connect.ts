@@ -16,11 +16,13 @@ export class RedisUnreachableError extends AppError {
   }
 }
 
-/** The Redis URL to show a human: any password (and a user name that is really a password) removed. */
+/** The Redis URL to show a human: its password and user name removed (a lone user name is often a password). */
 export function redisUrlForDisplay(url: string): string {
   if (url.startsWith(CLUSTER_SCHEME)) return redisUrlForLogs(url); // a seed list, not one URL
   try {
     const parsed = new URL(url);
+    // `redis://SECRET@host` is a password in the user name's place (Redis < 6 has no user names): drop both.
+    parsed.username = '';
     parsed.password = '';
     return parsed.toString().replace(/\/$/, '');
   } catch {

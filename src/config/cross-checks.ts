@@ -1,17 +1,11 @@
 /** Rules that relate several fields of the config; the schema has already checked each field alone. */
 // CRM facts (objects per destination type, match-field defaults) are the crm layer's: asked, not repeated here.
-import { defaultMatchField, objectsFor, objectsOf } from '../crm/crm-objects.js';
+import { defaultMatchField, matchFieldDefaults, objectsFor, objectsOf } from '../crm/destinations.js';
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
+import type { PathIssue } from './path-issue.js';
 import type { ConfigPath } from './yaml-tree.js';
-
-export interface PathIssue {
-  path: ConfigPath;
-  message: string;
-  /** Point at the key rather than the value (unknown or ignored keys). */
-  at?: 'key';
-}
 
 /** The API's offset ceiling (spec "Pagination limits"): the last page may start at 10,000. */
 const MAX_OFFSET = 10_000;
@@ -96,6 +90,12 @@ function checkPersonOnly(search: ParsedSearch, at: ConfigPath, config: ParsedCon
   }
 }
 
+/** The issue of a search with no match field: required, unless a destination key (of some CRM) gives a default. */
+function matchFieldRequired(): string {
+  const keys = matchFieldDefaults().map(({ type, key }) => `set ${key} on a ${type} destination`);
+  return keys.length === 0 ? 'required' : `required (or ${keys.join(' or ')})`;
+}
+
 /** Checks `search` against its destination and resolves `matchOn.field`; undefined when it cannot be resolved. */
 function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedConfig, issues: PathIssue[]): string | undefined {
   const destination = config.destinations[search.destination];
@@ -113,7 +113,7 @@ function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedCo
   }
   const field = search.matchOn.field ?? defaultMatchField(destination);
   if (field === undefined) {
-    issues.push({ path: [...at, 'matchOn', 'field'], message: 'required (or set externalIdField on a salesforce destination)' });
+    issues.push({ path: [...at, 'matchOn', 'field'], message: matchFieldRequired() });
   }
   return field;
 }

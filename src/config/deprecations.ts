@@ -2,7 +2,7 @@
  * Keys that still load but no longer do anything, each with a warning that says what replaces it. Reported like
  * every config warning (`validate`), never fatal.
  */
-import type { PathIssue } from './cross-checks.js';
+import type { PathIssue } from './path-issue.js';
 import type { ConfigPath } from './yaml-tree.js';
 
 interface SearchKeys {

@@ -9,14 +9,13 @@ export type { ConfigIssue } from './config-error.js';
 export { configJsonSchema } from './json-schema.js';
 export { parseEvery } from './schedule.js';
 export { checkFilterValues } from './online-check.js';
+export { formatPath } from './yaml-tree.js';
 export type { DictionaryLookup } from './online-check.js';
 export type {
   AppConfig,
   SourceConfig,
   SourcePaths,
   DestinationConfig,
-  HubSpotDestinationConfig,
-  SalesforceDestinationConfig,
   SavedSearch,
   SearchFilter,
   FieldMapping,

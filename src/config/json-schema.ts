@@ -28,6 +28,6 @@ function allowInterpolation(node: unknown): unknown {
 
 /** The config's JSON Schema (draft 2020-12) for editor completion; describes what a user writes (the input side). */
 export function configJsonSchema(): JsonSchema {
-  const schema = z.toJSONSchema(configSchema, { io: 'input' }) as JsonSchema;
+  const schema = z.toJSONSchema(configSchema(), { io: 'input' }) as JsonSchema;
   return { ...(allowInterpolation(schema) as JsonSchema), title: 'prospect-sync configuration' };
 }

@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import type { ConfigIssue } from './config-error.js';
 import { ConfigError } from './config-error.js';
-import { crossCheck, type PathIssue } from './cross-checks.js';
+import { crossCheck } from './cross-checks.js';
+import type { PathIssue } from './path-issue.js';
 import { configSchema, type AppConfig } from './schema.js';
 import { formatPath, readYamlTree, valueAt, type Locate } from './yaml-tree.js';
 import { fromZodIssues } from './zod-issues.js';
@@ -43,7 +44,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   if (tree.value === null || typeof tree.value !== 'object' || Array.isArray(tree.value)) {
     throw new ConfigError([...tree.issues, { file, line: 1, column: 1, path: '', message: 'expected a mapping with source, destinations, searches' }]);
   }
-  const parsed = configSchema.safeParse(tree.value);
+  const parsed = configSchema().safeParse(tree.value);
   if (!parsed.success) {
     const schemaIssues = place(fromZodIssues(parsed.error.issues, (path) => valueAt(tree.value, path) !== undefined));
     // An interpolation failure already explains the value it left empty.

@@ -4,16 +4,12 @@
  * Rules that relate several fields live in cross-checks.ts; this file holds only what a single field can say.
  */
 import { z } from 'zod';
-// The one list of transforms, owned by the mapping code that applies them (a leaf module: no cycle, no CRM client).
+// The destination types and their config blocks are the crm layer's (one port per CRM, listed in its registry; the
+// port modules hold no client). Likewise the one list of transforms, owned by the mapping code that applies them.
+import type { DestinationConfig, DestinationPort, DestinationSchema } from '../crm/destination-port.js';
+import { destinationPorts, matchFieldDefaults } from '../crm/destinations.js';
 import { TRANSFORMS } from '../crm/transforms.js';
-
-const posInt = z.int().positive();
-const nonNegInt = z.int().nonnegative();
-const nonEmpty = z.string().min(1);
-const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
-
-/** A secret: only from the environment (load-config checks it came from a ${VAR}); never echoed. */
-const secret = z.string().min(1, 'must not be empty').meta({ secret: true });
+import { httpUrl, isSecretField, nonEmpty, nonNegInt, posInt, secret } from './config-fields.js';
 
 /** The six person segments of the `view` query parameter (spec "Person record segments"). */
 const PERSON_SEGMENTS = ['demographics', 'contacts', 'education', 'pastCompanies', 'skills', 'events'] as const;
@@ -62,13 +58,23 @@ const fieldMapping = z.union([
     transform: z.enum(TRANSFORMS).optional(),
     overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
   }),
+  z.strictObject({
+    value: z.union([nonEmpty, z.number(), z.boolean()]).describe('constant written to every record'),
+    overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
+  }),
 ]);
 
 /** Names of searches (the BullMQ scheduler id) and destinations. */
 const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const slug = z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64);
 
-const savedSearchSchema = z.strictObject({
+/** `matchOn.field`'s help text: which destination key gives a default, per destination type that has one. */
+function matchFieldDescription(): string {
+  const defaults = matchFieldDefaults().map(({ type, key }) => `a ${type} destination's ${key}`);
+  return defaults.length === 0 ? 'CRM unique field' : `CRM unique field; defaults to ${defaults.join(' or ')}`;
+}
+
+const savedSearchSchema = () => z.strictObject({
   name: slug,
   segment: nonEmpty,
   entity: z.enum(['companies', 'persons']),
@@ -85,32 +91,12 @@ const savedSearchSchema = z.strictObject({
   destination: nonEmpty,
   object: nonEmpty,
   matchOn: z.strictObject({
-    field: nonEmpty.optional().describe("CRM unique field; defaults to a salesforce destination's externalIdField"),
+    field: nonEmpty.optional().describe(matchFieldDescription()),
     from: nonEmpty.describe('record path'),
   }),
   fields: z.record(nonEmpty, fieldMapping),
   associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
 });
-
-const hubspotDestination = z.strictObject({
-  type: z.literal('hubspot'),
-  accessToken: secret,
-  baseUrl: httpUrl.default('https://api.hubapi.com'),
-  requestsPer10s: posInt.default(100).describe('private app limit per 10 s rolling window (100 Free/Starter, 190 Pro)'),
-});
-
-const salesforceDestination = z.strictObject({
-  type: z.literal('salesforce'),
-  loginUrl: httpUrl.default('https://login.salesforce.com'),
-  clientId: nonEmpty,
-  clientSecret: secret,
-  apiVersion: z.string().regex(/^\d+\.\d$/, 'expected a version like "62.0"').default('62.0'),
-  bulkThreshold: posInt.default(2000).describe('records per run from which Bulk API 2.0 is used'),
-  maxApiShare: z.number().gt(0).lte(1).default(0.5).describe("share of the org's daily API requests a run may use"),
-  externalIdField: nonEmpty.optional().describe('default matchOn.field for searches writing here'),
-});
-
-const destinationSchema = z.discriminatedUnion('type', [hubspotDestination, salesforceDestination]);
 
 const byEntity = (companies: string, persons: string) =>
   z.strictObject({ companies: nonEmpty.default(companies), persons: nonEmpty.default(persons) }).prefault({});
@@ -161,8 +147,8 @@ const sourceSchema = z.strictObject({
 /** Optional webhook alerts (src/alerts/): each rule fires once per state change and once on recovery. */
 const alertsSchema = z.strictObject({
   webhook: z.strictObject({
-    // A secret: Slack incoming-webhook URLs hold a token.
-    url: secret,
+    // A secret: Slack incoming-webhook URLs hold a token. http(s) only: a file: or other scheme is never posted to.
+    url: httpUrl.meta({ secret: true }),
     payload: z.enum(['slack', 'json']).optional().describe('default: slack for hooks.slack.com, else json'),
   }),
   evaluateEverySeconds: posInt.default(60).describe('how often the run history is evaluated (also on every finished run)'),
@@ -174,29 +160,51 @@ const alertsSchema = z.strictObject({
   staleAfterPeriods: posInt.optional().describe('alert when a scheduled search has not completed for this many schedule periods'),
 });
 
-export const configSchema = z.strictObject({
+type Ports = readonly DestinationPort[];
+
+/** One destination block: the branch of its `type` among the registered CRMs (`src/crm/destinations.ts`). */
+function destinationSchema(ports: Ports): z.ZodType<DestinationConfig> {
+  // Never empty: the registry starts with the built-in CRMs and removes only what was added.
+  const branches = ports.map((p): DestinationSchema => p.configSchema) as [DestinationSchema, ...DestinationSchema[]];
+  return z.discriminatedUnion('type', branches) as unknown as z.ZodType<DestinationConfig>;
+}
+
+const buildConfigSchema = (ports: Ports) => z.strictObject({
   source: sourceSchema,
-  destinations: z.record(slug, destinationSchema),
+  destinations: z.record(slug, destinationSchema(ports)),
   reveal: z
     .strictObject({
       contactsAllowedSegments: z.array(nonEmpty).default([]),
       refreshAfterDays: posInt.default(180).describe('a person\'s contacts are revealed (paid) again after this many days'),
     })
     .prefault({}),
-  searches: z.array(savedSearchSchema).min(1),
+  searches: z.array(savedSearchSchema()).min(1),
   worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
   server: z
     .strictObject({
       port: z.int().min(0).max(65_535).default(3000),
       host: nonEmpty.default('127.0.0.1'),
       auth: z.strictObject({ username: nonEmpty, password: secret }).optional(),
+      // bull-board acts on jobs and queues (add, retry, remove, pause, obliterate) only when this is true.
+      adminActions: z.boolean().default(false),
+      // Absent: /metrics needs server.auth unless the server binds a loopback address.
+      metricsAuth: z.boolean().optional(),
     })
     .prefault({}),
   alerts: alertsSchema.optional(),
 });
 
+let built: { ports: Ports; schema: ReturnType<typeof buildConfigSchema> } | undefined;
+
+/** The config file's schema for the destination types registered now (built again when that list changes). */
+export function configSchema(): ReturnType<typeof buildConfigSchema> {
+  const ports = destinationPorts();
+  if (built?.ports !== ports) built = { ports, schema: buildConfigSchema(ports) };
+  return built.schema;
+}
+
 /** What the schema alone yields, before cross-checks resolve defaults that depend on other sections. */
-export type ParsedConfig = z.output<typeof configSchema>;
+export type ParsedConfig = z.output<ReturnType<typeof buildConfigSchema>>;
 type ParsedSearch = ParsedConfig['searches'][number];
 
 /** A saved search after loading: `matchOn.field` is always resolved. */
@@ -204,9 +212,7 @@ export type SavedSearch = Omit<ParsedSearch, 'matchOn'> & { matchOn: { field: st
 export type AppConfig = Omit<ParsedConfig, 'searches'> & { searches: SavedSearch[] };
 export type SourceConfig = AppConfig['source'];
 export type SourcePaths = SourceConfig['paths'];
-export type DestinationConfig = AppConfig['destinations'][string];
-export type HubSpotDestinationConfig = Extract<DestinationConfig, { type: 'hubspot' }>;
-export type SalesforceDestinationConfig = Extract<DestinationConfig, { type: 'salesforce' }>;
+export type { DestinationConfig };
 export type SearchFilter = SavedSearch['filter'];
 export type FieldMapping = SavedSearch['fields'][string];
 export type ServerConfig = AppConfig['server'];
@@ -217,7 +223,8 @@ export type AlertsConfig = NonNullable<AppConfig['alerts']>;
 export function isSecretPath(path: readonly (string | number)[]): boolean {
   const [section, second, third] = path;
   if (path.length !== 3) return false;
+  if (section === 'alerts') return second === 'webhook' && third === 'url';
   if (section === 'source') return second === 'auth' && third === 'clientSecret';
-  if (section === 'destinations') return third === 'accessToken' || third === 'clientSecret';
+  if (section === 'destinations') return destinationPorts().some((p) => isSecretField(p.configSchema.shape[third as string] as z.ZodType | undefined));
   return section === 'server' && second === 'auth' && third === 'password';
 }

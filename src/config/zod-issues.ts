@@ -1,7 +1,7 @@
 /** Turns zod's issues into short, positioned config issues that never echo a value. */
 import type { z } from 'zod';
 import type { ConfigPath } from './yaml-tree.js';
-import type { PathIssue } from './cross-checks.js';
+import type { PathIssue } from './path-issue.js';
 
 type ZodIssue = z.core.$ZodIssue;
 

@@ -1,7 +1,9 @@
 /**
- * The one small interface both CRMs implement. A sink knows its CRM's wire contract and limits, nothing about
+ * The one small interface every CRM implements. A sink knows its CRM's wire contract and limits, nothing about
  * the Sales-Intelligence API or BullMQ. Records arrive already mapped to CRM field names.
  */
+import type { FieldMapping } from './field-mapping.js';
+
 export type CrmValue = string | number | boolean | null;
 
 /** One record to write: `key` is the value of the match (unique / external id) field. */
@@ -14,7 +16,7 @@ export interface CrmRecord {
 
 /** Where records land: a CRM object, its unique match field, and the fields a search maps. */
 export interface ObjectTarget {
-  /** hubspot: `companies` | `contacts`; salesforce: `Account` | `Contact` | `Lead`. */
+  /** One of the objects the destination's port lists (e.g. hubspot: `companies` | `contacts`). */
   object: string;
   matchField: string;
   fields: string[];
@@ -31,7 +33,15 @@ export interface SinkCallOptions {
 }
 
 export interface CrmSink {
-  readonly kind: 'hubspot' | 'salesforce';
+  /** The destination type it writes (its port's `type`, src/crm/destination-port.ts). */
+  readonly kind: string;
+  /**
+   * Before any search request of a run (dry runs too) and in `validate --online`: the credentials, the object, every
+   * mapped field (exists, writable, type), the match field (unique / External ID) and, on Salesforce, every field
+   * required on create. Throws CrmAuthError, CrmSchemaError (no such object) or CrmPreflightError (every field
+   * problem at once); changes nothing. A passing check is kept per process for a while (src/crm/preflight-cache.ts).
+   */
+  preflight(mapping: FieldMapping, options?: SinkCallOptions): Promise<void>;
   /** Checks (or on HubSpot creates) the unique match field and checks every mapped field exists. */
   prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void>;
   /** Current values of `fields` for the records with these keys (missing keys are absent from the map). */

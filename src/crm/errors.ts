@@ -41,3 +41,13 @@ export class CrmRequestError extends AppError {
     super('crm_request_failed', `${crm} refused the request (${status}): ${message}`, { details: { ...details, status } });
   }
 }
+
+/**
+ * A destination's `type` no registered port knows (a config built in code; a loaded config cannot hold one), or a
+ * second port for a type already registered: the configuration is wrong, no retry helps.
+ */
+export class DestinationTypeError extends AppError {
+  constructor(message: string, details: { type: string; known: string[] }) {
+    super('config_invalid', message, { details });
+  }
+}

@@ -12,7 +12,8 @@ export type OverwritePolicy = 'always' | 'ifEmpty' | 'never';
 /** A search's mapping as written in the config (docs/contract.md `matchOn` / `fields` / `associate`). */
 export interface FieldMappingConfig {
   matchOn: { field: string; from: string };
-  fields: Record<string, string | { from: string; transform?: string; overwrite?: OverwritePolicy }>;
+  /** A record path, `{from, transform?, overwrite?}`, or a constant `{value, overwrite?}` written to every record. */
+  fields: Record<string, string | { from: string; transform?: string; overwrite?: OverwritePolicy } | { value: ConstantValue; overwrite?: OverwritePolicy }>;
   associate?: { company: { from: string } };
 }
 
@@ -22,13 +23,15 @@ export interface MappingObjectInfo {
   associate?: { object: string; matchField: string };
 }
 
-export interface MappedField {
+/** A mapped field's fixed value (config `{value: ...}`): the same for every record. */
+export type ConstantValue = string | number | boolean;
+
+/** A CRM field and where its value comes from: a record path (`path`, `from`) or a constant (`constant`). */
+export type MappedField = {
   field: string;
-  from: string;
-  path: RecordPath;
   transform: TransformName | undefined;
   overwrite: OverwritePolicy;
-}
+} & ({ from: string; path: RecordPath; constant?: undefined } | { from?: undefined; path?: undefined; constant: ConstantValue });
 
 export interface FieldMapping {
   target: ObjectTarget;
@@ -50,11 +53,16 @@ function pathOf(path: string, where: string): RecordPath {
 /** Checks and compiles a search's mapping once per run; throws `CrmMappingConfigError` on a bad config. */
 export function compileFieldMapping(config: FieldMappingConfig, info: MappingObjectInfo): FieldMapping {
   const matchField = config.matchOn.field;
-  const fields: MappedField[] = Object.entries(config.fields).map(([field, spec]) => {
-    const { from, transform, overwrite } = typeof spec === 'string' ? { from: spec, transform: undefined, overwrite: undefined } : spec;
+  const fields: MappedField[] = Object.entries(config.fields).map(([field, spec]): MappedField => {
     if (field === matchField) {
       throw new CrmMappingConfigError(`fields.${field}: the match field is written from matchOn.from; remove it from fields`, { field });
     }
+    if (typeof spec !== 'string' && 'value' in spec) {
+      const constant = spec.value as unknown;
+      if (!isConstant(constant)) throw new CrmMappingConfigError(`fields.${field}.value: a constant is a string, a finite number or a boolean`, { field });
+      return { field, constant, transform: undefined, overwrite: spec.overwrite ?? 'always' };
+    }
+    const { from, transform, overwrite } = typeof spec === 'string' ? { from: spec, transform: undefined, overwrite: undefined } : spec;
     if (transform !== undefined && !isTransformName(transform)) {
       throw new CrmMappingConfigError(`fields.${field}: unknown transform "${transform}" (known: ${TRANSFORMS.join(', ')})`, { field, transform });
     }
@@ -76,6 +84,10 @@ export function compileFieldMapping(config: FieldMappingConfig, info: MappingObj
   };
 }
 
+function isConstant(value: unknown): value is ConstantValue {
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
 function keyOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim() === '' ? undefined : value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
@@ -89,7 +101,7 @@ export function mapRecord(mapping: FieldMapping, source: unknown): MapResult {
   const properties: Record<string, CrmValue> = {};
   for (const f of mapping.fields) {
     try {
-      const value = applyTransform(f.transform, readPath(source, f.path));
+      const value = f.path === undefined ? f.constant : applyTransform(f.transform, readPath(source, f.path));
       if (value !== undefined) properties[f.field] = value;
     } catch (err) {
       if (!(err instanceof TransformFailure)) throw err;

@@ -5,7 +5,7 @@
  */
 export type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from './crm-sink.js';
 export { compileFieldMapping, mapRecord } from './field-mapping.js';
-export type { FieldMapping, FieldMappingConfig, MappedField, MappingObjectInfo, MapResult, OverwritePolicy } from './field-mapping.js';
+export type { ConstantValue, FieldMapping, FieldMappingConfig, MappedField, MappingObjectInfo, MapResult, OverwritePolicy } from './field-mapping.js';
 export { TRANSFORMS, applyTransform } from './transforms.js';
 export type { TransformName } from './transforms.js';
 export { CHANGE_HASH_TTL_SECONDS, createChangeDetector } from './change-detector.js';
@@ -15,8 +15,10 @@ export type { RejectEntry, RejectStore } from './reject-store.js';
 export { createCrmWriter, summarize } from './crm-writer.js';
 export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
 export { CrmAuthError, CrmDailyLimitError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';
-export { companyObjectOf, defaultMatchField, objectsFor, objectsOf } from './crm-objects.js';
-export type { DestinationType, EntityKind } from './crm-objects.js';
+export { companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, matchFieldDefaults, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
+export type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
+export { CrmPreflightError } from './preflight-error.js';
+export type { PreflightProblem } from './preflight-error.js';
 export { createHubSpotSink } from './hubspot/hubspot-sink.js';
 export type { HubSpotSink, HubSpotSinkOptions } from './hubspot/hubspot-sink.js';
 // The Salesforce sink is not re-exported as a value: it loads jsforce (~200 modules, ~40 MB RSS, ~0.3 s CPU), which a

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
-import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/redis.js';
+import { runLua } from '../shared/lua-script.js';
+import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/owner-lease.js';
 import { isRedisConnectionError } from '../shared/redis-connection-error.js';
 
 export interface LeaderLockOptions {
@@ -68,7 +69,7 @@ export class LeaderLock {
   private async tick(): Promise<void> {
     try {
       if (this.leader) {
-        const renewed = await this.opts.redis.eval(RENEW_IF_OWNER, 1, this.opts.key, this.token, String(this.ttlMs));
+        const renewed = await runLua(this.opts.redis, RENEW_IF_OWNER, [this.opts.key], [this.token, String(this.ttlMs)]);
         if (renewed !== 1) {
           this.leader = false;
           this.opts.logger.warn({ key: this.opts.key }, 'scheduler leadership lost');
@@ -77,7 +78,7 @@ export class LeaderLock {
       } else {
         const ok = await this.opts.redis.set(this.opts.key, this.token, 'PX', this.ttlMs, 'NX');
         if (ok === 'OK' && this.stopped) {
-          await this.opts.redis.eval(RELEASE_IF_OWNER, 1, this.opts.key, this.token);
+          await runLua(this.opts.redis, RELEASE_IF_OWNER, [this.opts.key], [this.token]);
         } else if (ok === 'OK') {
           this.leader = true;
           this.opts.logger.info({ key: this.opts.key }, 'scheduler leadership acquired');
@@ -98,7 +99,7 @@ export class LeaderLock {
     if (this.leader) {
       this.leader = false;
       // With Redis unreachable the command would wait for it: let the lease lapse instead.
-      if (this.opts.redis.status === 'ready') await this.opts.redis.eval(RELEASE_IF_OWNER, 1, this.opts.key, this.token).catch(() => undefined);
+      if (this.opts.redis.status === 'ready') await runLua(this.opts.redis, RELEASE_IF_OWNER, [this.opts.key], [this.token]).catch(() => undefined);
     }
   }
 }

@@ -7,6 +7,7 @@ import { LeaderLock } from './leader-lock.js';
 import type { AppQueues, QueueContext } from './queue-context.js';
 import type { SchedulableSearch } from './schedule-spec.js';
 import { syncJobSchedulers } from './scheduler-sync.js';
+import { retireRemovedSearches } from '../runs/search-retention.js';
 
 export interface SchedulerOptions {
   ctx: QueueContext;
@@ -38,6 +39,9 @@ export async function startScheduler(opts: SchedulerOptions): Promise<SchedulerH
   const sync = async (): Promise<void> => {
     const result = await syncJobSchedulers(queues.tick, searches);
     logger.info(result, 'job schedulers synced with the config');
+    // Run state of searches no longer in the config expires (docs/operations.md "Keys and their lifetimes").
+    const retention = await retireRemovedSearches(opts.ctx.connection, opts.ctx.prefix, searches.map((s) => s.name));
+    if (retention.retired.length + retention.restored.length > 0) logger.info(retention, 'run state of removed searches set to expire');
   };
 
   const lock = new LeaderLock({

@@ -4,6 +4,7 @@ import { isRedisConnectionError } from '../shared/redis-connection-error.js';
 import { SYNC_QUEUE, type SyncJobData, type SyncJobResult, type SyncProcessor } from './job-data.js';
 import { MAX_STARTED_ATTEMPTS, SYNC_BACKOFF_TYPE, syncBackoff } from './job-options.js';
 import type { QueueContext } from './queue-context.js';
+import { SYNC_LOCK_DURATION_MS, SYNC_LOCK_RENEW_MS, SYNC_STALLED_INTERVAL_MS } from './worker-locks.js';
 
 export interface SyncWorkerOptions {
   ctx: QueueContext;
@@ -11,8 +12,10 @@ export interface SyncWorkerOptions {
   /** Runs at once in this process (config `worker.concurrency`). */
   concurrency?: number;
   logger: Logger;
-  /** BullMQ lock duration; a crashed worker's run is picked up again after about this long. */
+  /** BullMQ lock settings (default: worker-locks.ts); a crashed worker's run is picked up again after about
+   * lockDuration + stalledInterval. */
   lockDuration?: number;
+  lockRenewTime?: number;
   stalledInterval?: number;
 }
 
@@ -65,8 +68,10 @@ export function startSyncWorker(opts: SyncWorkerOptions): SyncWorkerHandle {
     // Per-minute completed/failed counts behind /metrics' bullmq_job_*_total.
     metrics: { maxDataPoints: MetricsTime.ONE_WEEK },
     settings: { backoffStrategy: (attempts, type, err, job) => (type === SYNC_BACKOFF_TYPE ? syncBackoff(attempts, type, err, job) : 0) },
-    ...(opts.lockDuration === undefined ? {} : { lockDuration: opts.lockDuration }),
-    ...(opts.stalledInterval === undefined ? {} : { stalledInterval: opts.stalledInterval }),
+    lockDuration: opts.lockDuration ?? SYNC_LOCK_DURATION_MS,
+    // An explicit shorter lock without its own renewal period renews at BullMQ's default (half the lock).
+    lockRenewTime: opts.lockRenewTime ?? (opts.lockDuration === undefined ? SYNC_LOCK_RENEW_MS : opts.lockDuration / 2),
+    stalledInterval: opts.stalledInterval ?? SYNC_STALLED_INTERVAL_MS,
   });
   // Redis outages are logged once by the connection's watcher (shared/redis-watch.ts), not on every retry.
   worker.on('error', (err) => (isRedisConnectionError(err) ? logger.debug({ err: err.message }, 'sync worker: Redis unreachable') : logger.error({ err }, 'sync worker error')));

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunCounts } from './run-summary.js';
+import type { AbsentTally } from '../crm/absent-paths.js';
 import type { RunWarnings } from './run-warnings.js';
 
 /** Where one partition's journey stands: its filter and the source client's resumable state (`null` = not started). */
@@ -38,6 +39,8 @@ export interface RunCheckpoint<S = unknown> {
   /** Link errors and warnings of the batches accepted so far (absent: none). */
   linkErrors?: number;
   warnings?: RunWarnings;
+  /** Mapped record paths the records booked so far lacked (absent: none booked yet, or an older version). */
+  absentPaths?: AbsentTally;
   partitions: PartitionCheckpoint<S>[];
   /** Absent (checkpoints of older versions): the plan was complete. */
   plan?: PlanCheckpoint;

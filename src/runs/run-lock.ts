@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { AppError } from '../shared/app-error.js';
-import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/redis.js';
+import { luaScript, runLua } from '../shared/lua-script.js';
+import { RELEASE_IF_OWNER, RENEW_IF_OWNER } from '../shared/owner-lease.js';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A second run of a search was attempted while one holds the lock. `details.holder` is the active run id. */
@@ -30,14 +31,8 @@ export interface RunLock {
   release(): Promise<void>;
 }
 
-// Per attempt, not per run: another attempt of the same run (a stalled job picked up again while its first worker
-// still runs, or the lock of a crashed worker not yet expired) is waited for, never joined, so one run never walks
-// twice at once. 1: taken; 2: held by another attempt of this run; 0: held by another run.
-const ACQUIRE = `
-local cur = redis.call('GET', KEYS[1])
-if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-if string.sub(cur, 1, string.len(ARGV[3])) == ARGV[3] then return 2 end
-return 0`;
+/** 1: taken; 2: held by another attempt of this run (waited for, never joined); 0: held by another run. */
+const ACQUIRE = luaScript('runLockAcquire', 1, new URL('./run-lock-acquire.lua', import.meta.url));
 
 /** The run id part of a lock value (`<run id>#<attempt>`). */
 const runIdOf = (value: string | null): string | null => (value === null ? null : value.replace(/#[^#]*$/, ''));
@@ -50,12 +45,14 @@ const runIdOf = (value: string | null): string | null => (value === null ? null 
  */
 export async function acquireRunLock(redis: Redis, search: string, runId: string, options: RunLockOptions = {}): Promise<RunLock> {
   const key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).lock;
-  const ttlMs = options.ttlMs ?? 30_000;
-  const renewEveryMs = options.renewEveryMs ?? Math.max(100, Math.floor(ttlMs / 3));
+  // As short-lived as the queue job's lock (src/queue/worker-locks.ts): a crashed holder blocks the run's next
+  // attempt for at most 10 s; renewed every 2 s, it survives an event loop blocked for several seconds.
+  const ttlMs = options.ttlMs ?? 10_000;
+  const renewEveryMs = options.renewEveryMs ?? (options.ttlMs === undefined ? 2_000 : Math.max(100, Math.floor(ttlMs / 3)));
   const owner = `${runId}#${randomUUID().slice(0, 8)}`;
   const deadline = Date.now() + ttlMs + renewEveryMs;
   for (;;) {
-    const taken = (await redis.eval(ACQUIRE, 1, key, owner, String(ttlMs), `${runId}#`)) as number;
+    const taken = await runLua<number>(redis, ACQUIRE, [key], [owner, String(ttlMs), `${runId}#`]);
     if (taken === 1) break;
     if (taken === 0 || Date.now() >= deadline) throw new RunAlreadyActiveError(search, runIdOf(await redis.get(key)));
     await sleep(Math.min(250, Math.max(20, Math.floor(ttlMs / 10))));
@@ -63,7 +60,7 @@ export async function acquireRunLock(redis: Redis, search: string, runId: string
 
   const lost = new AbortController();
   const timer = setInterval(() => {
-    redis.eval(RENEW_IF_OWNER, 1, key, owner, String(ttlMs)).then(
+    runLua(redis, RENEW_IF_OWNER, [key], [owner, String(ttlMs)]).then(
       (ok) => {
         if (ok !== 1) lost.abort(new RunAlreadyActiveError(search, null));
       },
@@ -82,7 +79,7 @@ export async function acquireRunLock(redis: Redis, search: string, runId: string
       if (released) return;
       released = true;
       clearInterval(timer);
-      await redis.eval(RELEASE_IF_OWNER, 1, key, owner);
+      await runLua(redis, RELEASE_IF_OWNER, [key], [owner]);
     },
   };
 }

@@ -3,6 +3,7 @@
  * `_total` counters. The run history is trimmed, so totals derived from it would go down; these never do.
  * Dry runs write nothing and are not counted.
  */
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
@@ -35,27 +36,17 @@ function counterValues(s: RunSummary): Record<TotalCounter, number> {
   };
 }
 
-/**
- * KEYS: totals hash, this run's last recorded counters. ARGV: ttl seconds, runs field, duration seconds, n buckets,
- * bucket bounds..., then counter name/value pairs. A retried run (same run id) records a summary per attempt whose
- * counters include the earlier attempts': only the growth since the last summary of that run id is added.
- */
-const ADD_RUN = `
-local ttl, runsField, seconds, nb = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-for i = 5, 4 + nb do
-  if seconds <= tonumber(ARGV[i]) then redis.call('HINCRBY', KEYS[1], 'duration|le|' .. ARGV[i], 1) end
-end
-redis.call('HINCRBYFLOAT', KEYS[1], 'duration|sum', seconds)
-redis.call('HINCRBY', KEYS[1], 'duration|count', 1)
-redis.call('HINCRBY', KEYS[1], runsField, 1)
-for i = 5 + nb, #ARGV, 2 do
-  local name, value = ARGV[i], tonumber(ARGV[i + 1])
-  local before = tonumber(redis.call('HGET', KEYS[2], name)) or 0
-  if value > before then redis.call('HINCRBY', KEYS[1], name, value - before) end
-  redis.call('HSET', KEYS[2], name, value)
-end
-redis.call('EXPIRE', KEYS[2], ttl)
-`;
+const ADD_RUN_LUA = readFileSync(new URL('./run-totals-add.lua', import.meta.url), 'utf8');
+
+interface RunTotalsCommands {
+  runTotalsAdd(totalsKey: string, runKey: string, ...args: (string | number)[]): Promise<unknown>;
+}
+
+/** The script, defined once per connection (ioredis sends EVALSHA, and the body only when Redis lacks it). */
+function commands(redis: Redis): RunTotalsCommands {
+  if (!('runTotalsAdd' in redis)) redis.defineCommand('runTotalsAdd', { numberOfKeys: 2, lua: ADD_RUN_LUA });
+  return redis as unknown as RunTotalsCommands;
+}
 
 /** How long a run id's last counters are kept to take deltas of its retries (as long as a delayed run may wait). */
 const RUN_COUNTERS_TTL_SECONDS = 14 * 24 * 3600;
@@ -69,8 +60,8 @@ export async function addRunTotals(redis: Redis, summary: RunSummary, options: {
   if (summary.dryRun) return;
   const key = runTotalsKey(summary.search, options.prefix);
   const counters = Object.entries(counterValues(summary)).flatMap(([name, value]) => [name, String(value)]);
-  await redis.eval(
-    ADD_RUN, 2, key, `${key}:run:${summary.runId}`,
+  await commands(redis).runTotalsAdd(
+    key, `${key}:run:${summary.runId}`,
     RUN_COUNTERS_TTL_SECONDS, `runs|${summary.status}|${summary.stopReason ?? 'none'}`, summary.durationMs / 1000,
     RUN_DURATION_BUCKETS_SECONDS.length, ...RUN_DURATION_BUCKETS_SECONDS, ...counters,
   );

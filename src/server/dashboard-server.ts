@@ -14,10 +14,15 @@ import type { Logger } from '../shared/logger.js';
 import { basicAuth, type BasicCredentials } from './basic-auth.js';
 import { DependencyUnavailableError, redisAnswers, withDeadline } from './bounded.js';
 import type { GovernorSnapshotSource } from './governor-snapshot.js';
+import { LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { isLoopbackName, loopbackHostOnly } from './loopback.js';
 import { createMetricsEndpoint } from './metrics-registry.js';
 import { rejectsCsv, rejectsPage } from './rejects-page.js';
+import { malformedPathRefused, requestErrorHandler } from './request-errors.js';
 import { activeRuns, searchRows } from './run-views.js';
 import { runHistoryPage, runsIndexPage } from './runs-pages.js';
+import { sameOriginGuard } from './same-origin-guard.js';
+import { securityHeaders } from './security-headers.js';
 
 export interface DashboardOptions {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any job data/result types
@@ -38,10 +43,14 @@ export interface DashboardOptions {
   port?: number;
   /** Required unless `host` is a loopback address. */
   auth?: BasicCredentials | undefined;
-  /** true: every queue read-only on the board; or the names of the read-only queues. */
+  /** Whether bull-board may act on jobs and queues (add, retry, remove, pause, obliterate...); default false: read-only. */
+  adminActions?: boolean;
+  /** With `adminActions`: true, every queue read-only after all; or the names of the queues kept read-only. */
   readOnly?: boolean | readonly string[];
-  /** Whether /metrics needs the same credentials (default false: scrapers often can't send them). */
+  /** Whether /metrics needs the same credentials; default: yes unless `host` is a loopback address. */
   metricsAuth?: boolean;
+  /** Failed logins per client before 429 (default 10 in 5 min). */
+  loginThrottle?: LoginThrottleOptions;
   /** Bound on every Redis read and probe of a request (ms, default 2000): past it the route answers 503. */
   timeoutMs?: number;
   logger: Logger;
@@ -61,8 +70,6 @@ export class DashboardAuthError extends AppError {
   }
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
 async function apiAnswers(url: string, timeoutMs: number): Promise<boolean> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
@@ -76,20 +83,23 @@ async function apiAnswers(url: string, timeoutMs: number): Promise<boolean> {
 type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 
 /**
- * /runs, /runs/<search>, /rejects/<search> (HTML) and /api/runs/<search> (JSON); bull-board at /admin/queues;
- * /healthz, /readyz and /metrics without auth (/metrics optionally with). Every route that reads Redis pings it
- * first and bounds its reads, answering 503 with a reason instead of hanging while Redis is down.
+ * /runs, /runs/<search>, /rejects/<search> (HTML) and /api/runs/<search> (JSON); bull-board at /admin/queues
+ * (read-only unless `adminActions`); /healthz and /readyz without auth, /metrics with it off loopback. Every route
+ * that reads Redis pings it first and bounds its reads, answering 503 with a reason instead of hanging while Redis
+ * is down. Safe by default: security headers, same-origin JSON for changes, loopback Host names only without auth.
  */
 export async function startDashboardServer(opts: DashboardOptions): Promise<DashboardServer> {
   const host = opts.host ?? '127.0.0.1';
-  if (!opts.auth && !LOOPBACK.has(host)) throw new DashboardAuthError(host);
+  const loopback = isLoopbackName(host);
+  if (!opts.auth && !loopback) throw new DashboardAuthError(host);
   const timeoutMs = opts.timeoutMs ?? 2_000;
   const prefix = opts.prefix ?? 'prospect-sync';
   const searches = opts.searches ?? (() => []);
   const views = { redis: opts.redis, prefix, queues: opts.queues, searches };
 
+  const adminActions = opts.adminActions === true;
   const readOnly = (name: string): boolean =>
-    opts.readOnly === true || (Array.isArray(opts.readOnly) && opts.readOnly.includes(name));
+    !adminActions || opts.readOnly === true || (Array.isArray(opts.readOnly) && opts.readOnly.includes(name));
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath('/admin/queues');
   createBullBoard({
@@ -105,7 +115,11 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
 
   const app = express();
   app.disable('x-powered-by');
-  const auth = opts.auth ? basicAuth(opts.auth) : undefined;
+  const auth = opts.auth ? basicAuth(opts.auth, undefined, new LoginThrottle(opts.loginThrottle)) : undefined;
+  app.use(securityHeaders('/admin/queues/static/'));
+  app.use(malformedPathRefused());
+  if (!auth) app.use(loopbackHostOnly());
+  app.use(sameOriginGuard());
 
   // Kubernetes style: liveness never depends on Redis (a Redis outage must not restart every pod).
   app.get('/healthz', (_req, res) => {
@@ -125,13 +139,20 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     });
   });
 
-  const metricsHandlers: express.RequestHandler[] = opts.metricsAuth && auth ? [auth] : [];
+  const metricsHandlers: express.RequestHandler[] = auth && (opts.metricsAuth ?? !loopback) ? [auth] : [];
   app.get('/metrics', ...metricsHandlers, async (_req, res) => {
     const { status, body } = await metrics.render();
     res.status(status).type(metrics.contentType).send(body);
   });
 
   if (auth) app.use(auth);
+  if (!adminActions) {
+    // Not only bull-board's per-queue flag: no route under the board changes anything unless the user opted in.
+    app.use('/admin/queues/api', (req, res, next) => {
+      if (req.method === 'GET' || req.method === 'HEAD') next();
+      else res.status(405).type('text/plain').send('the queue board is read-only: set server.adminActions: true to act on jobs and queues\n');
+    });
+  }
   // Last line of defence for handlers we do not own (bull-board): whatever hangs on Redis, the client gets a 503.
   app.use((_req, res, next) => {
     const timer = setTimeout(() => {
@@ -195,11 +216,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     res.type('html').send(rejectsPage(search, list, await rejectStore.pendingCount(search)));
   }));
   app.use('/admin/queues', serverAdapter.getRouter() as express.Router);
-  app.use(((err, _req, res, _next) => {
-    opts.logger.error({ err }, 'dashboard request failed');
-    if (res.headersSent) return;
-    res.status(500).type('text/plain').send('internal error\n');
-  }) as express.ErrorRequestHandler);
+  app.use(requestErrorHandler(opts.logger));
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(opts.port ?? 3000, host, (err?: Error) => (err ? reject(err) : resolve(s)));

@@ -8,7 +8,7 @@ import type { SavedSearch } from '../config/index.js';
 import { listRuns } from '../runs/run-history.js';
 import type { RunSummary } from '../runs/run-summary.js';
 import { readRunTotals, type RunTotals } from '../runs/run-totals.js';
-import { readBudgetStates, type BudgetState } from '../source/budget-ledger.js';
+import { readBudgetStates, type BudgetState } from '../source/budget-states.js';
 import type { GovernorSnapshot, GovernorSnapshotSource } from './governor-snapshot.js';
 
 export const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;

@@ -49,7 +49,7 @@ export function clusterSeeds(url: string): ClusterSeeds | null {
 export function createRedis(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, options: RedisOptions = {}): Redis {
   const base: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, retryStrategy: redisRetryDelay, ...options };
   const seeds = clusterSeeds(url);
-  if (!seeds) return new Redis(url, base);
+  if (!seeds) return quiet(new Redis(url, base));
   const { lazyConnect, retryStrategy, ...redisOptions } = base;
   const auth = { ...(seeds.username ? { username: seeds.username } : {}), ...(seeds.password ? { password: seeds.password } : {}) };
   const cluster = new Cluster(seeds.nodes, {
@@ -59,7 +59,22 @@ export function createRedis(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS
     // the same capped backoff as a single Redis; `retryStrategy: () => null` (fail fast) means no cluster retries
     clusterRetryStrategy: (times) => (retryStrategy ? (retryStrategy(times) ?? null) : redisRetryDelay(times)),
   });
-  return cluster as unknown as Redis;
+  return quiet(cluster as unknown as Redis);
+}
+
+/**
+ * Without an 'error' listener ioredis prints every failed reconnection raw to stderr ("[ioredis] Unhandled error
+ * event"). Every connection we make gets one; an outage is reported by the process's watcher (redis-watch.ts) and
+ * a failed command by its rejection.
+ */
+function quiet(redis: Redis): Redis {
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** A second connection to the same Redis (ioredis `duplicate`), with the same quiet error listener. */
+export function duplicateRedis(redis: Redis, options: RedisOptions = {}): Redis {
+  return quiet(redis.duplicate(options));
 }
 
 /** QUIT when connected (pending replies arrive first); when Redis is unreachable QUIT would wait for it: disconnect. */
@@ -112,12 +127,6 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
   // one DEL per key: on a Cluster keys of other prefixes may sit in other slots
   for (let i = 0; i < keys.length; i += 500) await Promise.all(keys.slice(i, i + 500).map((k) => redis.del(k)));
 }
-
-/** Owner-checked lease scripts (KEYS[1] lock key, ARGV[1] owner token): only the holder may renew or release. */
-export const RENEW_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
-export const RELEASE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 
 /** Whether a Redis at `url` answers a PING within about `timeoutMs` (no retries; never throws). */
 export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {

@@ -1,4 +1,14 @@
-import type { ApiPaths } from './types.js';
+import type { Entity } from './api-terms.js';
+
+/** Paths relative to `baseUrl` (which may carry a prefix such as `/api/v2`). */
+export interface ApiPaths {
+  search: Record<Entity, string>;
+  count: Record<Entity, string>;
+  /** Template with `{name}`. */
+  dictionaries: string;
+  settings: { compliance: string; personalization: string; intentTopics: string };
+  health: string;
+}
 
 /** Defaults from docs/api-assumptions.md; every one can be overridden through `SourceClientOptions.paths`. */
 export const DEFAULT_PATHS: ApiPaths = {

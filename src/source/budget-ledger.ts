@@ -6,94 +6,59 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { withRedisNow } from '../shared/redis-now.js';
+import { defineLua, luaScript, queueLua, runLua } from '../shared/lua-script.js';
+import { REDIS_NOW_LUA } from '../shared/redis-now.js';
 import { headerValue, type ResponseHeaders } from './response-headers.js';
-import type { BudgetLedger, CreditUsage, TokenBalance } from './types.js';
 
-const CLEAN = withRedisNow(`
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
-for _, id in ipairs(expired) do redis.call('HDEL', KEYS[1], id); redis.call('ZREM', KEYS[2], id) end
-`);
+export interface TokenBalance {
+  limit: number;
+  remaining: number;
+  /** Epoch ms of the next period reset. */
+  resetAt: number;
+  observedAt: number;
+}
 
-// KEYS: resv hash, resv expiry zset, tokens hash. ARGV: requested, reserve, id, ttlMs.
-// Returns {granted, available before the grant (-1 when the balance is unknown)}.
-const RESERVE_TOKENS = `${CLEAN}
-local st = redis.call('HMGET', KEYS[3], 'remaining', 'resetAt')
-local remaining, resetAt = tonumber(st[1]), tonumber(st[2])
-local requested = tonumber(ARGV[1])
-if not remaining or (resetAt and now >= resetAt) then return {requested, -1} end
-local reserved = 0
-for _, v in ipairs(redis.call('HVALS', KEYS[1])) do reserved = reserved + tonumber(v) end
-local avail = remaining - tonumber(ARGV[2]) - reserved
-local grant = math.min(requested, math.max(avail, 0))
-if grant > 0 then
-  redis.call('HSET', KEYS[1], ARGV[3], grant)
-  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
-end
-return {grant, avail}
-`;
+export interface CreditUsage {
+  run: number;
+  day: number;
+  account: number;
+  maxPerRun: number | null;
+  maxPerDay: number | null;
+}
 
-// KEYS: tokens hash. ARGV: limit, remaining, resetSeconds. Within one period the balance only goes down, so an
-// answer that overtook a later one never raises it.
-const OBSERVE_TOKENS = withRedisNow(`
-local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
-local remaining = tonumber(ARGV[2])
-local resetAt = now + tonumber(ARGV[3]) * 1000
-local oldRemaining, oldResetAt = tonumber(st[1]), tonumber(st[2])
-if oldRemaining and oldResetAt and now < oldResetAt and oldRemaining < remaining then
-  remaining = oldRemaining
-  resetAt = oldResetAt
-end
-redis.call('HSET', KEYS[1], 'limit', ARGV[1], 'remaining', remaining, 'resetAt', resetAt, 'observedAt', now)
-return remaining
-`);
+/** Search tokens and credits of the account, shared by every process through Redis. */
+export interface BudgetLedger {
+  /** Last balance the API reported (X-Rate-Results-*), or null before the first search. */
+  tokenBalance(): Promise<TokenBalance | null>;
+  /** Tokens a new search may spend now: balance - reserve - in-flight reservations (Infinity when unknown). */
+  spendableTokens(): Promise<number>;
+  creditUsage(runId: string): Promise<CreditUsage>;
+  /** Credits a run may still spend under maxPerRun and maxPerDay (Infinity when uncapped). */
+  spendableCredits(runId: string): Promise<number>;
+  /** The same, with the cap that binds (the smaller remaining of run and day; run on ties), null when uncapped. */
+  creditHeadroom(runId: string): Promise<{ spendable: number; binding: 'credit_cap_run' | 'credit_cap_day' | null }>;
+}
 
-// KEYS: resv hash, resv expiry zset, run used, day used. ARGV: requested, maxRun (-1 none), maxDay, id, ttlMs, runId.
-const RESERVE_CREDITS = `${CLEAN}
-local runUsed = tonumber(redis.call('GET', KEYS[3])) or 0
-local dayUsed = tonumber(redis.call('GET', KEYS[4])) or 0
-local runResv, dayResv = 0, 0
-for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
-  local sep = string.find(v, '|', 1, true)
-  local amount = tonumber(string.sub(v, 1, sep - 1))
-  dayResv = dayResv + amount
-  if string.sub(v, sep + 1) == ARGV[6] then runResv = runResv + amount end
-end
-local avail = tonumber(ARGV[1])
-if tonumber(ARGV[2]) >= 0 then avail = math.min(avail, tonumber(ARGV[2]) - runUsed - runResv) end
-if tonumber(ARGV[3]) >= 0 then avail = math.min(avail, tonumber(ARGV[3]) - dayUsed - dayResv) end
-local grant = math.max(avail, 0)
-if grant > 0 then
-  redis.call('HSET', KEYS[1], ARGV[4], grant .. '|' .. ARGV[6])
-  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), ARGV[4])
-end
--- The cap that binds: the smaller remaining of run and day (in-flight reservations included); run wins ties.
-local binding = 0
-local runLeft, dayLeft = tonumber(ARGV[2]) - runUsed - runResv, tonumber(ARGV[3]) - dayUsed - dayResv
-if tonumber(ARGV[2]) >= 0 and (tonumber(ARGV[3]) < 0 or runLeft <= dayLeft) then binding = 1
-elseif tonumber(ARGV[3]) >= 0 then binding = 2 end
--- What in-flight pages hold of the binding cap: they may come back with fewer records and free some of it.
-local held = 0
-if binding == 1 then held = runResv elseif binding == 2 then held = dayResv end
-return {grant, binding, held}
-`;
-
-// KEYS: tokens hash. ARGV: n. A search that got no answer may have been charged: lower the known balance by the
-// worst case (never raised back within the period, as OBSERVE_TOKENS only lowers it).
-const DEBIT_TOKENS = withRedisNow(`
-local st = redis.call('HMGET', KEYS[1], 'remaining', 'resetAt')
-local remaining, resetAt = tonumber(st[1]), tonumber(st[2])
-if not remaining or (resetAt and now >= resetAt) then return -1 end
-remaining = math.max(0, remaining - tonumber(ARGV[1]))
-redis.call('HSET', KEYS[1], 'remaining', remaining)
-return remaining
-`);
+const EXPIRE_RESERVATIONS = new URL('./budget-expire-reservations.lua', import.meta.url);
+const RESERVE_TOKENS = luaScript('budgetReserveTokens', 3, REDIS_NOW_LUA, EXPIRE_RESERVATIONS, new URL('./budget-reserve-tokens.lua', import.meta.url));
+const OBSERVE_TOKENS = luaScript('budgetObserveTokens', 2, REDIS_NOW_LUA, new URL('./budget-observe-tokens.lua', import.meta.url));
+const RESERVE_CREDITS = luaScript('budgetReserveCredits', 4, REDIS_NOW_LUA, EXPIRE_RESERVATIONS, new URL('./budget-reserve-credits.lua', import.meta.url));
+const DEBIT_TOKENS = luaScript('budgetDebitTokens', 1, REDIS_NOW_LUA, new URL('./budget-debit-tokens.lua', import.meta.url));
 
 // Only frees the reservations of a process that died mid-request; longer than one request with all its retries
 // (5 × 60 s Retry-After plus backoffs and timeouts), so a live reservation never expires under a cap.
 const RESERVATION_TTL_MS = 15 * 60 * 1000;
 const RUN_TTL_S = 14 * 24 * 3600;
 const DAY_TTL_S = 3 * 24 * 3600;
+
+/** The SET of accounts with a budget under `keyPrefix` (read by /metrics and the alerts instead of a SCAN). */
+export const budgetIndexKey = (keyPrefix: string): string => `${keyPrefix}:index:budget-accounts`;
+
+/** A ledger at `<keyPrefix>:source:<account>` (as createSourceClient places it) keeps the index of accounts. */
+function indexOf(keyBase: string): { key: string; account: string } | undefined {
+  const m = /^(.*):source:([^:]+)$/.exec(keyBase);
+  return m?.[1] && m[2] ? { key: budgetIndexKey(m[1]), account: m[2] } : undefined;
+}
 
 function num(headers: ResponseHeaders, name: string): number | undefined {
   const raw = headerValue(headers, name);
@@ -124,6 +89,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   private readonly tokensKey: string;
   private readonly tokenResv: [string, string];
   private readonly creditResv: [string, string];
+  private readonly index: { key: string; account: string } | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -134,6 +100,14 @@ export class RedisBudgetLedger implements BudgetLedger {
     this.tokensKey = `${keyBase}:tokens`;
     this.tokenResv = [`${keyBase}:tokens:resv`, `${keyBase}:tokens:resv:exp`];
     this.creditResv = [`${keyBase}:credits:resv`, `${keyBase}:credits:resv:exp`];
+    this.index = indexOf(keyBase);
+    // before any batch is made: the governor's batches carry this ledger's commands too
+    defineLua(redis, RESERVE_TOKENS, OBSERVE_TOKENS, RESERVE_CREDITS, DEBIT_TOKENS);
+  }
+
+  /** OBSERVE_TOKENS's keys and arguments: the account index is written in the same script as the balance. */
+  private observeCall(args: readonly (string | number)[]): [string[], (string | number)[]] {
+    return [[this.tokensKey, this.index?.key ?? this.tokensKey], [...args, this.index?.account ?? '']];
   }
 
   get reserve(): number {
@@ -157,16 +131,16 @@ export class RedisBudgetLedger implements BudgetLedger {
   /** Reserves up to `requested` tokens; `available` is -1 while the balance is unknown (then all are granted). */
   async reserveTokens(requested: number): Promise<Reservation & { available: number }> {
     const id = randomUUID();
-    const [granted, available] = (await this.redis.eval(
-      RESERVE_TOKENS, 3, ...this.tokenResv, this.tokensKey, requested, this.tokenReserve, id, RESERVATION_TTL_MS,
-    )) as [number, number];
+    const [granted, available] = await runLua<[number, number]>(
+      this.redis, RESERVE_TOKENS, [...this.tokenResv, this.tokensKey], [requested, this.tokenReserve, id, RESERVATION_TTL_MS],
+    );
     return { id, granted, available };
   }
 
   /** `reserveTokens` appended to a batch (the governor's grant, one round trip); `read` takes its reply. */
   reserveTokensInto(batch: ChainableCommander, requested: number): { read(reply: unknown): Reservation & { available: number } } {
     const id = randomUUID();
-    batch.eval(RESERVE_TOKENS, 3, ...this.tokenResv, this.tokensKey, requested, this.tokenReserve, id, RESERVATION_TTL_MS);
+    queueLua(batch, RESERVE_TOKENS, [...this.tokenResv, this.tokensKey], [requested, this.tokenReserve, id, RESERVATION_TTL_MS]);
     return {
       read: (reply) => {
         const [granted, available] = reply as [number, number];
@@ -187,18 +161,18 @@ export class RedisBudgetLedger implements BudgetLedger {
   /** Records the balance a search (or 402) answer reported. */
   async observeTokens(headers: ResponseHeaders): Promise<void> {
     const args = balanceOf(headers);
-    if (args) await this.redis.eval(OBSERVE_TOKENS, 1, this.tokensKey, ...args);
+    if (args) await runLua(this.redis, OBSERVE_TOKENS, ...this.observeCall(args));
   }
 
   /** `observeTokens` appended to a batch (the answer's other bookkeeping), in the same round trip. */
   observeTokensInto(batch: ChainableCommander, headers: ResponseHeaders): void {
     const args = balanceOf(headers);
-    if (args) batch.eval(OBSERVE_TOKENS, 1, this.tokensKey, ...args);
+    if (args) queueLua(batch, OBSERVE_TOKENS, ...this.observeCall(args));
   }
 
   /** Lowers the known balance by `n` tokens a search may have been charged without an answer telling us. */
   async debitTokens(n: number): Promise<void> {
-    if (n > 0) await this.redis.eval(DEBIT_TOKENS, 1, this.tokensKey, n);
+    if (n > 0) await runLua(this.redis, DEBIT_TOKENS, [this.tokensKey], [n]);
   }
 
   async spendableTokens(): Promise<number> {
@@ -210,10 +184,10 @@ export class RedisBudgetLedger implements BudgetLedger {
   /** Reserves up to `requested` credits for `runId` under the run and day caps. */
   async reserveCredits(runId: string, requested: number): Promise<CreditReservation> {
     const id = randomUUID();
-    const [granted, binding, held] = (await this.redis.eval(
-      RESERVE_CREDITS, 4, ...this.creditResv, this.runKey(runId), this.dayKey(), requested,
-      this.caps.maxPerRun ?? -1, this.caps.maxPerDay ?? -1, id, RESERVATION_TTL_MS, runId,
-    )) as [number, number, number];
+    const [granted, binding, held] = await runLua<[number, number, number]>(
+      this.redis, RESERVE_CREDITS, [...this.creditResv, this.runKey(runId), this.dayKey()],
+      [requested, this.caps.maxPerRun ?? -1, this.caps.maxPerDay ?? -1, id, RESERVATION_TTL_MS, runId],
+    );
     return { id, granted, binding: binding === 1 ? 'credit_cap_run' : binding === 2 ? 'credit_cap_day' : null, held };
   }
 
@@ -224,6 +198,7 @@ export class RedisBudgetLedger implements BudgetLedger {
       tx.incrby(this.runKey(runId), spent).expire(this.runKey(runId), RUN_TTL_S);
       tx.incrby(this.dayKey(), spent).expire(this.dayKey(), DAY_TTL_S);
       tx.incrby(`${this.keyBase}:credits:total`, spent);
+      if (this.index) tx.sadd(this.index.key, this.index.account);
     }
     await tx.exec();
   }
@@ -250,35 +225,4 @@ export class RedisBudgetLedger implements BudgetLedger {
     await this.settleCredits(runId, id, 0);
     return { spendable: granted, binding };
   }
-}
-
-/** What /metrics and the dashboard show of one account's budget: read only, never reserves anything. */
-export interface BudgetState {
-  /** The account's key (a hash of base URL and client id, never the secret). */
-  account: string;
-  tokens: TokenBalance | null;
-  creditsToday: number;
-  creditsTotal: number;
-}
-
-/** Budget state of every account with state under `keyPrefix` (the `keyPrefix` of createSourceClient). */
-export async function readBudgetStates(redis: Redis, keyPrefix: string): Promise<BudgetState[]> {
-  const base = `${keyPrefix}:source:`;
-  const accounts = new Set<string>();
-  for (const pattern of [`${base}*:tokens`, `${base}*:credits:total`]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const account = key.slice(base.length).split(':')[0];
-        if (account) accounts.add(account);
-      }
-    } while (cursor !== '0');
-  }
-  return Promise.all([...accounts].sort().map(async (account) => {
-    const ledger = new RedisBudgetLedger(redis, `${base}${account}`, 0, {});
-    const [tokens, usage] = await Promise.all([ledger.tokenBalance(), ledger.creditUsage('')]);
-    return { account, tokens, creditsToday: usage.day, creditsTotal: usage.account };
-  }));
 }

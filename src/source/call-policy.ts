@@ -36,7 +36,18 @@ import {
   type ValidationDetail,
 } from './errors.js';
 import { headerValue, type ResponseHeaders } from './response-headers.js';
-import type { Operation, RetryOptions } from './types.js';
+import type { Operation } from './api-terms.js';
+
+export interface RetryOptions {
+  /** Attempts for 5xx / network errors / 402 stale_reset + store_unavailable, first one included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Attempts after a 429 (the governor should make these rare). */
+  maxRateLimitAttempts: number;
+  /** Upper bound of a Retry-After we honour (the spec promises <= 60 s). */
+  maxRetryAfterSeconds: number;
+}
 
 export const DEFAULT_RETRY: RetryOptions = {
   maxAttempts: 4,

@@ -1,7 +1,6 @@
 /**
- * An exact set of record ids that costs ~25 bytes per short ASCII id instead of ~53 (a `Set<string>` holds a heap
- * string and a hash-table entry per id): a run's dedup set is the one structure that grows with the run (a million
- * ids would be 53 MB). Ids are stored as bytes in one growing arena (length prefix + bytes) and found through an
+ * An exact set of record ids at about half the memory of a `Set<string>` (which holds a heap string and a hash-table
+ * entry per id): a run's dedup set is the one structure that grows with the run. Ids are stored as bytes in one growing arena (length prefix + bytes) and found through an
  * open-addressing table of arena offsets. Ids with a character above 0xFF or longer than 65,535 characters go to a
  * plain Set, so every id is kept exactly: no hashing shortcut can make two ids one.
  */

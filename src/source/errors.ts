@@ -3,7 +3,7 @@
  * Codes are stable; messages never carry the token, the client secret or contact details.
  */
 import { AppError } from '../shared/app-error.js';
-import type { Operation } from './types.js';
+import type { Operation } from './api-terms.js';
 
 /** Base of every error the source client throws. `status` is the HTTP status when one was received. */
 export class SourceError extends AppError {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Entity } from './types.js';
+import type { Entity } from './api-terms.js';
 
 /**
  * Identifies a journey: entity, exact body bytes, view and mode. A checkpoint resumes only the journey whose

@@ -14,7 +14,77 @@ import { fetchPage, type JourneyContext, type PageBody } from './page-request.js
 import type { RecordQuota } from './record-quota.js';
 import { revealPage, type JourneyReveal, type RevealPageResult } from './reveal-page.js';
 import { recordId } from './run-dedup.js';
-import type { Entity, Filter, JourneyCheckpoint, JourneyOptions, JourneyPage } from './types.js';
+import type { Entity, Filter } from './api-terms.js';
+
+/** Saved state of a journey: enough to resume it. Holds a cursor, so store it only briefly (short TTL). */
+export interface JourneyCheckpoint {
+  mode: 'cursor' | 'offset';
+  /** Next page's cursor (cursor mode); null before the first page. */
+  cursor: string | null;
+  /** Next page's offset (offset mode). */
+  offset: number;
+  /** Records returned so far (tokens charged), duplicates included. */
+  fetched: number;
+  /** Hash of entity + body + view + mode: a checkpoint only resumes the journey it came from. */
+  fingerprint: string;
+  /** Cursor mode: 1 for the walk, 2.. for sweeps (see `JourneyOptions.sweepPasses`). */
+  pass?: number;
+}
+
+export interface JourneyOptions {
+  runId: string;
+  view?: string[];
+  /** 1..100, default 100. */
+  pageSize?: number;
+  /** Stop after this many records returned by this journey (the last page's limit is sized to it). */
+  maxRecords?: number;
+  /**
+   * A record cap shared with the run's other journeys (pages reserve from it, so together they never pass it).
+   * The journey ends (`done`) when the cap is used up; a page that finds nothing left throws BudgetStopError
+   * ('max_records').
+   */
+  quota?: RecordQuota;
+  mode?: 'cursor' | 'offset';
+  checkpoint?: JourneyCheckpoint;
+  signal?: AbortSignal;
+  /** Path of the record id (dot path), default 'id'. */
+  idField?: string;
+  /**
+   * Cursor mode: after the walk, walk again up to this many times (stopping after a sweep that found nothing new)
+   * to collect records the live index skipped between pages. Each sweep costs tokens for every record again.
+   * Default 0.
+   */
+  sweepPasses?: number;
+  /**
+   * Contacts journeys of a run registered with `SourceClient.prepareReveal` reveal only persons not revealed
+   * before (default true); false pays for every person of every page.
+   */
+  revealOnce?: boolean;
+}
+
+export interface JourneyPage {
+  /** Records of this page not seen before in this run (deduplicated by id). */
+  records: unknown[];
+  /** Records the API returned on this page (what it charged tokens for). */
+  returned: number;
+  /** Duplicates dropped from this page. */
+  duplicates: number;
+  /** State after this page: save it to resume. */
+  checkpoint: JourneyCheckpoint;
+  tokensCharged: number;
+  creditsCharged: number;
+  /** `page.total` in offset mode. */
+  total?: number;
+  /** True when the journey had to restart from page 1 (invalid_cursor) before this page. */
+  restarted: boolean;
+  done: boolean;
+  /** Reveal-once journeys: ids whose contacts this page revealed; pass them to `markRevealed` once the CRM holds them. */
+  revealed?: string[];
+  /** Reveal-once journeys: persons passed by without a reveal (revealed before and still fresh). */
+  revealSkipped?: number;
+  /** The API refused a re-sent cursor: this journey reveals whole pages from here on. */
+  revealFallback?: boolean;
+}
 
 export type { JourneyContext } from './page-request.js';
 

@@ -5,10 +5,10 @@ import type { Alongside } from '../shared/rate-governor.js';
 import type { Logger } from '../shared/logger.js';
 import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
 import { BudgetStopError, SourceProtocolError } from './errors.js';
-import type { RequestExecutor } from './request-executor.js';
+import type { RequestExecutor, SourceStats } from './request-executor.js';
 import type { RevealStore } from './reveal-store.js';
 import type { RunDedup } from './run-dedup.js';
-import type { ApiPaths, SourceStats } from './types.js';
+import type { ApiPaths } from './api-paths.js';
 
 /** What a run registered for its contacts journeys (see SourceClient.prepareReveal). */
 export interface RevealRunInfo {

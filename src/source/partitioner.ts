@@ -1,36 +1,71 @@
 /**
- * Splits a filter into journeys that stay under the API's cursor depth (100,000) using free counts only.
- * First by `company.headcount` ranges (intersected with the filter's own bounds): ranges are bisected until each
- * piece is small, then adjacent pieces are merged into groups of similar size (at least `parallelism` of them,
- * none above `maxJourneyRecords`). A single headcount value that is still too deep is split by a second key,
- * the values of a dictionary (country by default), or reported with PartitionError.
+ * Splits a filter into journeys that stay under the API's cursor depth (100,000) using free counts only: by
+ * `company.headcount` ranges (intersected with the filter's own bounds), cut until each piece is within its size
+ * (see `partition`). A single headcount value is cut by a second key, the values of a dictionary (country by
+ * default), when it is above its size, and must be when it is over the depth; else PartitionError says so.
  */
 import { PartitionError } from './errors.js';
-import type { Filter, Partition, PartitionOptions, PieceRange } from './types.js';
+import type { Filter } from './api-terms.js';
+import { existingCountries, headcountBounds, withCountries, withHeadcount, type Partition, type PieceRange } from './partition-filter.js';
+
+/**
+ * Where a split stands (PartitionOptions.onProgress): partitions newly final (`settled`: never cut again), pieces still
+ * to cut, counts left.
+ */
+export interface PartitionProgress {
+  settled: Partition[];
+  pending: PieceRange[];
+  countsLeft: number;
+}
+
+export interface PartitionOptions {
+  /** Default 90,000 (the API stops journeys at 100,000). */
+  maxJourneyRecords?: number;
+  /**
+   * Pieces above it are cut while `maxCounts` allows; with `journeys`, only those larger than the records after
+   * them / journeys. Default: `maxJourneyRecords` (only what is over the depth is cut).
+   */
+  pieceRecords?: number;
+  /** The journeys expected to walk at once ("guided" sizes, large first, small last). */
+  journeys?: number;
+  /** The filter's free count when the caller has it (saves one count). */
+  total?: number;
+  /** Count requests the split may spend (pieces over the journey depth are split regardless). */
+  maxCounts?: number;
+  /**
+   * Told before each round of counts which partitions are final (never cut again: a walk may start them while
+   * the rest is cut) and which pieces are still to cut; once more at the end with `pending` empty.
+   */
+  onProgress?: (progress: PartitionProgress) => void;
+  /** Go on with a split cut short (its last progress), instead of starting from the whole filter. */
+  resume?: { pending: PieceRange[]; settledCounts: number[] };
+  /** Headcount upper bound when the filter has none. Default 10,000,000. */
+  maxHeadcount?: number;
+  /** Dictionary used to split a single headcount value that is still too deep. Default 'country'. */
+  secondKeyDictionary?: string;
+  signal?: AbortSignal;
+}
 
 export const DEFAULT_MAX_JOURNEY_RECORDS = 90_000;
 const DEFAULT_MAX_HEADCOUNT = 10_000_000;
-/** Pieces are bisected down to this share of a group, so groups can be balanced to within about this share. */
-const GRANULARITY = 0.25;
 /** Most ranges one piece is cut into at once when planning many small partitions. */
 const MAX_WAYS = 8;
 /**
- * Ranges the whole filter is cut into by the first round, at least: 8 geometric ranges of a wide headcount range are
- * too uneven for any to settle (skewed data), so a walk streamed from the split would wait a second round for its
- * first partition; 32 settle some at once, for a few more counts (within the budget, which bounds the ways).
+ * Ranges the whole filter is cut into by the first round, at least: a few geometric ranges of a wide headcount range
+ * are too uneven for any to be final at once (skewed data), so a walk streamed from the split would wait a second
+ * round of counts for its first partition; 32 make some final at once, for a few more counts (within the budget,
+ * which bounds the ways).
  */
 const FIRST_WAYS = 32;
 /**
- * With many journeys the first round cuts in up to 4 ranges per journey: a piece settles when it is no larger than
- * the records after it shared by the journeys, so of w even ranges the first w - J settle at once, and geometric
- * ranges over the whole headcount scale leave many empty (the bench's index spans 1-100,000 of 0-10,000,000). With
- * 32 ranges and 19 journeys none settled, and the walk waited a second round of counts (0.8 s at 800 ms) for its
- * first page. Never more than half the budget: later rounds must still cut what stays too large (a single headcount
- * value by country), else it walks alone at the end (all of it in the first round: 10,000 searches/min at 800 ms
- * fell from 0.94 to 0.66).
+ * With many journeys the first round cuts in up to 4 ranges per journey: a piece is final when it is no larger than
+ * the records after it shared by the journeys, so of w even ranges only the first w - J are final at once, and
+ * geometric ranges over the whole headcount scale leave many empty; too few ranges and every journey waits a second
+ * round of counts for its first page. Never more than half the budget: later rounds must still cut what stays too
+ * large (a single headcount value by country), else that piece walks alone at the end of the run.
  */
 const FIRST_WAYS_PER_JOURNEY = 4;
-/** Bound on the first round's parallel counts whatever the journeys and the budget (10,000/min at 800 ms: 38 x 4). */
+/** Bound on the first round's parallel counts whatever the journeys and the budget (a large package's journeys x 4). */
 const MAX_FIRST_WAYS = 256;
 
 export interface PartitionDeps {
@@ -39,51 +74,10 @@ export interface PartitionDeps {
 }
 
 interface Piece extends PieceRange {
-  /** Never cut again (see `pieces`). */
-  settled?: boolean;
+  /** Never cut again (see `partition`). */
+  final?: boolean;
   /** A country cut of this single headcount value would not cover all its records (some have none listed). */
   uncuttable?: boolean;
-}
-
-type Json = Record<string, unknown>;
-
-function obj(value: unknown): Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
-}
-
-function headcountBounds(filter: Filter): { gte: number | undefined; lte: number | undefined } {
-  const hc = obj(obj(filter.company).headcount);
-  return {
-    gte: typeof hc.gte === 'number' ? hc.gte : undefined,
-    lte: typeof hc.lte === 'number' ? hc.lte : undefined,
-  };
-}
-
-/** The filter with company.headcount replaced; `lte` null leaves the upper end open (as the caller's filter had it). */
-function withHeadcount(filter: Filter, gte: number, lte: number | null): Filter {
-  const company = obj(filter.company);
-  const headcount: Json = { ...obj(company.headcount), gte };
-  if (lte === null) delete headcount.lte;
-  else headcount.lte = lte;
-  return { ...filter, company: { ...company, headcount } };
-}
-
-/** The filter restricted to these countries (the caller's country include, if any, already intersected). */
-function withCountries(filter: Filter, countries: string[]): Filter {
-  const company = obj(filter.company);
-  const location = obj(company.location);
-  return { ...filter, company: { ...company, location: { ...location, country: { ...obj(location.country), include: countries } } } };
-}
-
-function existingCountries(filter: Filter): string[] | undefined {
-  const include = obj(obj(obj(filter.company).location).country).include;
-  return Array.isArray(include) ? include.filter((v): v is string => typeof v === 'string') : undefined;
-}
-
-/** Midpoint of [a, b) for bisection: geometric on wide ranges (headcounts are heavily skewed), arithmetic otherwise. */
-function midpoint(a: number, b: number): number {
-  const mid = b > 4 * (a + 1) ? Math.floor(Math.sqrt((a + 1) * (b + 1))) - 1 : Math.floor((a + b) / 2);
-  return Math.min(Math.max(mid, a), b - 1);
 }
 
 export class Partitioner {
@@ -102,41 +96,6 @@ export class Partitioner {
     return hit;
   }
 
-  async partition(filter: Filter, options: PartitionOptions = {}): Promise<Partition[]> {
-    if (options.pieceRecords !== undefined) return this.pieces(filter, options.pieceRecords, options);
-    const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
-    const parallelism = Math.max(1, Math.floor(options.parallelism ?? 1));
-    const bounds = headcountBounds(filter);
-    const lo = bounds.gte ?? 0;
-    const hi = bounds.lte ?? options.maxHeadcount ?? DEFAULT_MAX_HEADCOUNT;
-    const openTop = bounds.lte === undefined;
-
-    const total = await this.count(filter);
-    if (total <= maxJourney && parallelism === 1) {
-      // Keep the caller's body untouched when no split is needed.
-      return [{ filter, count: total, headcount: { gte: lo, lte: hi } }];
-    }
-    const groups = Math.max(parallelism, Math.ceil(total / maxJourney));
-    const groupTarget = Math.min(maxJourney, Math.ceil(total / groups));
-    const pieceTarget = Math.max(1, Math.floor(groupTarget * GRANULARITY));
-
-    // Counting [lo, hi] rather than the open-ended filter would lose records above `hi`: the top piece stays open.
-    const pieces = await this.bisect({ gte: lo, lte: hi, count: total }, pieceTarget, filter);
-    const partitions: Partition[] = [];
-    for (const group of mergePieces(pieces, total, groups, maxJourney)) {
-      const gte = group[0]!.gte;
-      const lte = group[group.length - 1]!.lte;
-      const count = group.reduce((sum, p) => sum + p.count, 0);
-      if (count > maxJourney) {
-        partitions.push(...(await this.splitByCountry(filter, gte, count, maxJourney, options.secondKeyDictionary ?? 'country')));
-        continue;
-      }
-      const top = openTop && lte === hi ? null : lte;
-      partitions.push({ filter: withHeadcount(filter, gte, top), count, headcount: { gte, lte } });
-    }
-    return partitions.filter((p) => p.count > 0 || partitions.length === 1);
-  }
-
   /**
    * Partitions for a walk that takes the next partition whenever a journey is free, largest first ("guided"
    * sizes): a piece may stay as large as the records walked after it, shared by `journeys`, so the journeys are
@@ -144,11 +103,12 @@ export class Partitioner {
    * that break the rule are cut (the largest first, up to 8 ways at once, counted in parallel) until none does
    * or `maxCounts` counts are spent; pieces over the journey depth are always cut (depth is a hard limit).
    * Few large pieces where they do not hurt: each partition ends with a partial page, a search request that
-   * brings fewer than `limit` records. Without `journeys`, every piece above `pieceRecords` is cut.
+   * brings fewer than `limit` records. Without `journeys`, every piece above `pieceRecords` is cut; without
+   * `pieceRecords`, every piece over the journey depth.
    */
-  private async pieces(filter: Filter, pieceRecords: number, options: PartitionOptions): Promise<Partition[]> {
+  async partition(filter: Filter, options: PartitionOptions = {}): Promise<Partition[]> {
     const maxJourney = options.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS;
-    const target = Math.max(1, Math.min(maxJourney, Math.floor(pieceRecords)));
+    const target = Math.max(1, Math.min(maxJourney, Math.floor(options.pieceRecords ?? maxJourney)));
     let budget = options.maxCounts ?? Number.POSITIVE_INFINITY;
     const bounds = headcountBounds(filter);
     const lo = bounds.gte ?? 0;
@@ -180,12 +140,12 @@ export class Partitioner {
       });
       return countries;
     };
-    // Settled pieces stay in the list (they size the pieces before them) but are never cut again; a resumed split
-    // starts from the pieces the first attempt had not settled, next to the records of those it had.
+    // Final pieces stay in the list (they size the pieces before them) but are never cut again; a resumed split
+    // starts from the pieces the first attempt had not made final, next to the records of those it had.
     let pieces: Piece[] = resume
-      ? [...resume.settledCounts.map((count) => ({ gte: 0, lte: -1, count, settled: true })), ...resume.pending.map((p) => ({ ...p }))]
+      ? [...resume.settledCounts.map((count) => ({ gte: 0, lte: -1, count, final: true })), ...resume.pending.map((p) => ({ ...p }))]
       : [{ gte: lo, lte: hi, count: total }];
-    const settled: Partition[] = [];
+    const finals: Partition[] = [];
     let now: Partition[];
     let first = !resume;
     const firstWays = Math.max(FIRST_WAYS, Math.min(MAX_FIRST_WAYS, FIRST_WAYS_PER_JOURNEY * (journeys ?? 0), Math.floor(budget / 2)));
@@ -197,21 +157,20 @@ export class Partitioner {
       now = [];
       for (const p of pieces) {
         after -= p.count;
-        if (p.settled) continue;
+        if (p.final) continue;
         const overDepth = p.count > maxJourney;
         const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined ? target : Math.floor(after / journeys)));
-        // Settled for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
+        // Final for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
         // the budget only shrinks, so a piece within its size, or beyond the budget, is never cut later. One
         // headcount value over the depth waits for the split by country at the end.
         const single = p.gte >= p.lte;
-        // One headcount value (skewed data: 6% of a log-uniform index has 1 employee) cannot be cut by headcount. With
-        // guided sizes, above its size it is cut by country, counting every group (the groups must cover it: records
-        // without a listed country would be lost), so its journey does not walk on alone long after the others
-        // ended (2,000 searches/min at 800 ms: 67 pages of headcount 1 walked for 80 s of a 58 s run). Without
-        // `journeys`, large single values simply go first.
+        // One headcount value (skewed data: a log-uniform index has many companies of 1 employee) cannot be cut by
+        // headcount. With guided sizes, above its size it is cut by country, counting every group (the groups must
+        // cover it: records without a listed country would be lost), so its journey does not walk on alone long
+        // after the others ended. Without `journeys`, large single values simply go first.
         const countryCut = journeys !== undefined && single && !overDepth && p.count > allowed && !p.uncuttable && (p.countries?.length ?? 2) > 1 && budget >= 2;
         if (single ? !overDepth && !countryCut : p.count <= allowed || (!overDepth && budget < 1)) {
-          p.settled = true;
+          p.final = true;
           if (p.count > 0) now.push(toPartition(p));
           continue;
         }
@@ -229,12 +188,12 @@ export class Partitioner {
         budget -= ways - 1;
         cuts.push({ piece: p, ways, byCountry: false });
       }
-      settled.push(...now);
+      finals.push(...now);
       if (cuts.length === 0) break;
-      // Before the round's counts: what is settled can be walked while the rest is cut (the pieces being cut are
+      // Before the round's counts: what is final can be walked while the rest is cut (the pieces being cut are
       // still pending, with the budget before their counts: a split cut short repeats this round).
       options.onProgress?.({
-        settled: now, pending: pieces.filter((p) => !p.settled).map(({ gte, lte, count, countries: c }) => ({ gte, lte, count, ...(c ? { countries: c } : {}) })),
+        settled: now, pending: pieces.filter((p) => !p.final).map(({ gte, lte, count, countries: c }) => ({ gte, lte, count, ...(c ? { countries: c } : {}) })),
         countsLeft: budget + cuts.reduce((n, c) => n + (c.byCountry ? c.ways : c.ways - 1), 0),
       });
       first = false;
@@ -244,12 +203,12 @@ export class Partitioner {
     }
     const byCountry: Partition[] = [];
     for (const piece of pieces) {
-      if (piece.settled || piece.count === 0) continue;
+      if (piece.final || piece.count === 0) continue;
       byCountry.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));
     }
-    settled.push(...byCountry);
+    finals.push(...byCountry);
     options.onProgress?.({ settled: [...now, ...byCountry], pending: [], countsLeft: Math.max(0, budget) });
-    return settled.sort((a, b) => b.count - a.count);
+    return finals.sort((a, b) => b.count - a.count);
   }
 
   /**
@@ -271,7 +230,8 @@ export class Partitioner {
     let from = piece.gte;
     for (let i = 1; i < k; i++) {
       const remaining = k - i + 1;
-      // the next cut splits [from, lte] like `midpoint` does, into 1 : remaining - 1 shares
+      // the next cut splits [from, lte] into 1 : remaining - 1 shares: geometrically on wide ranges (headcounts are
+      // heavily skewed), arithmetically otherwise
       const a = from;
       const b = piece.lte;
       const wide = b > 4 * (a + 1);
@@ -295,29 +255,6 @@ export class Partitioner {
     // The top piece of an open filter also holds records above `lte`: its count is the piece's total minus the rest.
     pieces.push({ gte: lo, lte: piece.lte, count: Math.max(0, piece.count - before) });
     return pieces;
-  }
-
-  /** Bisects pieces larger than `target` (single values cannot be bisected; they are split later by country). */
-  private async bisect(root: Piece, target: number, filter: Filter): Promise<Piece[]> {
-    const done: Piece[] = [];
-    let frontier = [root];
-    while (frontier.length > 0) {
-      const next: Piece[] = [];
-      await Promise.all(
-        frontier.map(async (piece) => {
-          if (piece.count <= target || piece.gte >= piece.lte) {
-            done.push(piece);
-            return;
-          }
-          const mid = midpoint(piece.gte, piece.lte);
-          const left = await this.count(withHeadcount(filter, piece.gte, mid));
-          // The top piece of an open filter also holds records above `lte`: its right half is total - left.
-          next.push({ gte: piece.gte, lte: mid, count: left }, { gte: mid + 1, lte: piece.lte, count: Math.max(0, piece.count - left) });
-        }),
-      );
-      frontier = next;
-    }
-    return done.sort((a, b) => a.gte - b.gte);
   }
 
   private async splitByCountry(filter: Filter, value: number, count: number, maxJourney: number, dictionary: string): Promise<Partition[]> {
@@ -353,33 +290,4 @@ export class Partitioner {
     flush();
     return partitions;
   }
-}
-
-/** Groups adjacent pieces so group boundaries fall near multiples of total/groups and none passes `max`. */
-function mergePieces(pieces: Piece[], total: number, groups: number, max: number): Piece[][] {
-  const out: Piece[][] = [];
-  let current: Piece[] = [];
-  let currentCount = 0;
-  let cumulative = 0;
-  for (const piece of pieces) {
-    const boundary = ((out.length + 1) * total) / groups;
-    const closer = Math.abs(cumulative + piece.count - boundary) > Math.abs(cumulative - boundary);
-    // A piece too big alone (one headcount value) always gets its own group.
-    const alone = piece.count > max;
-    if (current.length > 0 && (currentCount + piece.count > max || closer || alone)) {
-      out.push(current);
-      current = [];
-      currentCount = 0;
-    }
-    current.push(piece);
-    currentCount += piece.count;
-    cumulative += piece.count;
-    if (alone) {
-      out.push(current);
-      current = [];
-      currentCount = 0;
-    }
-  }
-  if (current.length > 0) out.push(current);
-  return out;
 }

@@ -7,7 +7,24 @@
 import type { Redis } from 'ioredis';
 import { RateGovernor, type LearnedLimit } from '../shared/rate-governor.js';
 import { headerValue, type ResponseHeaders } from './response-headers.js';
-import type { FallbackLimits, GovernorOptions, Operation } from './types.js';
+import type { Operation } from './api-terms.js';
+
+export interface FallbackLimits {
+  search: number;
+  count: number;
+  dictionary: number;
+  windowSeconds: number;
+}
+
+export interface GovernorOptions {
+  /**
+   * Extra time added to the window when spacing requests, covering the delay between our grant and the server's
+   * clock. Default: 2% of the window, clamped to 100..1000 ms.
+   */
+  guardMs?: number;
+  /** Share of the configured fallback limit used while RateLimit-* headers are absent. Default 0.9. */
+  fallbackShare?: number;
+}
 
 /** `RateLimit-Policy: 30;w=2` (and/or `RateLimit-Limit: 30`) -> limit + window; null when absent. */
 export function parseRateLimitHeaders(headers: ResponseHeaders): { limit: number; windowMs: number | null } | null {

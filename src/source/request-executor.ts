@@ -7,13 +7,36 @@ import type { ChainableCommander } from 'ioredis';
 import type { Logger } from '../shared/logger.js';
 import { outcomeClass, type Alongside } from '../shared/rate-governor.js';
 import type { RedisBudgetLedger } from './budget-ledger.js';
-import { mapErrorResponse, sourceDecider } from './call-policy.js';
+import { mapErrorResponse, sourceDecider, type RetryOptions } from './call-policy.js';
 import { outcomeUnknown, RateLimitedError, SourceError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './http-transport.js';
 import { windowEndsInMs, type ApiGovernor } from './rate-limit-headers.js';
 import type { SearchTimings } from './search-timings.js';
 import type { TokenProvider } from './token-provider.js';
-import type { Operation, RetryOptions, SourceStats } from './types.js';
+import type { Operation } from './api-terms.js';
+
+export interface SourceStats {
+  requests: { search: number; count: number; dictionary: number; token: number; other: number };
+  /** 429 responses received. */
+  throttled: number;
+  retries: number;
+  unauthorizedRetries: number;
+  tokensSpent: number;
+  creditsSpent: number;
+  recordsReturned: number;
+  duplicatesDropped: number;
+  journeyRestarts: number;
+  /** Persons whose contacts were paid for (reveal-once journeys). */
+  personsRevealed: number;
+  /** Persons passed by without a reveal: revealed before and still fresh. */
+  revealSkipped: number;
+  /** Unrevealed persons left unrevealed because the API refused a re-sent cursor. */
+  revealMissed: number;
+  /** Journeys that fell back to revealing whole pages (the API refused a re-sent cursor). */
+  revealFallbacks: number;
+  /** Journeys whose reveal by offset answered other persons than the walk (they position cursors instead). */
+  revealOffsetMismatches: number;
+}
 
 export interface ApiRequest {
   method: 'GET' | 'POST';

@@ -13,7 +13,7 @@ import { fetchPage, type JourneyContext, type PageBody } from './page-request.js
 import { DIRECT_SHARE, revealRuns } from './reveal-planner.js';
 import type { RevealStore } from './reveal-store.js';
 import { recordId } from './run-dedup.js';
-import type { Entity } from './types.js';
+import type { Entity } from './api-terms.js';
 
 /** Per-journey state of the reveal strategy. */
 export interface JourneyReveal {

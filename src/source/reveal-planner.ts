@@ -86,3 +86,12 @@ export function forecastReveal(input: RevealForecastInput): RevealForecast {
   const extraDeep = (deep / pageSize) * expectedExtraTokens(newShare, pageSize);
   return { newShare, credits, revealSkipped: target - credits, tokens: Math.round(target + byOffset + extraDeep), method };
 }
+
+/** What `prepareReveal` expects a run to spend (see reveal-planner.ts for the method). */
+export interface RevealPlan {
+  newShare: number;
+  credits: number;
+  revealSkipped: number;
+  tokens: number;
+  method: 'first-run' | 'last-run-tally';
+}

@@ -2,17 +2,22 @@
  * When this account last revealed each person's contacts, in Redis, so a contacts search pays credits only for
  * persons not revealed yet (or revealed longer ago than `refreshAfterDays`). Compact: a person is 8 bytes of
  * SHA-1 of its id; the first 2 bytes pick one of 65,536 bucket hashes, the other 6 are the field, and the value is
- * the UTC day number. Buckets stay small enough (<= 128 entries up to ~8M persons) for Redis's listpack encoding:
- * 19.3 bytes per person, about 19 MB per million (measured with MEMORY USAGE, docs/runs.md). A collision (two ids
- * sharing 64 bits, ~1 in 10^12 for a million persons) would skip one reveal.
+ * the UTC day number. Buckets stay small enough (<= 128 entries up to ~8M persons) for Redis's compact listpack
+ * encoding, whose cost per person docs/runs.md gives. A collision (two ids sharing 64 bits, ~1 in 10^12 for a million
+ * persons) would skip one reveal.
  *
  * Besides, per search and run, a tally of the persons the run saw by reveal day: `plan` forecasts the next run's
- * credits from the last run's tally (see reveal-forecast.ts).
+ * credits from the last run's tally (see reveal-planner.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 export const DAY_MS = 86_400_000;
+
+/** Glob of every reveal-tally key of search `search` (any account, any filter): for expiring a removed search. */
+export function revealTallyPattern(prefix: string, search: string): string {
+  return `${prefix}:source:*:reveal-tally:${search}:*`;
+}
 const BUCKET_KEY_TTL_SECONDS = 400 * 86_400;
 
 function personKey(id: string): { bucket: string; field: Buffer } {
@@ -81,12 +86,20 @@ export class RevealStore {
     return `${this.keyBase}:reveal-tally:${searchKey}:last`;
   }
 
-  /** Adds persons seen by a run, by reveal day, and makes this run the search's latest tally. */
+  /**
+   * Adds persons seen by a run, by reveal day, and makes this run the search's latest tally. Only the latest is ever
+   * read, so the run it replaces loses its tally at once: a search keeps one tally, not one per run.
+   */
   async tally(searchKey: string, runId: string, byDay: ReadonlyMap<number, number>): Promise<void> {
     const key = this.tallyKey(searchKey, runId);
     const multi = this.redis.multi();
     for (const [day, n] of byDay) multi.hincrby(key, String(day), n);
-    await multi.expire(key, BUCKET_KEY_TTL_SECONDS).set(this.lastKey(searchKey), runId, 'EX', BUCKET_KEY_TTL_SECONDS).exec();
+    multi.expire(key, BUCKET_KEY_TTL_SECONDS).set(this.lastKey(searchKey), runId, 'EX', BUCKET_KEY_TTL_SECONDS, 'GET');
+    const results = (await multi.exec()) ?? [];
+    const failed = results.find(([err]) => err !== null);
+    if (failed) throw failed[0] as Error;
+    const previous = results.at(-1)?.[1];
+    if (typeof previous === 'string' && previous !== runId) await this.redis.unlink(this.tallyKey(searchKey, previous));
   }
 
   /** The latest run's tally of a search (persons seen by reveal day), or null. */

@@ -1,22 +1,92 @@
 /** Composes the source client: transport, token cache, governor, ledger, executor, journeys, partitioning. */
 import { createHash } from 'node:crypto';
-import { silentLogger } from '../shared/logger.js';
-import { joinUrl, resolvePaths } from './api-paths.js';
-import { RedisBudgetLedger } from './budget-ledger.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { joinUrl, resolvePaths, type ApiPaths } from './api-paths.js';
+import { RedisBudgetLedger, type BudgetLedger } from './budget-ledger.js';
 import { SourceProtocolError } from './errors.js';
 import { HttpTransport } from './http-transport.js';
-import { DEFAULT_RETRY } from './call-policy.js';
-import { walkJourney, type JourneyContext } from './journey.js';
-import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner } from './partitioner.js';
-import { SearchTimings } from './search-timings.js';
-import { ApiGovernor } from './rate-limit-headers.js';
-import { emptyStats, RequestExecutor } from './request-executor.js';
-import { forecastReveal } from './reveal-planner.js';
+import { DEFAULT_RETRY, type RetryOptions } from './call-policy.js';
+import { walkJourney, type JourneyContext, type JourneyOptions, type JourneyPage } from './journey.js';
+import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner, type PartitionOptions } from './partitioner.js';
+import { SearchTimings, type TimingSnapshot } from './search-timings.js';
+import { ApiGovernor, type FallbackLimits, type GovernorOptions } from './rate-limit-headers.js';
+import { emptyStats, RequestExecutor, type SourceStats } from './request-executor.js';
+import { forecastReveal, type RevealPlan } from './reveal-planner.js';
 import { RevealStore } from './reveal-store.js';
 import { RunDedup } from './run-dedup.js';
 import type { RevealRunInfo } from './page-request.js';
 import { TokenProvider } from './token-provider.js';
-import type { CallOptions, Entity, Filter, Partition, PartitionOptions, SourceClient, SourceClientOptions } from './types.js';
+import type { Entity, Filter, Operation } from './api-terms.js';
+import type { Partition } from './partition-filter.js';
+import type { Redis } from 'ioredis';
+
+export interface SourceClientOptions {
+  baseUrl: string;
+  auth: { tokenUrl: string; clientId: string; clientSecret: string };
+  paths?: Partial<ApiPaths>;
+  /** Shared governor / ledger state. The client never closes it. */
+  redis: Redis;
+  /** Default 'prospect-sync'. */
+  keyPrefix?: string;
+  /** Namespace of shared state; default a hash of baseUrl + clientId (never the secret). */
+  accountKey?: string;
+  fallbackLimits: FallbackLimits;
+  /** Never spend the search-token balance below `reserve`. */
+  tokens?: { reserve?: number };
+  credits?: { maxPerRun?: number; maxPerDay?: number };
+  /** Contacts are revealed once per person; again after `refreshAfterDays` (default 180). */
+  reveal?: { refreshAfterDays?: number };
+  logger?: Logger;
+  /** Per HTTP attempt. Default 30 s. */
+  requestTimeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  governor?: GovernorOptions;
+  /** Keep-alive connections per origin (at least the journeys walked at once). Default 16. */
+  connections?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface SourceClient {
+  /** Free count of the records matching `filter`. */
+  count(entity: Entity, filter: Filter, options?: CallOptions): Promise<number>;
+  /** Pages of one body, cursor mode by default; resumes from `options.checkpoint`. */
+  journey(entity: Entity, filter: Filter, options: JourneyOptions): AsyncIterable<JourneyPage>;
+  /** Splits `filter` by company.headcount (then country) so each journey stays under the depth limit. */
+  partition(entity: Entity, filter: Filter, options?: PartitionOptions): Promise<Partition[]>;
+  /** Splits a partition that hit 422 mid-walk into smaller ones (walk them from page 1; dedup makes it safe). */
+  splitPartition(entity: Entity, partition: Partition, options?: PartitionOptions): Promise<Partition[]>;
+  /** Values of a dictionary (`industry`, `country`, ...). */
+  dictionary(name: string, options?: CallOptions): Promise<string[]>;
+  /** Exchanges the client credentials for a token (cached like any request's): SourceAuthError when refused. No search. */
+  authenticate(options?: CallOptions): Promise<void>;
+  /** Raw `data` of a settings endpoint. */
+  settings(name: keyof ApiPaths['settings'], options?: CallOptions): Promise<unknown>;
+  health(options?: CallOptions): Promise<unknown>;
+  readonly ledger: BudgetLedger;
+  readonly accountKey: string;
+  stats(): SourceStats;
+  /** The limit the account's governor currently uses for `op` (learned from RateLimit-* headers, or the fallback); null before any request. */
+  rateLimit(op: Operation): Promise<{ limit: number; windowMs: number; mode: 'headers' | 'fallback' } | null>;
+  /**
+   * Registers a contacts run for reveal-once journeys and forecasts its credits and tokens from the search's last
+   * run (`searchKey` names the search: its name and body). Call before walking.
+   */
+  prepareReveal(runId: string, searchKey: string, walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number }): Promise<RevealPlan>;
+  /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
+  markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
+  /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
+  searchTimings(): TimingSnapshot;
+  /** Beats for a run walking on the account (active for `ttlMs`); returns how many walk now, itself included. */
+  heartbeat(member: string, ttlMs: number): Promise<number>;
+  /** The run stops walking on the account (the others see it at their next heartbeat). */
+  leave(member: string): Promise<void>;
+  /** Forgets the run's dedup set (call when a run ends). */
+  endRun(runId: string): void;
+  close(): Promise<void>;
+}
 
 /** Shared-state namespace of an account: never derived from the secret. */
 function defaultAccountKey(baseUrl: string, clientId: string): string {
@@ -78,10 +148,14 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     journey: (entity, filter, journeyOptions) => walkJourney(ctx, entity, filter, journeyOptions),
     partition: (entity, filter, partitionOptions) => partitioner(entity, partitionOptions?.signal).partition(filter, partitionOptions),
     splitPartition: (entity: Entity, partition: Partition, partitionOptions?: PartitionOptions) => {
+      // at least two pieces, each under the depth
       const max = Math.min(partitionOptions?.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS, Math.max(1, Math.ceil(partition.count / 2)));
-      return partitioner(entity, partitionOptions?.signal).partition(partition.filter, { ...partitionOptions, maxJourneyRecords: max, parallelism: 2 });
+      return partitioner(entity, partitionOptions?.signal).partition(partition.filter, { ...partitionOptions, maxJourneyRecords: max, pieceRecords: max });
     },
     dictionary,
+    authenticate: async (call) => {
+      await tokens.get(call?.signal);
+    },
     settings: async (name, call) => dataOf(await get(paths.settings[name], 'dictionary', call), 'settings'),
     health: (call) => get(paths.health, undefined, call),
     stats: () => structuredClone(stats),

@@ -18,10 +18,10 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { closeAfterEach } from '../helpers/closers.js';
 import { testRedis } from '../helpers/redis.js';
 
-interface Receiver { url: string; bodies: AlertPayload[]; hits: number; status: number; close(): Promise<void> }
+interface Receiver { url: string; bodies: AlertPayload[]; hits: number; status: number; headers: Record<string, string>; close(): Promise<void> }
 
 async function receiver(): Promise<Receiver> {
-  const r = { bodies: [] as AlertPayload[], hits: 0, status: 200 } as Receiver;
+  const r = { bodies: [] as AlertPayload[], hits: 0, status: 200, headers: {} } as Receiver;
   const read = async (req: IncomingMessage): Promise<string> => {
     let body = '';
     for await (const chunk of req) body += String(chunk);
@@ -31,7 +31,7 @@ async function receiver(): Promise<Receiver> {
     void read(req).then((body) => {
       r.hits++;
       if (r.status === 200) r.bodies.push(JSON.parse(body) as AlertPayload);
-      res.writeHead(r.status).end();
+      res.writeHead(r.status, r.headers).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -153,6 +153,57 @@ describe('alerting', () => {
     const closed = createWebhookSender({ url: 'http://127.0.0.1:9/hook', attempts: 2, baseDelayMs: 5 });
     expect(await closed({ text: 'x' })).toBe(false);
   });
+
+  it('an alert stays pending until a 2xx: a webhook that fails, then recovers, receives it once', async () => {
+    const { redis, prefix, hook, start } = await setup({});
+    const a = start();
+    const b = start();
+    hook.status = 500;
+    await recordRun(redis, summary('failed', 'r1', { error: { code: 'crm_auth', message: 'x' } }), { prefix });
+    expect((await a.evaluate()).map((e) => e.delivered)).toEqual([false]);
+    expect(hook.hits).toBe(3);
+    hook.status = 200;
+    await Promise.all([a.evaluate(), b.evaluate()]);
+    await Promise.all([a.evaluate(), b.evaluate()]);
+    expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([['run_failed', 'firing']]);
+
+    // Fired, then recovered while the webhook was down: the recovery is delivered once the webhook is back.
+    hook.status = 503;
+    await recordRun(redis, summary('completed', 'r2'), { prefix });
+    await a.evaluate();
+    hook.status = 200;
+    await a.evaluate();
+    await b.evaluate();
+    expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([['run_failed', 'firing'], ['run_failed', 'resolved']]);
+  });
+
+  it('does not follow a redirect: the payload never reaches the other address, and the alert stays pending', async () => {
+    const { redis, prefix, hook, start } = await setup({});
+    const elsewhere = await receiver();
+    closers.push(() => elsewhere.close());
+    hook.status = 307;
+    hook.headers = { location: elsewhere.url };
+    const a = start();
+    await recordRun(redis, summary('failed', 'r1', { error: { code: 'x', message: 'y' } }), { prefix });
+    expect((await a.evaluate()).map((e) => e.delivered)).toEqual([false]);
+    expect(elsewhere.hits).toBe(0);
+    expect(hook.hits).toBe(1); // a 3xx is not retried at once...
+    hook.status = 200;
+    hook.headers = {};
+    await a.evaluate(); // ...but on the next evaluation
+    expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([['run_failed', 'firing']]);
+    expect(elsewhere.hits).toBe(0);
+  });
+
+  it('one delivery ends at its deadline, whatever the attempts and timeouts: a webhook that never answers', async () => {
+    const silent: Server = createServer(() => undefined); // accepts, reads, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => { silent.closeAllConnections(); silent.close(() => resolve()); }));
+    const send = createWebhookSender({ url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`, attempts: 5, timeoutMs: 10_000, deadlineMs: 1_000 });
+    const started = Date.now();
+    expect(await send({ text: 'x' })).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }, 20_000);
 
   it('evaluates when a sync job finishes (BullMQ queue events), not only on the interval', async () => {
     const { redis, prefix, hook, start } = await setup({});

@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HUBSPOT_BATCH_SIZE } from '../../src/crm/hubspot/hubspot-read.js';
+import { HUBSPOT_BATCH_SIZE } from '../../src/crm/hubspot/hubspot-limits.js';
 import { createPrng } from '../../src/emulators/sales-intel/hash.js';
 import { enqueueRun, openQueues, type AppQueues } from '../../src/queue/index.js';
 import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
@@ -32,6 +32,8 @@ export interface KillScenarioOptions {
   /** Rate-limit window of the emulator (seconds): benches shorten it so large datasets do not wait minutes. */
   windowSeconds?: number;
   timeoutMs?: number;
+  /** More environment for the worker processes (`WORKER_LOCKS=production`: the production lock settings). */
+  workerEnv?: Record<string, string>;
 }
 
 export interface KillScenarioResult {
@@ -80,7 +82,7 @@ export async function runKillScenario(o: KillScenarioOptions): Promise<KillScena
     const configFile = join(dir, 'config.yaml');
     await writeFile(configFile, hubspotConfig(COMPANY_SEARCH, `  pageSize: ${pageSize}\n  parallelism: ${parallelism}`));
     queues = openQueues({ connection, prefix: f.prefix });
-    pool = workerPool(configFile, f.prefix, f.env);
+    pool = workerPool(configFile, f.prefix, { ...f.env, ...o.workerEnv });
     const fetched = async (): Promise<number> => {
       const raw = await f.redis.get(`${f.prefix}:run:all-companies:checkpoint`);
       return raw ? (JSON.parse(raw) as RunCheckpoint).counts.fetched : 0;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueRun, openQueues, startScheduler } from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
-import { listGovernorSnapshots } from '../../src/shared/rate-governor.js';
+import { listGovernorSnapshots } from '../../src/shared/governor-snapshots.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createRedis, deleteKeysUnder } from '../../src/shared/redis.js';
 import { closeAfterEach } from '../helpers/closers.js';

@@ -22,6 +22,7 @@ destinations:
 server:
   port: 0
   auth: {username: ops, password: "\${DASHBOARD_PASSWORD}"}
+  adminActions: true
 searches:
   - name: software
     segment: icp

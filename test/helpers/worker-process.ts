@@ -19,6 +19,7 @@ export interface WorkerPool {
   killAll(): Promise<void>;
 }
 
+/** `env` reaches the child too: `WORKER_LOCKS=production`, `BUSY_ON_SIGUSR2` (see sync-worker-child.ts). */
 export function workerPool(configFile: string, prefix: string, env: Record<string, string>): WorkerPool {
   const spawned: ChildProcess[] = [];
   const kill = async (proc: ChildProcess): Promise<void> => {

@@ -62,6 +62,16 @@ describe('bin/prospect-sync.js', () => {
     );
   });
 
+  it('a Lua script changed after the build makes dist/ stale too (the build copies .lua files into it)', () => {
+    const { root, run } = layout();
+    file(join(root, 'dist/src/cli/main.js'), "process.stdout.write('compiled ran');", T);
+    file(join(root, 'src/cli/main.ts'), '', T - 10);
+    file(join(root, 'src/shared/governor-acquire.lua'), '', T + 10);
+    const r = run();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('(src/shared/governor-acquire.lua changed after the last build)');
+  });
+
   it('without dist/ and without tsx (npm ci --omit=dev on an unbuilt checkout) says to build', () => {
     const { root, run } = layout();
     file(join(root, 'src/cli/main.ts'), '', T);

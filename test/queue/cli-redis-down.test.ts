@@ -43,6 +43,18 @@ describe('one-shot commands with Redis down', () => {
     }
   }, 60_000);
 
+  it('a secret in the user name\'s place (redis://SECRET@host/3) is not shown either', async () => {
+    const port = await closedPort();
+    const children = [['runs', 'dach'], ['trigger', 'dach', '--json']].map((argv) => ({
+      argv, c: cli(argv, { ...env, REDIS_URL: `redis://hunter3-user-secret@127.0.0.1:${port}/3` }),
+    }));
+    for (const { argv, c } of children) {
+      expect(await c.exited, argv.join(' ')).toBe(EXIT.redisUnreachable);
+      expect(c.err() + c.out()).toContain(`Redis at redis://127.0.0.1:${port}/3 (REDIS_URL) is unreachable`);
+      expect(c.err() + c.out()).not.toContain('hunter3');
+    }
+  }, 60_000);
+
   it('--json: one JSON error object on stdout, nothing on stderr', async () => {
     const children = COMMANDS.map((argv) => ({ argv, c: cli([...argv, '--json'], env) }));
     for (const { argv, c } of children) {

@@ -12,6 +12,10 @@ import {
   type SyncWorkerHandle,
 } from '../../src/queue/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { recordRun } from '../../src/runs/run-history.js';
+import { emptyCounts } from '../../src/runs/run-summary.js';
+import { RETIRED_SEARCH_TTL_SECONDS } from '../../src/runs/search-retention.js';
+import { RevealStore } from '../../src/source/reveal-store.js';
 import { queueEnv, waitFor } from './queue-env.js';
 import { closeAfterEach } from '../helpers/closers.js';
 
@@ -130,5 +134,33 @@ describe('scheduler and worker', () => {
     const third = await enqueueRun(queues.sync, 'dach', 'manual');
     expect(third.deduplicated).toBe(false);
     expect(third.jobId).not.toBe(first.jobId);
+  });
+
+  it('the run history, totals and reveal tally of a search removed from the config expire; back in the config, they stay', async () => {
+    const { env, queues } = await setup('sched-retire');
+    const { connection: redis, prefix } = env.ctx;
+    const at = new Date().toISOString();
+    for (const search of ['kept', 'gone']) {
+      await recordRun(redis, { search, status: 'completed', ...emptyCounts(), durationMs: 1, runId: `${search}-1`, startedAt: at, finishedAt: at, dryRun: false, partitions: 1 }, { prefix });
+    }
+    await new RevealStore(redis, `${prefix}:source:acct`, 180).tally('gone:fp', 'gone-1', new Map([[1, 1]]));
+    const gone = [`${prefix}:run:gone:history`, `${prefix}:run:gone:totals`, `${prefix}:source:acct:reveal-tally:gone:fp:last`, `${prefix}:source:acct:reveal-tally:gone:fp:gone-1`];
+    const kept = [`${prefix}:run:kept:history`, `${prefix}:run:kept:totals`];
+    for (const key of kept) expect(await redis.ttl(key)).toBe(-1);
+
+    let searches: SchedulableSearch[] = [{ name: 'kept' }];
+    const scheduler = await startScheduler({ ctx: env.ctx, queues, logger: silentLogger, loadSearches: async () => searches });
+    closers.push(scheduler.close);
+    expect(scheduler.isLeader).toBe(true);
+    for (const key of gone) {
+      const ttl = await redis.ttl(key);
+      expect(ttl, key).toBeGreaterThan(RETIRED_SEARCH_TTL_SECONDS - 60);
+      expect(ttl, key).toBeLessThanOrEqual(RETIRED_SEARCH_TTL_SECONDS);
+    }
+    for (const key of kept) expect(await redis.ttl(key), key).toBe(-1);
+
+    searches = [{ name: 'kept' }, { name: 'gone' }];
+    await scheduler.reload();
+    for (const key of gone.slice(0, 2)) expect(await redis.ttl(key), key).toBe(-1);
   });
 });

@@ -15,7 +15,7 @@ const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`
 describe('dashboard server', () => {
   const closers = closeAfterEach();
 
-  async function serve(extra: { metricsAuth?: boolean; readOnly?: boolean | string[] } = {}) {
+  async function serve(extra: { metricsAuth?: boolean; readOnly?: boolean | string[]; adminActions?: boolean } = {}) {
     const env = await queueEnv('dashboard');
     const queues = openQueues(env.ctx);
     closers.push(env.cleanup, queues.close);
@@ -49,7 +49,7 @@ describe('dashboard server', () => {
   });
 
   it('lists both queues through the bull-board API, read-only where configured', async () => {
-    const { server } = await serve({ readOnly: ['prospect-sync'] });
+    const { server } = await serve({ readOnly: ['prospect-sync'], adminActions: true });
     const res = await fetch(`${server.url}/admin/queues/api/queues?activeQueue=prospect-sync&status=latest&page=1`, {
       headers: { authorization: basic(AUTH.username, AUTH.password) },
     });

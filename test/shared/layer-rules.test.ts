@@ -41,11 +41,12 @@ describe('layer check (.dependency-cruiser.cjs, run by npm run check)', () => {
   it('names every sideways or upward import and accepts the downward ones', async () => {
     const violations = await violationsOf({
       'src/shared/logger.ts': ['../config/schema.js'],
-      'src/config/schema.ts': ['../shared/logger.js', '../crm/crm-objects.js', '../crm/transforms.js', '../crm/field-mapping.js'],
-      'src/crm/crm-objects.ts': [],
+      'src/config/schema.ts': ['../shared/logger.js', '../crm/destinations.js', '../crm/destination-port.js', '../crm/transforms.js', '../crm/field-mapping.js'],
+      'src/crm/destinations.ts': [],
+      'src/crm/destination-port.ts': [],
       'src/crm/transforms.ts': [],
       'src/crm/field-mapping.ts': ['../source/types.js', '../queue/job-data.js', 'bullmq'],
-      'src/source/types.ts': ['../crm/crm-objects.js', '../runs/run-lock.js', '../shared/logger.js'],
+      'src/source/types.ts': ['../crm/destinations.js', '../runs/run-lock.js', '../shared/logger.js'],
       'src/queue/job-data.ts': ['../../jobs/sync-search.js'],
       'src/runs/run-lock.ts': ['../queue/job-data.js'],
       'src/server/index.ts': ['../../jobs/sync-search.js', '../queue/job-data.js'],
@@ -67,7 +68,7 @@ describe('layer check (.dependency-cruiser.cjs, run by npm run check)', () => {
       'queue-and-runs-import-no-jobs-or-cli: src/queue/job-data.ts -> jobs/sync-search.ts',
       'server-imports-no-jobs: src/server/index.ts -> jobs/sync-search.ts',
       'shared-imports-nothing-of-ours: src/shared/logger.ts -> src/config/schema.ts',
-      'source-stays-below-crm-and-queue: src/source/types.ts -> src/crm/crm-objects.ts',
+      'source-stays-below-crm-and-queue: src/source/types.ts -> src/crm/destinations.ts',
       'source-stays-below-crm-and-queue: src/source/types.ts -> src/runs/run-lock.ts',
     ]);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { listGovernorSnapshots, outcomeClass, RateGovernor } from '../../src/shared/rate-governor.js';
+import { listGovernorSnapshots } from '../../src/shared/governor-snapshots.js';
+import { outcomeClass, RateGovernor } from '../../src/shared/rate-governor.js';
 import { testRedis } from '../helpers/redis.js';
 
 const cleanups: (() => Promise<void>)[] = [];

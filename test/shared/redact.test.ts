@@ -27,6 +27,19 @@ const REDACTED: [string, string][] = [
   ['callback?access_token=abc.def.ghi&state=1', 'abc.def.ghi'],
   ['refresh_token: r-123-xyz', 'r-123-xyz'],
   ['password=hunter2!', 'hunter2!'],
+  ['REDIS_URL=redis://SECRET@10.0.0.5/3 refused', 'SECRET'],
+  ['connect redis://app:p4ssw0rd@redis.internal:6379/0', 'p4ssw0rd'],
+  // bare or dotted national numbers, and North American numbers written without separators
+  ['mobile 015112345678 refused', '015112345678'],
+  ['4155550100', '4155550100'],
+  ['invalid phone 4155550100 on record 7', '4155550100'],
+  ['{"phone":"14155550100"}', '14155550100'],
+  ['tel: 0049301234567', '0049301234567'],
+  ['mobile 0171.2345678 wrong', '0171.2345678'],
+  // emails in any script, whole
+  ['bounce from jürgen.müller@bücher.de', 'müller'],
+  ['duplicate JÜRGEN@example.com', 'JÜ'],
+  ['Zoë.Ünal@example.de is taken', 'Zoë'],
 ];
 
 /** Text that must come through unchanged, byte for byte: nothing in it is a secret or a contact detail. */
@@ -56,6 +69,10 @@ const KEPT: string[] = [
   'records 1000-2000 of 250000',
   'due 01-02-2026 or 05/11/2026; bytes=0-1023; offsets 0-100',
   'POST https://login.example.test/services/oauth2/token: 400 Bad Request',
+  'Basic auth failed; Bearer token expired; HTTP Basic Auth required',
+  'record id 4155550100 and object 2125550199 not found; deal #3125550100',
+  'epoch 1764043200 s, 1764043200123 ms',
+  'version 0.12.3, ratio 0.75, took 0.5 s',
 ];
 
 describe('redact (the one redactor: logs, errors, rejects, summaries)', () => {

@@ -75,8 +75,8 @@ describe('the partition plan for a walk sized at run time', () => {
     expect(spent).toBeLessThanOrEqual(250);
     expect(spent).toBeGreaterThan(0);
     expect(fx.emu.stats('demo').operations.search).toBe(0);
-    // fewer, larger pieces, as the whole-filter groups of old, would leave a long tail for the same journeys
-    expect(tailShare(countsOf(await fx.client.partition('companies', filter, { parallelism: journeys })), journeys)).toBeGreaterThan(tailShare(counts, journeys));
+    // fewer, larger pieces (one per journey) would leave a long tail for the same journeys
+    expect(tailShare(countsOf(await fx.client.partition('companies', filter, { pieceRecords: Math.ceil(total / journeys), total })), journeys)).toBeGreaterThan(tailShare(counts, journeys));
   });
 
   it('guided sizes: large pieces first, each no larger than what the other journeys walk after it; fewer partial pages, a pace as good', async () => {

@@ -38,6 +38,15 @@ describe('RevealStore', () => {
     await store.tally('s', 'r2', new Map([[102, 3]]));
     expect((await store.lastTally('s'))?.runId).toBe('r2');
   });
+
+  it('keeps one tally per search, not one per run: a run\'s tally goes when the next run tallies; every key expires', async () => {
+    const store = new RevealStore(env.redis, `${env.prefix}:one`, 180);
+    for (let run = 1; run <= 24; run++) await store.tally('hourly', `r${run}`, new Map([[100, run]]));
+    const keys = (await env.redis.keys(`${env.prefix}:one:reveal-tally:*`)).sort();
+    expect(keys).toEqual([`${env.prefix}:one:reveal-tally:hourly:last`, `${env.prefix}:one:reveal-tally:hourly:r24`]);
+    for (const key of keys) expect(await env.redis.ttl(key)).toBeGreaterThan(0);
+    expect(await store.lastTally('hourly')).toEqual({ runId: 'r24', byDay: new Map([[100, 24]]) });
+  });
 });
 
 describe('reveal planning', () => {

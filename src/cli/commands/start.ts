@@ -22,7 +22,7 @@ import type { Alerting } from '../../alerts/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { closeRedis, createRedis } from '../../shared/redis.js';
 import { watchRedis } from '../../shared/redis-watch.js';
-import { listGovernorSnapshots } from '../../shared/rate-governor.js';
+import { listGovernorSnapshots } from '../../shared/governor-snapshots.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
 import { createLiveConfig, type ReloadResult } from '../live-config.js';
 
@@ -81,6 +81,12 @@ function logRefusedReload(logger: Logger, error: unknown): void {
 function readOnlyQueues(value: string | undefined): boolean | string[] {
   if (!value || value === 'false') return false;
   return value === 'true' ? true : value.split(',').map((q) => q.trim()).filter(Boolean);
+}
+
+/** `METRICS_AUTH=true|false` wins over `server.metricsAuth`; neither: the dashboard's default (auth off loopback). */
+function metricsAuthOf(env: string | undefined, configured: boolean | undefined): { metricsAuth?: boolean } {
+  const value = env === 'true' ? true : env === 'false' ? false : configured;
+  return value === undefined ? {} : { metricsAuth: value };
 }
 
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
@@ -142,8 +148,9 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         host: opts.dashboard?.host ?? config.server.host,
         port: opts.dashboard?.port ?? config.server.port,
         auth: config.server.auth,
+        adminActions: config.server.adminActions,
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
-        metricsAuth: process.env.METRICS_AUTH === 'true',
+        ...metricsAuthOf(process.env.METRICS_AUTH, config.server.metricsAuth),
         prefix, governorSnapshots: () => listGovernorSnapshots(connection, prefix), searches: () => live.current().searches,
         creditCaps: () => live.current().source.credits, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
         logger,

@@ -1,36 +1,59 @@
 /**
  * `prospect-sync validate [--config f] [--online] [--json]`: loads and checks the config; exit 0 ok, 2 invalid.
  * Problems go to stderr one per line (`file:line:column path: message`); `--json` prints one JSON object instead.
- * `--online` asks the API's dictionaries through the real source client, so it needs Redis (exit 4 without it) and
- * the API's credentials (a refused secret is a config error, exit 2).
+ * `--online` exchanges the API's credentials, asks its dictionaries through the real source client and runs each
+ * search's CRM preflight (credentials, object, mapped fields, match field, required fields; no search request), so
+ * it needs Redis (exit 4 without it); a refused credential or a mapping the CRM cannot take is a config error, exit 2.
  */
 import { checkFilterValues, ConfigError, formatIssue, readConfig, resolveConfigPath } from '../../config/index.js';
 import type { ConfigIssue, DictionaryLookup, LoadedConfig } from '../../config/index.js';
 import type { ConfigOption, JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
+import { crmPreflightIssues, sourceAuthIssues } from '../preflight-issues.js';
 import { connectRedis } from '../redis-connect.js';
 
 export interface ValidateOptions extends ConfigOption, JsonOption {
   online?: boolean;
 }
 
-/** Dictionary values through the real source client (rate-limited and authenticated like any run). */
-async function withSourceDictionaries<T>(loaded: LoadedConfig, use: (lookup: DictionaryLookup) => Promise<T>): Promise<T> {
+/** What `--online` asks the remotes: the API's token and dictionaries, and each search's CRM preflight. */
+interface OnlineChecks {
+  authenticate(): Promise<void>;
+  lookup: DictionaryLookup;
+  preflight(search: string): Promise<void>;
+}
+
+/** The remotes through the real source client and CRM sinks (rate-limited and authenticated like any run). */
+async function withOnlineChecks<T>(loaded: LoadedConfig, use: (checks: OnlineChecks) => Promise<T>): Promise<T> {
   // Loaded only for --online: the offline check needs none of the sync code.
-  const [{ openSource }, { queuePrefix }, { silentLogger }] = await Promise.all([
+  const [{ openSource, preflightSearch }, { queuePrefix }, { silentLogger }] = await Promise.all([
     import('../../../jobs/sync-search/index.js'),
     import('../../queue/queue-context.js'),
     import('../../shared/logger.js'),
   ]);
   const redis = await connectRedis();
   // Same namespace as the workers': dictionary calls count against the account's shared rate limit.
-  const client = openSource(loaded.config, redis, queuePrefix(), silentLogger);
+  const prefix = queuePrefix();
+  const client = openSource(loaded.config, redis, prefix, silentLogger);
   try {
-    return await use((name) => client.dictionary(name));
+    return await use({
+      authenticate: () => client.authenticate(),
+      lookup: (name) => client.dictionary(name),
+      preflight: (search) => preflightSearch(loaded.config, search, { redis, prefix, logger: silentLogger }),
+    });
   } finally {
     await client.close();
     redis.disconnect();
   }
+}
+
+/** The API's credentials first (nothing else can be asked without them), then filter values and CRM preflights. */
+function onlineIssues(loaded: LoadedConfig): Promise<ConfigIssue[]> {
+  return withOnlineChecks(loaded, async (checks) => {
+    const refused = await sourceAuthIssues(loaded, checks.authenticate);
+    if (refused.length > 0) return refused;
+    return [...await checkFilterValues(loaded, checks.lookup), ...await crmPreflightIssues(loaded, checks.preflight)];
+  });
 }
 
 function report(json: boolean, file: string, issues: ConfigIssue[], warnings: ConfigIssue[], summary: string): void {
@@ -56,8 +79,8 @@ export async function runCommand(opts: ValidateOptions): Promise<number> {
   }
   const { config } = loaded;
   let issues: ConfigIssue[] = [];
-  if (opts.online) issues = await withSourceDictionaries(loaded, (lookup) => checkFilterValues(loaded, lookup));
-  const checked = opts.online ? ', filter values checked against the API dictionaries' : '';
+  if (opts.online) issues = await onlineIssues(loaded);
+  const checked = opts.online ? ', filter values checked against the API dictionaries, CRM fields checked' : '';
   const summary = `${file}: valid (${config.searches.length} searches, ${Object.keys(config.destinations).length} destinations${checked})`;
   report(json, file, issues, loaded.warnings, summary);
   return issues.length === 0 ? EXIT.ok : EXIT.config;

@@ -2,8 +2,7 @@ import { chunks } from '../chunks.js';
 import { CrmSchemaError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 import { hubspotJson } from './hubspot-json-request.js';
-
-export const HUBSPOT_BATCH_SIZE = 100;
+import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
 
 /** What the typed `batchApi.read` accepts (207: some ids not found); any other status is thrown. */
 const READ_ACCEPTED = [200, 207] as const;

@@ -1,8 +1,10 @@
 import type { PropertyCreateFieldTypeEnum, PropertyCreateTypeEnum } from '@hubspot/api-client/lib/codegen/crm/properties/index.js';
-import { hubspotPropertyGroup } from '../crm-objects.js';
 import type { ObjectTarget } from '../crm-sink.js';
 import { CrmRequestError, CrmSchemaError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
+
+/** Property group a match property we create goes into, per object (`default` for any other object). */
+const PROPERTY_GROUPS: Readonly<Record<string, string>> = { contacts: 'contactinformation', companies: 'companyinformation' };
 
 /**
  * The match property must exist and be unique: create it when missing, refuse a non-unique one. Two runs starting on
@@ -18,7 +20,7 @@ async function ensureUniqueProperty(caller: HubSpotCaller, object: string, name:
           label: name,
           type: 'string' as PropertyCreateTypeEnum,
           fieldType: 'text' as PropertyCreateFieldTypeEnum,
-          groupName: hubspotPropertyGroup(object),
+          groupName: PROPERTY_GROUPS[object] ?? 'default',
           hasUniqueValue: true,
           description: 'Unique id written by prospect-sync (match key)',
         }),

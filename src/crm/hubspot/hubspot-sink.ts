@@ -10,8 +10,11 @@ import { createHubSpotClient } from './hubspot-client.js';
 import { CrmDailyLimitError } from '../errors.js';
 import type { RetryOptions } from './hubspot-call-policy.js';
 import { hubspotPortalId } from './hubspot-identity.js';
-import { HUBSPOT_BATCH_SIZE, readByKey } from './hubspot-read.js';
+import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
+import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
+import { cachedPreflight, preflightKey } from '../preflight-cache.js';
+import { preflightHubSpot } from './hubspot-preflight.js';
 import { upsertBatch } from './hubspot-upsert.js';
 
 export interface HubSpotSinkOptions {
@@ -55,6 +58,9 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     get throttled() {
       return caller.throttled;
     },
+
+    preflight: (mapping, callOptions) =>
+      cachedPreflight(preflightKey('hubspot', [options.baseUrl, options.accessToken], mapping), () => preflightHubSpot(caller, mapping, callOptions?.signal)),
 
     prepare: (target) => prepareTarget(caller, target),
 

@@ -10,7 +10,6 @@ export interface BatchAnswer {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const READ_ONLY = new Set(['hs_object_id', 'createdate', 'lastmodifieddate']);
 
 export function inputsOf(body: unknown): Record<string, unknown>[] {
   const inputs = (body as { inputs?: unknown } | null)?.inputs;
@@ -59,7 +58,7 @@ function propertiesOf(table: ObjectTable, input: Record<string, unknown>): Recor
     const detail = missing.map((name) => ({ isValid: false, message: `Property "${name}" does not exist`, error: 'PROPERTY_DOESNT_EXIST', name, localizedErrorMessage: `Property "${name}" does not exist` }));
     throw validationError(`Property values were not valid: ${JSON.stringify(detail)}`);
   }
-  for (const name of READ_ONLY) delete out[name];
+  for (const name of Object.keys(out)) if (table.properties.get(name)?.modificationMetadata.readOnlyValue === true) delete out[name];
   return out;
 }
 

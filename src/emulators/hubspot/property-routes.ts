@@ -1,4 +1,4 @@
-import type { PropertyDef } from './default-properties.js';
+import { WRITABLE, type PropertyDef } from './default-properties.js';
 import { HubSpotHttpError, validationError } from './hubspot-http-error.js';
 import type { ObjectTable } from './hubspot-store.js';
 import type { BatchAnswer } from './object-batch.js';
@@ -33,7 +33,7 @@ export function createProperty(table: ObjectTable, body: unknown): BatchAnswer {
   const def: PropertyDef = {
     name, label: input.label as string, type: input.type as string, fieldType: input.fieldType as string,
     groupName: input.groupName as string, description: typeof input.description === 'string' ? input.description : '',
-    hasUniqueValue, options: [], hubspotDefined: false, createdAt: now, updatedAt: now,
+    hasUniqueValue, options: [], hubspotDefined: false, modificationMetadata: { ...WRITABLE }, createdAt: now, updatedAt: now,
   };
   table.addProperty(def);
   return { status: 201, body: def };

@@ -96,6 +96,10 @@ export class RecordStore {
         continue;
       }
       if (field.type === 'id') continue;
+      if (field.readOnly === true) {
+        errors.push({ statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE', message: `Unable to create/update fields: ${field.name}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`, fields: [field.name] });
+        continue;
+      }
       const converted = convertValue(field, raw);
       if ('error' in converted) errors.push(converted.error);
       else values[field.name] = converted.value;
@@ -111,7 +115,7 @@ export class RecordStore {
     }
     const existing = matches[0];
     const next: SfRecord = existing ? { ...existing, ...values } : { ...values };
-    const missing = object.fields.filter((f) => f.required && (next[f.name] === undefined || next[f.name] === null || next[f.name] === '')).map((f) => f.name);
+    const missing = object.fields.filter((f) => f.required && f.defaultedOnCreate !== true && (next[f.name] === undefined || next[f.name] === null || next[f.name] === '')).map((f) => f.name);
     if (missing.length > 0) {
       return { ok: false, errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: `Required fields are missing: [${missing.join(', ')}]`, fields: missing }] };
     }

@@ -152,11 +152,16 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     const object = store.object(type);
     return {
       name: object.name, label: object.name, keyPrefix: object.keyPrefix, createable: true, updateable: true, queryable: true,
-      fields: object.fields.map((f) => ({
-        name: f.name, label: f.name, type: f.type, length: f.length ?? 0, externalId: f.externalId === true, unique: f.unique === true,
-        idLookup: f.externalId === true || f.name === 'Id', nillable: f.required !== true && f.type !== 'id', createable: f.type !== 'id',
-        updateable: f.type !== 'id', referenceTo: f.referenceTo ? [f.referenceTo] : [], relationshipName: f.relationshipName ?? null,
-      })),
+      // As a real org describes them: ids and checkboxes are never nillable and always defaulted on create.
+      fields: object.fields.map((f) => {
+        const writable = f.type !== 'id' && f.readOnly !== true;
+        return {
+          name: f.name, label: f.name, type: f.type, length: f.length ?? 0, externalId: f.externalId === true, unique: f.unique === true,
+          idLookup: f.externalId === true || f.name === 'Id', nillable: f.required !== true && f.type !== 'id' && f.type !== 'boolean',
+          defaultedOnCreate: f.defaultedOnCreate === true || f.type === 'id' || f.type === 'boolean', createable: writable, updateable: writable,
+          referenceTo: f.referenceTo ? [f.referenceTo] : [], relationshipName: f.relationshipName ?? null,
+        };
+      }),
     };
   };
 

@@ -8,8 +8,12 @@ export interface SfField {
   length?: number;
   externalId?: boolean;
   unique?: boolean;
-  /** Required on create (the REQUIRED_FIELD_MISSING check). */
+  /** Required on create (the REQUIRED_FIELD_MISSING check): describe says `nillable: false`. */
   required?: boolean;
+  /** Salesforce fills the field when a create leaves it out (describe `defaultedOnCreate`; ids and checkboxes always). */
+  defaultedOnCreate?: boolean;
+  /** Set only by Salesforce (describe `createable: false`, `updateable: false`); ids always. */
+  readOnly?: boolean;
   /** Reference fields: the parent object and the relationship name used for nested external-id references. */
   referenceTo?: string;
   relationshipName?: string;

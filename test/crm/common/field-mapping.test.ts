@@ -54,6 +54,19 @@ describe('field mapping', () => {
     expect(mapRecord(mapping, { id: '   ' })).toMatchObject({ ok: false, code: 'missing_match_key' });
   });
 
+  it('writes constants ({value}) to every record, beside paths, and refuses a constant that is no scalar', () => {
+    const mapping = compileFieldMapping({
+      matchOn: { field: 'ext_id', from: 'id' },
+      fields: { Company: { value: 'Unknown', overwrite: 'never' }, Score: { value: 7 }, OptIn: { value: false }, LastName: 'last' },
+    }, { object: 'Lead' });
+    expect(mapping.target.fields).toEqual(['Company', 'Score', 'OptIn', 'LastName']);
+    expect(mapping.fields[0]).toMatchObject({ field: 'Company', constant: 'Unknown', overwrite: 'never' });
+    expect(mapRecord(mapping, { id: 'p1', last: 'Roe' })).toEqual({ ok: true, record: { key: 'p1', properties: { Company: 'Unknown', Score: 7, OptIn: false, LastName: 'Roe' } } });
+    expect(mapRecord(mapping, { id: 'p2' })).toEqual({ ok: true, record: { key: 'p2', properties: { Company: 'Unknown', Score: 7, OptIn: false } } });
+    expect(() => compileFieldMapping({ matchOn: { field: 'ext_id', from: 'id' }, fields: { Score: { value: Number.NaN } } }, { object: 'Lead' }))
+      .toThrow(/fields\.Score\.value: a constant is a string, a finite number or a boolean/);
+  });
+
   it('does not reach prototype properties through paths', () => {
     const mapping = compileFieldMapping({ matchOn: { field: 'ext_id', from: 'id' }, fields: { a: 'constructor', b: '__proto__.x' } }, { object: 'companies' });
     expect(mapRecord(mapping, { id: 'c' })).toEqual({ ok: true, record: { key: 'c', properties: {} } });

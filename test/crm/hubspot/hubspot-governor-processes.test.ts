@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHubSpotSink } from '../../../src/crm/index.js';
 import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
-import { listGovernorSnapshots } from '../../../src/shared/rate-governor.js';
+import { listGovernorSnapshots } from '../../../src/shared/governor-snapshots.js';
 import { spawnGatedChild, type GatedChild } from '../../helpers/gated-child.js';
 import { testRedis } from '../../helpers/redis.js';
 

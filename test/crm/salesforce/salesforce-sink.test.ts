@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { CrmRecord, UpsertOutcome } from '../../../src/crm/crm-sink.js';
 import { SalesforceSink } from '../../../src/crm/salesforce/salesforce-sink.js';
-import { listGovernorSnapshots } from '../../../src/shared/rate-governor.js';
+import { listGovernorSnapshots } from '../../../src/shared/governor-snapshots.js';
 import { defaultSchema } from '../../../src/emulators/salesforce/salesforce-schema.js';
 import { ACCOUNTS, CLIENT, CONTACTS, LEADS, accounts, sfFixture } from './sf-fixture.js';
 

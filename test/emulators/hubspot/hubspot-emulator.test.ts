@@ -183,3 +183,21 @@ describe('HubSpot emulator with the real @hubspot/api-client', () => {
     expect(props.results.some((p) => p.name === 'domain' && p.hasUniqueValue !== true)).toBe(true);
   });
 });
+
+describe('HubSpot emulator: property metadata, as the real client reads it', () => {
+  it('lists type, hasUniqueValue and modificationMetadata; read-only values are dropped from writes', async () => {
+    const client = new Client({ accessToken: DEFAULT_HUBSPOT_TOKEN, basePath: emu.url });
+    const created = await post('/crm/v3/properties/contacts', { name: 'ext_id', label: 'Ext', type: 'string', fieldType: 'text', groupName: 'g', hasUniqueValue: true });
+    expect(created.status).toBe(201);
+    const listed = new Map((await client.crm.properties.coreApi.getAll('contacts')).results.map((p) => [p.name, p]));
+    expect(listed.get('hs_object_id')).toMatchObject({ type: 'number', hasUniqueValue: false, modificationMetadata: { readOnlyValue: true } });
+    expect(listed.get('email')).toMatchObject({ type: 'string', hasUniqueValue: true, modificationMetadata: { readOnlyValue: false } });
+    expect(listed.get('hs_email_optout')).toMatchObject({ type: 'bool', modificationMetadata: { readOnlyValue: false } });
+    expect(listed.get('ext_id')).toMatchObject({ hasUniqueValue: true, modificationMetadata: { archivable: true, readOnlyDefinition: false, readOnlyValue: false } });
+    const up = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('r@x.io', { firstname: 'R', hs_object_id: '123' })] });
+    expect(up.status).toBe(200);
+    const stored = emu.state.find('contacts', 'email', 'r@x.io');
+    expect(stored?.properties.firstname).toBe('R');
+    expect(stored?.properties.hs_object_id).not.toBe('123');
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * `validate --online`: what the API's token endpoint and each search's CRM preflight refused, as config issues at
+ * the line they concern (the credential, the mapped field, the match field, the object). Anything else (a remote
+ * down) is not a config problem and is thrown on.
+ */
+import { formatPath, type ConfigIssue, type LoadedConfig } from '../config/index.js';
+import { CrmPreflightError, type PreflightProblem } from '../crm/preflight-error.js';
+import { AppError } from '../shared/app-error.js';
+
+type Path = (string | number)[];
+
+function issueAt(loaded: LoadedConfig, path: Path, message: string): ConfigIssue {
+  return { file: loaded.file, ...loaded.locate(path), path: formatPath(path), message };
+}
+
+/** The API refused the client credentials: one issue at the secret; other failures are thrown on. */
+export async function sourceAuthIssues(loaded: LoadedConfig, authenticate: () => Promise<void>): Promise<ConfigIssue[]> {
+  try {
+    await authenticate();
+    return [];
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'source_unauthorized') return [issueAt(loaded, ['source', 'auth', 'clientSecret'], error.message)];
+    throw error;
+  }
+}
+
+const CREDENTIAL: Readonly<Record<string, string>> = { hubspot: 'accessToken', salesforce: 'clientSecret' };
+
+function problemPath(index: number, problem: PreflightProblem): Path {
+  if (problem.at === 'fields') return ['searches', index, 'fields', problem.field];
+  if (problem.at === 'matchOn') return ['searches', index, 'matchOn', 'field'];
+  return ['searches', index, problem.at === 'associate' ? 'associate' : 'object'];
+}
+
+/**
+ * Each search's preflight: a refused credential once per destination (at the credential), schema problems at the
+ * search's lines.
+ */
+export async function crmPreflightIssues(loaded: LoadedConfig, preflight: (search: string) => Promise<void>): Promise<ConfigIssue[]> {
+  const issues: ConfigIssue[] = [];
+  const refused = new Set<string>();
+  for (const [index, search] of loaded.config.searches.entries()) {
+    if (refused.has(search.destination)) continue;
+    try {
+      await preflight(search.name);
+    } catch (error) {
+      if (error instanceof CrmPreflightError) {
+        for (const problem of error.problems) issues.push(issueAt(loaded, problemPath(index, problem), problem.message));
+      } else if (error instanceof AppError && error.code === 'crm_auth_failed') {
+        refused.add(search.destination);
+        const type = loaded.config.destinations[search.destination]?.type ?? '';
+        issues.push(issueAt(loaded, ['destinations', search.destination, CREDENTIAL[type] ?? 'type'], error.message));
+      } else if (error instanceof AppError && error.code === 'crm_schema_mismatch') {
+        issues.push(issueAt(loaded, ['searches', index, 'object'], error.message));
+      } else {
+        throw error;
+      }
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,54 @@
+/**
+ * What a HubSpot run needs of the portal, checked before any search request (`HubSpotSink.preflight`): the token
+ * (the property listing answers 401 to a wrong one), the object, each mapped property (exists, takes a value, type),
+ * the match properties (unique where they exist; a missing one is created by `prepare`). HubSpot requires no
+ * property on create through the API, so there is no required-field check here. One or two property listings.
+ */
+import type { Property } from '@hubspot/api-client/lib/codegen/crm/properties/index.js';
+import type { FieldMapping } from '../field-mapping.js';
+import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
+import { accepts, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
+import type { HubSpotCaller } from './hubspot-caller.js';
+
+/** HubSpot property types (`type`, not `fieldType`) by what they take; every value is sent as a string. */
+const CLASSES: Readonly<Record<string, FieldClass>> = {
+  string: 'text', enumeration: 'text', phone_number: 'text', number: 'number', bool: 'boolean', date: 'date', datetime: 'date',
+};
+
+async function propertiesOf(caller: HubSpotCaller, object: string, signal?: AbortSignal): Promise<Map<string, Property>> {
+  const answer = await caller.call((c) => c.crm.properties.coreApi.getAllWithHttpInfo(object), { operation: 'listing properties', object }, signal);
+  return new Map(answer.results.map((p) => [p.name, p]));
+}
+
+function readOnly(p: Property): boolean {
+  return p.modificationMetadata?.readOnlyValue === true || p.calculated === true;
+}
+
+/** A match property that exists must be unique and writable (its value is sent with every record). */
+function matchProblem(object: string, name: string, p: Property | undefined, at: PreflightProblem['at']): PreflightProblem | undefined {
+  if (p === undefined) return undefined;
+  if (p.hasUniqueValue !== true) return { at, field: name, message: `property ${object}.${name} is not unique (hasUniqueValue false): a match property must be` };
+  if (readOnly(p)) return { at, field: name, message: `property ${object}.${name} is read-only` };
+  return undefined;
+}
+
+export async function preflightHubSpot(caller: HubSpotCaller, mapping: FieldMapping, signal?: AbortSignal): Promise<void> {
+  const { target } = mapping;
+  const known = await propertiesOf(caller, target.object, signal);
+  const problems: PreflightProblem[] = [];
+  const match = matchProblem(target.object, target.matchField, known.get(target.matchField), 'matchOn');
+  if (match) problems.push(match);
+  for (const f of mapping.fields) {
+    const p = known.get(f.field);
+    const at = 'fields';
+    if (p === undefined) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} does not exist (create it in HubSpot or fix the mapping)` });
+    else if (readOnly(p)) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is read-only` });
+    else if (!accepts(CLASSES[p.type] ?? 'text', valueKindOf(f))) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is of type ${p.type}; ${describeSource(f)} does not fit it` });
+  }
+  if (target.associate !== undefined) {
+    const companies = await propertiesOf(caller, target.associate.object, signal);
+    const link = matchProblem(target.associate.object, target.associate.matchField, companies.get(target.associate.matchField), 'associate');
+    if (link) problems.push(link);
+  }
+  if (problems.length > 0) throw new CrmPreflightError('HubSpot', target.object, problems);
+}

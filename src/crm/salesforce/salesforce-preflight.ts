@@ -1,0 +1,77 @@
+/**
+ * What a Salesforce run needs of the org, checked before any search request (`SalesforceSink.preflight`): the
+ * client-credentials grant (the first describe authorizes), the object, each mapped field (exists, createable,
+ * updateable unless written on create only, type), the match field (an External ID), every field the org requires
+ * on create (`nillable: false`, `createable`, not `defaultedOnCreate`) mapped or given a constant, and for `associate`
+ * the lookup to the company object and its External ID. One describe per object; prospect-sync never changes the schema.
+ */
+import type { FieldMapping } from '../field-mapping.js';
+import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
+import { accepts, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
+
+/** The parts of a describe field (`GET /sobjects/{object}/describe`) a preflight reads. */
+export interface DescribedField {
+  name: string;
+  type: string;
+  externalId?: boolean;
+  nillable?: boolean;
+  createable?: boolean;
+  updateable?: boolean;
+  defaultedOnCreate?: boolean;
+  referenceTo?: string[] | null;
+  relationshipName?: string | null;
+}
+
+export type DescribeObject = (object: string) => Promise<readonly DescribedField[]>;
+
+/** Salesforce field types by what they take. Ids, lookups and compound fields take nothing a mapping writes. */
+const CLASSES: Readonly<Record<string, FieldClass>> = {
+  int: 'number', double: 'number', currency: 'number', percent: 'number', long: 'number',
+  boolean: 'boolean', date: 'date', datetime: 'date', time: 'text',
+  id: 'none', reference: 'none', address: 'none', location: 'none', base64: 'none',
+};
+
+function fieldProblems(object: string, byName: Map<string, DescribedField>, mapping: FieldMapping): PreflightProblem[] {
+  const problems: PreflightProblem[] = [];
+  for (const f of mapping.fields) {
+    const d = byName.get(f.field.toLowerCase());
+    const at = 'fields';
+    const name = `${object}.${f.field}`;
+    if (d === undefined) problems.push({ at, field: f.field, message: `field ${name} does not exist (create it in Salesforce or fix the mapping)` });
+    else if (d.createable !== true) problems.push({ at, field: f.field, message: `field ${name} is not createable (read-only for the integration user)` });
+    else if (d.updateable !== true && f.overwrite !== 'never') problems.push({ at, field: f.field, message: `field ${name} is not updateable: map it with overwrite: never (written on create only)` });
+    else if (!accepts(CLASSES[d.type] ?? 'text', valueKindOf(f))) problems.push({ at, field: f.field, message: `field ${name} is of type ${d.type}; ${describeSource(f)} does not fit it` });
+  }
+  return problems;
+}
+
+/** Fields the org requires on create that neither the mapping, the match field nor the company link fills. */
+function requiredProblems(object: string, fields: readonly DescribedField[], mapping: FieldMapping, link: DescribedField | undefined): PreflightProblem[] {
+  const filled = new Set([mapping.target.matchField, ...mapping.fields.map((f) => f.field), ...(link ? [link.name] : [])].map((n) => n.toLowerCase()));
+  return fields
+    .filter((d) => d.nillable === false && d.createable === true && d.defaultedOnCreate !== true && !filled.has(d.name.toLowerCase()))
+    .map((d) => ({ at: 'object' as const, field: d.name, message: `field ${object}.${d.name} is required on create and has no mapping: map it or give it a constant ({value: ...})` }));
+}
+
+export async function preflightSalesforce(describe: DescribeObject, mapping: FieldMapping): Promise<void> {
+  const { target } = mapping;
+  const fields = await describe(target.object);
+  const byName = new Map(fields.map((f) => [f.name.toLowerCase(), f]));
+  const problems: PreflightProblem[] = [];
+  const match = byName.get(target.matchField.toLowerCase());
+  if (match?.externalId !== true) {
+    const state = match ? 'is not marked External ID' : 'does not exist';
+    problems.push({ at: 'matchOn', field: target.matchField, message: `match field ${target.object}.${target.matchField} ${state}: it must be a field marked External ID (and Unique)` });
+  }
+  problems.push(...fieldProblems(target.object, byName, mapping));
+  let link: DescribedField | undefined;
+  if (target.associate !== undefined) {
+    const parent = target.associate;
+    link = fields.find((f) => f.relationshipName && f.referenceTo?.some((r) => r.toLowerCase() === parent.object.toLowerCase()));
+    if (link === undefined) problems.push({ at: 'associate', field: parent.object, message: `object ${target.object} has no lookup to ${parent.object}` });
+    const parentMatch = (await describe(parent.object)).find((f) => f.name.toLowerCase() === parent.matchField.toLowerCase());
+    if (parentMatch?.externalId !== true) problems.push({ at: 'associate', field: parent.matchField, message: `field ${parent.object}.${parent.matchField} must exist and be an External ID to link ${target.object} records` });
+  }
+  problems.push(...requiredProblems(target.object, fields, mapping, link));
+  if (problems.length > 0) throw new CrmPreflightError('Salesforce', target.object, problems);
+}

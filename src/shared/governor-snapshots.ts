@@ -1,0 +1,51 @@
+/** What every process's governors learned and counted, for /metrics and the dashboard: read only. */
+import type { Redis } from 'ioredis';
+import { pruneKeyIndex, readKeyIndex } from './key-index.js';
+import { governorIndexKey, governorKeys, type OutcomeClass } from './rate-governor.js';
+import { scanKeys } from './redis.js';
+
+const OUTCOMES: readonly OutcomeClass[] = ['2xx', '4xx', '5xx', '429', 'network'];
+
+export interface GovernorSnapshot {
+  remote: string;
+  account: string;
+  operation: string;
+  limit: number | null;
+  windowMs: number | null;
+  mode: 'headers' | 'fallback' | null;
+  requests: Record<'2xx' | '4xx' | '5xx' | '429' | 'network', number>;
+  waitedSeconds: number;
+}
+
+/** Every governed (remote, account, operation) under `prefix`, with what it learned and its request counts. */
+export async function listGovernorSnapshots(redis: Redis, prefix: string): Promise<GovernorSnapshot[]> {
+  const base = `${prefix}:gov:`;
+  const index = governorIndexKey(prefix);
+  // A database written before the index existed is indexed once, by one SCAN.
+  const members = await readKeyIndex(redis, index, async () => {
+    const found = new Set<string>();
+    for (const key of await scanKeys(redis, `${base.replace(/[*?[\]\\]/g, '\\$&')}*`)) {
+      const m = /^([^:]+):([^:]+):([^:]+):(?:state|stats)$/.exec(key.slice(base.length));
+      if (m) found.add(`${m[1]}:${m[2]}:${m[3]}`);
+    }
+    return [...found];
+  });
+  const snapshots: GovernorSnapshot[] = [];
+  for (const id of members.filter((m) => /^[^:]+:[^:]+:[^:]+$/.test(m))) {
+    const [remote = '', account = '', operation = ''] = id.split(':');
+    const k = governorKeys(prefix, remote, account, operation);
+    const [st, stats] = await Promise.all([redis.hmget(k.state, 'limit', 'windowMs', 'mode'), redis.hgetall(k.stats)]);
+    const empty = st.every((v) => v === null) && Object.keys(stats).length === 0;
+    if (empty && (await pruneKeyIndex(redis, index, id, [k.state, k.stats]))) continue;
+    const requests = Object.fromEntries(OUTCOMES.map((o) => [o, Number(stats[o] ?? 0)])) as GovernorSnapshot['requests'];
+    snapshots.push({
+      remote, account, operation,
+      limit: st[0] ? Number(st[0]) : null,
+      windowMs: st[1] ? Number(st[1]) : null,
+      mode: st[2] === 'headers' || st[2] === 'fallback' ? st[2] : null,
+      requests,
+      waitedSeconds: Number(stats.waitedMs ?? 0) / 1000,
+    });
+  }
+  return snapshots;
+}
