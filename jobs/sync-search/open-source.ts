@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { AppConfig } from '../../src/config/index.js';
 import { createSourceClient, type SourceClient } from '../../src/source/index.js';
 import type { Logger } from '../../src/shared/logger.js';
-import { maxJourneys } from './concurrency.js';
+import { maxJourneys } from './pacing/plan-journeys.js';
 
 /** One source client per run: its stats (requests, 429s) are then the run's own; shared state lives in Redis. */
 export function openSource(config: AppConfig, redis: Redis, prefix: string, logger: Logger): SourceClient {

@@ -3,7 +3,7 @@ import { destinationCeiling } from '../../src/crm/destination-ceiling.js';
 import { minPartitionRecords } from '../../src/crm/destinations.js';
 import { fingerprintJourney, PartitionError, type Filter, type Partition, type PartitionProgress, type PieceRange, type SourceClient } from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
-import { maxJourneys, planJourneys } from './concurrency.js';
+import { maxJourneys, planJourneys } from './pacing/plan-journeys.js';
 
 /** What a run will cost and how it will be walked, from the free count and the budget left. */
 export interface RunPlan {
@@ -68,16 +68,16 @@ export interface PlanOptions {
 export interface PlanStart {
   /**
    * Final except what the partitions decide: `partitions`, `parallelism`, `pages`, `estimatedMs` and `countRequests`
-   * are final in what `settle` resolves with (streamed: `partitions` is empty here and the estimates assume one).
+   * are final in what `splitRest` resolves with (streamed: `partitions` is empty here and the estimates assume one).
    */
   plan: RunPlan;
-  /** Whether partitions are still to split (`settle` spends counts): a cursor search without contacts, not fully planned yet. */
+  /** Whether partitions are still to split (`splitRest` spends counts): a cursor search without contacts, not fully planned yet. */
   streams: boolean;
   /**
    * Splits what is still to split. `onProgress` hears every settled partition as soon as it is settled (before
    * the next round of counts), and the pieces still to cut: a walk may start the settled ones meanwhile.
    */
-  settle(onProgress?: (progress: PartitionProgress) => void, signal?: AbortSignal): Promise<RunPlan>;
+  splitRest(onProgress?: (progress: PartitionProgress) => void, signal?: AbortSignal): Promise<RunPlan>;
 }
 
 const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
@@ -89,11 +89,11 @@ const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
  * even with partitions walked in parallel. The whole plan at once: what `plan` prints; a run streams it (`startPlan`).
  */
 export async function planRun(source: SourceClient, config: AppConfig, resolved: ResolvedSearch, options: PlanOptions): Promise<RunPlan> {
-  return (await startPlan(source, config, resolved, options)).settle(undefined, options.signal);
+  return (await startPlan(source, config, resolved, options)).splitRest(undefined, options.signal);
 }
 
 /**
- * The plan up to what the free count decides, and the split of the rest to come (`settle`), so the first page does
+ * The plan up to what the free count decides, and the split of the rest to come (`splitRest`), so the first page does
  * not wait for every round of counts. Budget refusal needs only the count. Contacts searches are planned whole
  * here: their forecast (tokens to reach persons beyond offset 10,000) and their reveal registration need every
  * partition's count, and their split falls back to the depth limit when the offset limit cannot hold.
@@ -110,8 +110,8 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
   const target = capped ? (search.maxRecords as number) : counted;
   const withCredits = entity === 'persons' && view.includes('contacts');
-  // A CRM that takes fewer pages than the account may search bounds the journeys the walk will have, and
-  // so the split's guided sizes (10,000 searches/min at 800 ms: 38 journeys, not the account's 185).
+  // A destination that takes fewer pages than the account may search bounds the journeys the walk will have, and
+  // so the split's guided sizes.
   const journeys = await planJourneys(source, config, countMs, destinationCeiling(resolved.destination));
   const maxParallelism = search.mode === 'offset' ? 1 : maxJourneys(config);
   const saved = (options.partitions ?? []).map((p) => ({ filter: p.filter, count: p.count ?? 0, headcount: { gte: 0, lte: 0 } }));
@@ -160,7 +160,7 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   if (early) {
     return {
       plan: head, streams: false,
-      settle: async (onProgress) => {
+      splitRest: async (onProgress) => {
         // Every partition is in the plan already (and so in a new checkpoint): only the plan's completion to tell.
         onProgress?.({ settled: [], pending: [], countsLeft: 0 });
         return head;
@@ -171,7 +171,7 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   const plan: RunPlan = { ...head, parallelism: search.mode === 'offset' ? 1 : journeys };
   return {
     plan, streams: true,
-    settle: async (onProgress, signal) => withPartitions(plan, [...saved, ...(await split(onProgress, signal, options.pending?.countsLeft))].sort((a, b) => b.count - a.count)),
+    splitRest: async (onProgress, signal) => withPartitions(plan, [...saved, ...(await split(onProgress, signal, options.pending?.countsLeft))].sort((a, b) => b.count - a.count)),
   };
 }
 

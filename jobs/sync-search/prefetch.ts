@@ -1,7 +1,7 @@
 /**
  * Pipelines an async iterable: while the consumer works on item n, item n+1 (up to `depth` items) is already being
  * produced. Used to fetch page n+1 while page n is written to the CRM. An error of the producer surfaces when the
- * consumer reaches it; stopping early (break/throw) closes the source once its in-flight item settles.
+ * consumer reaches it; stopping early (break/throw) closes the source once its in-flight item is answered.
  */
 export async function* prefetch<T>(source: AsyncIterable<T>, depth = 1): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();
@@ -26,7 +26,7 @@ export async function* prefetch<T>(source: AsyncIterable<T>, depth = 1): AsyncGe
       if (ahead.length === 0) pull();
     }
   } finally {
-    // Let an in-flight fetch settle before closing, so its result (tokens spent) is not left dangling.
+    // Let an in-flight fetch end before closing, so its result (tokens spent) is not left dangling.
     await Promise.allSettled(ahead);
     await it.return?.();
   }

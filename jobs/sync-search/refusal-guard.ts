@@ -69,8 +69,8 @@ export function failAboveOf(config: AppConfig, search: SavedSearch): number {
  * A walk that ended normally but whose refused share is above `failAbove` becomes a failure naming the largest group
  * of rejects; any other ending is returned as it is.
  */
-export function refusedShareEnding(ending: RunEnding, checkpoint: RunCheckpoint, failAbove: number): RunEnding {
-  if (ending.kind !== 'walked' || ending.aborted) return ending;
+export function refusedShareEnding(ending: RunEnding, checkpoint: Readonly<RunCheckpoint> | undefined, failAbove: number): RunEnding {
+  if (ending.kind !== 'walked' || ending.aborted || !checkpoint) return ending;
   const { created, updated, rejected } = checkpoint.counts;
   const sent = created + updated + rejected;
   if (sent === 0 || rejected / sent <= failAbove) return ending;

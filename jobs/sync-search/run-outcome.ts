@@ -67,7 +67,9 @@ export function refusalOf(plan: RunPlan, onShortfall: 'stop' | 'refuse', resumed
  * How the walk ended, from the checkpoint it left. `maxRecords` is the user's limit, the same for cursor and offset
  * searches: the run holds that many distinct records (the first N of the walk's order; the top N of the sort).
  */
-export function walkEnding(plan: RunPlan, checkpoint: RunCheckpoint, aborted: boolean): RunEnding {
+export function walkEnding(plan: RunPlan, ledger: { checkpoint: Readonly<RunCheckpoint> | undefined }, aborted: boolean): RunEnding {
+  const checkpoint = ledger.checkpoint;
+  if (!checkpoint) return { kind: 'walked', aborted, capped: false };
   return {
     kind: 'walked',
     // a split cut short has partitions still to come

@@ -4,7 +4,7 @@ import type { AppConfig } from '../../src/config/index.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { RunPlan } from './plan-run.js';
-import type { WalkStats } from './walk-partitions.js';
+import type { WalkStats } from './walk-context.js';
 
 export interface SyncDeps {
   config: AppConfig;

@@ -1,13 +1,13 @@
 /**
  * Packs the partial CRM writes of a run's journeys into full ones. Every partition's walk ends with a batch smaller
- * than a CRM write (its last page or pages): written alone, each costs a whole request (a batch call of 100 or 200
- * records, or a bulk job) for fewer records. Here such batches wait until batches of other
+ * than a CRM write (its last page or pages): written alone, each costs a whole CRM request (or job) for fewer
+ * records. Here such batches wait until batches of other
  * journeys fill a write of exactly `size` records (a batch may be split over two writes); batches of whole writes
  * go at once.
  *
- * A journey waits for its batch (its checkpoint moves only after the CRM took all of its records, as before), so
+ * A journey waits for its batch (its partition moves in the ledger only after the CRM took all of its records), so
  * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
- * outcomes are split back per batch and each batch is booked as one page (counters, reveal bookkeeping, rejects).
+ * outcomes are split back per batch and each batch is committed to the run's ledger with exactly its own outcomes.
  * A journey whose partition's last batch is held (or being written) is done walking: the walk starts another one on the next partition
  * to add to it (held records stay below one write and such a journey fetches nothing ahead, so this costs at most
  * one write of memory), which is what lets a run that needs a single journey (fast API, CRM-bound) still pack its
@@ -25,8 +25,8 @@ export interface PackerDeps {
   size: number;
   /** Maps, skips unchanged and upserts records (of one or several batches); one outcome per record, in order. */
   write(records: unknown[]): Promise<WriteResult>;
-  /** Books one batch's share of the writes once all of its records were answered. */
-  book(page: JourneyPage, result: WriteResult): Promise<void>;
+  /** Where each batch is committed once all of its records were answered (jobs/sync-search/run-ledger.ts). */
+  ledger: { commit(partition: number, batch: JourneyPage, result: WriteResult): Promise<void> };
   /**
    * Whether a journey could still add to what is held: one walking, or one the walk can start. `waiting` journeys
    * cannot: those with a batch held here, and those whose partition's last batch is being written.
@@ -44,12 +44,13 @@ export interface PackerDeps {
 
 /** One journey's batch waiting here: its records go out from `next` on, answers land at their own index. */
 interface Held {
+  partition: number;
   page: JourneyPage;
   since: number;
   next: number;
   unanswered: number;
   outcomes: WriteOutcome[];
-  settled: boolean;
+  finished: boolean;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -75,30 +76,30 @@ export class WritePacker {
   constructor(private readonly deps: PackerDeps) {}
 
   /**
-   * Writes and books `page`: at once when it fills whole writes, else packed with others (a batch of 120 for writes
-   * of 100 sends one full write now and holds 20). Resolves once booked.
+   * Writes partition `partition`'s batch `page` and commits it: at once when it fills whole writes, else packed
+   * with others (a batch of 120 for writes of 100 sends one full write now and holds 20). Resolves once committed.
    */
-  async write(page: JourneyPage): Promise<void> {
-    if (!page.done) return this.pack(page);
+  async write(partition: number, page: JourneyPage): Promise<void> {
+    if (!page.done) return this.pack(partition, page);
     // The journey has nothing more to fetch: the walk may start another in its place (told once the batch is in).
     this.finishing += 1;
     try {
-      await this.pack(page);
+      await this.pack(partition, page);
     } finally {
       this.finishing -= 1;
     }
   }
 
-  private async pack(page: JourneyPage): Promise<void> {
+  private async pack(partition: number, page: JourneyPage): Promise<void> {
     const n = page.records.length;
     if (n % this.deps.size === 0) {
       const written = this.timed(page.records);
       if (page.done) this.deps.onHold?.();
-      await this.deps.book(page, await written);
+      await this.deps.ledger.commit(partition, page, await written);
       return;
     }
     const done = new Promise<void>((resolve, reject) => {
-      this.held.push({ page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), settled: false, resolve, reject });
+      this.held.push({ partition, page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), finished: false, resolve, reject });
     });
     this.poke();
     if (this.held.length > 0) this.deps.onHold?.();
@@ -173,7 +174,7 @@ export class WritePacker {
     try {
       result = await this.timed(pieces.flatMap((p) => p.batch.page.records.slice(p.from, p.to)));
     } catch (err) {
-      for (const p of pieces) this.settle(p.batch, err);
+      for (const p of pieces) this.finish(p.batch, err);
       return;
     }
     let at = 0;
@@ -181,15 +182,15 @@ export class WritePacker {
     for (const { batch, from, to } of pieces) {
       for (let i = from; i < to; i++) batch.outcomes[i] = result.outcomes[at++] as WriteOutcome;
       batch.unanswered -= to - from;
-      if (batch.unanswered === 0 && !batch.settled) answered.push(batch);
+      if (batch.unanswered === 0 && !batch.finished) answered.push(batch);
     }
-    await Promise.all(answered.map((batch) => this.deps.book(batch.page, summarize(batch.outcomes)).then(() => this.settle(batch), (err: unknown) => this.settle(batch, err))));
+    await Promise.all(answered.map((batch) => this.deps.ledger.commit(batch.partition, batch.page, summarize(batch.outcomes)).then(() => this.finish(batch), (err: unknown) => this.finish(batch, err))));
   }
 
-  /** The batch's journey goes on (or fails: a batch with a failed piece is not booked, its other pieces dropped). */
-  private settle(batch: Held, err?: unknown): void {
-    if (batch.settled) return;
-    batch.settled = true;
+  /** The batch's journey goes on (or fails: a batch with a failed piece is not committed, its other pieces dropped). */
+  private finish(batch: Held, err?: unknown): void {
+    if (batch.finished) return;
+    batch.finished = true;
     const index = this.held.indexOf(batch);
     if (index >= 0) this.held.splice(index, 1);
     if (err === undefined) batch.resolve();

@@ -2,7 +2,20 @@
  * The counters of one run and their arithmetic across attempts. A run that was delayed or crashed and resumed keeps
  * its counters in its checkpoint, so every figure of its summary is cumulative over all its attempts.
  */
-import type { RunCounts } from './run-summary.js';
+/** A run's counters (the summary's first block of figures, docs/contract.md). */
+export interface RunCounts {
+  counted: number;
+  fetched: number;
+  unique: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+  tokensSpent: number;
+  creditsSpent: number;
+  requests: { search: number; count: number };
+  throttled: number;
+}
 
 export function emptyCounts(): RunCounts {
   return {

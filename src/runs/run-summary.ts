@@ -2,7 +2,7 @@
  * The summary of one run: the job's return value, one entry of the run history and the last line of
  * `run --json`. The contract (docs/contract.md) fixes the first block of fields; the rest are additions.
  */
-import { emptyCounts } from './run-counters.js';
+import { emptyCounts, type RunCounts } from './run-counters.js';
 import type { RunWarnings } from './run-warnings.js';
 
 export type RunStatus = 'completed' | 'partial' | 'failed' | 'delayed';
@@ -15,20 +15,6 @@ export type StopReason =
   | 'token_reserve'
   | 'tokens_exhausted'
   | 'aborted';
-
-export interface RunCounts {
-  counted: number;
-  fetched: number;
-  unique: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-  tokensSpent: number;
-  creditsSpent: number;
-  requests: { search: number; count: number };
-  throttled: number;
-}
 
 export interface RunSummary extends RunCounts {
   search: string;
@@ -59,8 +45,8 @@ export interface RunSummary extends RunCounts {
   revealFallback?: boolean;
 }
 
-// The counters' arithmetic lives in run-counters.ts; re-exported here for existing callers.
-export { addCounts, emptyCounts } from './run-counters.js';
+// The counters and their arithmetic live in run-counters.ts; re-exported here for existing callers.
+export { addCounts, emptyCounts, type RunCounts } from './run-counters.js';
 
 /** Exit code of `run` for a summary, as the contract promises: 0 completed, 1 failed, 3 partial/delayed. */
 export function exitCodeOf(summary: Pick<RunSummary, 'status'>): 0 | 1 | 3 {

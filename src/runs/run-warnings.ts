@@ -1,5 +1,4 @@
 import { addToGroups, type RejectGroup, type Refused } from '../crm/reject-groups.js';
-import type { RunSummary } from './run-summary.js';
 
 /**
  * Warnings of a run that otherwise completed: records the CRM rejected and persons whose company link failed. The
@@ -36,7 +35,7 @@ export function addWarnings(warnings: RunWarnings | undefined, added: readonly W
  * How many warnings a run had: the summary's `warnings.count` when the run wrote one, else its rejects plus failed
  * links (summaries recorded before `warnings` existed).
  */
-export function warningCount(summary: Pick<RunSummary, 'warnings' | 'rejected' | 'linkErrors'>): number {
+export function warningCount(summary: { warnings?: RunWarnings; rejected: number; linkErrors?: number }): number {
   return summary.warnings?.count ?? summary.rejected + (summary.linkErrors ?? 0);
 }
 

@@ -11,7 +11,7 @@ import { mapErrorResponse, sourceDecider, type RetryOptions } from './call-polic
 import { outcomeUnknown, RateLimitedError, SourceError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './http-transport.js';
 import { windowEndsInMs, type ApiGovernor } from './rate-limit-headers.js';
-import type { SearchTimings } from './journey-concurrency.js';
+import type { SearchTimings } from './search-timings.js';
 import type { TokenProvider } from './token-provider.js';
 import type { Operation } from './api-terms.js';
 

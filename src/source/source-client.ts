@@ -9,7 +9,7 @@ import { HttpTransport } from './http-transport.js';
 import { DEFAULT_RETRY, type RetryOptions } from './call-policy.js';
 import { walkJourney, type JourneyContext, type JourneyOptions, type JourneyPage } from './journey.js';
 import { DEFAULT_MAX_JOURNEY_RECORDS, Partitioner, type PartitionOptions } from './partitioner.js';
-import { SearchTimings, type TimingSnapshot } from './journey-concurrency.js';
+import { SearchTimings, type TimingSnapshot } from './search-timings.js';
 import { ApiGovernor, type FallbackLimits, type GovernorOptions } from './rate-limit-headers.js';
 import { emptyStats, RequestExecutor, type SourceStats } from './request-executor.js';
 import { forecastReveal, type RevealPlan } from './reveal-planner.js';
@@ -82,6 +82,10 @@ export interface SourceClient {
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
   /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
   searchTimings(): TimingSnapshot;
+  /** Beats for a run walking on the account (active for `ttlMs`); returns how many walk now, itself included. */
+  heartbeat(member: string, ttlMs: number): Promise<number>;
+  /** The run stops walking on the account (the others see it at their next heartbeat). */
+  leave(member: string): Promise<void>;
   /** Forgets the run's dedup set (call when a run ends). */
   endRun(runId: string): void;
   close(): Promise<void>;
@@ -173,6 +177,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       revealRuns.delete(runId);
     },
     searchTimings: () => timings.snapshot(),
+    // Runs share the search allowance: each sizes its journeys for its share of it.
+    heartbeat: (member, ttlMs) => governor.heartbeat('search', member, ttlMs),
+    leave: (member) => governor.leave('search', member),
     close: () => http.close(),
   };
 }

@@ -5,17 +5,17 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import { JourneyController, type ControllerDeps } from '../../jobs/sync-search/concurrency.js';
+import { JourneyController, type ControllerDeps } from '../../jobs/sync-search/pacing/journey-controller.js';
 import { openSource } from '../../jobs/sync-search/open-source.js';
 import { planRun } from '../../jobs/sync-search/plan-run.js';
 import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
 import type { RunPlan } from '../../jobs/sync-search/plan-run.js';
-import type { WalkStats } from '../../jobs/sync-search/walk-partitions.js';
+import type { WalkStats } from '../../jobs/sync-search/walk-context.js';
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { parseConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { SourceClient } from '../../src/source/index.js';
-import { sizeJourneys } from '../../src/source/journey-concurrency.js';
+import { sizeJourneys } from '../../jobs/sync-search/pacing/size-journeys.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
@@ -40,7 +40,7 @@ async function steppedController(name: string, now: () => number, extra: Partial
   const source = openSource(config, fx.redis, fx.prefix, silentLogger);
   clients.push(source);
   await warm(source, `warm-${name}`);
-  return new JourneyController({ source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now, ...extra });
+  return new JourneyController({ source, config, pageSize: 100, initial: 256, max: 256, now, ...extra });
 }
 
 async function warm(source: SourceClient, runId: string): Promise<void> {
@@ -63,7 +63,7 @@ describe('journeys sized at run time', () => {
     expect(learned).toMatchObject({ limit: 6000, mode: 'headers' });
 
     const controller = (source: SourceClient): JourneyController =>
-      new JourneyController({ source, config, redis: fx!.redis, prefix: fx!.prefix, pageSize: 10, initial: 64, max: 256 });
+      new JourneyController({ source, config, pageSize: 10, initial: 64, max: 256 });
     const runA = controller(a);
     await runA.start();
     // the sizing rule's figure (`demand`); the journeys in use start below it (slow start, tested further down)
@@ -104,7 +104,7 @@ describe('journeys sized at run time', () => {
       return run.target();
     };
     const writes = (n: number, msPerPage: number): void => {
-      for (let i = 0; i < n; i++) run.recordWrite(100, msPerPage);
+      for (let i = 0; i < n; i++) run.writeTimed(100, msPerPage);
     };
     expect(await resize()).toBe(4);
     expect(run.sizing()).toMatchObject({ demand: 256, cap: 4 });
@@ -161,7 +161,7 @@ describe('journeys sized at run time', () => {
     expect(sizing.demand).toBeLessThan(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: 0, max: 256 }));
     // quick writes (the CRM's first window) grow the cap, never the journeys above the ceiling's figure
     for (let i = 0; i < 5; i++) {
-      for (let w = 0; w < 8; w++) run.recordWrite(100, 10);
+      for (let w = 0; w < 8; w++) run.writeTimed(100, 10);
       now += 1_000;
       await run.refresh();
       expect(run.target()).toBeLessThanOrEqual(sizing.demand);
@@ -179,7 +179,7 @@ describe('journeys sized at run time', () => {
     await warm(source, 'warm-first-cap');
     for (let i = 0; i < 3; i++) await source.count('companies', COMPANY_FILTER);
     const countMs = source.searchTimings().countLatencyP50Ms!;
-    const deps: ControllerDeps = { source, config, redis: fx.redis, prefix: fx.prefix, pageSize: 100, initial: 256, max: 256, now };
+    const deps: ControllerDeps = { source, config, pageSize: 100, initial: 256, max: 256, now };
     // 1,900 HubSpot requests / 10 s of 100 records: 190 pages/s, at ~40 ms a count
     const run = new JourneyController({ ...deps, crmRecordsPerSecond: 19_000 });
     await run.start();

@@ -20,6 +20,7 @@ function page(prefix: string, n: number): JourneyPage {
 function harness(size: number, running: () => number, maxHoldMs = 10_000) {
   const writes: string[][] = [];
   const booked = new Map<JourneyPage, WriteResult>();
+  const partitionOf = new Map<JourneyPage, number>();
   const packer = new WritePacker({
     size,
     maxHoldMs,
@@ -29,15 +30,16 @@ function harness(size: number, running: () => number, maxHoldMs = 10_000) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return summarize(ids.map((key): WriteOutcome => (key.endsWith('7') ? { key, status: 'rejected', reason: 'bad' } as WriteOutcome : { key, status: 'created', crmId: `c-${key}` } as WriteOutcome)));
     },
-    book: async (p, result) => {
+    ledger: { commit: async (partition: number, p: JourneyPage, result: WriteResult) => {
       expect(booked.has(p)).toBe(false);
       booked.set(p, result);
-    },
+      partitionOf.set(p, partition);
+    } },
     // the journeys running now, none of them startable: a held batch can be joined while another one walks
     joinable: (held) => running() > held,
     stopped: () => false,
   });
-  return { packer, writes, booked };
+  return { packer, writes, booked, partitionOf };
 }
 
 describe('write packer', () => {
@@ -48,8 +50,8 @@ describe('write packer', () => {
     const big = page('a', 250);
     const small = page('b', 30);
     const other = page('c', 40);
-    const write = (p: JourneyPage) => h.packer.write(p).finally(() => { running -= 1; h.packer.poke(); });
-    await Promise.all([write(big), write(small), write(other)]);
+    const write = (partition: number, p: JourneyPage) => h.packer.write(partition, p).finally(() => { running -= 1; h.packer.poke(); });
+    await Promise.all([write(0, big), write(1, small), write(2, other)]);
     h.packer.close();
 
     // 320 records: three writes of 100, then the last 20 once no other journey could add to them
@@ -60,7 +62,8 @@ describe('write packer', () => {
     // a packed write carried records of more than one batch
     expect(h.writes.some((w) => new Set(w.map((id) => id[0])).size > 1)).toBe(true);
 
-    // each batch booked once with its own outcomes, in its own record order
+    // each batch committed once, to its own partition, with its own outcomes, in its own record order
+    expect([big, small, other].map((p) => h.partitionOf.get(p))).toEqual([0, 1, 2]);
     for (const p of [big, small, other]) {
       const result = h.booked.get(p);
       expect(result?.outcomes.map((o) => o.key)).toEqual(p.records.map(idOf));
@@ -74,7 +77,7 @@ describe('write packer', () => {
     const h = harness(100, () => running);
     const first = page('a', 130);
     let firstDone = false;
-    const pending = h.packer.write(first).then(() => { firstDone = true; });
+    const pending = h.packer.write(0, first).then(() => { firstDone = true; });
     await new Promise((resolve) => setTimeout(resolve, 30));
     // the full 100 left at once; 30 wait for the other journey
     expect(h.writes.map((w) => w.length)).toEqual([100]);
@@ -103,7 +106,7 @@ describe('write packer', () => {
         writes.push(records.length);
         return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
       },
-      book: async () => undefined,
+      ledger: { commit: async () => undefined },
       joinable: (held) => running > held || (queue.length > 0 && running - packer.finishedJourneys < 1),
       onHold: () => { holds += 1; startNext(); },
       stopped: () => false,
@@ -113,7 +116,7 @@ describe('write packer', () => {
       if (!next) return;
       running += 1;
       started.push(idOf(next.records[0]));
-      journeys.push(packer.write(next).finally(() => { running -= 1; packer.poke(); }));
+      journeys.push(packer.write(0, next).finally(() => { running -= 1; packer.poke(); }));
     }
     startNext();
     // settles once every started journey's batch was written (a journey never started would leave `started` short)
@@ -141,11 +144,11 @@ describe('write packer', () => {
         if (writes.length === 1) await firstBack;
         return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
       },
-      book: async () => undefined,
+      ledger: { commit: async () => undefined },
       joinable: (waiting) => running > waiting,
       stopped: () => false,
     });
-    const end = (p: JourneyPage) => packer.write(p).finally(() => { running -= 1; packer.poke(); });
+    const end = (p: JourneyPage) => packer.write(0, p).finally(() => { running -= 1; packer.poke(); });
     const a = end(page('a', 60));
     const b = end(page('b', 90));
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -167,13 +170,13 @@ describe('write packer', () => {
         if (writes.length === 2) throw new Error('crm down');
         return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
       },
-      book: async (p) => { booked.push(p); },
+      ledger: { commit: async (_partition: number, p: JourneyPage) => { booked.push(p); } },
       joinable: (held) => 2 > held,
       stopped: () => false,
     });
     const a = page('a', 150);
     const b = page('b', 60);
-    const results = await Promise.allSettled([packer.write(a), packer.write(b)]);
+    const results = await Promise.allSettled([packer.write(0, a), packer.write(0, b)]);
     packer.close();
     // write 1: a[0..100); write 2 (fails): a[100..150) + b[0..50): both batches fail, neither is booked
     expect(writes.slice(0, 2)).toEqual([100, 100]);

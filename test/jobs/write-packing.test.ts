@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import type { WalkStats } from '../../jobs/sync-search/walk-partitions.js';
+import type { WalkStats } from '../../jobs/sync-search/walk-context.js';
 import { createRejectStore } from '../../src/crm/index.js';
 import { CheckpointStore } from '../../src/runs/checkpoint-store.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';

@@ -1,35 +1,32 @@
 /**
- * Journeys walked at once by one run, re-sized as the run learns (rule: src/source/journey-concurrency.ts).
- * Inputs: the account's search limit (the shared governor's learned RateLimit-* figures), the run's page latency
- * (p90 of its last 64 search requests), the write time per page (p10: the CRM's service time; p90 above it and
- * above the page latency means writes queue), the destination's configured rate (`destinationCeiling`: a
- * CRM with a short rate window never takes more than that window allows, known before the first write), and how many
- * runs share the account's allowance: each run beats in a per-account registry in Redis (next to the governor's
- * state) and sizes for limit / active runs.
+ * Journeys walked at once by one run, re-sized as the run learns (rules: size-journeys.ts, slow-start.ts,
+ * end-game.ts next to this file). Inputs: the account's search limit (the shared governor's learned RateLimit-*
+ * figures), the run's page latency (p90 of its last 64 search requests), the write time per page (p10: the CRM's
+ * service time; p90 above it and above the page latency means writes queue), the destination's known ceiling
+ * (records per second, known before the first write), and how many runs share the account's allowance: each run
+ * beats through its source client (`heartbeat`) and sizes for limit / active runs.
  * Journeys grow gradually ("slow start", `growJourneys`): from 4 (or, to a destination with a known ceiling, from
- * what that ceiling needs: `firstJourneyCap`), doubling per step of at least a second while the
- * step's writes kept up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the
- * source's whole figure in flight before the CRM's pace is known (a CRM's rate window lets its requests go in a
- * burst: the pace shows only after it).
+ * what that ceiling needs: `firstJourneyCap`), doubling per step of at least a second while the step's writes kept
+ * up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the source's whole figure in
+ * flight before the CRM's pace is known (a destination whose window lets its requests go in a burst shows its pace
+ * only after it).
  * Lives in jobs/ because it joins the source (latency, limit) with the CRM side (write times).
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import type { AppConfig } from '../../src/config/index.js';
-import type { SourceClient } from '../../src/source/index.js';
-import { endGameJourneys, firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys } from '../../src/source/journey-concurrency.js';
-import type { Logger } from '../../src/shared/logger.js';
-import { RateGovernor } from '../../src/shared/rate-governor.js';
+import type { AppConfig } from '../../../src/config/index.js';
+import type { SourceClient } from '../../../src/source/index.js';
+import { MovingPercentile } from '../../../src/source/search-timings.js';
+import type { Logger } from '../../../src/shared/logger.js';
+import { endGameJourneys } from './end-game.js';
+import { DEFAULT_LATENCY_MS, searchRate } from './plan-journeys.js';
+import { sizeJourneys } from './size-journeys.js';
+import { firstJourneyCap, growJourneys } from './slow-start.js';
 
-/** `source.parallelism: auto`: the bound is then only a safety net (a 10,000/min package at 800 ms needs ~210). */
-export const AUTO_MAX_JOURNEYS = 256;
-/** Page latency assumed before any answer was timed. */
-const DEFAULT_LATENCY_MS = 250;
 const HEARTBEAT_TTL_MS = 10_000;
 const HEARTBEAT_EVERY_MS = 3_000;
 const RESIZE_EVERY_MS = 200;
 /**
- * Span over which the pace of a queueing stage is measured: two 10 s CRM rate windows, so a governor that lets a window's
+ * Span over which the pace of a queueing stage is measured: two of a destination's 10-second windows, so a governor that lets a window's
  * requests go in a burst and then waits is not read as a slow CRM (which would shrink the run below the CRM's pace).
  * No pace is trusted before half of it was observed.
  */
@@ -38,37 +35,9 @@ const PACE_SPAN_MS = 20_000;
 const GROWTH_STEP_MS = 1_000;
 const GROWTH_STEP_WRITES = 4;
 
-export function maxJourneys(config: AppConfig): number {
-  const p = config.source.parallelism;
-  return p === 'auto' ? AUTO_MAX_JOURNEYS : p;
-}
-
-/** The search limit per window: learned from headers, else the count's (same package), else the fallback. */
-async function searchRate(source: SourceClient, config: AppConfig): Promise<{ limit: number; windowMs: number }> {
-  const learned = (await source.rateLimit('search')) ?? (await source.rateLimit('count'));
-  if (learned) return learned;
-  const f = config.source.fallbackLimits;
-  return { limit: f.search, windowMs: f.windowSeconds * 1000 };
-}
-
-/**
- * Journeys a run starts with: before any page, the count's latency stands in for the page latency; a destination's
- * known ceiling (records per second) bounds the figure as it bounds the walk's (`sizeJourneys`).
- */
-export async function planJourneys(source: SourceClient, config: AppConfig, countMs: number | null, crmRecordsPerSecond: number | null): Promise<number> {
-  const { limit, windowMs } = await searchRate(source, config);
-  return sizeJourneys({
-    limit, windowMs, activeRuns: 1, fetchMs: countMs ?? DEFAULT_LATENCY_MS, writeMs: 0, max: maxJourneys(config),
-    ceilingPagesPerSecond: crmRecordsPerSecond === null ? null : crmRecordsPerSecond / config.source.pageSize,
-  });
-}
-
 export interface ControllerDeps {
   source: SourceClient;
   config: AppConfig;
-  redis: Redis;
-  /** The source client's key prefix (the governor's state lives under it). */
-  prefix: string;
   pageSize: number;
   /** The plan's first figure and the bound. */
   initial: number;
@@ -99,7 +68,6 @@ export interface Sizing {
 
 export class JourneyController {
   private readonly member = randomUUID();
-  private readonly governor: RateGovernor;
   private readonly writes = new MovingPercentile(64);
   private readonly written: { at: number; pages: number }[] = [];
   private readonly fetched: { at: number; pages: number }[] = [];
@@ -128,7 +96,6 @@ export class JourneyController {
   peak: number;
 
   constructor(private readonly deps: ControllerDeps) {
-    this.governor = new RateGovernor(deps.redis, deps.prefix, 'source', deps.source.accountKey, { untilLearned: 'probe' });
     this.now = deps.now ?? (() => performance.now());
     this.startedAt = this.now();
     this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
@@ -152,13 +119,13 @@ export class JourneyController {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.governor.leave('search', this.member).catch(() => undefined);
+    await this.deps.source.leave(this.member).catch(() => undefined);
   }
 
   /** Beats now and re-reads the limit (also every 3 s while walking); the next `target()` re-sizes. */
   async refresh(): Promise<void> {
     this.resizedAt = Number.NEGATIVE_INFINITY;
-    this.activeRuns = Math.max(1, await this.governor.heartbeat('search', this.member, HEARTBEAT_TTL_MS));
+    this.activeRuns = Math.max(1, await this.deps.source.heartbeat(this.member, HEARTBEAT_TTL_MS));
     this.rate = await searchRate(this.deps.source, this.deps.config);
   }
 
@@ -169,7 +136,7 @@ export class JourneyController {
   }
 
   /** One write of `records` took `ms` (any journey of the run). */
-  recordWrite(records: number, ms: number): void {
+  writeTimed(records: number, ms: number): void {
     if (records <= 0) return;
     const pages = records / this.deps.pageSize;
     this.writes.add(ms / pages);
@@ -207,8 +174,7 @@ export class JourneyController {
     const sourceWaits = (timing.waitP50Ms ?? 0) > Math.max(10, 0.1 * fetchP90Ms);
     const { ceilingPagesPerSecond } = this;
     // A CRM whose ceiling is known is sized for from it, not from its measured pace: behind a window that lets requests
-    // go in bursts, the pace it passed is the pages the journeys brought, and shrinking to it starves the CRM (2,000
-    // searches/min at 800 ms into a CRM of 19 pages/s: 15 journeys for a pace of 14 pages/s, 0.71 of its ceiling).
+    // go in bursts, the pace it passed is the pages the journeys brought, and shrinking to it starves the CRM.
     const crmPace = writesQueue && ceilingPagesPerSecond === null ? this.pace(this.written) : null;
     const paces = [crmPace, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
     const queuedPagesPerSecond = paces.length > 0 ? Math.min(...paces) : null;

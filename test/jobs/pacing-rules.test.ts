@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { END_GAME_MAX_UNWRITTEN, endGameJourneys, firstJourneyCap, growJourneys, MovingPercentile, sizeJourneys, SLOW_START_JOURNEYS, type GrowthInput, type SizingInput } from '../../src/source/journey-concurrency.js';
+import { END_GAME_MAX_UNWRITTEN, endGameJourneys } from '../../jobs/sync-search/pacing/end-game.js';
+import { sizeJourneys, type SizingInput } from '../../jobs/sync-search/pacing/size-journeys.js';
+import { firstJourneyCap, growJourneys, SLOW_START_JOURNEYS, type GrowthInput } from '../../jobs/sync-search/pacing/slow-start.js';
+import { MovingPercentile } from '../../src/source/search-timings.js';
 
 const base: SizingInput = { limit: 500, windowMs: 60_000, activeRuns: 1, fetchMs: 225, writeMs: 0, max: 256, headroom: 1.25 };
 

@@ -1,0 +1,221 @@
+/**
+ * The one owner of a run's state: its checkpoint (partitions, where each journey stands, how far the split got),
+ * its counters, warnings and reveals. Every change goes through a method here, and is saved from here, so a
+ * resumed attempt finds exactly what the CRM accepted. Nothing else edits the checkpoint.
+ */
+import type { FieldMapping, WriteResult } from '../../src/crm/index.js';
+import { absentPathWarnings, tallyAbsent } from '../../src/crm/absent-paths.js';
+import type { CheckpointStore, PartitionCheckpoint, RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import type { RunProgress } from '../../src/runs/progress-bar.js';
+import { addCounts, emptyCounts, runCounts, type RunCounts } from '../../src/runs/run-counters.js';
+import { addWarnings, type RunWarnings, type Warning } from '../../src/runs/run-warnings.js';
+import type { Filter, JourneyCheckpoint, JourneyPage, PartitionProgress, SourceClient } from '../../src/source/index.js';
+import type { RunPlan } from './plan-run.js';
+import { redactText } from './run-errors.js';
+import type { CheckpointFate } from './run-outcome.js';
+import { RefusalGuard } from './refusal-guard.js';
+
+export type WalkPartition = Readonly<PartitionCheckpoint<JourneyCheckpoint>>;
+
+export interface LedgerDeps {
+  store: CheckpointStore<JourneyCheckpoint>;
+  source: SourceClient;
+  /** The run's id, whether it writes nothing (then nothing is saved) and who hears its progress. */
+  request: { runId: string; dryRun?: boolean; onProgress?: (progress: RunProgress) => void };
+  /** The checkpoint this attempt resumes, or null for a new run. */
+  resumed: RunCheckpoint<JourneyCheckpoint> | null;
+  /** When this attempt started (ms since the epoch), and the run's start (ISO; an earlier attempt's when resumed). */
+  started: number;
+  startedAt: string;
+}
+
+export class RunLedger {
+  private cp: RunCheckpoint<JourneyCheckpoint> | undefined;
+  /** Counters of the earlier attempts, as this one found them (the checkpoint's own copy moves on). */
+  private readonly earlier: RunCounts | undefined;
+  private target = 0;
+  /** The mapping the run writes through: each committed batch's records are checked for the paths it maps. */
+  private mapping: FieldMapping | undefined;
+  /** Stops the run when its first writes are all refused for one reason (jobs/sync-search/refusal-guard.ts). */
+  private readonly refusals = new RefusalGuard();
+
+  constructor(private readonly deps: LedgerDeps) {
+    this.earlier = deps.resumed ? structuredClone(deps.resumed.counts) : undefined;
+  }
+
+  private get dryRun(): boolean {
+    return this.deps.request.dryRun ?? false;
+  }
+
+  /**
+   * The planned walk starts: the resumed checkpoint as it is, or a new one over the plan's partitions. A streamed
+   * plan (`complete` false) adds its partitions as they are settled (`addPlanned`).
+   */
+  begin(plan: RunPlan, complete: boolean): void {
+    this.target = plan.target;
+    this.cp = this.deps.resumed ?? {
+      runId: this.deps.request.runId, startedAt: this.deps.startedAt, counted: plan.counted, counts: emptyCounts(),
+      partitions: plan.partitions.map((p) => ({ filter: p.filter, state: null, done: false, count: p.count })),
+      plan: { complete, pending: [], countsLeft: 0 },
+    };
+  }
+
+  /** The CRM end is open: from now on each committed batch tallies the mapped paths its records lack. */
+  writesThrough(mapping: FieldMapping): void {
+    this.mapping = mapping;
+  }
+
+  /** The checkpoint as it stands (read only: how the walk ended, the summary); undefined before `begin`. */
+  get checkpoint(): Readonly<RunCheckpoint<JourneyCheckpoint>> | undefined {
+    return this.cp;
+  }
+
+  /** Distinct records kept so far, earlier attempts included: what `maxRecords` counts. */
+  get kept(): number {
+    return this.cp?.counts.unique ?? 0;
+  }
+
+  /** Records per CRM write now: smaller until the run's first writes show the CRM takes its records. */
+  writeBatch(normal: number): number {
+    return this.refusals.writeBatch(normal);
+  }
+
+  /** Records fetched and accepted so far, earlier attempts included. */
+  get fetched(): number {
+    return this.cp?.counts.fetched ?? 0;
+  }
+
+  /** Partitions in the checkpoint (walked or not). */
+  get size(): number {
+    return this.cp?.partitions.length ?? 0;
+  }
+
+  partition(index: number): WalkPartition | undefined {
+    return this.cp?.partitions[index];
+  }
+
+  /** Indices of the partitions not walked to their end. */
+  unwalked(): number[] {
+    return (this.cp?.partitions ?? []).flatMap((p, i) => (p.done ? [] : [i]));
+  }
+
+  /**
+   * The split settled these partitions and has these pieces left: both in the checkpoint before this returns
+   * (with their indices, to walk at once); `saved` resolves once they are saved.
+   */
+  addPlanned(progress: PartitionProgress): { added: number[]; saved: Promise<void> } {
+    const cp = this.cp;
+    if (!cp) return { added: [], saved: Promise.resolve() };
+    const added = progress.settled.map((p) => cp.partitions.push({ filter: p.filter, state: null, done: false, count: p.count }) - 1);
+    cp.plan = { complete: progress.pending.length === 0, pending: progress.pending, countsLeft: progress.countsLeft };
+    return { added, saved: this.save() };
+  }
+
+  /**
+   * The CRM answered one batch of partition `index`: counters, warnings (redacted reasons) and reveals are booked,
+   * the partition's journey moves past the batch, and the checkpoint is saved. Throws CrmRefusedError when the
+   * run's first writes were all refused for one reason (the walk stops; the run fails).
+   */
+  async commit(index: number, batch: JourneyPage, result: WriteResult): Promise<void> {
+    const cp = this.cp;
+    if (!cp) return;
+    if (this.mapping) cp.absentPaths = tallyAbsent(cp.absentPaths, this.mapping, batch.records, batch.revealSkipped !== undefined);
+    // The CRM holds these persons' contacts now: later runs pass them by without paying again.
+    if (!this.dryRun && batch.revealed) await this.deps.source.markRevealed(batch.revealed);
+    addCounts(cp.counts, {
+      fetched: batch.returned, unique: batch.records.length, created: result.created, updated: result.updated,
+      unchanged: result.unchanged, rejected: result.rejected, tokensSpent: batch.tokensCharged, creditsSpent: batch.creditsCharged,
+    });
+    if (result.linkErrors > 0) cp.linkErrors = (cp.linkErrors ?? 0) + result.linkErrors;
+    const warnings = addWarnings(cp.warnings, warningReasons(result));
+    if (warnings) cp.warnings = warnings;
+    this.deps.request.onProgress?.({
+      fetched: cp.counts.fetched, target: this.target, tokensSpent: cp.counts.tokensSpent,
+      creditsSpent: cp.counts.creditsSpent, elapsedMs: Date.now() - this.deps.started,
+    });
+    this.move(index, batch.done ? null : batch.checkpoint, batch.done);
+    await this.save();
+    this.refusals.book(result);
+  }
+
+  /** Partition `index` has nothing more to walk (its journey ended without a batch left to commit). */
+  walked(index: number): void {
+    this.move(index, null, true);
+  }
+
+  /** Partition `index` is walked afresh (its saved journey state belongs to another search body). */
+  restart(index: number): void {
+    this.move(index, null, false);
+  }
+
+  /**
+   * Partition `index` is replaced by `pieces` (the live index grew past the depth limit): it is done, the pieces
+   * are added without a planned count and saved; returns their indices.
+   */
+  async replace(index: number, pieces: Filter[]): Promise<number[]> {
+    const cp = this.cp;
+    if (!cp) return [];
+    this.move(index, null, true);
+    const added = pieces.map((filter) => cp.partitions.push({ filter, state: null, done: false }) - 1);
+    await this.save();
+    return added;
+  }
+
+  private move(index: number, state: JourneyCheckpoint | null, done: boolean): void {
+    const partition = this.cp?.partitions[index];
+    if (this.cp && partition) this.cp.partitions[index] = { ...partition, state, done };
+  }
+
+  /** The run's counters now, earlier attempts included. */
+  counts(): RunCounts {
+    return runCounts(this.cp?.counts ?? this.earlier ?? emptyCounts(), this.earlier, this.deps.source.stats());
+  }
+
+  /**
+   * Link errors and warnings of the batches accepted so far, and how many partitions the run has. Paths absent in
+   * (nearly) every record are said here once, at the end (not kept in the checkpoint's warnings).
+   */
+  get findings(): { linkErrors?: number; warnings?: RunWarnings; partitions?: number } {
+    const cp = this.cp;
+    if (!cp) return {};
+    const absent = absentPathWarnings(cp.absentPaths).map((text): Warning => ({ code: 'absent_path', reason: redactText(text), line: redactText(text) }));
+    const warnings = addWarnings(cp.warnings, absent);
+    return { ...(cp.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(warnings ? { warnings } : {}), partitions: cp.partitions.length };
+  }
+
+  /** Saves the checkpoint (after every accepted write; never in a dry run). */
+  async save(ttlMs?: number): Promise<void> {
+    const cp = this.cp;
+    if (!cp || this.dryRun) return;
+    const { requests, throttled } = this.counts();
+    cp.counts = { ...cp.counts, requests, throttled };
+    await this.deps.store.save(cp, ttlMs);
+  }
+
+  /**
+   * The run ended: its checkpoint is deleted or saved as `fate` says. Unanswered pages the client booked at their
+   * worst case count too, in the summary and a resumed attempt.
+   */
+  async end(fate: CheckpointFate, onSaveError: (err: unknown) => void): Promise<void> {
+    if (!this.cp || this.dryRun) return;
+    this.cp.counts = this.counts();
+    if (!fate.keep) await this.deps.store.clear(this.deps.request.runId);
+    // A checkpoint that cannot be saved costs tokens on resume (journeys restart), not the outcome.
+    else await this.save(fate.ttlMs).catch(onSaveError);
+  }
+}
+
+/** One warning per rejected record and failed link, redacted (no keys: a match key may be an email). */
+function warningReasons(result: WriteResult): Warning[] {
+  const warnings: Warning[] = [];
+  for (const o of result.outcomes) {
+    if (o.status === 'rejected') {
+      const reason = redactText(o.reason);
+      warnings.push({ code: o.code, ...(o.field === undefined ? {} : { field: o.field }), reason, line: redactText(`rejected (${o.code}): ${o.reason}`) });
+    } else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) {
+      const reason = redactText(o.linkError);
+      warnings.push({ code: 'link_failed', reason, line: `link failed: ${reason}` });
+    }
+  }
+  return warnings;
+}
