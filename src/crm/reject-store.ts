@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { luaScript, runLua } from '../shared/lua-script.js';
 import { chunks } from './chunks.js';
 
 /** One record the CRM (or our mapping) refused. Never holds values: a reason naming a value is redacted first. */
@@ -60,22 +61,8 @@ export function rejectKeys(keyPrefix: string, searchName: string, instance = 'de
   return { history: `${base}:history`, retry: `${base}:retry`, links: `${base}:links` };
 }
 
-/**
- * Drops the history's failed-link entries of the keys in ARGV that were in the links set (KEYS[2]); returns how many
- * keys were. The history is at most MAX_REJECT_HISTORY entries, read only when a key was listed.
- */
-const RESOLVE_LINKS = `
-local listed = {}
-local n = 0
-for _, key in ipairs(ARGV) do
-  if redis.call('SREM', KEYS[2], key) == 1 then listed[key] = true; n = n + 1 end
-end
-if n == 0 then return 0 end
-for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local ok, entry = pcall(cjson.decode, raw)
-  if ok and type(entry) == 'table' and entry.kind == 'link' and listed[entry.key] then redis.call('LREM', KEYS[1], 0, raw) end
-end
-return n`;
+/** Drops the history's failed-link entries of keys a later write linked (the script says how). */
+const RESOLVE_LINKS = luaScript('rejectLinksResolve', 2, new URL('./reject-links-resolve.lua', import.meta.url));
 
 const instanceKey = (keyPrefix: string, searchName: string): string => `${keyPrefix}:crm:rejects-instance:${searchName}`;
 
@@ -125,7 +112,7 @@ export function createRejectStore(redis: Redis, keyPrefix: string, instance?: st
     async resolveLinks(searchName, keys) {
       const { history, links } = await keysOf(searchName);
       let resolved = 0;
-      for (const part of chunks(keys, ARGS_PER_COMMAND)) resolved += Number(await redis.eval(RESOLVE_LINKS, 2, history, links, ...part));
+      for (const part of chunks(keys, ARGS_PER_COMMAND)) resolved += Number(await runLua(redis, RESOLVE_LINKS, [history, links], part));
       return resolved;
     },
     linkCount: async (searchName) => redis.scard((await keysOf(searchName)).links),

@@ -4,14 +4,11 @@
  * with MATCH still walks every key of the database).
  */
 import type { Redis } from 'ioredis';
+import { luaScript, runLua } from './lua-script.js';
 
 const builtKey = (indexKey: string): string => `${indexKey}:built`;
 
-// KEYS: index, then the member's keys. ARGV: member. Atomic, so a writer that recreates a key between a reader's
-// look and its removal is never dropped from the index.
-const PRUNE_IF_GONE = `
-if redis.call('EXISTS', unpack(KEYS, 2)) == 0 then return redis.call('SREM', KEYS[1], ARGV[1]) end
-return 0`;
+const PRUNE_IF_GONE = luaScript('keyIndexPrune', 3, new URL('./key-index-prune.lua', import.meta.url));
 
 /**
  * The index's members. Its first read on a database that predates the index (no `<index>:built` marker) fills it
@@ -45,6 +42,6 @@ async function fillIndex(redis: Redis, indexKey: string, backfill: () => Promise
  * Drops `member` from the index when none of `keys` (what it indexes) exists any more: they expired or were deleted.
  * Returns whether it was dropped.
  */
-export async function pruneKeyIndex(redis: Redis, indexKey: string, member: string, keys: readonly string[]): Promise<boolean> {
-  return Number(await redis.eval(PRUNE_IF_GONE, 1 + keys.length, indexKey, ...keys, member)) === 1;
+export async function pruneKeyIndex(redis: Redis, indexKey: string, member: string, keys: readonly [string, string]): Promise<boolean> {
+  return Number(await runLua(redis, PRUNE_IF_GONE, [indexKey, ...keys], [member])) === 1;
 }

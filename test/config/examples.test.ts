@@ -50,7 +50,7 @@ describe("the contract's example", () => {
       `warning: ${file}:35:5 searches[0].view: ignored: only for entity: persons`,
       `warning: ${file}:46:5 searches[0].associate: ignored: only for entity: persons`,
     ]);
-    expect(stdout).toContain('valid (1 searches, 2 destinations)');
+    expect(stdout).toContain('valid (1 search, 2 destinations)');
     expect(code).toBe(0);
   });
 });

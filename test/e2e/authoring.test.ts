@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { startSalesIntelEmulator, type SalesIntelEmulator } from '../../src/emulators/sales-intel/index.js';
 import { freePort } from '../../src/shared/free-port.js';
 import { testRedis } from '../helpers/redis.js';
@@ -15,6 +16,7 @@ import { runCli, type CliResult } from '../config/config-fixtures.js';
 
 let plain: SalesIntelEmulator;
 let shaped: SalesIntelEmulator;
+let hubspot: HubSpotEmulator;
 let redisCtx: Awaited<ReturnType<typeof testRedis>>;
 const dir = mkdtempSync(join(tmpdir(), 'ps-authoring-'));
 
@@ -23,10 +25,11 @@ beforeAll(async () => {
     startSalesIntelEmulator({ companies: 100, persons: 100 }),
     startSalesIntelEmulator({ companies: 100, persons: 100, basePath: '/v3', dictionaryStyle: 'values' }),
   ]);
+  hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['hub-token'] });
   redisCtx = await testRedis('authoring');
 });
 afterAll(async () => {
-  await Promise.all([plain?.close(), shaped?.close()]);
+  await Promise.all([plain?.close(), shaped?.close(), hubspot?.close()]);
   await redisCtx?.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -35,7 +38,7 @@ const CONFIG = `source:
   baseUrl: \${SI_BASE_URL}
   auth: {tokenUrl: "\${SI_TOKEN_URL}", clientId: demo-client, clientSecret: "\${SI_CLIENT_SECRET}"}
 destinations:
-  crm: {type: hubspot, accessToken: "\${HUBSPOT_TOKEN}"}
+  crm: {type: hubspot, accessToken: "\${HUBSPOT_TOKEN}", baseUrl: "\${HUBSPOT_BASE_URL}"}
 searches:
   - name: people
     segment: s
@@ -59,6 +62,7 @@ function cli(emulator: SalesIntelEmulator, args: string[], yaml = CONFIG): Promi
     SI_TOKEN_URL: emulator.tokenUrl,
     SI_CLIENT_SECRET: 'demo-secret',
     HUBSPOT_TOKEN: 'hub-token',
+    HUBSPOT_BASE_URL: hubspot.url,
   });
 }
 

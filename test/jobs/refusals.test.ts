@@ -40,6 +40,16 @@ const companies = (name: string, fields: string, extra = ''): string => `
     fields: ${fields}
 ${extra}`;
 
+const LEADS = `  - name: leads
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: 1}}}
+    view: [demographics]
+    destination: sf
+    object: Lead
+    matchOn: {from: id}
+`;
+
 describe('a run the CRM refuses', () => {
   it('HubSpot refusing a mapped property for every record: failed early (crm_refused_all), naming code and field', async () => {
     // numberofemployees is a number property; a company name is not a number
@@ -74,25 +84,32 @@ describe('a run the CRM refuses', () => {
     expect((error as Error).message).toContain('INVALID_INTEGER [numberofemployees]');
   });
 
-  it('Salesforce refusing every Lead (REQUIRED_FIELD_MISSING [Company]): failed early, naming code and field', async () => {
+  it('a Lead search without Company fails before its first token, naming the field (preflight)', async () => {
     const config = fx.config(`${salesforceConfigHead(SF.clientId)}searches:
-  - name: leads
-    segment: icp
-    entity: persons
-    filter: {company: {headcount: {gte: 1}}}
-    view: [demographics]
-    destination: sf
-    object: Lead
-    matchOn: {from: id}
-    fields: {FirstName: firstName, LastName: lastName}
+${LEADS}    fields: {FirstName: firstName, LastName: lastName}
 `);
-    const summary = await syncSearch(fx.deps(config), { search: 'leads', runId: 'refused-sf' });
-    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_refused_all' } });
-    expect(summary.error?.message).toContain('REQUIRED_FIELD_MISSING [Company]');
-    expect(exitCodeOf(summary)).toBe(1);
-    expect(summary.stopReason).toBeUndefined();
-    expect(summary.tokensSpent).toBeLessThan(summary.counted / 2);
+    const summary = await syncSearch(fx.deps(config), { search: 'leads', runId: 'refused-sf-preflight' });
+    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' }, tokensSpent: 0 });
+    expect(summary.error?.message).toContain('Company');
     expect(sf.state.all('Lead')).toHaveLength(0);
+  });
+
+  it('Salesforce refusing every Lead (a validation rule on Status): failed early, naming code and field', async () => {
+    sf.faults.reject = (object) => (object === 'Lead' ? { statusCode: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: 'Leads are closed this quarter', fields: ['Status'] } : undefined);
+    try {
+      const config = fx.config(`${salesforceConfigHead(SF.clientId)}searches:
+${LEADS}    fields: {FirstName: firstName, LastName: lastName, Company: {value: Unknown}}
+`);
+      const summary = await syncSearch(fx.deps(config), { search: 'leads', runId: 'refused-sf' });
+      expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_refused_all' } });
+      expect(summary.error?.message).toContain('FIELD_CUSTOM_VALIDATION_EXCEPTION [Status]');
+      expect(exitCodeOf(summary)).toBe(1);
+      expect(summary.stopReason).toBeUndefined();
+      expect(summary.tokensSpent).toBeLessThan(summary.counted / 2);
+      expect(sf.state.all('Lead')).toHaveLength(0);
+    } finally {
+      delete sf.faults.reject;
+    }
   });
 
   it('a refused share above rejects.failAbove fails the run; below it, completed with the rejects grouped', async () => {

@@ -35,7 +35,7 @@ const DOCUMENTED: Record<string, string[]> = {
   worker: ['--config', '--concurrency'],
   scheduler: ['--config'],
   dashboard: ['--config', '--port', '--host'],
-  runs: ['<search>', '--limit', '--json', '--config'],
+  runs: ['[search]', '--limit', '--json', '--config'],
   rejects: ['<search>', '--limit', '--json', '--config', '--all'],
   emulate: ['--si-port', '--hubspot-port', '--sf-port', '--json'],
   demo: ['--once', '--search', '--config'],
