@@ -2,7 +2,7 @@ import type { Client } from '@hubspot/api-client';
 import { AppError } from '../../shared/app-error.js';
 import { refusalError, type CallContext } from './hubspot-errors.js';
 import type { RateGovernor } from '../../shared/rate-governor.js';
-import { asApiError, callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type HubSpotApiError, type RetryOptions } from './hubspot-call-policy.js';
+import { asApiError, callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type HubSpotApiError, type PolicyLimits, type RetryOptions } from './hubspot-call-policy.js';
 
 /** One client, the portal's governor, one call policy: every HubSpot call of a sink goes through `call` or `attempt`. */
 export interface HubSpotCaller {
@@ -21,9 +21,9 @@ function refusalOf(err: unknown): HubSpotApiError | undefined {
 export function createHubSpotCaller(
   client: Client,
   governor: RateGovernor,
-  options: { requestsPer10s: number; retry?: Partial<RetryOptions> },
+  options: { limits: PolicyLimits; retry?: Partial<RetryOptions> },
 ): HubSpotCaller {
-  const retry = { ...DEFAULT_RETRY, ...options.retry, configuredPerWindow: options.requestsPer10s };
+  const retry = { ...DEFAULT_RETRY, ...options.retry, ...options.limits };
   let throttled = 0;
   const run = <T>(fn: (client: Client) => Promise<HttpInfoLike<T>>, signal?: AbortSignal): Promise<T> =>
     callHubSpot(governor, () => fn(client), { ...retry, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) });
