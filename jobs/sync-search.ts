@@ -83,7 +83,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       // follow the account's limit, the page latency, the CRM's pace and the account's other runs.
       const { plan } = start;
       const concurrency = new JourneyController({ source, config, redis: deps.redis, prefix: deps.prefix, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
-        crmRecordsPerSecond: destinationCeiling(resolved.destination), logger: run.logger,
+        crmRecordsPerSecond: () => dest.sink.ceiling?.() ?? destinationCeiling(resolved.destination), logger: run.logger,
       });
       await concurrency.start();
       const refusals = new RefusalGuard(); // hook (refusal guard): stops the walk when its first writes are all refused
