@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { httpUrl, posInt, secret } from '../../config/config-fields.js';
 import type { DestinationPort } from '../destination-port.js';
-import { HUBSPOT_ASSUMED_PER_10S, hubspotCeiling } from './hubspot-limits.js';
+import { HUBSPOT_ASSUMED_PER_10S, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
 
 const configSchema = z.strictObject({
   type: z.literal('hubspot'),
@@ -20,6 +20,7 @@ export const hubspotDestination: DestinationPort<typeof configSchema> = {
   // Before the portal answered: the assumed requests per 10 s (the config's bound, else the lowest tier's), a batch
   // of records each. The opened sink's `ceiling()` follows what the portal answers.
   ceiling: (config) => hubspotCeiling(config.requestsPer10s ?? HUBSPOT_ASSUMED_PER_10S, 10_000),
+  governorAccount: (config) => hubspotGovernorAccount(config.baseUrl, config.accessToken),
   async open(config, { redis, keyPrefix, logger }) {
     const { createHubSpotSink } = await import('./hubspot-sink.js');
     return createHubSpotSink({

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { RateGovernor } from '../../shared/rate-governor.js';
@@ -10,7 +9,7 @@ import { createHubSpotClient } from './hubspot-client.js';
 import { CrmDailyLimitError } from '../errors.js';
 import { HUBSPOT_OPERATION, type RetryOptions } from './hubspot-call-policy.js';
 import { hubspotPortalId } from './hubspot-identity.js';
-import { boundedLimit, HUBSPOT_ASSUMED_PER_10S, HUBSPOT_BATCH_SIZE, hubspotCeiling } from './hubspot-limits.js';
+import { boundedLimit, HUBSPOT_ASSUMED_PER_10S, HUBSPOT_BATCH_SIZE, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
 import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { cachedPreflight, preflightKey } from '../preflight-cache.js';
@@ -49,7 +48,7 @@ export interface HubSpotSink extends CrmSink {
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
   const log = options.logger ?? silentLogger;
   const { client, close } = createHubSpotClient(options.accessToken, options.baseUrl);
-  const portal = options.portalKey ?? createHash('sha256').update(`${options.baseUrl.replace(/\/+$/, '')}\n${options.accessToken}`).digest('hex').slice(0, 12);
+  const portal = options.portalKey ?? hubspotGovernorAccount(options.baseUrl, options.accessToken);
   const bound = options.requestsPer10s;
   let limit: { limit: number; windowMs: number } = { limit: bound ?? HUBSPOT_ASSUMED_PER_10S, windowMs: 10_000 };
   let answered = false;
