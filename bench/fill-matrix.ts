@@ -13,6 +13,9 @@
  *
  * Run all: REDIS_URL=redis://127.0.0.1:6379/10 npx tsx bench/fill-matrix.ts
  * A subset: ... fill-matrix.ts --rates 83,333 --latencies 225 --modes dry [--records 110000] [--crm-limit 190] [--window-seconds 60]
+ * Learned CRM limits (issue 27): `--crm-config-limit none` leaves `requestsPer10s` out of the config (the portal's
+ * answered limit is learned from its headers), `--jitter-ms 150` with `--latencies 150` gives 150-300 ms pages, e.g.
+ * ... fill-matrix.ts --rates 800 --latencies 150 --jitter-ms 150 --records 160000 --crm-limit 250 --crm-config-limit none
  * FILL_SIZING=<file> writes each worker's debug log there (the journey controller's resizes: `journeys resized`).
  */
 import { spawn } from 'node:child_process';
@@ -37,6 +40,10 @@ const { values } = parseArgs({
     records: { type: 'string', default: '110000' },
     /** HubSpot's requests per 10 s (emulator and config alike): 190 (Pro) by default; raise it to see the source side alone. */
     'crm-limit': { type: 'string', default: '190' },
+    /** The config's `requestsPer10s`: a number, or `none` (learned from the portal's answers); default: `--crm-limit`. */
+    'crm-config-limit': { type: 'string' },
+    /** Page latency spread: each page takes latency + up to this much more (uniform). */
+    'jitter-ms': { type: 'string', default: '0' },
     /**
      * The API's rate-limit window (s): 10 by default (short runs), 60 is the documented one. `--rates` stay searches
      * per 10 s (83 = 500 per minute), the emulator's limit per window is scaled to the same rate.
@@ -50,6 +57,9 @@ const WINDOW_S = Number(values['window-seconds']);
 const perWindow = (ratePer10s: number): number => Math.round((ratePer10s * WINDOW_S) / 10);
 
 const HUBSPOT_PER_10S = Number(values['crm-limit']);
+const CONFIG_PER_10S = values['crm-config-limit'] ?? String(HUBSPOT_PER_10S);
+if (CONFIG_PER_10S !== 'none' && !(Number(CONFIG_PER_10S) > 0)) throw new Error(`--crm-config-limit: expected a number or none, got ${CONFIG_PER_10S}`);
+const JITTER_MS = Number(values['jitter-ms']);
 
 if (values.host !== undefined) await host(values.host);
 else if (values.worker !== undefined) await worker(values.worker, values.search ?? 'fill', values['dry-run'] ?? false);
@@ -59,12 +69,12 @@ else await driver();
 async function host(optionsJson: string): Promise<void> {
   const { startSalesIntelEmulator } = await import('../src/emulators/sales-intel/index.js');
   const { startHubSpotEmulator } = await import('../src/emulators/hubspot/index.js');
-  const o = JSON.parse(optionsJson) as { rate: number; latencyMs: number; companies: number; crmLimit: number };
+  const o = JSON.parse(optionsJson) as { rate: number; latencyMs: number; jitterMs: number; companies: number; crmLimit: number };
   const limits = { search: perWindow(o.rate), count: perWindow(o.rate), dictionary: perWindow(o.rate) };
   const si = await startSalesIntelEmulator({
     port: 0, companies: o.companies, persons: 1000, windowSeconds: WINDOW_S,
     accounts: [{ clientId: 'fill-client', clientSecret: 'fill-secret', accountId: 'fill', limits }],
-    faults: { latency: { fixedMs: o.latencyMs, jitterMs: 0 } },
+    faults: { latency: { fixedMs: o.latencyMs, jitterMs: o.jitterMs } },
   });
   const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['fill-token'], limits: { perTenSeconds: o.crmLimit } });
   process.stdout.write(`${JSON.stringify({ si: si.url, tokenUrl: si.tokenUrl, hubspot: hubspot.url })}\n`);
@@ -72,7 +82,7 @@ async function host(optionsJson: string): Promise<void> {
   process.stdin.on('data', () => {
     const u = process.cpuUsage();
     const { requests, inputs, throttled } = hubspot.stats;
-    process.stdout.write(`${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: throttled.TEN_SECONDLY_ROLLING, hubspotRequests: requests, hubspotInputs: inputs })}\n`);
+    process.stdout.write(`${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: throttled.TEN_SECONDLY_ROLLING, hubspotRequests: requests, hubspotInputs: inputs, hubspotPeak: hubspot.limits.peak })}\n`);
   });
   process.stdin.on('end', () => void Promise.all([si.close(), hubspot.close()]).then(() => process.exit(0)));
 }
@@ -123,8 +133,9 @@ async function driver(): Promise<void> {
   const modes = values.modes.split(',') as Cell['mode'][];
   const companies = Number(values.records);
   const dir = await mkdtemp(join(tmpdir(), 'fill-matrix-'));
-  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | first page s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m |`);
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | first page s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m | HubSpot peak requests / window |`);
+  console.log(`HubSpot answers ${HUBSPOT_PER_10S} requests / 10 s; config requestsPer10s: ${CONFIG_PER_10S}; pages ${values.latencies} ms + up to ${JITTER_MS} ms`);
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   try {
     for (const rate of rates) for (const latencyMs of latencies) for (const mode of modes) {
       const row = await runCell({ rate, latencyMs, mode }, companies, dir).catch((error: unknown) => `| ${rate * 6} | ${latencyMs} | ${mode} | failed: ${String(error).slice(0, 200)} |`);
@@ -136,7 +147,7 @@ async function driver(): Promise<void> {
 }
 
 async function runCell(cell: Cell, companies: number, dir: string): Promise<string> {
-  const h = spawn(process.execPath, ['--import', 'tsx', self, '--host', JSON.stringify({ rate: cell.rate, latencyMs: cell.latencyMs, companies, crmLimit: HUBSPOT_PER_10S }), '--window-seconds', String(WINDOW_S)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const h = spawn(process.execPath, ['--import', 'tsx', self, '--host', JSON.stringify({ rate: cell.rate, latencyMs: cell.latencyMs, jitterMs: JITTER_MS, companies, crmLimit: HUBSPOT_PER_10S }), '--window-seconds', String(WINDOW_S)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let wake: (() => void) | undefined;
   let buffer = '';
@@ -161,7 +172,7 @@ source:
   baseUrl: ${urls.si}
   auth: {tokenUrl: "${urls.tokenUrl}", clientId: fill-client, clientSecret: "\${FILL_SI_SECRET}"}
 destinations:
-  crm: {type: hubspot, accessToken: "\${FILL_HUBSPOT_TOKEN}", baseUrl: "${urls.hubspot}", requestsPer10s: ${HUBSPOT_PER_10S}}
+  crm: {type: hubspot, accessToken: "\${FILL_HUBSPOT_TOKEN}", baseUrl: "${urls.hubspot}"${CONFIG_PER_10S === 'none' ? '' : `, requestsPer10s: ${CONFIG_PER_10S}`}}
 searches:
   - name: fill
     segment: icp
@@ -188,7 +199,7 @@ searches:
       plan: { partitions: number; countRequests: number; parallelism: number }; walk: { peakJourneys: number; peakUnwritten: number };
     };
     h.stdin.write('cpu\n');
-    const emu = JSON.parse(await nextLine()) as { cpuMs: number; hubspot429: number; hubspotRequests: number; hubspotInputs: number };
+    const emu = JSON.parse(await nextLine()) as { cpuMs: number; hubspot429: number; hubspotRequests: number; hubspotInputs: number; hubspotPeak: number };
     // Every HubSpot request of the run (schema checks, reads, upserts, 429s) and the records its batch calls carried.
     const crmRequests = emu.hubspotRequests - emu0.hubspotRequests;
     const crmInputs = emu.hubspotInputs - emu0.hubspotInputs;
@@ -200,7 +211,7 @@ searches:
     return `| ${cell.rate * 6}${WINDOW_S === 10 ? '' : ` (${perWindow(cell.rate)}/${WINDOW_S} s)`} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
       `**${(perSecond / ceiling).toFixed(2)}** | ${r.throttled} / ${emu.hubspot429} | ${r.walk.peakJourneys} | ${r.walk.peakUnwritten} | ` +
       `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${r.firstPageMs === undefined ? '—' : (r.firstPageMs / 1000).toFixed(1)} | ${crmRequests} (${(crmInputs / Math.max(1, crmRequests)).toFixed(1)}) | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
-      `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} |`;
+      `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} | ${emu.hubspotPeak} |`;
   } finally {
     h.stdin.end();
     await new Promise((r) => h.on('close', r));

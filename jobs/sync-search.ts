@@ -75,14 +75,14 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       // 3. Walk: partitions stream in as the split settles them; per partition, pages -> write packer (map, skip
       // unchanged, upsert) -> ledger (counters, checkpoint); up to the first stop. Journeys in flight follow the
       // account's limit, the page latency, the CRM's pace and the account's other runs.
-      const { plan } = start;
+      const { plan } = start, { sink } = crm;
       const concurrency = new JourneyController({ source, config, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
-        crmRecordsPerSecond: destinationCeiling(resolved.destination), logger: run.logger,
+        crmRecordsPerSecond: () => sink.ceiling?.() ?? destinationCeiling(resolved.destination), logger: run.logger,
       });
       await concurrency.start();
       const walked = await walkPartitions({
         source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, ledger, partitions: planning.partitions,
-        signal, writeSignal: run.writeSignal, crm, dryRun, writeBatch: writeBatchOf(plan.pageSize, crm.sink.preferredBatchSize(plan.target)), concurrency,
+        signal, writeSignal: run.writeSignal, crm, dryRun, writeBatch: writeBatchOf(plan.pageSize, sink.preferredBatchSize(plan.target)), concurrency,
       }).finally(() => concurrency.stop());
       request.onWalk?.(walked);
     } finally {

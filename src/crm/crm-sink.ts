@@ -49,6 +49,12 @@ export interface CrmSink {
   readCurrent(target: ObjectTarget, keys: string[], fields: string[], options?: SinkCallOptions): Promise<Map<string, Record<string, CrmValue>>>;
   /** Upserts a batch; exactly one outcome per input record, in input order. Never drops a record silently. */
   upsert(target: ObjectTarget, records: CrmRecord[], options?: SinkCallOptions & { runVolume?: number }): Promise<UpsertOutcome[]>;
+  /**
+   * The most records per second the destination takes now, as learned from its answers (e.g. a HubSpot portal's
+   * answered requests per 10 s × a batch), read again whenever the walk re-sizes; absent (or null): no short-window
+   * limit. Before the first answer it is the port's `ceiling` (src/crm/destination-port.ts).
+   */
+  ceiling?(): number | null;
   /** Records per upsert call the sink wants for a run of this many records (Salesforce switches to Bulk API 2.0). */
   preferredBatchSize(runVolume: number): number;
   /**

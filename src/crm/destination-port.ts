@@ -43,6 +43,11 @@ export interface DestinationPort<S extends DestinationSchema = DestinationSchema
    */
   ceiling?(config: z.output<S>): number | null;
   /**
+   * Its account's label in the shared rate governor (src/shared/rate-governor.ts; remote: its `type`), e.g. a short
+   * hash of its address and credentials, never a secret: what the destination learned of its limits is read by it.
+   */
+  governorAccount?(config: z.output<S>): string;
+  /**
    * The smallest partition worth its own write, in records (e.g. a bulk job's worth); absent: two source pages. A
    * partition's last write is partial, so smaller pieces would spend the CRM's large writes on small ones.
    */

@@ -19,6 +19,8 @@ export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResu
 export { CrmAuthError, CrmDailyLimitError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';
 export { companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, matchFieldDefaults, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
 export type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
+export { destinationLimits } from './destination-limits.js';
+export { destinationCeiling } from './destination-ceiling.js';
 export { CrmPreflightError } from './preflight-error.js';
 export type { PreflightProblem } from './preflight-error.js';
 export { createHubSpotSink } from './hubspot/hubspot-sink.js';

@@ -21,7 +21,7 @@ if ARGV[2] ~= '' and ends >= 0 then
   if windowMs and ends < windowMs then redis.call('ZADD', KEYS[1], 'XX', now - (windowMs - ends), ARGV[2]) end
 end
 if ARGV[12] == '1' then
-  redis.call('HSET', KEYS[3], 'dailyLimit', ARGV[13], 'dailyRemaining', ARGV[14])
+  redis.call('HSET', KEYS[3], 'dailyLimit', ARGV[13], 'dailyRemaining', ARGV[14], 'dailyAt', now)
   redis.call('PEXPIRE', KEYS[3], ARGV[9])
 end
 return 1

@@ -1,13 +1,15 @@
 -- A learned (or fallback) limit: (state, probe, log, limit, windowMs, mode, ttlMs, remaining (-1: unknown), id).
 -- A fallback never loosens a slower learned rate. `remaining` below what our log explains means other clients
--- share the allowance: their share is booked as used now.
+-- share the allowance: their share is booked as used now. `learnedAt` is the last answer that taught it (within
+-- a writer's rewrite interval), `changedAt` when it last differed from what was stored.
 local function learn(state, probe, log, limit, windowMs, mode, ttlMs, remaining, id)
+  local st = redis.call('HMGET', state, 'limit', 'windowMs', 'mode')
+  local l, w = tonumber(st[1]), tonumber(st[2])
   if mode == 'fallback' then
-    local st = redis.call('HMGET', state, 'limit', 'windowMs', 'mode')
-    local l, w = tonumber(st[1]), tonumber(st[2])
     if l and w and st[3] == 'headers' and l / w < limit / windowMs then limit, windowMs = l, w end
   end
-  redis.call('HSET', state, 'limit', limit, 'windowMs', windowMs, 'mode', mode)
+  if l ~= limit or w ~= windowMs or st[3] ~= mode then redis.call('HSET', state, 'changedAt', now) end
+  redis.call('HSET', state, 'limit', limit, 'windowMs', windowMs, 'mode', mode, 'learnedAt', now)
   redis.call('PEXPIRE', state, ttlMs)
   redis.call('DEL', probe)
   if remaining >= 0 then

@@ -23,7 +23,9 @@ describe("the contract's example", () => {
     expect(config.source.paths.dictionaries).toBe('/dictionaries/{name}');
     expect(config.source.paths.search).toEqual({ companies: '/companies/filter', persons: '/persons/filter' });
     expect(config.source).toMatchObject({ idField: 'id', pageSize: 100, maxJourneyRecords: 90_000 });
-    expect(config.destinations.crm).toMatchObject({ type: 'hubspot', baseUrl: 'https://api.hubapi.com', requestsPer10s: 100 });
+    expect(config.destinations.crm).toMatchObject({ type: 'hubspot', baseUrl: 'https://api.hubapi.com' });
+    // No default: the portal's limit is learned from its answers; a value set is an upper bound.
+    expect(config.destinations.crm).not.toHaveProperty('requestsPer10s');
     expect(config.destinations.sf).toMatchObject({ type: 'salesforce', apiVersion: '62.0', bulkThreshold: 2000 });
     const [search] = config.searches;
     expect(search).toMatchObject({

@@ -50,7 +50,7 @@ describe('run command (child process)', () => {
 
     const plan = await run(fx, yaml, ['plan', 'all-companies', '--json']);
     expect(plan.code).toBe(0);
-    expect(plan.last()).toMatchObject({ counted: expected.length, tokensNeeded: expected.length, creditsNeeded: 0, pageSize: 50 });
+    expect(plan.last()).toMatchObject({ counted: expected.length, tokensNeeded: expected.length, creditsNeeded: 0, pageSize: 50, crmLimits: [] });
     expect(fx.si.stats('worker').tokensCharged).toBe(0);
 
     const r = await run(fx, yaml, ['run', 'all-companies', '--json']);
@@ -73,6 +73,10 @@ describe('run command (child process)', () => {
     const replan = await run(fx, yaml, ['plan', 'all-companies']);
     expect(replan.code).toBe(0);
     expect(replan.out).toMatch(/at 500 searches per 60s \(learned from the API\)/);
+    // The portal's limit as its answers said it (no requestsPer10s in the config), and when.
+    const portal = fx.hubspot!.limits;
+    expect(replan.out).toMatch(new RegExp(`crm limits\\s+hubspot requests: ${portal.perWindow} requests per ${portal.windowMs / 1000}s \\(learned from its answers, last 20\\d\\d-`));
+    expect(replan.out).toMatch(new RegExp(`daily ${portal.daily} requests, \\d+ left at 20\\d\\d-`));
     expect(replan.out).toMatch(new RegExp(`matches\\s+${expected.length}`));
     const rejects = await run(fx, yaml, ['rejects', 'all-companies', '--json']);
     expect(rejects.code).toBe(0);

@@ -170,6 +170,31 @@ describe('journeys sized at run time', () => {
     await run.stop();
   });
 
+  it("a destination's ceiling is read live: a CRM limit learned mid-run (the portal answered more, then less) re-sizes the journeys", async () => {
+    let now = 0;
+    // Before the portal's first answer: the lowest tier's 100 requests / 10 s (10 pages/s); then it answers 190, then 150.
+    let crm = 1_000;
+    const run = await steppedController('fill-live-ceiling', () => now, { crmRecordsPerSecond: () => crm });
+    await run.start();
+    await run.refresh();
+    const demandFor = (pagesPerSecond: number): number => {
+      const s = run.sizing()!;
+      return sizeJourneys({ limit: s.limit, windowMs: s.windowMs, activeRuns: 1, fetchMs: s.fetchP90Ms, writeMs: s.writeP10Ms, max: 256, ceilingPagesPerSecond: pagesPerSecond });
+    };
+    run.target();
+    const assumed = run.sizing()!.demand;
+    expect(assumed).toBe(demandFor(10));
+    for (const [learned, pages] of [[1_900, 19], [1_500, 15]] as const) {
+      crm = learned;
+      now += 1_000;
+      await run.refresh();
+      run.target();
+      expect(run.sizing()!.demand).toBe(demandFor(pages));
+    }
+    expect(demandFor(19)).toBeGreaterThan(assumed);
+    await run.stop();
+  });
+
   it("a destination's known ceiling sets where the slow start begins: the journeys it needs at the count's latency", async () => {
     const now = (): number => 0;
     fx = await startFixture('fill-first-cap', { account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });

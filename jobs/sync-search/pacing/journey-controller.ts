@@ -2,8 +2,8 @@
  * Journeys walked at once by one run, re-sized as the run learns (rules: size-journeys.ts, slow-start.ts,
  * end-game.ts next to this file). Inputs: the account's search limit (the shared governor's learned RateLimit-*
  * figures), the run's page latency (p90 of its last 64 search requests), the write time per page (p10: the CRM's
- * service time; p90 above it and above the page latency means writes queue), the destination's known ceiling
- * (records per second, known before the first write), and how many runs share the account's allowance: each run
+ * service time; p90 above it and above the page latency means writes queue), the destination's ceiling
+ * (records per second: the opened sink's learned figure, read again at every re-size), and how many runs share the account's allowance: each run
  * beats through its source client (`heartbeat`) and sizes for limit / active runs.
  * Journeys grow gradually ("slow start", `growJourneys`): from 4 (or, to a destination with a known ceiling, from
  * what that ceiling needs: `firstJourneyCap`), doubling per step of at least a second while the step's writes kept
@@ -42,8 +42,8 @@ export interface ControllerDeps {
   /** The plan's first figure and the bound. */
   initial: number;
   max: number;
-  /** The destination's ceiling in records per second (`destinationCeiling`); null when it has none. */
-  crmRecordsPerSecond?: number | null;
+  /** The destination's ceiling in records per second, or its live reading (the sink's learned limit); null: none. */
+  crmRecordsPerSecond?: number | null | (() => number | null);
   /** The clock (ms, monotonic); tests step it. Default `performance.now`. */
   now?: () => number;
   /** Each change of the figure is logged at debug, with what it was sized from. */
@@ -74,8 +74,6 @@ export class JourneyController {
   private activeRuns = 1;
   private readonly now: () => number;
   private startedAt: number;
-  /** The destination's ceiling in pages per second (null: none). */
-  private readonly ceilingPagesPerSecond: number | null;
   /** Slow start: the cap on journeys, and the current step's writes (time per page). */
   private cap: number;
   private step: { at: number; writeMs: MovingPercentile };
@@ -99,11 +97,17 @@ export class JourneyController {
     this.now = deps.now ?? (() => performance.now());
     this.startedAt = this.now();
     this.step = { at: this.startedAt, writeMs: new MovingPercentile(256) };
-    this.ceilingPagesPerSecond = deps.crmRecordsPerSecond ? deps.crmRecordsPerSecond / deps.pageSize : null;
     const fetchMs = deps.source.searchTimings().countLatencyP50Ms ?? DEFAULT_LATENCY_MS;
-    this.cap = firstJourneyCap({ ceilingPagesPerSecond: this.ceilingPagesPerSecond, fetchMs, demand: deps.initial });
+    this.cap = firstJourneyCap({ ceilingPagesPerSecond: this.ceilingPagesPerSecond(), fetchMs, demand: deps.initial });
     this.current = Math.max(1, Math.min(deps.max, deps.initial, this.cap));
     this.peak = this.current;
+  }
+
+  /** The destination's ceiling in pages per second now (null: none); a CRM's learned limit can change mid-run. */
+  private ceilingPagesPerSecond(): number | null {
+    const c = this.deps.crmRecordsPerSecond;
+    const recordsPerSecond = typeof c === 'function' ? c() : c;
+    return recordsPerSecond ? recordsPerSecond / this.deps.pageSize : null;
   }
 
   /** Joins the account's registry of walking runs and keeps beating until `stop`. */
@@ -172,7 +176,7 @@ export class JourneyController {
     const writesQueue = this.writes.count >= 8 && writeP50Ms > fetchP90Ms && writeP50Ms > 4 * writeP10Ms;
     // The governor makes most requests sleep (its Redis round trip alone is not waiting).
     const sourceWaits = (timing.waitP50Ms ?? 0) > Math.max(10, 0.1 * fetchP90Ms);
-    const { ceilingPagesPerSecond } = this;
+    const ceilingPagesPerSecond = this.ceilingPagesPerSecond();
     // A CRM whose ceiling is known is sized for from it, not from its measured pace: behind a window that lets requests
     // go in bursts, the pace it passed is the pages the journeys brought, and shrinking to it starves the CRM.
     const crmPace = writesQueue && ceilingPagesPerSecond === null ? this.pace(this.written) : null;
@@ -204,7 +208,7 @@ export class JourneyController {
     if (!this.rate) return 0;
     // The walk bounds it by `source.parallelism`, as it bounds the sized figure.
     const journeys = endGameJourneys({
-      remainingPages: left.pages, partitionsLeft: left.partitions, ...this.rate, activeRuns: this.activeRuns, ceilingPagesPerSecond: this.ceilingPagesPerSecond,
+      remainingPages: left.pages, partitionsLeft: left.partitions, ...this.rate, activeRuns: this.activeRuns, ceilingPagesPerSecond: this.ceilingPagesPerSecond(),
       recordsPerJourney: left.recordsPerJourney,
     });
     if (journeys > 0 && !this.endGameLogged) {

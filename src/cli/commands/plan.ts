@@ -1,9 +1,11 @@
 /**
  * `plan <search> [--json]`: what a run would cost, from the free count: pages, tokens, credits, partitions and the
- * estimated time, against the budget left. Spends no search tokens and no credits. Exit 0, 2 config error.
+ * estimated time, against the budget left; and what runs learned of the destination's limits from its answers. Spends no search tokens and no credits. Exit 0, 2 config error.
  */
 import { randomUUID } from 'node:crypto';
 import { openSource, planRun, resolveSearch, type RunPlan } from '../../../jobs/sync-search/index.js';
+import { destinationCeiling, destinationLimits } from '../../crm/index.js';
+import type { GovernorSnapshot } from '../../shared/governor-snapshots.js';
 import { silentLogger } from '../../shared/logger.js';
 import { nounCount } from '../../shared/noun-count.js';
 import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
@@ -14,7 +16,24 @@ function duration(ms: number): string {
   return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}min` : `${(s / 3600).toFixed(1)}h`;
 }
 
-function render(plan: RunPlan, balance: { remaining: number; resetAt: number } | null): string {
+const at = (ms: number | null | undefined): string => (ms ? new Date(ms).toISOString() : 'unknown');
+
+/** One line per governed operation of the destination: its learned window limit and daily allowance, and when. */
+function crmLimitLines(type: string, learned: GovernorSnapshot[], assumedCeiling: number | null): string[] {
+  const lines = learned.flatMap((g) => {
+    const parts: string[] = [];
+    if (g.limit !== null && g.windowMs !== null && g.mode === 'headers') {
+      parts.push(`${g.limit} requests per ${g.windowMs / 1000}s (learned from its answers, last ${at(g.learnedAt)}; changed ${at(g.changedAt)})`);
+    }
+    if (g.daily) parts.push(`daily ${g.daily.limit} requests, ${g.daily.remaining} left at ${at(g.daily.at)}`);
+    return parts.length > 0 ? [`  crm limits   ${type} ${g.operation}: ${parts.join('; ')}`] : [];
+  });
+  if (lines.length > 0) return lines;
+  const assumed = assumedCeiling === null ? '' : `: assumed ${Math.round(assumedCeiling)} records/s until its first answer`;
+  return [`  crm limits   ${type}: nothing learned yet${assumed}`];
+}
+
+function render(plan: RunPlan, balance: { remaining: number; resetAt: number } | null, crm: string[]): string {
   const n = (v: number | null): string => (v === null ? 'unknown (no search made yet this period)' : String(v));
   const lines = [
     `plan for ${plan.search} (${plan.entity})`,
@@ -26,6 +45,7 @@ function render(plan: RunPlan, balance: { remaining: number; resetAt: number } |
     `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${plan.forecastRevealSkipped > 0 ? ` (${plan.forecastRevealSkipped} persons already revealed: no credit)` : ''}  [${plan.forecastMethod}]`,
     `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
     plan.shortfall ? `  budget       NOT enough ${plan.shortfall}: a run stops at ${plan.bindingCap ?? 'the cap'} (partial), or is refused with onShortfall: refuse` : '  budget       enough for the whole run',
+    ...crm,
   ];
   return lines.join('\n');
 }
@@ -38,9 +58,13 @@ export async function runCommand(name: string, opts: ConfigOption & JsonOption):
     const resolved = resolveSearch(cmd.config, cmd.search);
     const plan = await planRun(source, cmd.config, resolved, { runId: `plan-${randomUUID()}` });
     const balance = await source.ledger.tokenBalance();
+    const crmLimits = await destinationLimits(resolved.destination, cmd.redis, cmd.prefix);
     if (opts.json) {
-      printJson({ ...plan, partitions: plan.partitions.map((p) => ({ count: p.count, headcount: p.headcount })), tokenBalance: balance });
-    } else process.stdout.write(`${render(plan, balance)}\n`);
+      printJson({
+        ...plan, partitions: plan.partitions.map((p) => ({ count: p.count, headcount: p.headcount })), tokenBalance: balance,
+        crmLimits: crmLimits.map((g) => ({ operation: g.operation, limit: g.limit, windowMs: g.windowMs, mode: g.mode, learnedAt: g.learnedAt ?? null, changedAt: g.changedAt ?? null, daily: g.daily ?? null })),
+      });
+    } else process.stdout.write(`${render(plan, balance, crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination)))}\n`);
     return EXIT.ok;
   } finally {
     await source.close();

@@ -2,13 +2,13 @@
 import { z } from 'zod';
 import { httpUrl, posInt, secret } from '../../config/config-fields.js';
 import type { DestinationPort } from '../destination-port.js';
-import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
+import { HUBSPOT_ASSUMED_PER_10S, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
 
 const configSchema = z.strictObject({
   type: z.literal('hubspot'),
   accessToken: secret,
   baseUrl: httpUrl.default('https://api.hubapi.com'),
-  requestsPer10s: posInt.default(100).describe('private app limit per 10 s rolling window (100 Free/Starter, 190 Pro)'),
+  requestsPer10s: posInt.optional().describe('upper bound of requests per 10 s (absent: none); learned from the portal\'s answers'),
   requestTimeoutMs: posInt.default(30_000).describe('deadline of one HubSpot request (headers and whole answer); then it is retried'),
 });
 
@@ -18,10 +18,15 @@ export const hubspotDestination: DestinationPort<typeof configSchema> = {
   type: 'hubspot',
   configSchema,
   objects: { companies: ['companies'], persons: ['contacts'] },
-  // A portal's private-app requests per 10 s, a batch of records each.
-  ceiling: (config) => (config.requestsPer10s / 10) * HUBSPOT_BATCH_SIZE,
+  // Before the portal answered: the assumed requests per 10 s (the config's bound, else the lowest tier's), a batch
+  // of records each. The opened sink's `ceiling()` follows what the portal answers.
+  ceiling: (config) => hubspotCeiling(config.requestsPer10s ?? HUBSPOT_ASSUMED_PER_10S, 10_000),
+  governorAccount: (config) => hubspotGovernorAccount(config.baseUrl, config.accessToken),
   async open(config, { redis, keyPrefix, logger }) {
     const { createHubSpotSink } = await import('./hubspot-sink.js');
-    return createHubSpotSink({ accessToken: config.accessToken, baseUrl: config.baseUrl, requestsPer10s: config.requestsPer10s, requestTimeoutMs: config.requestTimeoutMs, logger, redis, keyPrefix });
+    return createHubSpotSink({
+      accessToken: config.accessToken, baseUrl: config.baseUrl, ...(config.requestsPer10s === undefined ? {} : { requestsPer10s: config.requestsPer10s }),
+      requestTimeoutMs: config.requestTimeoutMs, logger, redis, keyPrefix,
+    });
   },
 };

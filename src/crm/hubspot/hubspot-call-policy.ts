@@ -3,9 +3,10 @@
  *
  * Every call first takes a slot from the portal's rate governor (src/shared/rate-governor.ts; one per portal,
  * shared by every run and process through Redis, operation `requests`). The governor starts at the configured
- * `requestsPer10s` and learns from every answer's headers: X-HubSpot-RateLimit-Max (lowers, never raises, the
- * limit), -Interval-Milliseconds (the window), -Remaining (books what other clients of the app used), and
- * -Daily / -Daily-Remaining (the daily allowance). Then, by answer:
+ * `requestsPer10s` (absent: the lowest tier's 100) and learns from every answer's headers: X-HubSpot-RateLimit-Max
+ * (the portal's limit, followed both ways as it changes, never above a configured `requestsPer10s`),
+ * -Interval-Milliseconds (the window), -Remaining (books what other clients of the app used), and -Daily /
+ * -Daily-Remaining (the daily allowance). Then, by answer:
  *
  * - 429 on the rolling window: the governor blocks the portal for every process for Retry-After (or one window
  *   when HubSpot sends none), capped at `maxRetryAfterSeconds`; the call is retried when the governor lets it,
@@ -23,10 +24,11 @@
 import { AppError } from '../../shared/app-error.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
 import { callWithPolicy, type RetryDecision } from '../../shared/call-with-policy.js';
-import { outcomeClass, type AnswerFacts, type OutcomeClass, type RateGovernor } from '../../shared/rate-governor.js';
+import { outcomeClass, type AnswerFacts, type LearnedLimit, type OutcomeClass, type RateGovernor } from '../../shared/rate-governor.js';
 import { callWithDeadline, RemoteTimeoutError } from '../../shared/remote-deadline.js';
 import { parseRetryAfter, retryAfterDelayMs } from '../../shared/retry-after.js';
 import { CrmAuthError, CrmDailyLimitError, CrmUnavailableError } from '../errors.js';
+import { boundedLimit } from './hubspot-limits.js';
 
 /** The governed operation: HubSpot's rolling window and daily allowance count every request of the app alike. */
 export const HUBSPOT_OPERATION = 'requests';
@@ -98,13 +100,16 @@ const headerNumber = (headers: Record<string, string> | undefined, name: string)
   return Number.isFinite(n) ? n : undefined;
 };
 
-/** What an answer's X-HubSpot-RateLimit-* headers teach the portal's governor (written by `settle`). */
-export function headerFacts(headers: Record<string, string> | undefined, configuredPerWindow: number): Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> {
+/**
+ * What an answer's X-HubSpot-RateLimit-* headers teach the portal's governor (written by `settle`). The answered Max
+ * is the limit, bounded by the configured requests per 10 s (`boundPer10s`, scaled to the answered interval) if any.
+ */
+export function headerFacts(headers: Record<string, string> | undefined, boundPer10s: number | undefined): Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> {
   const facts: Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> = {};
   const interval = headerNumber(headers, 'x-hubspot-ratelimit-interval-milliseconds');
   const max = headerNumber(headers, 'x-hubspot-ratelimit-max');
   if (interval !== undefined && interval > 0 && max !== undefined && max > 0) {
-    facts.learned = { limit: Math.min(configuredPerWindow, max), windowMs: interval, mode: 'headers' };
+    facts.learned = { limit: boundedLimit(max, interval, boundPer10s), windowMs: interval, mode: 'headers' };
     facts.remaining = headerNumber(headers, 'x-hubspot-ratelimit-remaining');
   }
   const daily = headerNumber(headers, 'x-hubspot-ratelimit-daily');
@@ -114,9 +119,18 @@ export function headerFacts(headers: Record<string, string> | undefined, configu
 }
 
 /** Books one answer (or a call without one) with the governor in one round trip; closes the portal on Daily-Remaining 0. */
-async function settleAnswer(governor: RateGovernor, outcome: OutcomeClass, grant: string, headers: Record<string, string> | undefined, configuredPerWindow: number): Promise<void> {
-  await governor.settle(HUBSPOT_OPERATION, { outcome, grant, ...headerFacts(headers, configuredPerWindow) });
+async function settleAnswer(governor: RateGovernor, outcome: OutcomeClass, grant: string, headers: Record<string, string> | undefined, options: PolicyLimits): Promise<void> {
+  const facts = headerFacts(headers, options.boundPer10s);
+  await governor.settle(HUBSPOT_OPERATION, { outcome, grant, ...facts });
+  if (facts.learned !== undefined) options.onLearned?.(facts.learned);
   if (headerNumber(headers, 'x-hubspot-ratelimit-daily-remaining') === 0) await governor.close(HUBSPOT_OPERATION, DAILY_PROBE_AFTER_MS);
+}
+
+/** The portal's limit as the config bounds it, and who hears what each answer taught (the sink's live ceiling). */
+export interface PolicyLimits {
+  /** The configured `requestsPer10s`: an upper bound of the learned limit; undefined: none. */
+  boundPer10s: number | undefined;
+  onLearned?: (learned: LearnedLimit) => void;
 }
 
 export interface HttpInfoLike<T> {
@@ -131,7 +145,7 @@ export interface HttpInfoLike<T> {
 export async function callHubSpot<T>(
   governor: RateGovernor,
   call: (signal: AbortSignal) => Promise<HttpInfoLike<T>>,
-  options: RetryOptions & { configuredPerWindow: number; requestTimeoutMs?: number; signal?: AbortSignal; onThrottle?: () => void },
+  options: RetryOptions & PolicyLimits & { requestTimeoutMs?: number; signal?: AbortSignal; onThrottle?: () => void },
 ): Promise<T> {
   const decide = async (err: unknown, tally: { add(kind: string): number }): Promise<RetryDecision> => {
     const verdict = classify(err);
@@ -162,11 +176,11 @@ export async function callHubSpot<T>(
     const grant = await governor.acquire(HUBSPOT_OPERATION, options.signal);
     try {
       const info = await callWithDeadline('HubSpot', options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, call, options.signal);
-      await settleAnswer(governor, '2xx', grant, info.headers, options.configuredPerWindow);
+      await settleAnswer(governor, '2xx', grant, info.headers, options);
       return info.data;
     } catch (err) {
       const api = asApiError(err);
-      await settleAnswer(governor, outcomeClass(api?.code), grant, api?.headers, options.configuredPerWindow);
+      await settleAnswer(governor, outcomeClass(api?.code), grant, api?.headers, options);
       throw err;
     }
   }, options.signal);

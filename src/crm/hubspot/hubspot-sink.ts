@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { RateGovernor } from '../../shared/rate-governor.js';
@@ -8,9 +7,9 @@ import { linkToCompanies } from './hubspot-associations.js';
 import { createHubSpotCaller } from './hubspot-caller.js';
 import { createHubSpotClient } from './hubspot-client.js';
 import { CrmDailyLimitError } from '../errors.js';
-import type { RetryOptions } from './hubspot-call-policy.js';
+import { HUBSPOT_OPERATION, type RetryOptions } from './hubspot-call-policy.js';
 import { hubspotPortalId } from './hubspot-identity.js';
-import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
+import { boundedLimit, HUBSPOT_ASSUMED_PER_10S, HUBSPOT_BATCH_SIZE, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
 import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { cachedPreflight, preflightKey } from '../preflight-cache.js';
@@ -21,7 +20,10 @@ export interface HubSpotSinkOptions {
   accessToken: string;
   /** e.g. `https://api.hubapi.com` or an emulator URL; a trailing slash is removed. */
   baseUrl: string;
-  /** Private-app limit per 10 s window (config `requestsPer10s`, default 100); the -Max header can only lower it. */
+  /**
+   * Config `requestsPer10s`: the assumed limit before the portal's first answer and an upper bound of what its
+   * X-HubSpot-RateLimit-Max teaches. Absent: 100 (the lowest tier) until the first answer, then the answered Max.
+   */
   requestsPer10s?: number;
   /** Where the portal's rate governor keeps its state, shared by every run and process writing to the portal. */
   redis: Redis;
@@ -39,6 +41,8 @@ export interface HubSpotSinkOptions {
 export interface HubSpotSink extends CrmSink {
   /** 429 answers received so far (each was waited out and retried). */
   readonly throttled: number;
+  /** Records per second the portal takes now: its learned limit (before any answer: the assumed one) × a batch. */
+  ceiling(): number;
   /** `hubspot:<portalId>` from the account-info API. */
   identity(options?: { signal?: AbortSignal }): Promise<string>;
 }
@@ -46,13 +50,22 @@ export interface HubSpotSink extends CrmSink {
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
   const log = options.logger ?? silentLogger;
   const { client, close } = createHubSpotClient(options.accessToken, options.baseUrl);
-  const portal = options.portalKey ?? createHash('sha256').update(`${options.baseUrl.replace(/\/+$/, '')}\n${options.accessToken}`).digest('hex').slice(0, 12);
+  const portal = options.portalKey ?? hubspotGovernorAccount(options.baseUrl, options.accessToken);
+  const bound = options.requestsPer10s;
+  let limit: { limit: number; windowMs: number } = { limit: bound ?? HUBSPOT_ASSUMED_PER_10S, windowMs: 10_000 };
+  let answered = false;
   const governor = new RateGovernor(options.redis, options.keyPrefix, 'hubspot', portal, {
-    untilLearned: { limit: options.requestsPer10s ?? 100, windowMs: 10_000 },
+    untilLearned: { ...limit },
     closedError: () => new CrmDailyLimitError('HubSpot', { dailyRemaining: 0 }),
   });
+  // What an earlier run (any process) learned of the portal stands until this sink's first answer.
+  void governor.current(HUBSPOT_OPERATION).then((stored) => {
+    if (answered || stored === null || stored.mode !== 'headers') return;
+    limit = { limit: boundedLimit(stored.limit, stored.windowMs, bound), windowMs: stored.windowMs };
+  }, () => undefined);
   const caller = createHubSpotCaller(client, governor, {
-    requestsPer10s: options.requestsPer10s ?? 100, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}), ...(options.retry ? { retry: options.retry } : {}),
+    limits: { boundPer10s: bound, onLearned: (learned) => ((answered = true), (limit = { limit: learned.limit, windowMs: learned.windowMs })) },
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}), ...(options.retry ? { retry: options.retry } : {}),
   });
   // Company HubSpot ids by match key, for links; only found ids are cached (a missing company may appear later).
   const companyIds = new Map<string, string>();
@@ -89,6 +102,8 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     },
 
     preferredBatchSize: () => HUBSPOT_BATCH_SIZE,
+
+    ceiling: () => hubspotCeiling(limit.limit, limit.windowMs),
 
     identity: async (callOptions) => `hubspot:${await hubspotPortalId(caller, callOptions?.signal)}`,
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { httpUrl, nonEmpty, posInt, secret } from '../../config/config-fields.js';
 import type { DestinationPort } from '../destination-port.js';
+import { salesforceGovernorAccount } from './salesforce-governor-account.js';
 
 const configSchema = z.strictObject({
   type: z.literal('salesforce'),
@@ -31,6 +32,7 @@ export const salesforceDestination: DestinationPort<typeof configSchema> = {
   minPartitionRecords: MIN_PARTITION_RECORDS,
   // Our own cap on its share of the org's daily allowance (`maxApiShare`), besides the daily limit itself.
   limitCodes: ['crm_api_share_exceeded'],
+  governorAccount: (config) => salesforceGovernorAccount(config.loginUrl, config.clientId),
   async open(config, { redis, keyPrefix, logger }) {
     // Loaded only here: jsforce is a large package (memory and start-up CPU) that runs into other CRMs do not need.
     const { SalesforceSink } = await import('./salesforce-sink.js');

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'jsforce';
 import { silentLogger, type Logger } from '../../shared/logger.js';
@@ -8,6 +7,7 @@ import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type 
 import { authorize, createSalesforceConnection } from './salesforce-connection.js';
 import { SalesforceDailyLimitError } from './salesforce-errors.js';
 import { untilAborted } from '../../shared/remote-deadline.js';
+import { salesforceGovernorAccount } from './salesforce-governor-account.js';
 
 export interface SalesforceCallerOptions {
   loginUrl: string;
@@ -42,7 +42,7 @@ export class SalesforceCaller {
 
   constructor(options: SalesforceCallerOptions) {
     this.conn = createSalesforceConnection(options);
-    const org = createHash('sha256').update(`${options.loginUrl}\n${options.clientId}`).digest('hex').slice(0, 12);
+    const org = salesforceGovernorAccount(options.loginUrl, options.clientId);
     this.governor = options.redis ? new RateGovernor(options.redis, options.keyPrefix ?? 'prospect-sync', 'salesforce', org, {
       untilLearned: 'open',
       closedError: () => new SalesforceDailyLimitError({}),

@@ -1,7 +1,13 @@
-/** HubSpot's limits: N requests per rolling window (10 s) and a daily count. Times come from the caller's clock. */
+/**
+ * HubSpot's limits: N requests per rolling window (10 s) and a daily count. Times come from the caller's clock.
+ * `perWindow` may be changed at any time (a portal that buys a capacity pack or is downgraded): requests already in
+ * the window still count against the new limit.
+ */
 export class RateWindow {
   private stamps: number[] = [];
   dailyUsed = 0;
+  /** Most requests counted in any one window so far (`resetPeak` starts again, e.g. after a limit change). */
+  peak = 0;
 
   constructor(
     public perWindow: number,
@@ -23,7 +29,18 @@ export class RateWindow {
     if (this.stamps.length >= this.perWindow) return 'TEN_SECONDLY_ROLLING';
     this.stamps.push(now);
     this.dailyUsed += 1;
+    this.peak = Math.max(this.peak, this.stamps.length);
     return 'ok';
+  }
+
+  /** Requests counted in the window ending now. */
+  inWindow(now: number): number {
+    this.prune(now);
+    return this.stamps.length;
+  }
+
+  resetPeak(): void {
+    this.peak = 0;
   }
 
   headers(now: number): Record<string, string> {
