@@ -25,6 +25,6 @@ export { CrmPreflightError } from './preflight-error.js';
 export type { PreflightProblem } from './preflight-error.js';
 export { createHubSpotSink } from './hubspot/hubspot-sink.js';
 export type { HubSpotSink, HubSpotSinkOptions } from './hubspot/hubspot-sink.js';
-// The Salesforce sink is not re-exported as a value: it loads jsforce (~200 modules, ~40 MB RSS, ~0.3 s CPU), which a
+// The Salesforce sink is not re-exported as a value: it loads jsforce, a large package (memory and start-up CPU) a
 // HubSpot run must not pay for. Import it from './salesforce/salesforce-sink.js' where a Salesforce destination opens.
 export type { SalesforceSink, SalesforceSinkOptions } from './salesforce/salesforce-sink.js';

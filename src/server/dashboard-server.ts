@@ -189,8 +189,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   app.get('/api/runs/:search', bounded((req, res) => runsJson(req as express.Request<{ search: string }>, res)));
   app.get('/runs/:search', bounded(async (req, res) => {
     const search = String(req.params.search);
-    // HTML only for clients that ask for it by name (browsers): the endpoint was JSON-only before, so scripts and
-    // `curl` (Accept: */*) keep getting JSON.
+    // HTML only for clients that ask for it by name (browsers): scripts and `curl` (Accept: */*) rely on its JSON.
     if (!/\btext\/html\b/.test(req.get('accept') ?? '')) return runsJson(req as express.Request<{ search: string }>, res);
     if (!known(search)) {
       res.status(404).type('text/plain').send('unknown search\n');
