@@ -1,4 +1,4 @@
-import type { CrmRecord, CrmValue, ObjectTarget } from './crm-sink.js';
+import type { CrmRecord, CrmValue, ObjectTarget } from './crm-record.js';
 import { CrmMappingConfigError } from './errors.js';
 import { parseRecordPath, readPath, type RecordPath } from './record-path.js';
 import { applyTransform, isTransformName, TransformFailure, TRANSFORMS, type TransformName } from './transforms.js';

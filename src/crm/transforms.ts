@@ -1,4 +1,4 @@
-import type { CrmValue } from './crm-sink.js';
+import type { CrmValue } from './crm-record.js';
 
 /** Value transforms a mapped field may name in the config. */
 export const TRANSFORMS = ['string', 'number', 'lowercase', 'uppercase', 'trim', 'join', 'first', 'domain', 'date'] as const;
