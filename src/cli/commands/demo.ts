@@ -109,7 +109,8 @@ export async function runCommand(values: DemoOptions): Promise<number> {
     let jobId = '';
     roles = await startRoles({
       roles: { scheduler: true, worker: true, dashboard: true },
-      config: madeUp ? { ...config, server: { ...config.server, auth: madeUp } } : config, configPath, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }), redisUrl, prefix,
+      config: madeUp ? { ...config, server: { ...config.server, auth: madeUp } } : config,
+      configPath, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }), redisUrl, prefix,
       dashboard: { port, host },
       beforeScheduler: async (queues) => {
         ({ jobId } = await enqueueRun(queues.sync, search.name, 'manual'));
