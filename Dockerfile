@@ -1,5 +1,5 @@
 # prospect-sync image (Node 24 LTS). Build: docker build -t prospect-sync .
-# Run:   docker run --env-file .env -p 3000:3000 prospect-sync start      (or worker | scheduler | dashboard)
+# Run:   docker run --env-file .env -v $PWD/config:/app/config:ro -p 3000:3000 prospect-sync start   (or worker | scheduler | dashboard)
 # The image runs only compiled output (dist/; no TypeScript source is copied, so bin/ never falls back to tsx) with
 # production dependencies only. It ships config/prospect-sync.yaml (production: every required variable must be set,
 # see docs/configuration.md) and config/demo.yaml; mount your own config over /app/config to use another one.
@@ -31,9 +31,10 @@ COPY bin ./bin
 COPY config ./config
 USER node
 EXPOSE 3000
-# slim has no curl: Node's own fetch. Only roles with the HTTP server (start, dashboard) answer it; compose disables it
-# for worker and scheduler.
+# slim has no curl: Node's own fetch, on the port of the config the process loads (server.port; the shipped config
+# reads PROSPECT_SYNC_PORT). Only roles with the HTTP server (start, dashboard) answer it; compose disables it for
+# worker and scheduler.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "bin/healthcheck.js"]
 ENTRYPOINT ["node", "bin/prospect-sync.js"]
 CMD ["start"]

@@ -20,6 +20,7 @@ import { startAllEmulators, type RunningEmulators } from '../../src/emulators/st
 import { enqueueRun, openQueues } from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import { createRedis, deleteKeysUnder } from '../../src/shared/redis.js';
+import { freePort } from '../../src/shared/free-port.js';
 import { dockerfileStages, healthcheckArgv, stageEnv } from './container-files.js';
 import { waitFor } from './queue-env.js';
 
@@ -95,11 +96,9 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
     const cmd = jsonArray(runtime.find((i) => i.op === 'CMD')?.args ?? '[]');
     expect(cmd).toEqual(['start']);
     const password = `pw-${randomUUID()}`;
-    const child = spawn(entry[0] === 'node' ? process.execPath : entry[0]!, [...entry.slice(1), ...cmd, '--port', '0'], {
-      cwd: app,
-      env: { PATH: process.env.PATH ?? '', HOME: root, ...env, ...emulators.env, DASHBOARD_PASSWORD: password, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // the port through the shipped config's PROSPECT_SYNC_PORT (not --port), so the HEALTHCHECK finds it as in the image
+    const containerEnv = { PATH: process.env.PATH ?? '', HOME: root, ...env, ...emulators.env, DASHBOARD_PASSWORD: password, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', PROSPECT_SYNC_PORT: String(await freePort()) };
+    const child = spawn(entry[0] === 'node' ? process.execPath : entry[0]!, [...entry.slice(1), ...cmd], { cwd: app, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -112,9 +111,10 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
       return /dashboard: http:\/\/0\.0\.0\.0:(\d+)/.exec(out)?.[1];
     }, 30_000);
 
-    // the image's own HEALTHCHECK command, on the port this test got
+    expect(port).toBe(containerEnv.PROSPECT_SYNC_PORT);
+    // the image's own HEALTHCHECK command, from the WORKDIR with the container's environment
     const hc = healthcheckArgv(runtime) ?? [];
-    const probe = spawnSync(hc[0] === 'node' ? process.execPath : hc[0]!, hc.slice(1).map((a) => a.replace(':3000/', `:${port}/`)), { encoding: 'utf8' });
+    const probe = spawnSync(hc[0] === 'node' ? process.execPath : hc[0]!, hc.slice(1), { cwd: app, env: containerEnv, encoding: 'utf8' });
     expect(probe.status, probe.stderr).toBe(0);
 
     // reachable off loopback, and the dashboard needs the credentials there

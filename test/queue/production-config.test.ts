@@ -23,7 +23,7 @@ describe('production config', () => {
   it('has no default pointing at the emulators or carrying demo credentials', () => {
     const text = readFileSync(PROD, 'utf8');
     const defaults = [...text.matchAll(/\$\{[A-Z_]+:-([^}]*)\}/g)].map((m) => m[1]);
-    expect(defaults.sort()).toEqual(['127.0.0.1', 'admin', 'https://api.hubapi.com'].sort());
+    expect(defaults.sort()).toEqual(['127.0.0.1', '3000', 'admin', 'https://api.hubapi.com'].sort());
     for (const demo of ['4010', '4020', '4030', 'demo-client', 'demo-secret', 'demo-hubspot-token']) expect(text).not.toContain(demo);
   });
 

@@ -16,6 +16,7 @@ import type { RunSummary } from '../../runs/run-summary.js';
 import { createLogger } from '../../shared/logger.js';
 import { freePort } from '../../shared/free-port.js';
 import { createRedis, DEFAULT_REDIS_URL, deleteKeysUnder, redisAnswers } from '../../shared/redis.js';
+import { isLoopbackName } from '../../server/loopback.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 import { startRoles, type RunningRoles } from './start.js';
@@ -93,19 +94,30 @@ export async function runCommand(values: DemoOptions): Promise<number> {
       return EXIT.config;
     }
 
+    // The container image sets PROSPECT_SYNC_HOST=0.0.0.0 so the host can open the dashboard; off loopback it needs
+    // a password, made up at each start unless the config has one.
+    const host = process.env.PROSPECT_SYNC_HOST || '127.0.0.1';
+    const port = Number(process.env.PROSPECT_SYNC_PORT || 0);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      process.stderr.write('PROSPECT_SYNC_PORT: expected a port number (0-65535)\n');
+      return EXIT.config;
+    }
+    const madeUp = isLoopbackName(host) || config.server.auth ? undefined : { username: 'admin', password: randomUUID() };
+
     // 3. Scheduler + worker + dashboard, and a run of the search now, queued before the scheduler's first ticks so
     // the searches that run `after` it wait for it.
     let jobId = '';
     roles = await startRoles({
       roles: { scheduler: true, worker: true, dashboard: true },
-      config, configPath, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }), redisUrl, prefix,
-      dashboard: { port: 0, host: '127.0.0.1' },
+      config: madeUp ? { ...config, server: { ...config.server, auth: madeUp } } : config,
+      configPath, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }), redisUrl, prefix,
+      dashboard: { port, host },
       beforeScheduler: async (queues) => {
         ({ jobId } = await enqueueRun(queues.sync, search.name, 'manual'));
       },
     });
     say(`emulators: Sales-Intelligence ${emulators.urls.salesIntel}  HubSpot ${emulators.urls.hubspot}  Salesforce ${emulators.urls.salesforce}`);
-    if (roles.dashboard) say(`dashboard: ${roles.dashboard.url}`);
+    if (roles.dashboard) say(`dashboard: ${roles.dashboard.url}${madeUp ? ` (user ${madeUp.username}, password ${madeUp.password})` : ''}`);
     say(`running '${search.name}' (${search.entity} -> ${search.destination}:${search.object}), run ${jobId}`);
 
     // 4. Watch records arrive in the emulated HubSpot until the run ends.
