@@ -87,11 +87,25 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
   program
     .command('plan')
-    .description('count matches (free) and print pages, tokens, credits, partitions and time against the budget left')
-    .argument('<search>', 'saved search name')
+    .description('count matches (free) and print pages, tokens, credits, partitions and time against the budget left; --all: every scheduled search until the token reset')
+    .argument('[search]', 'saved search name (or --all)')
+    .option('--all', 'forecast every scheduled search until the token reset: runs left, tokens and credits, the day the allotment runs out')
     .addOption(configOption())
-    .addOption(jsonOption('print the plan as one JSON object'))
-    .action(act('plan', async (a, o) => (await import('./commands/plan.js')).runCommand(arg(a), o)));
+    .addOption(jsonOption('print the plan (with --all: {forecast, searches}) as one JSON object'))
+    .action(act('plan', async (a, o) => {
+      if (o.all === true) {
+        if (a[0] !== undefined) throw new UsageError('plan takes a search or --all, not both');
+        return (await import('./commands/plan-all.js')).runCommand(o);
+      }
+      return (await import('./commands/plan.js')).runCommand(arg(a), o);
+    }));
+
+  program
+    .command('account')
+    .description('the package as the worker knows it: learned limits, token balance and reset, credits today, account settings')
+    .addOption(configOption())
+    .addOption(jsonOption('print {limits, tokens, credits, settings} as one JSON object'))
+    .action(act('account', async (_, o) => (await import('./commands/account.js')).runCommand(o)));
 
   program
     .command('run')

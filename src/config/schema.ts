@@ -167,6 +167,7 @@ const alertsSchema = z.strictObject({
   tokensBelow: nonNegInt.optional().describe('alert when the search-token balance is below this'),
   creditsLeftTodayBelow: nonNegInt.optional().describe("alert when today's credits left under source.credits.maxPerDay are below this"),
   staleAfterPeriods: posInt.optional().describe('alert when a scheduled search has not completed for this many schedule periods'),
+  tokensExhaustBeforeReset: z.boolean().optional().describe('alert when, at the pace of recent runs, the scheduled searches use up the search tokens before the reset (plan --all)'),
 });
 
 type Ports = readonly DestinationPort[];

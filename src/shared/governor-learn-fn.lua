@@ -7,7 +7,7 @@ local function learn(state, probe, log, limit, windowMs, mode, ttlMs, remaining,
     local l, w = tonumber(st[1]), tonumber(st[2])
     if l and w and st[3] == 'headers' and l / w < limit / windowMs then limit, windowMs = l, w end
   end
-  redis.call('HSET', state, 'limit', limit, 'windowMs', windowMs, 'mode', mode)
+  redis.call('HSET', state, 'limit', limit, 'windowMs', windowMs, 'mode', mode, 'learnedAt', now)
   redis.call('PEXPIRE', state, ttlMs)
   redis.call('DEL', probe)
   if remaining >= 0 then

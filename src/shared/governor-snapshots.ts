@@ -15,6 +15,10 @@ export interface GovernorSnapshot {
   mode: 'headers' | 'fallback' | null;
   requests: Record<'2xx' | '4xx' | '5xx' | '429' | 'network', number>;
   waitedSeconds: number;
+  /** Epoch ms the limit was last learned or confirmed (from headers, or set from the fallback); absent before. */
+  learnedAt?: number;
+  /** The daily allowance the remote last reported (CRMs with a daily cap), absent when none was. */
+  daily?: { limit: number; remaining: number };
 }
 
 /** Every governed (remote, account, operation) under `prefix`, with what it learned and its request counts. */
@@ -34,7 +38,7 @@ export async function listGovernorSnapshots(redis: Redis, prefix: string): Promi
   for (const id of members.filter((m) => /^[^:]+:[^:]+:[^:]+$/.test(m))) {
     const [remote = '', account = '', operation = ''] = id.split(':');
     const k = governorKeys(prefix, remote, account, operation);
-    const [st, stats] = await Promise.all([redis.hmget(k.state, 'limit', 'windowMs', 'mode'), redis.hgetall(k.stats)]);
+    const [st, stats] = await Promise.all([redis.hmget(k.state, 'limit', 'windowMs', 'mode', 'learnedAt', 'dailyLimit', 'dailyRemaining'), redis.hgetall(k.stats)]);
     const empty = st.every((v) => v === null) && Object.keys(stats).length === 0;
     if (empty && (await pruneKeyIndex(redis, index, id, [k.state, k.stats]))) continue;
     const requests = Object.fromEntries(OUTCOMES.map((o) => [o, Number(stats[o] ?? 0)])) as GovernorSnapshot['requests'];
@@ -45,6 +49,8 @@ export async function listGovernorSnapshots(redis: Redis, prefix: string): Promi
       mode: st[2] === 'headers' || st[2] === 'fallback' ? st[2] : null,
       requests,
       waitedSeconds: Number(stats.waitedMs ?? 0) / 1000,
+      ...(st[3] ? { learnedAt: Number(st[3]) } : {}),
+      ...(st[4] && st[5] ? { daily: { limit: Number(st[4]), remaining: Number(st[5]) } } : {}),
     });
   }
   return snapshots;
