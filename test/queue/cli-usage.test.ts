@@ -28,7 +28,8 @@ async function capture(argv: string[]): Promise<{ code: number; out: string; err
 const DOCUMENTED: Record<string, string[]> = {
   validate: ['--online', '--json', '--config'],
   schema: [],
-  plan: ['<search>', '--json', '--config'],
+  plan: ['[search]', '--all', '--json', '--config'],
+  account: ['--json', '--config'],
   run: ['<search>', '--dry-run', '--full-resync', '--json', '--config'],
   trigger: ['<search>', '--full-resync', '--json', '--config'],
   start: ['--config', '--concurrency', '--port', '--host'],
@@ -42,7 +43,7 @@ const DOCUMENTED: Record<string, string[]> = {
 };
 
 describe('prospect-sync help and version', () => {
-  it('--help and help: the program lists all 13 commands, exit 0', async () => {
+  it('--help and help: the program lists all 14 commands, exit 0', async () => {
     for (const argv of [['--help'], ['-h'], ['help']]) {
       const r = await capture(argv);
       expect(r.code, argv.join(' ')).toBe(0);
