@@ -97,7 +97,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         if (a[0] !== undefined) throw new UsageError('plan takes a search or --all, not both');
         return (await import('./commands/plan-all.js')).runCommand(o);
       }
-      return (await import('./commands/plan.js')).runCommand(arg(a), o);
+      if (a[0] === undefined) throw new UsageError("missing required argument 'search' (or --all)");
+      return (await import('./commands/plan.js')).runCommand(a[0], o);
     }));
 
   program

@@ -80,6 +80,8 @@ describe('prospect-sync usage errors (exit 2, naming the option)', () => {
     [['start', '--concurrency', '2x'], "'--concurrency <n>' argument '2x' is invalid"],
     [['emulate', '--si-port', '-1'], "'--si-port <n>' argument '-1' is invalid"],
     [['run'], "missing required argument 'search'"],
+    [['plan'], "missing required argument 'search' (or --all)"],
+    [['plan', 'x', '--all'], 'plan takes a search or --all, not both'],
     [['run', 'a', 'b'], 'too many arguments'],
     [['schema', 'extra'], 'too many arguments'],
     [['run', 'x', '--dryrun'], "unknown option '--dryrun'"],
