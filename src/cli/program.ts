@@ -124,6 +124,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .description('enqueue a run now through the queue (a pending run of the search is reported, not doubled)')
     .argument('<search>', 'saved search name')
     .option('--full-resync', 'the run sends every record, also those unchanged since the last run')
+    .option('--force', 'this run is not paced (source.tokens.pace): it starts even when higher-priority searches need the tokens')
     .addOption(configOption())
     .addOption(jsonOption('print {search, jobId, deduplicated, state?} as one JSON object'))
     .action(act('trigger', async (a, o) => (await import('./commands/trigger.js')).runCommand(arg(a), o)));
