@@ -41,7 +41,8 @@ export function paceRun(input: PaceInput): PaceDecision {
   const needed = input.searches
     .filter((s) => s.search !== input.search && s.priority > input.priority)
     .reduce((n, s) => n + scheduledRunTimes(s.schedule, now, resetAt).length * s.pace.tokens, 0);
-  const delay = run > 0 && spendable - run < needed;
+  // Nothing of higher priority to protect: the run goes (its budget stops it as without pacing).
+  const delay = run > 0 && needed > 0 && spendable - run < needed;
   const next = scheduledRunTimes(input.schedule, now, resetAt, 1)[0];
   return { delay, needed, run, spendable, retryAt: delay ? (next ?? resetAt) : null };
 }
