@@ -31,7 +31,7 @@ const DOCUMENTED: Record<string, string[]> = {
   plan: ['[search]', '--all', '--json', '--config'],
   account: ['--json', '--config'],
   run: ['<search>', '--dry-run', '--full-resync', '--json', '--config'],
-  trigger: ['<search>', '--full-resync', '--json', '--config'],
+  trigger: ['<search>', '--full-resync', '--force', '--json', '--config'],
   start: ['--config', '--concurrency', '--port', '--host'],
   worker: ['--config', '--concurrency'],
   scheduler: ['--config'],
