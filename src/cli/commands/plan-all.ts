@@ -4,6 +4,7 @@
  * and the first run the balance no longer covers at this pace (src/runs/allotment-forecast.ts). Spends no search
  * tokens and no credits. Exit 0, 2 config error.
  */
+import type { Redis } from 'ioredis';
 import { openSource } from '../../../jobs/sync-search/index.js';
 import type { AppConfig, SavedSearch } from '../../config/index.js';
 import { forecastAllotment, paceFromCount, paceFromHistory, type AllotmentForecast, type RunPace, type SearchPaceInput } from '../../runs/allotment-forecast.js';
@@ -21,7 +22,7 @@ const HISTORY_DEPTH = 50;
 const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.view ?? []).includes('contacts');
 
 /** Each scheduled search's pace: its run history, else one free count (the only count this command spends per search). */
-async function paces(config: AppConfig, source: SourceClient, redis: Parameters<typeof listRuns>[0], prefix: string): Promise<SearchPaceInput[]> {
+async function paces(config: AppConfig, source: SourceClient, redis: Redis, prefix: string): Promise<SearchPaceInput[]> {
   const out: SearchPaceInput[] = [];
   for (const s of config.searches.filter((x) => x.schedule !== undefined)) {
     const history = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
