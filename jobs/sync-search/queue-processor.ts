@@ -8,11 +8,12 @@ import type { AppConfig } from '../../src/config/index.js';
 import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import { RunAlreadyActiveError } from '../../src/runs/run-lock.js';
-import { notStartedSummary, type RunSummary } from '../../src/runs/run-summary.js';
+import { notStartedSummary, pacedSummary, type RunSummary } from '../../src/runs/run-summary.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
 import { REFUSAL_CODES } from './refusal-errors.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
 import { afterWait, type RunsInFlight } from './run-order.js';
+import { tokenPaceDecision } from './token-pace-gate.js';
 
 /**
  * `config`, or `getConfig` where the config can be reloaded (SIGHUP): each job reads it once at its start, so a run
@@ -43,6 +44,15 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     else if (wait) {
       await job.updateProgress({ waitingFor: wait.waitFor, since: queuedAt });
       await job.moveToDelayed(wait.lookAgainAt, token);
+      throw new DelayedError();
+    }
+    // Pacing: a run that would leave less than the searches of higher priority need waits (delayed, not failed).
+    const paced = job.data.force === true ? null : await tokenPaceDecision(runDeps, search);
+    if (paced?.delay && paced.retryAt !== null) {
+      const summary = pacedSummary(search, runId, new Date(paced.retryAt));
+      await recordRun(deps.redis, summary, { prefix: deps.prefix });
+      await job.updateProgress({ paced: { needed: paced.needed, run: paced.run, spendable: paced.spendable }, resumeAt: summary.resumeAt });
+      await job.moveToDelayed(paced.retryAt, token);
       throw new DelayedError();
     }
     let lastProgress = 0;

@@ -5,12 +5,13 @@
  * id or a contact detail.
  */
 import type { AlertsConfig, SavedSearch } from '../config/index.js';
+import { forecastAllotment, paceFromHistory, type SearchPaceInput } from '../runs/allotment-forecast.js';
 import type { RunSummary } from '../runs/run-summary.js';
 import { warningCount } from '../runs/run-warnings.js';
 import type { BudgetState } from '../source/budget-states.js';
 import { schedulePeriodMs } from './schedule-period.js';
 
-export type AlertRule = 'run_failed' | 'run_warnings' | 'rejects_share' | 'tokens_low' | 'credits_low' | 'search_stale';
+export type AlertRule = 'run_failed' | 'run_warnings' | 'rejects_share' | 'tokens_low' | 'credits_low' | 'search_stale' | 'tokens_exhaust_before_reset';
 
 export interface AlertCondition {
   /** Stable id of rule and subject: the key of its state. */
@@ -30,6 +31,8 @@ export interface RuleInput {
   runs: ReadonlyMap<string, readonly RunSummary[]>;
   budgets: readonly BudgetState[];
   maxCreditsPerDay: number | undefined;
+  /** `source.tokens.reserve`: the projected-exhaustion rule treats it as spent. */
+  tokenReserve?: number;
   now: Date;
 }
 
@@ -89,6 +92,14 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
         details: { remaining: b.tokens.remaining, limit: b.tokens.limit, threshold: rules.tokensBelow, resetAt: new Date(b.tokens.resetAt).toISOString() },
       });
     }
+    if (rules.tokensExhaustBeforeReset && b.tokens && b.tokens.resetAt > now.getTime()) {
+      const f = forecastAllotment({ balance: b.tokens, reserve: input.tokenReserve ?? 0, searches: paces(input), now });
+      out.push({
+        id: `tokens_exhaust_before_reset:${b.account}`, rule: 'tokens_exhaust_before_reset', subject, firing: f.exhaustsAt !== null,
+        text: `at this pace the search tokens run out ${f.exhaustsAt ?? 'never'} (run of ${f.exhaustedBy ?? '-'}), before the reset at ${f.resetAt}`,
+        details: { exhaustsAt: f.exhaustsAt, exhaustedBy: f.exhaustedBy, remaining: f.remaining, limit: f.limit, tokensUntilReset: f.tokens, resetAt: f.resetAt },
+      });
+    }
     if (rules.creditsLeftTodayBelow !== undefined && input.maxCreditsPerDay !== undefined && input.maxCreditsPerDay > 0) {
       const left = Math.max(0, input.maxCreditsPerDay - b.creditsToday);
       out.push({
@@ -99,4 +110,12 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
     }
   }
   return out;
+}
+
+/** Paces of the scheduled searches that ran (the rule spends no count: a search never run is left out until it runs). */
+function paces(input: RuleInput): SearchPaceInput[] {
+  return input.searches.flatMap((s) => {
+    const pace = s.schedule ? paceFromHistory(input.runs.get(s.name) ?? []) : null;
+    return pace ? [{ search: s.name, schedule: s.schedule, pace }] : [];
+  });
 }

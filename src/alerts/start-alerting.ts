@@ -39,6 +39,8 @@ export interface AlertingOptions {
   alerts: () => AlertsConfig | undefined;
   searches: () => readonly SavedSearch[];
   maxCreditsPerDay?: () => number | undefined;
+  /** `source.tokens.reserve` (a getter, like the others). */
+  tokenReserve?: () => number | undefined;
   logger?: Logger;
   /** Also evaluate whenever a sync job finishes (BullMQ queue events on their own connection). */
   listenToQueue?: boolean;
@@ -81,7 +83,7 @@ export function startAlerting(opts: AlertingOptions): Alerting {
       Promise.all(searches.map(async (s) => [s.name, await listRuns(opts.redis, s.name, { prefix: opts.prefix, limit: HISTORY_DEPTH })] as const)),
       readBudgetStates(opts.redis, opts.prefix),
     ]);
-    const conditions = evaluateRules({ rules, searches, runs: new Map(runs), budgets, maxCreditsPerDay: opts.maxCreditsPerDay?.(), now });
+    const conditions = evaluateRules({ rules, searches, runs: new Map(runs), budgets, maxCreditsPerDay: opts.maxCreditsPerDay?.(), tokenReserve: opts.tokenReserve?.(), now });
     const send = senderFor(rules.webhook.url);
     const format = formatFor(rules.webhook.url, rules.webhook.payload);
     const due: { event: AlertEvent; claim: ClaimedTransition }[] = [];

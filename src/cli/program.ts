@@ -87,11 +87,26 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
   program
     .command('plan')
-    .description('count matches (free) and print pages, tokens, credits, partitions and time against the budget left')
-    .argument('<search>', 'saved search name')
+    .description('count matches (free) and print pages, tokens, credits, partitions and time against the budget left; --all: every scheduled search until the token reset')
+    .argument('[search]', 'saved search name (or --all)')
+    .option('--all', 'forecast every scheduled search until the token reset: runs left, tokens and credits, the day the allotment runs out')
     .addOption(configOption())
-    .addOption(jsonOption('print the plan as one JSON object'))
-    .action(act('plan', async (a, o) => (await import('./commands/plan.js')).runCommand(arg(a), o)));
+    .addOption(jsonOption('print the plan (with --all: {forecast, searches}) as one JSON object'))
+    .action(act('plan', async (a, o) => {
+      if (o.all === true) {
+        if (a[0] !== undefined) throw new UsageError('plan takes a search or --all, not both');
+        return (await import('./commands/plan-all.js')).runCommand(o);
+      }
+      if (a[0] === undefined) throw new UsageError("missing required argument 'search' (or --all)");
+      return (await import('./commands/plan.js')).runCommand(a[0], o);
+    }));
+
+  program
+    .command('account')
+    .description('the package as the worker knows it: learned limits, token balance and reset, credits today, account settings')
+    .addOption(configOption())
+    .addOption(jsonOption('print {limits, tokens, credits, settings} as one JSON object'))
+    .action(act('account', async (_, o) => (await import('./commands/account.js')).runCommand(o)));
 
   program
     .command('run')
@@ -109,6 +124,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .description('enqueue a run now through the queue (a pending run of the search is reported, not doubled)')
     .argument('<search>', 'saved search name')
     .option('--full-resync', 'the run sends every record, also those unchanged since the last run')
+    .option('--force', 'this run is not paced (source.tokens.pace): it starts even when higher-priority searches need the tokens')
     .addOption(configOption())
     .addOption(jsonOption('print {search, jobId, deduplicated, state?} as one JSON object'))
     .action(act('trigger', async (a, o) => (await import('./commands/trigger.js')).runCommand(arg(a), o)));

@@ -85,6 +85,7 @@ const savedSearchSchema = () => z.strictObject({
   view: z.array(z.enum(PERSON_SEGMENTS)).min(1).optional(),
   schedule: z.union([cronSchedule, everySchedule]).optional(),
   maxRecords: posInt.optional(),
+  priority: z.int().default(0).describe('with source.tokens.pace: a higher number is served first from the token allotment'),
   mode: z.enum(['cursor', 'offset']).default('cursor').describe('offset: top-N with filter.options.sortFields'),
   onShortfall: z
     .enum(['stop', 'refuse'])
@@ -137,7 +138,10 @@ const sourceSchema = z.strictObject({
     })
     .prefault({})
     .describe('used only when RateLimit-* headers are absent'),
-  tokens: z.strictObject({ reserve: nonNegInt.default(0) }).prefault({}),
+  tokens: z.strictObject({
+    reserve: nonNegInt.default(0),
+    pace: z.boolean().default(false).describe('delay a queued run that would leave less than the searches of higher priority need until the token reset'),
+  }).prefault({}),
   credits: z
     .strictObject({ maxPerRun: nonNegInt.default(0), maxPerDay: nonNegInt.default(0) })
     .prefault({})
@@ -167,6 +171,7 @@ const alertsSchema = z.strictObject({
   tokensBelow: nonNegInt.optional().describe('alert when the search-token balance is below this'),
   creditsLeftTodayBelow: nonNegInt.optional().describe("alert when today's credits left under source.credits.maxPerDay are below this"),
   staleAfterPeriods: posInt.optional().describe('alert when a scheduled search has not completed for this many schedule periods'),
+  tokensExhaustBeforeReset: z.boolean().optional().describe('alert when, at the pace of recent runs, the scheduled searches use up the search tokens before the reset (plan --all)'),
 });
 
 type Ports = readonly DestinationPort[];

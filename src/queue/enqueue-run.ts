@@ -21,12 +21,22 @@ export async function enqueueRun(
   queue: Queue<SyncJobData, SyncJobResult>,
   search: string,
   trigger: SyncTrigger,
-  options: { fullResync?: boolean } = {},
+  options: { fullResync?: boolean; force?: boolean } = {},
 ): Promise<EnqueueResult> {
   const runId = randomUUID();
-  const data: SyncJobData = { search, runId, trigger, requestedAt: new Date().toISOString(), ...(options.fullResync ? { fullResync: true } : {}) };
+  const data: SyncJobData = { search, runId, trigger, requestedAt: new Date().toISOString(), ...(options.fullResync ? { fullResync: true } : {}), ...(options.force ? { force: true } : {}) };
   const job = await queue.add(SYNC_JOB, data, { jobId: runId, deduplication: { id: search } });
   const jobId = job.id ?? runId;
+  if (jobId !== runId && options.force) await forceWaiting(queue, jobId);
   const state = await queue.getJobState(jobId);
   return { search, jobId, deduplicated: jobId !== runId, state };
+}
+
+/** `trigger --force` on a search whose run waits (delayed: paced, or its budget): that run goes now, unpaced. */
+async function forceWaiting(queue: Queue<SyncJobData, SyncJobResult>, jobId: string): Promise<void> {
+  const job = await queue.getJob(jobId);
+  if (!job || (await job.getState()) !== 'delayed') return;
+  await job.updateData({ ...job.data, force: true });
+  // It may have become due meanwhile: then it runs anyway, with `force` in its data.
+  await job.promote().catch(() => undefined);
 }

@@ -31,6 +31,8 @@ export interface SyncJobData {
   requestedAt: string;
   /** `trigger --full-resync`: send every record even when its change hash is unchanged. Absent = false. */
   fullResync?: boolean;
+  /** `trigger --force`: this run is not paced (`source.tokens.pace`). Absent = false. */
+  force?: boolean;
 }
 
 /** What a sync job returns; F2's run summary satisfies it (extra fields are kept as the job's return value). */

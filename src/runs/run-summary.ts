@@ -14,7 +14,9 @@ export type StopReason =
   | 'credit_cap_day'
   | 'token_reserve'
   | 'tokens_exhausted'
-  | 'aborted';
+  | 'aborted'
+  /** Delayed before it started: it would leave less than the searches of higher priority need (src/runs/token-pacing.ts). */
+  | 'paced';
 
 export interface RunSummary extends RunCounts {
   search: string;
@@ -56,6 +58,12 @@ export function exitCodeOf(summary: Pick<RunSummary, 'status'>): 0 | 1 | 3 {
     case 'partial':
     case 'delayed': return 3;
   }
+}
+
+/** The summary of a queued run pacing delayed before it started: nothing fetched; it looks again at `resumeAt`. */
+export function pacedSummary(search: string, runId: string, resumeAt: Date): RunSummary {
+  const now = new Date().toISOString();
+  return { search, status: 'delayed', ...emptyCounts(), durationMs: 0, runId, startedAt: now, finishedAt: now, dryRun: false, partitions: 0, stopReason: 'paced', resumeAt: resumeAt.toISOString() };
 }
 
 /** The summary of a run that could not start (another run active, search refused at run time). */

@@ -92,7 +92,7 @@ export interface SourceClient {
 }
 
 /** Shared-state namespace of an account: never derived from the secret. */
-function defaultAccountKey(baseUrl: string, clientId: string): string {
+export function defaultAccountKey(baseUrl: string, clientId: string): string {
   return createHash('sha256').update(`${baseUrl}\n${clientId}`).digest('hex').slice(0, 16);
 }
 

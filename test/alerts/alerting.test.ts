@@ -135,6 +135,31 @@ describe('alerting', () => {
     expect(hook.bodies.find((p) => p.alert === 'credits_low')?.details).toMatchObject({ left: 5, spentToday: 45, maxPerDay: 50 });
   });
 
+  it('projected exhaustion before the reset: fires once at the pace of recent runs, resolves when the pace drops', async () => {
+    const { redis, prefix, hook, start } = await setup({ runFailed: false, tokensExhaustBeforeReset: true });
+    const ledger = new RedisBudgetLedger(redis, `${prefix}:source:acct1`, 0, {});
+    // 5,000 tokens left for 10 h of an hourly search.
+    await ledger.observeTokens({ 'x-rate-results-limit': '100000', 'x-rate-results-limit-remaining': '5000', 'x-rate-results-limit-reset': '36000' });
+    await recordRun(redis, summary('completed', 'r1', { tokensSpent: 100 }), { prefix });
+    const a = start();
+    await a.evaluate();
+    expect(hook.bodies).toEqual([]); // 100 a run: about 1,000 until the reset
+
+    for (const id of ['r2', 'r3', 'r4', 'r5']) await recordRun(redis, summary('completed', id, { tokensSpent: 1225 }), { prefix });
+    const H = 3_600_000;
+    const sixthRun = new Date(Math.floor(Date.now() / H) * H + 6 * H).toISOString();
+    await a.evaluate();
+    await a.evaluate();
+    // (100 + 4 x 1,225) / 5 = 1,000 a run: the sixth run from now needs more than the 5,000 left.
+    expect(hook.bodies.map((p) => [p.alert, p.state, p.subject])).toEqual([['tokens_exhaust_before_reset', 'firing', { account: 'acct1' }]]);
+    expect(hook.bodies[0]?.details).toMatchObject({ exhaustedBy: 'dach', exhaustsAt: sixthRun, remaining: 5000, limit: 100000 });
+
+    for (const id of ['r6', 'r7', 'r8', 'r9', 'r10']) await recordRun(redis, summary('completed', id, { tokensSpent: 100 }), { prefix });
+    await a.evaluate();
+    await a.evaluate();
+    expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([['tokens_exhaust_before_reset', 'firing'], ['tokens_exhaust_before_reset', 'resolved']]);
+  });
+
   it('slack format is {text}; a dead webhook is retried with backoff, then given up without throwing', async () => {
     const { redis, prefix, hook, start } = await setup({});
     hook.status = 500;

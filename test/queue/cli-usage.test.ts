@@ -28,9 +28,10 @@ async function capture(argv: string[]): Promise<{ code: number; out: string; err
 const DOCUMENTED: Record<string, string[]> = {
   validate: ['--online', '--json', '--config'],
   schema: [],
-  plan: ['<search>', '--json', '--config'],
+  plan: ['[search]', '--all', '--json', '--config'],
+  account: ['--json', '--config'],
   run: ['<search>', '--dry-run', '--full-resync', '--json', '--config'],
-  trigger: ['<search>', '--full-resync', '--json', '--config'],
+  trigger: ['<search>', '--full-resync', '--force', '--json', '--config'],
   start: ['--config', '--concurrency', '--port', '--host'],
   worker: ['--config', '--concurrency'],
   scheduler: ['--config'],
@@ -42,7 +43,7 @@ const DOCUMENTED: Record<string, string[]> = {
 };
 
 describe('prospect-sync help and version', () => {
-  it('--help and help: the program lists all 13 commands, exit 0', async () => {
+  it('--help and help: the program lists all 14 commands, exit 0', async () => {
     for (const argv of [['--help'], ['-h'], ['help']]) {
       const r = await capture(argv);
       expect(r.code, argv.join(' ')).toBe(0);
@@ -79,6 +80,8 @@ describe('prospect-sync usage errors (exit 2, naming the option)', () => {
     [['start', '--concurrency', '2x'], "'--concurrency <n>' argument '2x' is invalid"],
     [['emulate', '--si-port', '-1'], "'--si-port <n>' argument '-1' is invalid"],
     [['run'], "missing required argument 'search'"],
+    [['plan'], "missing required argument 'search' (or --all)"],
+    [['plan', 'x', '--all'], 'plan takes a search or --all, not both'],
     [['run', 'a', 'b'], 'too many arguments'],
     [['schema', 'extra'], 'too many arguments'],
     [['run', 'x', '--dryrun'], "unknown option '--dryrun'"],

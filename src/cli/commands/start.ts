@@ -165,7 +165,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
     }
     if ((roles.scheduler || roles.dashboard) && config.alerts) {
       const { startAlerting } = await import('../../alerts/index.js');
-      alerting = startAlerting({ redis: connection, prefix, alerts: () => live.current().alerts, searches: () => live.current().searches, maxCreditsPerDay: () => live.current().source.credits.maxPerDay, logger, listenToQueue: true });
+      alerting = startAlerting({ redis: connection, prefix, alerts: () => live.current().alerts, searches: () => live.current().searches, maxCreditsPerDay: () => live.current().source.credits.maxPerDay, tokenReserve: () => live.current().source.tokens.reserve, logger, listenToQueue: true });
     }
   } catch (err) {
     await running.close(1_000);

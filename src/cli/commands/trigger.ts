@@ -7,12 +7,12 @@ import { enqueueRun, openQueues } from '../../queue/index.js';
 import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 
-export async function runCommand(name: string, opts: ConfigOption & JsonOption & { fullResync?: boolean }): Promise<number> {
+export async function runCommand(name: string, opts: ConfigOption & JsonOption & { fullResync?: boolean; force?: boolean }): Promise<number> {
   const cmd = await openSearchCommand(name, opts.config);
   const queues = openQueues({ connection: cmd.redis, prefix: cmd.prefix });
   try {
     const fullResync = opts.fullResync === true;
-    const result = await enqueueRun(queues.sync, cmd.search, 'manual', { fullResync });
+    const result = await enqueueRun(queues.sync, cmd.search, 'manual', { fullResync, force: opts.force === true });
     if (opts.json) printJson(result);
     else if (result.deduplicated) {
       const note = fullResync ? '; --full-resync does not apply to it: trigger again once it has ended' : '';

@@ -1,0 +1,97 @@
+/**
+ * `account [--json]`: the package as the worker knows it: the limits every governor learned per remote and operation
+ * (the Sales-Intelligence API and the CRMs alike) and when, the search-token balance, allotment and reset, credits
+ * today against the caps, and the account's read-only settings (compliance, personalization, intent topics: three
+ * GETs counted in the `dictionary` operation). Spends no search tokens and no credits. Exit 0, 2 config error.
+ */
+import { openSource } from '../../../jobs/sync-search/index.js';
+import { queuePrefix } from '../../queue/queue-prefix.js';
+import type { TokenBalance } from '../../source/budget-ledger.js';
+import type { SourceClient } from '../../source/index.js';
+import { listGovernorSnapshots, type GovernorSnapshot } from '../../shared/governor-snapshots.js';
+import { silentLogger } from '../../shared/logger.js';
+import { loadCommandConfig, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
+import { EXIT } from '../exit-codes.js';
+import { connectRedis } from '../redis-connect.js';
+
+const SETTINGS = ['compliance', 'personalization', 'intentTopics'] as const;
+
+interface AccountLimit {
+  remote: string;
+  account: string;
+  operation: string;
+  limit: number | null;
+  windowSeconds: number | null;
+  source: 'headers' | 'fallback' | null;
+  learnedAt: string | null;
+  daily: { limit: number; remaining: number } | null;
+}
+
+export interface AccountView {
+  account: string;
+  limits: AccountLimit[];
+  tokens: { limit: number; remaining: number; resetAt: string; observedAt: string } | null;
+  credits: { today: number; total: number; maxPerDay: number | null; maxPerRun: number | null; leftToday: number | null };
+  settings: Record<(typeof SETTINGS)[number], unknown>;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function limitOf(g: GovernorSnapshot): AccountLimit {
+  return {
+    remote: g.remote, account: g.account, operation: g.operation, limit: g.limit,
+    windowSeconds: g.windowMs === null ? null : g.windowMs / 1000, source: g.mode,
+    learnedAt: g.learnedAt == null ? null : iso(g.learnedAt), daily: g.daily ? { limit: g.daily.limit, remaining: g.daily.remaining } : null,
+  };
+}
+
+const tokensOf = (t: TokenBalance | null): AccountView['tokens'] =>
+  t ? { limit: t.limit, remaining: t.remaining, resetAt: iso(t.resetAt), observedAt: iso(t.observedAt) } : null;
+
+async function accountView(source: SourceClient, snapshots: GovernorSnapshot[]): Promise<AccountView> {
+  const [balance, usage] = await Promise.all([source.ledger.tokenBalance(), source.ledger.creditUsage('')]);
+  const settings = {} as AccountView['settings'];
+  for (const name of SETTINGS) settings[name] = await source.settings(name);
+  return {
+    account: source.accountKey,
+    limits: snapshots.map(limitOf).sort((a, b) => `${a.remote}:${a.operation}`.localeCompare(`${b.remote}:${b.operation}`)),
+    tokens: tokensOf(balance),
+    credits: {
+      today: usage.day, total: usage.account, maxPerDay: usage.maxPerDay, maxPerRun: usage.maxPerRun,
+      leftToday: usage.maxPerDay === null ? null : Math.max(0, usage.maxPerDay - usage.day),
+    },
+    settings,
+  };
+}
+
+function render(v: AccountView): string {
+  const limits = v.limits.length === 0
+    ? ['  none learned yet (no request made)']
+    : v.limits.map((l) => `  ${l.remote} ${l.operation}: ${l.limit ?? '?'} per ${l.windowSeconds ?? '?'}s (${l.source === 'headers' ? 'learned from headers' : (l.source ?? 'unknown')}${l.learnedAt ? `, ${l.learnedAt}` : ''})${l.daily ? `; daily ${l.daily.remaining} of ${l.daily.limit} left` : ''}`);
+  const t = v.tokens;
+  const c = v.credits;
+  return [
+    `account ${v.account}`,
+    'limits',
+    ...limits,
+    `tokens     ${t ? `${t.remaining} of ${t.limit} (allotment) left, resets ${t.resetAt} (as of ${t.observedAt})` : 'unknown (no search made yet this period)'}`,
+    `credits    ${c.today} today${c.maxPerDay === null ? ' (no daily cap)' : ` of ${c.maxPerDay} (${c.leftToday} left)`}, ${c.total} in total${c.maxPerRun === null ? '' : `; at most ${c.maxPerRun} per run`}`,
+    ...SETTINGS.map((name) => `${name.padEnd(10)} ${JSON.stringify(v.settings[name])}`),
+  ].join('\n');
+}
+
+export async function runCommand(opts: ConfigOption & JsonOption): Promise<number> {
+  const { config } = await loadCommandConfig(opts.config);
+  const redis = await connectRedis();
+  const prefix = queuePrefix();
+  const source = openSource(config, redis, prefix, silentLogger);
+  try {
+    const view = await accountView(source, await listGovernorSnapshots(redis, prefix));
+    if (opts.json) printJson(view);
+    else process.stdout.write(`${render(view)}\n`);
+    return EXIT.ok;
+  } finally {
+    await source.close();
+    redis.disconnect();
+  }
+}

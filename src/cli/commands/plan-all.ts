@@ -1,0 +1,71 @@
+/**
+ * `plan --all [--json]`: every scheduled search until the token reset: its runs left, tokens and credits per run
+ * (from its recent runs; a search never run costs one free count), the total against the balance and the allotment,
+ * and the first run the balance no longer covers at this pace (src/runs/allotment-forecast.ts). Spends no search
+ * tokens and no credits. Exit 0, 2 config error.
+ */
+import type { Redis } from 'ioredis';
+import { openSource } from '../../../jobs/sync-search/index.js';
+import type { AppConfig, SavedSearch } from '../../config/index.js';
+import { forecastAllotment, paceFromCount, paceFromHistory, type AllotmentForecast, type RunPace, type SearchPaceInput } from '../../runs/allotment-forecast.js';
+import { listRuns } from '../../runs/run-history.js';
+import type { Filter, SourceClient } from '../../source/index.js';
+import { silentLogger } from '../../shared/logger.js';
+import { queuePrefix } from '../../queue/queue-prefix.js';
+import { loadCommandConfig, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
+import { EXIT } from '../exit-codes.js';
+import { connectRedis } from '../redis-connect.js';
+
+/** Runs of the history the pace is read from (the forecast averages the last few that walked). */
+const HISTORY_DEPTH = 50;
+
+const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.view ?? []).includes('contacts');
+
+/** Each scheduled search's pace: its run history, else one free count (the only count this command spends per search). */
+async function paces(config: AppConfig, source: SourceClient, redis: Redis, prefix: string): Promise<SearchPaceInput[]> {
+  const out: SearchPaceInput[] = [];
+  for (const s of config.searches.filter((x) => x.schedule !== undefined)) {
+    const history = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
+    const pace: RunPace = history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s));
+    out.push({ search: s.name, schedule: s.schedule, pace });
+  }
+  return out;
+}
+
+function render(f: AllotmentForecast | null, searches: SearchPaceInput[]): string {
+  if (searches.length === 0) return 'no scheduled searches';
+  if (!f) {
+    const lines = searches.map((s) => `  ${s.search}  ${s.pace.tokens} tokens, ${s.pace.credits} credits per run [${s.pace.basis}]`);
+    return ['token balance unknown (no search made yet this period): no forecast', ...lines].join('\n');
+  }
+  const width = Math.max(6, ...f.searches.map((s) => s.search.length));
+  const rows = f.searches.map((s) =>
+    `  ${s.search.padEnd(width)}  ${String(s.runsLeft).padStart(6)}  ${String(s.tokensPerRun).padStart(10)}  ${String(s.creditsPerRun).padStart(8)}  ${String(s.tokens).padStart(10)}  ${String(s.credits).padStart(8)}  ${s.basis}`);
+  return [
+    `allotment until ${f.resetAt}: balance ${f.remaining} of ${f.limit}${f.reserve > 0 ? ` (reserve ${f.reserve})` : ''}`,
+    `  ${'search'.padEnd(width)}  ${'runs'.padStart(6)}  ${'tokens/run'.padStart(10)}  ${'cred/run'.padStart(8)}  ${'tokens'.padStart(10)}  ${'credits'.padStart(8)}  basis`,
+    ...rows,
+    `  total        ${f.tokens} tokens, ${f.credits} credits until the reset; ${f.tokensLeftAtReset} tokens left then`,
+    f.exhaustsAt
+      ? `  exhausted    ${f.exhaustsAt.slice(0, 10)} (run of ${f.exhaustedBy} at ${f.exhaustsAt}), before the reset at this pace`
+      : '  exhausted    not before the reset at this pace',
+  ].join('\n');
+}
+
+export async function runCommand(opts: ConfigOption & JsonOption): Promise<number> {
+  const { config } = await loadCommandConfig(opts.config);
+  const redis = await connectRedis();
+  const prefix = queuePrefix();
+  const source = openSource(config, redis, prefix, silentLogger);
+  try {
+    const searches = await paces(config, source, redis, prefix);
+    const balance = await source.ledger.tokenBalance();
+    const forecast = balance ? forecastAllotment({ balance, reserve: config.source.tokens.reserve, searches, now: new Date() }) : null;
+    if (opts.json) printJson({ forecast, searches: searches.map((s) => ({ search: s.search, ...s.pace })) });
+    else process.stdout.write(`${render(forecast, searches)}\n`);
+    return EXIT.ok;
+  } finally {
+    await source.close();
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The token allotment's forecast across searches, as pure functions: each scheduled search's runs until the token
+ * reset (from its schedule), what one run is expected to spend (from its recent runs, else a free count), and the
+ * moment the balance no longer covers the next run at this pace. Read by `plan --all` and the projected-exhaustion
+ * alert; docs/runs.md ("The allotment forecast") says how it is computed and where it is wrong.
+ */
+import { CronExpressionParser } from 'cron-parser';
+import { parseEvery, type SavedSearch } from '../config/index.js';
+import type { RunSummary } from './run-summary.js';
+
+/** Runs of one search counted ahead at most (a one-minute cron over a 90-day period stays under it). */
+export const MAX_RUNS_AHEAD = 200_000;
+/** Recent runs the expected spend per run is averaged over. */
+export const PACE_RUNS = 5;
+
+/**
+ * Start times (epoch ms) of the scheduled runs in (`fromMs`, `untilMs`): `every` is aligned to the epoch as BullMQ's
+ * job schedulers align it; cron in its time zone. None for a manual-only search.
+ */
+export function scheduledRunTimes(schedule: SavedSearch['schedule'], fromMs: number, untilMs: number, max = MAX_RUNS_AHEAD): number[] {
+  const out: number[] = [];
+  if (!schedule || untilMs <= fromMs) return out;
+  if ('every' in schedule) {
+    const every = parseEvery(schedule.every);
+    if (every === undefined) return out;
+    for (let t = Math.floor(fromMs / every) * every + every; t < untilMs && out.length < max; t += every) out.push(t);
+    return out;
+  }
+  const it = CronExpressionParser.parse(schedule.cron, { currentDate: new Date(fromMs), ...(schedule.timezone ? { tz: schedule.timezone } : {}) });
+  while (out.length < max) {
+    const t = it.next().getTime();
+    if (t >= untilMs) break;
+    out.push(t);
+  }
+  return out;
+}
+
+/** What one run of a search is expected to spend, and what that expectation rests on. */
+export interface RunPace {
+  tokens: number;
+  credits: number;
+  /** `history`: the mean of its last runs; `count`: a free count (no run yet: every match paid for). */
+  basis: 'history' | 'count';
+  /** Runs the mean is taken over (0 for a count). */
+  runs: number;
+}
+
+/**
+ * The mean spend of the search's last `PACE_RUNS` runs that walked (completed or partial, not dry runs), rounded up;
+ * null when it has none. `runs` is newest first, as the run history lists them.
+ */
+export function paceFromHistory(runs: readonly RunSummary[]): RunPace | null {
+  const walked = runs.filter((r) => !r.dryRun && (r.status === 'completed' || r.status === 'partial')).slice(0, PACE_RUNS);
+  if (walked.length === 0) return null;
+  const mean = (f: (r: RunSummary) => number): number => Math.ceil(walked.reduce((n, r) => n + f(r), 0) / walked.length);
+  return { tokens: mean((r) => r.tokensSpent), credits: mean((r) => r.creditsSpent), basis: 'history', runs: walked.length };
+}
+
+/** The pace of a search never run: every match of the free count (capped by `maxRecords`) paid for, credits too for contacts. */
+export function paceFromCount(counted: number, search: Pick<SavedSearch, 'maxRecords'>, withCredits: boolean): RunPace {
+  const records = search.maxRecords !== undefined ? Math.min(counted, search.maxRecords) : counted;
+  return { tokens: records, credits: withCredits ? records : 0, basis: 'count', runs: 0 };
+}
+
+export interface SearchPaceInput {
+  search: string;
+  schedule: SavedSearch['schedule'];
+  pace: RunPace;
+}
+
+export interface SearchForecast {
+  search: string;
+  /** Scheduled runs before the reset. */
+  runsLeft: number;
+  nextRunAt: string | null;
+  tokensPerRun: number;
+  creditsPerRun: number;
+  basis: RunPace['basis'];
+  tokens: number;
+  credits: number;
+}
+
+export interface AllotmentForecast {
+  /** When the forecast was made and the reset it runs to (ISO). */
+  at: string;
+  resetAt: string;
+  /** The allotment of the period and the balance the API last reported. */
+  limit: number;
+  remaining: number;
+  /** Tokens kept back (`source.tokens.reserve`): runs stop at it, so it is not spendable. */
+  reserve: number;
+  searches: SearchForecast[];
+  tokens: number;
+  credits: number;
+  /** remaining - reserve - tokens: negative when the searches need more than is left. */
+  tokensLeftAtReset: number;
+  /** The first run the balance no longer covers (ISO), null when every run until the reset is covered. */
+  exhaustsAt: string | null;
+  /** The search of that run. */
+  exhaustedBy: string | null;
+}
+
+export interface ForecastInput {
+  balance: { limit: number; remaining: number; resetAt: number };
+  reserve?: number;
+  searches: readonly SearchPaceInput[];
+  now: Date;
+}
+
+/**
+ * Every scheduled run until the reset, in time order, each spending its search's pace: the totals, and the first run
+ * whose spend goes past the balance less the reserve (runs at the same instant in the order of `searches`).
+ */
+export function forecastAllotment(input: ForecastInput): AllotmentForecast {
+  const now = input.now.getTime();
+  const reserve = input.reserve ?? 0;
+  const { resetAt, remaining, limit } = input.balance;
+  const runs: { at: number; order: number; tokens: number }[] = [];
+  const searches = input.searches.map((s, order): SearchForecast => {
+    const times = scheduledRunTimes(s.schedule, now, resetAt);
+    for (const at of times) runs.push({ at, order, tokens: s.pace.tokens });
+    return {
+      search: s.search, runsLeft: times.length, nextRunAt: times[0] === undefined ? null : new Date(times[0]).toISOString(),
+      tokensPerRun: s.pace.tokens, creditsPerRun: s.pace.credits, basis: s.pace.basis,
+      tokens: times.length * s.pace.tokens, credits: times.length * s.pace.credits,
+    };
+  });
+  runs.sort((a, b) => a.at - b.at || a.order - b.order);
+  let spent = 0;
+  let exhausted: (typeof runs)[number] | undefined;
+  for (const run of runs) {
+    spent += run.tokens;
+    if (spent > remaining - reserve) {
+      exhausted = run;
+      break;
+    }
+  }
+  const tokens = searches.reduce((n, s) => n + s.tokens, 0);
+  return {
+    at: input.now.toISOString(), resetAt: new Date(resetAt).toISOString(), limit, remaining, reserve, searches,
+    tokens, credits: searches.reduce((n, s) => n + s.credits, 0), tokensLeftAtReset: remaining - reserve - tokens,
+    exhaustsAt: exhausted ? new Date(exhausted.at).toISOString() : null,
+    exhaustedBy: exhausted ? (input.searches[exhausted.order]?.search ?? null) : null,
+  };
+}
