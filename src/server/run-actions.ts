@@ -45,9 +45,9 @@ function validToken(req: express.Request): boolean {
 export function runButtons(search: string, token: string, options: { resync?: boolean } = {}): string {
   const hidden = `<input type="hidden" name="csrf" value="${esc(token)}">`;
   const action = esc(runActionPath(search));
-  const run = `<form method="post" action="${action}" class="act">${hidden}<button type="submit" aria-label="Run ${esc(search)} now">Run now</button></form>`;
+  const run = `<form method="post" action="${action}" class="act">${hidden}<button type="submit" aria-label="Run now: ${esc(search)}">Run now</button></form>`;
   const resync = options.resync
-    ? `<form method="post" action="${action}" class="act">${hidden}<input type="hidden" name="fullResync" value="1"><button type="submit" aria-label="Full resync of ${esc(search)}">Full resync</button></form>`
+    ? `<form method="post" action="${action}" class="act">${hidden}<input type="hidden" name="fullResync" value="1"><button type="submit" aria-label="Full resync: ${esc(search)}">Full resync</button></form>`
     : '';
   return run + resync;
 }
@@ -86,7 +86,9 @@ export function runActionsRouter(queue: Queue<SyncJobData, SyncJobResult>, known
       const fullResync = (req.body as Record<string, unknown>).fullResync === '1';
       const result = await enqueueRun(queue, search, 'manual', { fullResync });
       const place = await placeInLine(queue, result.jobId);
-      res.status(result.deduplicated ? 200 : 202).type('html').send(queuedPage(result, fullResync, place));
+      // A worker may have taken it meanwhile: say where it is now.
+      const now = place === undefined ? { ...result, state: await queue.getJobState(result.jobId) } : result;
+      res.status(result.deduplicated ? 200 : 202).type('html').send(queuedPage(now, fullResync, place));
     } catch (err) {
       next(err);
     }
