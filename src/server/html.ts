@@ -12,12 +12,12 @@ th{background:#f3f5f7}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .strip{display:flex;flex-wrap:wrap;gap:.8rem;margin:.5rem 0 1rem}.card{border:1px solid #d0d7de;border-radius:6px;padding:.6rem .8rem;min-width:16rem;flex:1}
 .card p{margin:.2rem 0}.big{font-size:1.3rem;font-weight:600}.gauge{width:100%;height:8px;display:block}
 .alerts{border-left:4px solid #cf222e;background:#fff5f5;padding:.4rem .8rem}.alerts ul{margin:.2rem 0;padding-left:1.2rem}
-.spark{display:block}form.act{display:inline-block;margin:0 .3rem .3rem 0}
-button{font:inherit;padding:.2rem .6rem;border:1px solid #1f6feb;border-radius:6px;background:#0969da;color:#fff;cursor:pointer}
+.spark-wrap{display:flex;align-items:center;gap:.3rem}.spark{display:block}form.act{display:inline-block;margin:0 .3rem .3rem 0}
+button{font:inherit;padding:.2rem .6rem;border:1px solid #1f6feb;border-radius:6px;background:#0969da;color:#fff;cursor:pointer;white-space:nowrap}
 a:focus-visible,button:focus-visible,[tabindex]:focus-visible{outline:3px solid #fb8f44;outline-offset:2px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1rem}.chart{margin:0}.chart svg{width:100%;height:120px;font-size:10px;fill:#57606a}
 .chart figcaption{font-weight:600}.legend{margin:.2rem 0;font-size:.85rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin:0 .25rem 0 .6rem;vertical-align:-1px}
-.scroll{overflow-x:auto;max-width:100%}.cell-wide{max-width:22rem;overflow-wrap:anywhere}.nowrap{white-space:nowrap}
+.scroll{overflow-x:auto;max-width:100%}.cell-wide{max-width:22rem;overflow-wrap:break-word}.nowrap{white-space:nowrap}
 @media (max-width:700px){main{padding:0 .8rem 1rem}nav{padding:.6rem .8rem}
 table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}

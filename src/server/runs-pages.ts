@@ -84,6 +84,14 @@ function charts(runs: readonly RunSummary[]): string {
   ].join('')}</div>`;
 }
 
+/** How many, and the first reason as an example: the rejects page lists them all. */
+function warningsCell(s: RunSummary): string {
+  const count = warningCount(s);
+  if (count === 0) return '';
+  const first = s.warnings?.first[0];
+  return `${esc(count)}${first ? `, e.g. <span class="muted">${esc(first)}</span>` : ''}`;
+}
+
 export interface HistoryExtras {
   /** Rows the table shows (the charts use every run passed). */
   limit?: number;
@@ -95,11 +103,11 @@ export interface HistoryExtras {
 export function runHistoryPage(search: string, runs: readonly RunSummary[], live: LiveRun | undefined, extras: HistoryExtras = {}): string {
   const rejects = `/rejects/${enc(search)}`;
   const cols: Column<RunSummary>[] = [
-    { head: 'Started', cell: (s) => `<span class="nowrap">${esc(when(s.startedAt))}</span>` },
+    { head: 'Started', cell: (s) => esc(when(s.startedAt)).split(' ').map((part) => `<span class="nowrap">${part}</span>`).join('<br>') },
     { head: 'Trigger', cell: (s) => esc(triggerText(s)) },
     { head: 'Run id', cell: (s) => `<code title="${esc(s.runId)}">${esc(s.runId.slice(0, 8))}</code>` },
-    { head: 'Status', cell: (s) => statusCell(s) + (s.dryRun ? ' (dry run)' : '') },
-    { head: 'Warnings', cell: (s) => (s.warnings?.first.length ? esc(s.warnings.first.join('; ')) : esc(warningCount(s) || '')), className: 'cell-wide' },
+    { head: 'Status', cell: (s) => statusCell(s) + (s.dryRun ? ' (dry run)' : '') + (s.error ? `<br>${esc(s.error.code)}: ${esc(s.error.message)}` : ''), className: 'cell-wide' },
+    { head: 'Warnings', cell: warningsCell, className: 'cell-wide' },
     { head: 'Fetched', cell: (s) => n(s.fetched), numeric: true },
     { head: 'Created', cell: (s) => n(s.created), numeric: true },
     { head: 'Updated', cell: (s) => n(s.updated), numeric: true },
@@ -108,9 +116,8 @@ export function runHistoryPage(search: string, runs: readonly RunSummary[], live
     { head: 'Link errors', cell: (s) => n(s.linkErrors), numeric: true },
     { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
     { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
-    { head: 'Throttled (429)', cell: (s) => n(s.throttled), numeric: true },
+    { head: '429s', cell: (s) => n(s.throttled), numeric: true },
     { head: 'Duration', cell: (s) => esc(seconds(s.durationMs)), numeric: true },
-    { head: 'Error', cell: (s) => (s.error ? `${esc(s.error.code)}: ${esc(s.error.message)}` : ''), className: 'cell-wide' },
   ];
   const now = live
     ? `<h2>Now</h2><p id="live">${liveText(live)} (run ${esc(live.runId)}${live.startedAt ? `, started ${esc(when(live.startedAt))}` : ''})</p>`

@@ -13,6 +13,7 @@ export interface Series {
 }
 
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
+const compact = (v: number): string => (v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e4 ? `${Math.round(v / 1e3)}k` : String(Math.round(v)));
 
 /** A small line of `values` (oldest first) in a 100 x 24 box; `label` is its text alternative. */
 export function sparkline(values: readonly number[], label: string): string {
@@ -25,12 +26,11 @@ export function sparkline(values: readonly number[], label: string): string {
   const last = values.at(-1) ?? 0;
   const alt = `${label}: last ${last}, highest ${max}, over ${values.length} run${values.length === 1 ? '' : 's'}`;
   const line = values.length > 1
-    ? `<polyline fill="none" stroke="#0969da" stroke-width="1.5" points="${points}"/>`
+    ? `<polygon fill="#ddf4ff" points="0,${h} ${points} ${((values.length - 1) * step).toFixed(1)},${h}"/><polyline fill="none" stroke="#0969da" stroke-width="1.5" points="${points}"/>`
     : `<circle cx="2" cy="${(h - 2 - (finite(last) / max) * (h - 4)).toFixed(1)}" r="2" fill="#0969da"/>`;
-  return `<svg class="spark" role="img" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><title>${esc(alt)}</title>${line}</svg>`;
+  return `<span class="spark-wrap"><svg class="spark" role="img" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><title>${esc(alt)}</title>${line}</svg><span class="muted" aria-hidden="true">${esc(compact(last))}</span></span>`;
 }
 
-const compact = (v: number): string => (v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e4 ? `${Math.round(v / 1e3)}k` : String(Math.round(v)));
 
 /**
  * Stacked bars, one per run (oldest left), with a legend and the largest total on the axis. `format` writes the axis
@@ -46,7 +46,8 @@ export function barChart(title: string, series: readonly Series[], options: { fo
   const plotH = h - top - 18;
   const totals = Array.from({ length: runs }, (_, i) => series.reduce((n, s) => n + finite(s.values[i] ?? 0), 0));
   const max = Math.max(1, ...totals);
-  const slot = runs > 0 ? (w - left - 4) / runs : 0;
+  // At least 30 slots, newest on the right: a young history does not draw a few bars as wide as the chart.
+  const slot = (w - left - 4) / Math.max(30, runs);
   const barW = Math.max(1, slot * 0.8);
   const bars: string[] = [];
   for (let i = 0; i < runs; i += 1) {
@@ -56,7 +57,7 @@ export function barChart(title: string, series: readonly Series[], options: { fo
       if (v <= 0) continue;
       const bh = (v / max) * plotH;
       y -= bh;
-      bars.push(`<rect x="${(left + i * slot).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${bh.toFixed(1)}" fill="${s.color}"/>`);
+      bars.push(`<rect x="${(w - 4 - (runs - i) * slot).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${bh.toFixed(1)}" fill="${s.color}"/>`);
     }
   }
   const sums = series.map((s) => `${s.name} ${s.values.reduce((n, v) => n + finite(v), 0)}`).join(', ');
