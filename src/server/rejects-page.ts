@@ -29,7 +29,7 @@ ${rejects.length > LISTED ? `<p>The newest ${LISTED} of ${esc(rejects.length)}: 
     { head: 'Code', cell: (r) => esc(r.code) },
     { head: 'Field', cell: (r) => esc(r.field ?? '') },
     { head: 'Reason', cell: (r) => esc(r.reason) },
-  ], 'no rejected records or failed links')}</div>`;
+  ], 'no rejected records or failed links', { className: 'cards' })}</div>`;
   return page(`Rejects of ${search}`, body);
 }
 

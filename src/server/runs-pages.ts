@@ -127,7 +127,7 @@ export function runHistoryPage(search: string, runs: readonly RunSummary[], live
   const links = `<p><a href="${rejects}">Rejected records and failed links</a> · <a href="/api/runs/${enc(search)}">JSON</a> · <a href="/admin/queues/queue/prospect-sync">Queue in bull-board</a></p>`;
   const shown = runs.slice(0, extras.limit ?? runs.length);
   const history = shown.length === 0 ? '<p>no finished runs yet</p>'
-    : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet')}</div>`;
+    : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
   const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs)}<h2>History</h2>${history}`;
   const running = live !== undefined && live.waitingFor === undefined && live.delayedUntil === undefined;
   return page(`Runs of ${search}`, body, running ? { refreshSeconds: 5 } : {});

@@ -65,7 +65,7 @@ export function barChart(title: string, series: readonly Series[], options: { fo
   const axis = `<line x1="${left - 2}" y1="${top + plotH}" x2="${w}" y2="${top + plotH}" stroke="#57606a"/>`
     + `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${esc(format(max))}</text>`
     + `<text x="${left - 4}" y="${top + plotH}" text-anchor="end">0</text>`
-    + `<text x="${left}" y="${h - 4}">oldest</text><text x="${w}" y="${h - 4}" text-anchor="end">newest</text>`;
+    + `<text x="${left}" y="${h - 4}">oldest</text><text x="${w - 2}" y="${h - 4}" text-anchor="end">newest</text>`;
   const legend = series.length > 1
     ? `<p class="legend">${series.map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`).join(' ')}</p>`
     : '';
