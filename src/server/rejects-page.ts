@@ -27,7 +27,7 @@ ${rejects.length > LISTED ? `<p>The newest ${LISTED} of ${esc(rejects.length)}: 
     { head: 'Object', cell: (r) => esc(r.object) },
     { head: 'Match key', cell: (r) => esc(r.key) },
     { head: 'Code', cell: (r) => esc(r.code) },
-    { head: 'Field', cell: (r) => esc(r.field ?? '') },
+    { head: 'Field', cell: (r) => esc(r.field ?? '—') },
     { head: 'Reason', cell: (r) => esc(r.reason) },
   ], 'no rejected records or failed links', { className: 'cards' })}</div>`;
   return page(`Rejects of ${search}`, body);
