@@ -29,6 +29,12 @@ function liveText(live: LiveRun, now = Date.now()): string {
   return `running: ${esc(live.fetched)}${target} records, ${esc(live.tokensSpent)} tokens, ${esc(live.creditsSpent)} credits${eta}`;
 }
 
+/** A native progress bar (keyboard and screen readers know it) while a run with a known target walks. */
+function progressBar(live: LiveRun, search: string): string {
+  if (live.waitingFor || live.delayedUntil !== undefined || live.target <= 0) return '';
+  return `<br><progress max="${esc(live.target)}" value="${esc(Math.min(live.fetched, live.target))}" aria-label="${esc(`progress of ${search}`)}"></progress>`;
+}
+
 function lastResult(s: RunSummary | undefined): string {
   if (!s) return statusCell(s);
   const counts = `${n(s.created)} created · ${n(s.updated)} updated · ${n(s.unchanged)} unchanged · ${n(s.rejected)} rejected`;
@@ -52,7 +58,7 @@ export interface OverviewExtras {
 export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras = {}): string {
   const cols: Column<SearchRow>[] = [
     { head: 'Search', cell: (r) => `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>` },
-    { head: 'Now', cell: (r) => (r.live ? `<span class="warn">${liveText(r.live)}</span>` : 'idle'), className: 'cell-wide' },
+    { head: 'Now', cell: (r) => (r.live ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}` : 'idle'), className: 'cell-wide' },
     { head: 'Next run', cell: (r) => `<span class="nowrap">${esc(when(r.nextRunAt)) || '—'}</span>` },
     { head: 'Last result', cell: (r) => lastResult(r.last) + (r.last?.rejected ? ` · <a href="/rejects/${enc(r.search.name)}">rejects</a>` : ''), className: 'cell-wide' },
     { head: 'Last duration', cell: (r) => esc(seconds(r.last?.durationMs)), numeric: true },
