@@ -162,6 +162,25 @@ describe('the cockpit in a real browser', () => {
     expect(ui.miscLinks?.map((l) => l.url)).toContain('/runs');
   }, 60_000);
 
+  runBrowser('keyboard: Tab reaches the links and the Run now buttons in reading order, with a visible focus ring', async () => {
+    const page = await open('desktop');
+    await page.goto(`${server.url}/runs`);
+    const reached: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate<{ label: string; outline: string } | null>(`(() => { const e = document.activeElement;
+        if (!e || e === document.body) return null; // past the last stop
+        return { label: e.getAttribute('aria-label') || e.textContent.trim(), outline: getComputedStyle(e).outlineStyle }; })()`);
+      if (!focused) break;
+      expect([focused.label, focused.outline]).toEqual([focused.label, 'solid']);
+      reached.push(focused.label);
+    }
+    expect(reached.slice(0, 3)).toEqual(['Runs', 'Queues (bull-board)', 'Metrics']);
+    const run = reached.indexOf('Run now: small-companies');
+    expect(run).toBeGreaterThan(reached.indexOf('small-companies'));
+    expect(reached.indexOf('Run now: linked-people')).toBeGreaterThan(run);
+  }, 60_000);
+
   runBrowser('Run now on the overview and Full resync on the search page queue a run; the worker runs it; the history shows the trigger', async () => {
     const page = await open('desktop');
     await page.goto(`${server.url}/runs`);
