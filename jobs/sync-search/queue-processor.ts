@@ -59,7 +59,7 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     let summary: RunSummary;
     try {
       summary = await syncSearch(runDeps, {
-        search, runId, signal, fullResync: job.data.fullResync === true,
+        search, runId, signal, fullResync: job.data.fullResync === true, trigger: job.data.trigger,
         onProgress: (p) => {
           if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
           lastProgress = Date.now();

@@ -120,6 +120,7 @@ export class RunSession {
       dryRun: this.dryRun, partitions: this.plan?.partitions.length ?? 0, ...this.ledger.findings,
       ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
       ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, counts),
+      ...(this.request.trigger ? { trigger: this.request.trigger } : {}), ...(this.request.fullResync ? { fullResync: true as const } : {}),
     };
     await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
     if (summary.status === 'failed' && summary.stopReason !== 'aborted') this.log.error({ err: summary.error }, 'run failed');

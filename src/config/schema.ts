@@ -202,6 +202,8 @@ const buildConfigSchema = (ports: Ports) => z.strictObject({
       auth: z.strictObject({ username: nonEmpty, password: secret }).optional(),
       // bull-board acts on jobs and queues (add, retry, remove, pause, obliterate) only when this is true.
       adminActions: z.boolean().default(false),
+      // The /runs pages' "Run now" and "Full resync" buttons; absent: shown exactly when adminActions is true.
+      runActions: z.boolean().optional(),
       // Absent: /metrics needs server.auth unless the server binds a loopback address.
       metricsAuth: z.boolean().optional(),
     })

@@ -7,6 +7,7 @@ import type { Queue } from 'bullmq';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { SavedSearch } from '../config/index.js';
+import { SYNC_QUEUE } from '../queue/index.js';
 import { createRejectStore } from '../crm/index.js';
 import { listRuns } from '../runs/run-history.js';
 import { AppError } from '../shared/app-error.js';
@@ -19,8 +20,8 @@ import { isLoopbackName, loopbackHostOnly } from './loopback.js';
 import { createMetricsEndpoint } from './metrics-registry.js';
 import { rejectsCsv, rejectsPage } from './rejects-page.js';
 import { malformedPathRefused, requestErrorHandler } from './request-errors.js';
-import { activeRuns, searchRows } from './run-views.js';
-import { runHistoryPage, runsIndexPage } from './runs-pages.js';
+import { overviewHtml, searchHtml } from './cockpit-pages.js';
+import { isRunActionPath, runActionsRouter } from './run-actions.js';
 import { sameOriginGuard } from './same-origin-guard.js';
 import { securityHeaders } from './security-headers.js';
 
@@ -45,6 +46,8 @@ export interface DashboardOptions {
   auth?: BasicCredentials | undefined;
   /** Whether bull-board may act on jobs and queues (add, retry, remove, pause, obliterate...); default false: read-only. */
   adminActions?: boolean;
+  /** Whether /runs pages offer "Run now" and "Full resync" (CSRF-checked forms); default: `adminActions`. */
+  runActions?: boolean;
   /** With `adminActions`: true, every queue read-only after all; or the names of the queues kept read-only. */
   readOnly?: boolean | readonly string[];
   /** Whether /metrics needs the same credentials; default: yes unless `host` is a loopback address. */
@@ -95,7 +98,8 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   const timeoutMs = opts.timeoutMs ?? 2_000;
   const prefix = opts.prefix ?? 'prospect-sync';
   const searches = opts.searches ?? (() => []);
-  const views = { redis: opts.redis, prefix, queues: opts.queues, searches };
+  const runActions = opts.runActions ?? opts.adminActions === true;
+  const views = { redis: opts.redis, prefix, queues: opts.queues, searches, creditCaps: opts.creditCaps, runActions };
 
   const adminActions = opts.adminActions === true;
   const readOnly = (name: string): boolean =>
@@ -105,7 +109,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   createBullBoard({
     queues: opts.queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly(q.name) })),
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'prospect-sync' } },
+    options: { uiConfig: { boardTitle: 'prospect-sync', miscLinks: [{ text: 'Runs', url: '/runs' }, { text: 'Metrics', url: '/metrics' }] } },
   });
   const metrics = createMetricsEndpoint({
     redis: opts.redis, prefix, queues: opts.queues, searches, timeoutMs,
@@ -119,7 +123,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   app.use(securityHeaders('/admin/queues/static/'));
   app.use(malformedPathRefused());
   if (!auth) app.use(loopbackHostOnly());
-  app.use(sameOriginGuard());
+  app.use(sameOriginGuard(isRunActionPath));
 
   // Kubernetes style: liveness never depends on Redis (a Redis outage must not restart every pod).
   app.get('/healthz', (_req, res) => {
@@ -183,8 +187,8 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   };
 
   app.get('/', (_req, res) => res.redirect('/runs'));
-  app.get('/runs', bounded(async (_req, res) => {
-    res.type('html').send(runsIndexPage(await searchRows(views)));
+  app.get('/runs', bounded(async (req, res) => {
+    res.type('html').send(await overviewHtml(views, req, res));
   }));
   app.get('/api/runs/:search', bounded((req, res) => runsJson(req as express.Request<{ search: string }>, res)));
   app.get('/runs/:search', bounded(async (req, res) => {
@@ -195,8 +199,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
       res.status(404).type('text/plain').send('unknown search\n');
       return;
     }
-    const [runs, live] = await Promise.all([listRuns(opts.redis, search, { prefix, limit: limitOf(req) }), activeRuns(views)]);
-    res.type('html').send(runHistoryPage(search, runs, live.get(search)));
+    res.type('html').send(await searchHtml(views, search, limitOf(req), req, res));
   }));
   const rejectStore = createRejectStore(opts.redis, prefix);
   app.get('/rejects/:file', bounded(async (req, res) => {
@@ -214,6 +217,9 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     }
     res.type('html').send(rejectsPage(search, list, await rejectStore.pendingCount(search)));
   }));
+  const sync = opts.queues.find((q) => q.name === SYNC_QUEUE);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the options' queues are untyped; this is the sync queue
+  if (runActions && sync) app.use(runActionsRouter(sync as Queue<any, any>, known));
   app.use('/admin/queues', serverAdapter.getRouter() as express.Router);
   app.use(requestErrorHandler(opts.logger));
 

@@ -20,6 +20,8 @@ export interface LiveRun {
   etaMs: number | undefined;
   /** Queued, not started: it waits for these searches' runs (`after:`). */
   waitingFor?: string[];
+  /** Delayed (paced: the budget resets, a CRM limit, a retry's backoff): when it is due again (epoch ms). */
+  delayedUntil?: number;
 }
 
 export interface SearchRow {
@@ -27,8 +29,13 @@ export interface SearchRow {
   schedule: string;
   nextRunAt: number | undefined;
   last: RunSummary | undefined;
+  /** Its last runs (up to SPARK_RUNS), newest first: the sparklines. */
+  recent: RunSummary[];
   live: LiveRun | undefined;
 }
+
+/** Runs the overview's sparklines cover. */
+export const SPARK_RUNS = 30;
 
 export interface RunViewSources {
   redis: Redis;
@@ -64,11 +71,17 @@ export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveR
     const search = (job.data as { search?: string } | undefined)?.search;
     if (search) live.set(search, liveRun(job, now));
   }
-  // A run that waits for the searches it runs after is delayed with `waitingFor` in its progress.
+  // A run that waits for the searches it runs after is delayed with `waitingFor` in its progress; any other delayed
+  // run is paced, due at its score in the delayed set (BullMQ keeps the timestamp there, times 4096).
   for (const job of await sync.getJobs(['delayed'], 0, 100)) {
     const search = (job.data as { search?: string } | undefined)?.search;
+    if (!search || live.has(search)) continue;
     const run = liveRun(job, now);
-    if (search && run.waitingFor && !live.has(search)) live.set(search, run);
+    if (!run.waitingFor) {
+      const score = job.id === undefined ? null : await src.redis.zscore(sync.keys.delayed ?? '', job.id);
+      if (score !== null) run.delayedUntil = Math.floor(Number(score) / 4096);
+    }
+    live.set(search, run);
   }
   return live;
 }
@@ -78,7 +91,7 @@ export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
   const [schedulers, live] = await Promise.all([tick ? tick.getJobSchedulers(0, -1) : Promise.resolve([]), activeRuns(src)]);
   const next = new Map(schedulers.map((s) => [s.key, s.next]));
   return Promise.all(src.searches().map(async (search): Promise<SearchRow> => {
-    const [last] = await listRuns(src.redis, search.name, { prefix: src.prefix, limit: 1 });
-    return { search, schedule: scheduleText(search), nextRunAt: next.get(search.name), last, live: live.get(search.name) };
+    const recent = await listRuns(src.redis, search.name, { prefix: src.prefix, limit: SPARK_RUNS });
+    return { search, schedule: scheduleText(search), nextRunAt: next.get(search.name), last: recent[0], recent, live: live.get(search.name) };
   }));
 }

@@ -1,70 +1,140 @@
-/** HTML of /runs (every search) and /runs/<search> (history and the run in progress). */
+/**
+ * HTML of /runs (every search: what it does now, kept apart from how its last run ended) and /runs/<search> (charts
+ * over its history and the history itself).
+ */
 import type { RunSummary } from '../runs/run-summary.js';
 import { warningCount } from '../runs/run-warnings.js';
+import type { AlertInForce } from './alerts-in-force.js';
+import { countdown } from './budget-strip.js';
 import { esc, page, seconds, table, when, type Column } from './html.js';
 import type { LiveRun, SearchRow } from './run-views.js';
+import { barChart, sparkline } from './svg-chart.js';
 
 const n = (v: number | undefined): string => esc(v ?? 0);
+const enc = encodeURIComponent;
 
 function statusCell(s: RunSummary | undefined): string {
   if (!s) return '<span>never run</span>';
   const w = warningCount(s);
   const warn = s.status === 'completed' && w > 0 ? ` <span class="warn">with ${esc(w)} warning${w === 1 ? '' : 's'}</span>` : '';
-  const reason = s.stopReason ? ` (${esc(s.stopReason)})` : '';
+  const reason = s.stopReason ? ` (${esc(s.stopReason)})` : s.limitedBy ? ` (limited by ${esc(s.limitedBy)})` : '';
   return `<span class="${esc(s.status)}">${esc(s.status)}</span>${reason}${warn}`;
 }
 
-function liveText(live: LiveRun): string {
+function liveText(live: LiveRun, now = Date.now()): string {
   if (live.waitingFor) return `waiting for ${esc(live.waitingFor.join(', '))} (runs after them)`;
+  if (live.delayedUntil !== undefined) return `delayed (paced): resumes in ${esc(countdown(live.delayedUntil - now))}, ${esc(when(live.delayedUntil))}`;
   const target = live.target > 0 ? ` of ${esc(live.target)}` : '';
-  const eta = live.etaMs === undefined ? '' : `, ETA ${esc(seconds(live.etaMs))}`;
+  const eta = live.etaMs === undefined ? (live.fetched === 0 ? ', ETA after the first records' : '') : `, ETA ${esc(seconds(live.etaMs))}`;
   return `running: ${esc(live.fetched)}${target} records, ${esc(live.tokensSpent)} tokens, ${esc(live.creditsSpent)} credits${eta}`;
 }
 
-export function runsIndexPage(rows: readonly SearchRow[]): string {
-  const cols: Column<SearchRow>[] = [
-    { head: 'Search', cell: (r) => `<a href="/runs/${encodeURIComponent(r.search.name)}">${esc(r.search.name)}</a>` },
-    { head: 'Destination', cell: (r) => esc(r.search.destination) },
-    { head: 'Schedule', cell: (r) => esc(r.schedule) },
-    { head: 'Next run', cell: (r) => esc(when(r.nextRunAt)) },
-    { head: 'Last status', cell: (r) => (r.live ? `<span class="warn">${liveText(r.live)}</span><br>` : '') + statusCell(r.last) },
-    { head: 'Finished', cell: (r) => esc(when(r.last?.finishedAt)) },
-    { head: 'Fetched', cell: (r) => n(r.last?.fetched), numeric: true },
-    { head: 'Created', cell: (r) => n(r.last?.created), numeric: true },
-    { head: 'Updated', cell: (r) => n(r.last?.updated), numeric: true },
-    { head: 'Unchanged', cell: (r) => n(r.last?.unchanged), numeric: true },
-    { head: 'Rejected', cell: (r) => `<a href="/rejects/${encodeURIComponent(r.search.name)}">${n(r.last?.rejected)}</a>`, numeric: true },
-    { head: 'Link errors', cell: (r) => n(r.last?.linkErrors), numeric: true },
-    { head: 'Tokens', cell: (r) => n(r.last?.tokensSpent), numeric: true },
-    { head: 'Credits', cell: (r) => n(r.last?.creditsSpent), numeric: true },
-    { head: 'Throttled (429)', cell: (r) => n(r.last?.throttled), numeric: true },
-    { head: 'Duration', cell: (r) => esc(seconds(r.last?.durationMs)), numeric: true },
-  ];
-  const running = rows.some((r) => r.live !== undefined);
-  return page('Runs', table(rows, cols, 'no saved searches configured'), running ? { refreshSeconds: 5 } : {});
+/** A native progress bar (keyboard and screen readers know it) while a run with a known target walks. */
+function progressBar(live: LiveRun, search: string): string {
+  if (live.waitingFor || live.delayedUntil !== undefined || live.target <= 0) return '';
+  return `<br><progress max="${esc(live.target)}" value="${esc(Math.min(live.fetched, live.target))}" aria-label="${esc(`progress of ${search}`)}"></progress>`;
 }
 
-export function runHistoryPage(search: string, runs: readonly RunSummary[], live: LiveRun | undefined): string {
+function lastResult(s: RunSummary | undefined): string {
+  if (!s) return statusCell(s);
+  const counts = `${n(s.created)} created · ${n(s.updated)} updated · ${n(s.unchanged)} unchanged · ${n(s.rejected)} rejected`;
+  return `${statusCell(s)}<br><span class="muted">${esc(when(s.finishedAt))}</span><br>${counts}`;
+}
+
+function alertsBox(alerts: readonly AlertInForce[]): string {
+  if (alerts.length === 0) return '<p class="muted" id="alerts">No alert in force.</p>';
+  return `<section class="alerts" id="alerts" aria-label="Alerts in force"><h2>Alerts in force (${alerts.length})</h2><ul>${alerts
+    .map((a) => `<li><strong>${esc(a.rule)}</strong>${a.subject ? ` · ${esc(a.subject)}` : ''}</li>`).join('')}</ul></section>`;
+}
+
+export interface OverviewExtras {
+  /** The budget strip's HTML (budget-strip.ts). */
+  budget?: string;
+  alerts?: readonly AlertInForce[];
+  /** The "Run now" form of a search; absent in read-only mode. */
+  actions?: (search: string) => string;
+}
+
+export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras = {}): string {
+  const cols: Column<SearchRow>[] = [
+    { head: 'Search', cell: (r) => `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>` },
+    { head: 'Now', cell: (r) => (r.live ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}` : 'idle'), className: 'cell-wide' },
+    { head: 'Next run', cell: (r) => `<span class="nowrap">${esc(when(r.nextRunAt)) || '—'}</span>` },
+    { head: 'Last result', cell: (r) => lastResult(r.last) + (r.last?.rejected ? ` · <a href="/rejects/${enc(r.search.name)}">rejects</a>` : ''), className: 'cell-wide' },
+    { head: 'Last duration', cell: (r) => esc(seconds(r.last?.durationMs)), numeric: true },
+    { head: 'Records (last 30)', cell: (r) => sparkline([...r.recent].reverse().map((s) => s.fetched), `records fetched per run of ${r.search.name}`) },
+    { head: 'Tokens (last 30)', cell: (r) => sparkline([...r.recent].reverse().map((s) => s.tokensSpent), `tokens per run of ${r.search.name}`) },
+    ...(extras.actions ? [{ head: 'Act', cell: (r: SearchRow) => extras.actions?.(r.search.name) ?? '' }] : []),
+  ];
+  const running = rows.some((r) => r.live !== undefined && r.live.waitingFor === undefined && r.live.delayedUntil === undefined);
+  const body = `${extras.budget ?? ''}${extras.alerts ? alertsBox(extras.alerts) : ''}<h2>Searches</h2>${table(rows, cols, 'no saved searches configured', { className: 'cards' })}`;
+  return page('Runs', body, running ? { refreshSeconds: 5 } : {});
+}
+
+const TRIGGERS: Record<string, string> = { schedule: 'schedule', manual: 'manual' };
+const triggerText = (s: RunSummary): string => (s.fullResync ? 'full resync' : (s.trigger && TRIGGERS[s.trigger]) ?? '—');
+
+function charts(runs: readonly RunSummary[]): string {
+  const old = [...runs].reverse();
+  const of = (f: (s: RunSummary) => number | undefined): number[] => old.map((s) => f(s) ?? 0);
+  return `<div class="charts">${[
+    barChart('Records', [
+      { name: 'created', color: '#1a7f37', values: of((s) => s.created) },
+      { name: 'updated', color: '#0969da', values: of((s) => s.updated) },
+      { name: 'unchanged', color: '#8c959f', values: of((s) => s.unchanged) },
+      { name: 'rejected', color: '#cf222e', values: of((s) => s.rejected) },
+    ]),
+    barChart('Tokens', [{ name: 'tokens', color: '#8250df', values: of((s) => s.tokensSpent) }]),
+    barChart('Credits', [{ name: 'credits', color: '#bc4c00', values: of((s) => s.creditsSpent) }]),
+    barChart('Duration', [{ name: 'duration', color: '#57606a', values: of((s) => s.durationMs) }], { format: (v) => seconds(v) }),
+  ].join('')}</div>`;
+}
+
+/** How many, and the first reason as an example: the rejects page lists them all. */
+function warningsCell(s: RunSummary): string {
+  const count = warningCount(s);
+  if (count === 0) return '';
+  const first = s.warnings?.first[0];
+  return `${esc(count)}${first ? `, e.g. <span class="muted">${esc(first)}</span>` : ''}`;
+}
+
+export interface HistoryExtras {
+  /** Rows the table shows (the charts use every run passed). */
+  limit?: number;
+  alerts?: readonly AlertInForce[];
+  /** The "Run now" and "Full resync" forms; absent in read-only mode. */
+  actions?: string;
+}
+
+export function runHistoryPage(search: string, runs: readonly RunSummary[], live: LiveRun | undefined, extras: HistoryExtras = {}): string {
+  const rejects = `/rejects/${enc(search)}`;
   const cols: Column<RunSummary>[] = [
-    { head: 'Started', cell: (s) => esc(when(s.startedAt)) },
-    { head: 'Finished', cell: (s) => esc(when(s.finishedAt)) },
-    { head: 'Status', cell: (s) => statusCell(s) + (s.dryRun ? ' (dry run)' : '') },
-    { head: 'Warnings', cell: (s) => (s.warnings?.first.length ? esc(s.warnings.first.join('; ')) : esc(warningCount(s) || '')) },
+    { head: 'Started', cell: (s) => esc(when(s.startedAt)).split(' ').map((part) => `<span class="nowrap">${part}</span>`).join('<br>') },
+    { head: 'Trigger', cell: (s) => esc(triggerText(s)) },
+    { head: 'Run id', cell: (s) => `<code title="${esc(s.runId)}">${esc(s.runId.slice(0, 8))}</code>` },
+    { head: 'Status', cell: (s) => statusCell(s) + (s.dryRun ? ' (dry run)' : '') + (s.error ? `<br>${esc(s.error.code)}: ${esc(s.error.message)}` : ''), className: 'cell-wide' },
+    { head: 'Warnings', cell: warningsCell, className: 'cell-wide' },
     { head: 'Fetched', cell: (s) => n(s.fetched), numeric: true },
     { head: 'Created', cell: (s) => n(s.created), numeric: true },
     { head: 'Updated', cell: (s) => n(s.updated), numeric: true },
     { head: 'Unchanged', cell: (s) => n(s.unchanged), numeric: true },
-    { head: 'Rejected', cell: (s) => n(s.rejected), numeric: true },
+    { head: 'Rejected', cell: (s) => (s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)), numeric: true },
     { head: 'Link errors', cell: (s) => n(s.linkErrors), numeric: true },
     { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
     { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
-    { head: 'Throttled (429)', cell: (s) => n(s.throttled), numeric: true },
+    { head: '429s', cell: (s) => n(s.throttled), numeric: true },
     { head: 'Duration', cell: (s) => esc(seconds(s.durationMs)), numeric: true },
-    { head: 'Error', cell: (s) => (s.error ? `${esc(s.error.code)}: ${esc(s.error.message)}` : '') },
   ];
   const now = live
-    ? `<h2>In progress</h2><p id="live">${liveText(live)} (run ${esc(live.runId)}, started ${esc(when(live.startedAt))})</p>`
-    : '<p id="live">No run in progress.</p>';
-  const links = `<p><a href="/rejects/${encodeURIComponent(search)}">Rejected records and failed links</a> · <a href="/api/runs/${encodeURIComponent(search)}">JSON</a></p>`;
-  return page(`Runs of ${search}`, `${now}${links}<h2>History</h2>${table(runs, cols, 'no finished runs yet')}`, live ? { refreshSeconds: 5 } : {});
+    ? `<h2>Now</h2><p id="live">${liveText(live)} (run ${esc(live.runId)}${live.startedAt ? `, started ${esc(when(live.startedAt))}` : ''})</p>`
+    : '<h2>Now</h2><p id="live">No run in progress.</p>';
+  const mine = (extras.alerts ?? []).filter((a) => a.subject === search);
+  const alerts = mine.length ? `<p class="alerts">Alerts in force: ${mine.map((a) => `<strong>${esc(a.rule)}</strong>`).join(', ')}</p>` : '';
+  const links = `<p><a href="${rejects}">Rejected records and failed links</a> · <a href="/api/runs/${enc(search)}">JSON</a> · <a href="/admin/queues/queue/prospect-sync">Queue in bull-board</a></p>`;
+  const shown = runs.slice(0, extras.limit ?? runs.length);
+  const history = shown.length === 0 ? '<p>no finished runs yet</p>'
+    : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
+  const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs)}<h2>History</h2>${history}`;
+  const running = live !== undefined && live.waitingFor === undefined && live.delayedUntil === undefined;
+  return page(`Runs of ${search}`, body, running ? { refreshSeconds: 5 } : {});
 }

@@ -19,15 +19,18 @@ function crossSite(req: Request): boolean {
 const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
-const isJson = (type: string | undefined): boolean => type?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+const mediaType = (type: string | undefined): string | undefined => type?.split(';')[0]?.trim().toLowerCase();
+const isJson = (type: string | undefined): boolean => mediaType(type) === 'application/json';
+const isForm = (type: string | undefined): boolean => mediaType(type) === 'application/x-www-form-urlencoded';
 
 /**
  * Cross-site request forgery: a page elsewhere can make the browser send a "simple" POST (text/plain or a form) that
  * carries the dashboard's cached basic-auth credentials. Every state-changing request must come from a page of the
  * dashboard itself (403 otherwise) and send JSON (415 otherwise), which a cross-site page can only do after a
  * CORS preflight that we never grant. A request without a body may omit the type (bull-board's own buttons do).
+ * `formPath`: the paths that take a same-origin HTML form post instead; their handler checks its CSRF token.
  */
-export function sameOriginGuard(): RequestHandler {
+export function sameOriginGuard(formPath: (path: string) => boolean = () => false): RequestHandler {
   return (req, res, next) => {
     if (SAFE_METHODS.has(req.method)) {
       next();
@@ -38,7 +41,7 @@ export function sameOriginGuard(): RequestHandler {
       return;
     }
     const type = req.headers['content-type'];
-    if (isJson(type) || (type === undefined && !hasBody(req))) {
+    if (isJson(type) || (type === undefined && !hasBody(req)) || (isForm(type) && formPath(req.path))) {
       next();
       return;
     }

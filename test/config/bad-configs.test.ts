@@ -57,6 +57,7 @@ const CASES: Record<string, [number, number, string, string]> = {
   'worker-concurrency-zero': [18, 23, 'worker.concurrency', '>0'],
   'port-out-of-range': [19, 9, 'server.port', '<=65535'],
   'admin-actions-not-boolean': [19, 17, 'server.adminActions', 'expected boolean'],
+  'run-actions-not-boolean': [19, 15, 'server.runActions', 'expected boolean'],
   'bad-destination-name': [13, 3, 'destinations.SF Org', 'invalid name: must match'],
   'view-duplicate': [41, 26, 'searches[1].view[1]', "segment 'demographics' listed twice"],
   'contacts-without-credit-caps': [40, 12, 'searches[1].view[0]', 'contacts cost credits'],

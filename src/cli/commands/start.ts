@@ -156,6 +156,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         port: opts.dashboard?.port ?? config.server.port,
         auth: config.server.auth,
         adminActions: config.server.adminActions,
+        ...(config.server.runActions === undefined ? {} : { runActions: config.server.runActions }),
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
         ...metricsAuthOf(process.env.METRICS_AUTH, config.server.metricsAuth),
         prefix, governorSnapshots: () => listGovernorSnapshots(connection, prefix), searches: () => live.current().searches,

@@ -1,0 +1,92 @@
+/**
+ * /runs render time (goal <= 200 ms) with 100 saved searches and 1,000 runs of history each: the real dashboard
+ * server over HTTP (basic auth, the Redis PING, the reads of runs, live jobs, schedulers, budget and alerts, the HTML
+ * with 200 sparklines), real Redis. The histories are written as recordRun keeps them (a list of JSON summaries,
+ * newest first), in one LPUSH per search. Keys live in their own database (default 12) and are deleted afterwards.
+ * Run: REDIS_URL=redis://127.0.0.1:6379/12 npx tsx bench/runs-page.ts [searches=100] [runs=1000] [--renders=30]
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { SavedSearch } from '../src/config/index.js';
+import { openQueues } from '../src/queue/index.js';
+import { runKeys } from '../src/runs/run-keys.js';
+import { emptyCounts, type RunSummary } from '../src/runs/run-summary.js';
+import { startDashboardServer } from '../src/server/index.js';
+import { silentLogger } from '../src/shared/logger.js';
+import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
+import { RedisBudgetLedger } from '../src/source/budget-ledger.js';
+import { load, machine } from './lib/machine.js';
+
+const [searchCount, runCount] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
+const SEARCHES = searchCount ?? 100;
+const RUNS = runCount ?? 1_000;
+const renders = Number(process.argv.find((a) => a.startsWith('--renders='))?.slice('--renders='.length) ?? 30);
+const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/12');
+const prefix = `runs-page-bench:${randomUUID().slice(0, 8)}`;
+const searches = Array.from({ length: SEARCHES }, (_, i) => ({ name: `search-${i}`, destination: 'crm', schedule: { every: '1h' } }) as unknown as SavedSearch);
+
+async function fill(): Promise<void> {
+  const now = Date.now();
+  for (const s of searches) {
+    const lines: string[] = [];
+    for (let r = RUNS - 1; r >= 0; r--) {
+      const at = new Date(now - r * 3_600_000).toISOString();
+      const summary: RunSummary = {
+        search: s.name, status: r % 17 === 0 ? 'failed' : 'completed', ...emptyCounts(), fetched: 100 + (r % 50), created: r % 7,
+        updated: 20, unchanged: 80, tokensSpent: 100 + (r % 50), durationMs: 60_000 + r, runId: randomUUID(), startedAt: at, finishedAt: at,
+        dryRun: false, partitions: 1, trigger: 'schedule',
+      };
+      lines.push(JSON.stringify(summary));
+    }
+    // LPUSH puts the last pushed first: the newest run (r = 0) was pushed last.
+    await redis.lpush(runKeys(s.name, prefix).history, ...lines);
+  }
+  const ledger = new RedisBudgetLedger(redis, `${prefix}:source:acct-a`, 0, {});
+  await ledger.observeTokens({ 'x-rate-results-limit': '1000000', 'x-rate-results-limit-remaining': '600000', 'x-rate-results-limit-reset': String(20 * 86_400) });
+}
+
+const round = (x: number): number => Math.round(x * 10) / 10;
+const stats = (xs: number[]): { medianMs: number; p95Ms: number; maxMs: number } => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+  return { medianMs: round(at(0.5)), p95Ms: round(at(0.95)), maxMs: round(s.at(-1) ?? Number.NaN) };
+};
+
+const queues = openQueues({ connection: redis, prefix });
+const auth = { username: 'ops', password: 'bench-pass' };
+const server = await startDashboardServer({
+  queues: [queues.sync, queues.tick], redis, prefix, port: 0, auth, logger: silentLogger, searches: () => searches,
+  creditCaps: () => ({ maxPerDay: 5_000 }), runActions: true,
+});
+const out: Record<string, unknown>[] = [];
+try {
+  const filled = performance.now();
+  await fill();
+  console.log(`filled ${SEARCHES} x ${RUNS} runs in ${Math.round(performance.now() - filled)} ms; ${machine()}; ${load()}`);
+  const headers = { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`, accept: 'text/html' };
+  const get = async (): Promise<{ ms: number; bytes: number }> => {
+    const t = performance.now();
+    const res = await fetch(`${server.url}/runs`, { headers });
+    const body = await res.text();
+    if (res.status !== 200 || !body.includes(`search-${SEARCHES - 1}`)) throw new Error(`/runs answered ${res.status}`);
+    return { ms: performance.now() - t, bytes: body.length };
+  };
+  for (let i = 0; i < 5; i++) await get(); // warm up (JIT, connections)
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < renders; i++) {
+    const r = await get();
+    times.push(r.ms);
+    bytes = r.bytes;
+  }
+  const line = { label: `GET /runs, ${SEARCHES} searches x ${RUNS} runs (${renders} times)`, ...stats(times), htmlBytes: bytes, goalMs: 200, machine: machine(), load: load() };
+  out.push(line);
+  console.log(JSON.stringify(line));
+} finally {
+  await server.close();
+  await queues.close();
+  await deleteKeysUnder(redis, prefix);
+  redis.disconnect();
+}
+if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(out, null, 1));
