@@ -54,13 +54,19 @@ export function addAndRemove(store: HubSpotStore, listId: string, body: unknown)
   const missing: string[] = [];
   for (const id of toAdd) {
     if (!table.objects.has(id)) missing.push(id);
-    else if (!list.members.has(id)) (list.members.set(id, now), added.push(id));
+    else if (!list.members.has(id)) {
+      list.members.set(id, now);
+      added.push(id);
+    }
   }
   for (const id of toRemove) {
     if (!table.objects.has(id)) missing.push(id);
     else if (list.members.delete(id)) removed.push(id);
   }
-  if (added.length + removed.length > 0) (list.updatedAt = now), (list.listVersion += 1);
+  if (added.length + removed.length > 0) {
+    list.updatedAt = now;
+    list.listVersion += 1;
+  }
   return { status: 200, body: { [store.lists.addedSpelling]: added, recordIdsRemoved: removed, recordIdsMissing: [...new Set(missing)] } };
 }
 
