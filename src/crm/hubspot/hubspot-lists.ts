@@ -71,8 +71,13 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
       const body = { name, objectTypeId: objectTypeId(object), processingType: 'MANUAL' };
       const created = await caller.attempt((c, attempt) => hubspotJson<ListAnswer>(c, 'POST', '/crm/v3/lists', body, [200], attempt), signal);
       if ('data' in created) return usable(created.data.list, name);
-      // Names are unique: another run created it between our lookup and create.
-      if (created.refusal.code === 409) return usable(await found(object, name, signal), name);
+      if (created.refusal.code === 409) {
+        // Names are unique among all lists: another run created it between our lookup and create, or a list of
+        // another object holds the name.
+        const raced = await found(object, name, signal);
+        if (raced !== undefined) return usable(raced, name);
+        throw new CrmListError(`HubSpot already has a list named "${name}" for another object than ${object}; list names are unique, pick another`, { crm: 'hubspot', list: name, reason: 'name_taken' });
+      }
       throw refusalError(created.refusal, { operation: 'list create', object });
     },
 

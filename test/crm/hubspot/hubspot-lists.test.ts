@@ -46,6 +46,20 @@ describe('HubSpot lists: ensureList', () => {
     await expect(sink.lists.ensureList('companies', 'dynamic icp')).rejects.toMatchObject({ code: 'crm_list_unusable', message: expect.stringMatching(/DYNAMIC, not MANUAL/) });
     await expect(sink.lists.ensureList('deals', 'Deals')).rejects.toMatchObject({ code: 'crm_list_unusable' });
   });
+
+  it('refuses a name another object\'s list holds (names are unique among all lists)', async () => {
+    const { sink } = await setup();
+    await sink.lists.ensureList('companies', 'Key accounts');
+    await expect(sink.lists.ensureList('contacts', 'key accounts')).rejects.toMatchObject({ code: 'crm_list_unusable', details: { reason: 'name_taken' } });
+  });
+
+  it('goes through the portal\'s call policy: a 429 is waited out, a request past its deadline is retried', async () => {
+    const { emu, sink } = await setup({ limits: { windowMs: 500 }, faults: { force429Next: 1, hang: { route: 'lists.byName', times: 1 } } }, { requestTimeoutMs: 300 });
+    const id = await sink.lists.ensureList('companies', 'ICP');
+    expect(emu.state.lists.byId.has(id)).toBe(true);
+    expect(sink.throttled).toBe(1);
+    expect(emu.faults.hung).toBe(1);
+  });
 });
 
 describe('HubSpot lists: members', () => {
