@@ -16,6 +16,30 @@ export interface SinkCallOptions {
   signal?: AbortSignal;
 }
 
+/** What one membership change did, by CRM record id: ids already (or never) members are in none of them. */
+export interface ListChange {
+  added: string[];
+  removed: string[];
+  /** Ids the CRM does not know (deleted there): nothing was done for them. */
+  missing: string[];
+}
+
+/**
+ * A CRM list holding a search's records (a HubSpot MANUAL list; later a Salesforce Campaign), by CRM record id.
+ * `object` is the sink's object name (`companies`, `contacts`). Errors are typed like every sink call; an unknown
+ * list is CrmListError `crm_list_not_found`.
+ */
+export interface ListPort {
+  /** The id of the list called `name` (found case-insensitively, or created empty); store it. */
+  ensureList(object: string, name: string, options?: SinkCallOptions): Promise<string>;
+  /** Adds and removes members, in batches the CRM takes. */
+  changeMembers(listId: string, add: string[], remove: string[], options?: SinkCallOptions): Promise<ListChange>;
+  /** Every member's CRM id (all pages). */
+  members(listId: string, options?: SinkCallOptions): Promise<string[]>;
+  /** Archives (HubSpot; restorable for 90 days) these records. */
+  archive(object: string, crmIds: string[], options?: SinkCallOptions): Promise<void>;
+}
+
 export interface CrmSink {
   /** The destination type it writes (its port's `type`, src/crm/destination-port.ts). */
   readonly kind: string;
@@ -45,5 +69,7 @@ export interface CrmSink {
    * kept per instance, so a new or restored portal/org gets a full sync. Optional for test doubles.
    */
   identity?(options?: SinkCallOptions): Promise<string>;
+  /** The CRM's lists, where the sink has them (HubSpot). */
+  readonly lists?: ListPort;
   close(): Promise<void>;
 }

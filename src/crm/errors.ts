@@ -51,3 +51,10 @@ export class DestinationTypeError extends AppError {
     super('config_invalid', message, { details });
   }
 }
+
+/** The CRM list (HubSpot list, Salesforce campaign) a search writes to is gone or cannot take membership changes. */
+export class CrmListError extends AppError {
+  constructor(message: string, details: { crm: string; list: string; reason: 'not_found' | 'not_manual' | 'object' | 'name_taken' }) {
+    super(details.reason === 'not_found' ? 'crm_list_not_found' : 'crm_list_unusable', message, { details });
+  }
+}

@@ -21,7 +21,7 @@ export const MAX_HUBSPOT_ANSWER_BYTES = 16 * 1024 * 1024;
  */
 export async function hubspotJson<T>(
   client: Client,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body: unknown,
   accepted: readonly number[],
@@ -36,6 +36,8 @@ export async function hubspotJson<T>(
     parsed = undefined;
   }
   if (!accepted.includes(res.status)) throw Object.assign(new Error(`HTTP ${res.status}`), { code: res.status, body: parsed, headers: res.headers });
+  // 204 (batch archive) has no body by definition.
+  if (res.status === 204) return { data: undefined as T, headers: res.headers };
   // An accepted status with a body that is not JSON: the typed API throws its parse error too (retried as a server fault).
   if (parsed === undefined) throw new Error(`HubSpot answered ${res.status} without a JSON body`);
   return { data: parsed as T, headers: res.headers };

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { RateGovernor } from '../../shared/rate-governor.js';
 import { chunks } from '../chunks.js';
-import type { CrmSink, CrmValue, UpsertOutcome } from '../crm-sink.js';
+import type { CrmSink, CrmValue, ListPort, UpsertOutcome } from '../crm-sink.js';
 import { linkToCompanies } from './hubspot-associations.js';
 import { createHubSpotCaller } from './hubspot-caller.js';
 import { createHubSpotClient } from './hubspot-client.js';
@@ -10,6 +10,7 @@ import { CrmDailyLimitError } from '../errors.js';
 import { HUBSPOT_OPERATION, type RetryOptions } from './hubspot-call-policy.js';
 import { hubspotPortalId } from './hubspot-identity.js';
 import { boundedLimit, HUBSPOT_ASSUMED_PER_10S, HUBSPOT_BATCH_SIZE, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
+import { createHubSpotLists } from './hubspot-lists.js';
 import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { cachedPreflight, preflightKey } from '../preflight-cache.js';
@@ -45,6 +46,8 @@ export interface HubSpotSink extends CrmSink {
   ceiling(): number;
   /** `hubspot:<portalId>` from the account-info API. */
   identity(options?: { signal?: AbortSignal }): Promise<string>;
+  /** The portal's MANUAL lists (Lists v3), through the same governor and call policy. */
+  readonly lists: ListPort;
 }
 
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
@@ -104,6 +107,8 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     preferredBatchSize: () => HUBSPOT_BATCH_SIZE,
 
     ceiling: () => hubspotCeiling(limit.limit, limit.windowMs),
+
+    lists: createHubSpotLists(caller),
 
     identity: async (callOptions) => `hubspot:${await hubspotPortalId(caller, callOptions?.signal)}`,
 

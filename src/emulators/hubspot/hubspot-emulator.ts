@@ -5,6 +5,8 @@ import { associateDefault, createAssociations } from './association-batch.js';
 import { defaultFaults, type HubSpotFaults } from './emulator-faults.js';
 import { HubSpotHttpError } from './hubspot-http-error.js';
 import { HubSpotStore } from './hubspot-store.js';
+import { addAndRemove, createList, getListByName, membershipPage, objectTypeOf } from './list-routes.js';
+import type { AddedSpelling } from './list-store.js';
 import { archive, create, read, update, upsert, type BatchAnswer } from './object-batch.js';
 import { createProperty, getProperty, listProperties } from './property-routes.js';
 import { RateWindow } from './rate-window.js';
@@ -19,6 +21,8 @@ export interface HubSpotEmulatorOptions {
   faults?: Partial<HubSpotFaults>;
   /** Portal (Hub) id answered by GET /account-info/v3/details; default 1234567. Two emulators with different ids are two portals. */
   portalId?: number;
+  /** How add-and-remove answers spell the added ids (default `recordsIdsAdded`; `state.lists.addedSpelling` flips it). */
+  listAddedSpelling?: AddedSpelling;
 }
 
 export interface HubSpotEmulatorStats {
@@ -52,10 +56,11 @@ function accountDetails(portalId: number): BatchAnswer {
   };
 }
 
-type Handler = (params: string[], body: unknown) => BatchAnswer;
+type Handler = (params: string[], body: unknown, query: URLSearchParams) => BatchAnswer;
 
 const objectScope = (access: 'read' | 'write') => (params: string[]): string => `crm.objects.${params[0] ?? ''}.${access}`;
 const schemaScope = (access: 'read' | 'write') => (params: string[]): string => `crm.schemas.${params[0] ?? ''}.${access}`;
+const listScope = (access: 'read' | 'write') => (): string => `crm.lists.${access}`;
 
 /** HubSpot's 403 for a private app without the scope a call needs. */
 function missingScopeError(scope: string): HubSpotHttpError {
@@ -77,26 +82,41 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** A strict, stateful, in-memory HubSpot CRM (objects, properties, associations v4, limits) on 127.0.0.1. */
+/** A strict, stateful, in-memory HubSpot CRM (objects, properties, associations v4, lists v3, limits) on 127.0.0.1. */
 export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {}): Promise<HubSpotEmulator> {
   const given = [...(options.accessTokens ?? []), ...(options.accessToken === undefined ? [] : [options.accessToken])];
   const tokens = new Set(given.length > 0 ? given : [DEFAULT_HUBSPOT_TOKEN]);
   const state = new HubSpotStore();
+  if (options.listAddedSpelling !== undefined) state.lists.addedSpelling = options.listAddedSpelling;
+  // Membership writes need the list scope and the object's write scope (an unknown list is answered 404 by the handler).
+  const membershipScopes = ([listId]: string[]): string[] => {
+    const list = state.lists.byId.get(listId ?? '');
+    return list === undefined ? ['crm.lists.write'] : ['crm.lists.write', `crm.objects.${objectTypeOf(list.objectTypeId)}.write`];
+  };
   const faults: HubSpotFaults = { ...defaultFaults(), ...options.faults };
   const limits = new RateWindow(options.limits?.perTenSeconds ?? 190, options.limits?.windowMs ?? 10_000, options.limits?.daily ?? 1_000_000);
   const stats: HubSpotEmulatorStats = { requests: 0, throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, byRoute: {}, byStatus: {}, inputs: 0 };
   const newId = (): string => state.newId();
 
-  // Each route needs one scope of the private app: crm.objects.<type>.read|write or crm.schemas.<type>.read|write.
+  // Each route needs scopes of the private app: crm.objects.<type>.read|write, crm.schemas.<type>.read|write or
+  // crm.lists.read|write (membership writes need the list's object write scope too).
   const portalId = options.portalId ?? DEFAULT_PORTAL_ID;
-  const routes: { method: string; pattern: RegExp; name: string; scope: (params: string[]) => string; handle: Handler }[] = [
+  const routes: { method: string; pattern: RegExp; name: string; scope: (params: string[]) => string | string[]; handle: Handler }[] = [
     // Any token of the account may read its details (HubSpot lists only the `oauth` scope).
     { method: 'GET', pattern: /^\/account-info\/v3\/details$/, name: 'account-info', scope: () => 'oauth', handle: () => accountDetails(portalId) },
     { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/upsert$/, name: 'upsert', scope: objectScope('write'), handle: ([t], b) => upsert(state.table(t ?? ''), b, faults, newId) },
     { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/create$/, name: 'create', scope: objectScope('write'), handle: ([t], b) => create(state.table(t ?? ''), b, faults, newId) },
     { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/update$/, name: 'update', scope: objectScope('write'), handle: ([t], b) => update(state.table(t ?? ''), b, faults) },
     { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/read$/, name: 'read', scope: objectScope('read'), handle: ([t], b) => read(state.table(t ?? ''), b) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/archive$/, name: 'archive', scope: objectScope('write'), handle: ([t], b) => archive(state.table(t ?? ''), b) },
+    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/archive$/, name: 'archive', scope: objectScope('write'), handle: ([t], b) => {
+      const answer = archive(state.table(t ?? ''), b);
+      state.unlistGone(t ?? '');
+      return answer;
+    } },
+    { method: 'POST', pattern: /^\/crm\/v3\/lists\/?$/, name: 'lists.create', scope: listScope('write'), handle: (_, b) => createList(state, b) },
+    { method: 'GET', pattern: /^\/crm\/v3\/lists\/object-type-id\/([^/]+)\/name\/([^/]+)$/, name: 'lists.byName', scope: listScope('read'), handle: ([t, n]) => getListByName(state, t ?? '', n ?? '') },
+    { method: 'PUT', pattern: /^\/crm\/v3\/lists\/([^/]+)\/memberships\/add-and-remove$/, name: 'lists.addAndRemove', scope: membershipScopes, handle: ([l], b) => addAndRemove(state, l ?? '', b) },
+    { method: 'GET', pattern: /^\/crm\/v3\/lists\/([^/]+)\/memberships$/, name: 'lists.memberships', scope: listScope('read'), handle: ([l], _, q) => membershipPage(state, l ?? '', q) },
     { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.list', scope: schemaScope('read'), handle: ([t]) => listProperties(state.table(t ?? '')) },
     { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)\/([^/]+)$/, name: 'properties.get', scope: schemaScope('read'), handle: ([t, n]) => getProperty(state.table(t ?? ''), n ?? '') },
     { method: 'POST', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.create', scope: schemaScope('write'), handle: ([t], b) => createProperty(state.table(t ?? ''), b) },
@@ -154,15 +174,15 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
         faults.hung += 1;
         return;
       }
-      if (req.method === 'POST' && !(req.headers['content-type'] ?? '').includes('application/json')) {
+      if ((req.method === 'POST' || req.method === 'PUT') && !(req.headers['content-type'] ?? '').includes('application/json')) {
         throw new HubSpotHttpError(415, 'VALIDATION_ERROR', 'Content-Type must be application/json');
       }
       const inputs = (body as { inputs?: unknown } | undefined)?.inputs;
       if (Array.isArray(inputs)) stats.inputs += inputs.length;
       const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map((p) => decodeURIComponent(p));
-      const scope = route.scope(params);
-      if (faults.missingScopes.has(scope)) throw missingScopeError(scope);
-      const answer = route.handle(params, body);
+      const scope = [route.scope(params)].flat().find((s) => faults.missingScopes.has(s));
+      if (scope !== undefined) throw missingScopeError(scope);
+      const answer = route.handle(params, body, url.searchParams);
       send(res, answer.status, answer.body, headers);
     } catch (err) {
       if (!(err instanceof HubSpotHttpError)) throw err;

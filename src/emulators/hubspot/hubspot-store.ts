@@ -1,5 +1,6 @@
 import { defaultProperties, OBJECT_TYPE_IDS, type PropertyDef } from './default-properties.js';
 import { HubSpotHttpError } from './hubspot-http-error.js';
+import { ListStore } from './list-store.js';
 
 export interface StoredObject {
   id: string;
@@ -86,6 +87,7 @@ export class ObjectTable {
 export class HubSpotStore {
   readonly tables = new Map<string, ObjectTable>();
   readonly associations: StoredAssociation[] = [];
+  readonly lists = new ListStore();
   private nextId = 1000;
 
   constructor() {
@@ -106,6 +108,16 @@ export class HubSpotStore {
   /** Convenience for tests: a record's properties by a unique property's value. */
   find(type: string, property: string, value: string): StoredObject | undefined {
     return this.tables.get(type)?.findBy(property, value);
+  }
+
+  /** Records of `type` gone from the table (archived) leave every list, as in HubSpot. */
+  unlistGone(type: string): void {
+    const table = this.table(type);
+    const typeId = OBJECT_TYPE_IDS[type];
+    for (const list of this.lists.byId.values()) {
+      if (list.objectTypeId !== typeId) continue;
+      for (const id of list.members.keys()) if (!table.objects.has(id)) list.members.delete(id);
+    }
   }
 
   count(type: string): number {
