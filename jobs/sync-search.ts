@@ -7,7 +7,7 @@
 import type { SyncProcessor } from '../src/queue/job-data.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
 import { destinationCeiling } from '../src/crm/destination-ceiling.js';
-import { openDestination, type Destination } from './sync-search/open-destination.js';
+import { openDestination, type CrmEnd } from './sync-search/open-destination.js';
 import { openSoon } from './sync-search/open-soon.js';
 import { startPlan } from './sync-search/plan-run.js';
 import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
@@ -41,7 +41,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   if (earlier) return run.close().then(() => earlier);
   const { source, signal } = run;
   const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
-  let crm: Destination | undefined; // the CRM end, once open (closed with the run)
+  let crm: CrmEnd | undefined; // the CRM end, once open (closed with the run)
   // The CRM end opens while the free count is in flight: its client's first load is CPU that would otherwise hold
   // back the split's first counts (jobs/sync-search/open-soon.ts).
   const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));

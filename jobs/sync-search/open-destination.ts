@@ -7,7 +7,7 @@ import type { CrmSink, CrmWriter, FieldMapping } from '../../src/crm/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 
 /** The CRM end of one run: the sink, the writer around it (mapping, change detection, rejects) and the mapping. */
-export interface Destination {
+export interface CrmEnd {
   sink: CrmSink;
   writer: CrmWriter;
   mapping: FieldMapping;
@@ -31,7 +31,7 @@ function associateTarget(config: AppConfig, search: SavedSearch, destination: De
   return { object, matchField: companies?.matchOn.field ?? defaultMatchField(destination) ?? search.matchOn.field };
 }
 
-export async function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Promise<Destination> {
+export async function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Promise<CrmEnd> {
   const associate = associateTarget(config, search, destination);
   const mapping = compileFieldMapping(
     { matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}) },

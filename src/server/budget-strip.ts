@@ -1,13 +1,17 @@
 /** The overview's budget strip: tokens left of the allotment, the reset, the pace to it, and credits today per cap. */
 import type { BudgetState } from '../source/budget-states.js';
+import type { SavedSearch } from '../config/index.js';
+import { forecastAllotment, paceFromHistory } from '../runs/allotment-forecast.js';
+import type { RunSummary } from '../runs/run-summary.js';
 import { esc, when } from './html.js';
-import { projectTokenSpend } from './spend-projection.js';
 
 export interface BudgetStripInput {
   budgets: readonly BudgetState[];
   caps: { maxPerRun?: number; maxPerDay?: number };
-  /** Recent finished runs of every search (for the pace). */
-  runs: readonly { finishedAt: string; tokensSpent: number }[];
+  /** `source.tokens.reserve`: runs stop at it, so the forecast leaves it out. */
+  reserve: number;
+  /** Every search with its recent runs, newest first: the forecast's pace (src/runs/allotment-forecast.ts, as `plan --all`). */
+  searches: readonly { search: SavedSearch; recent: readonly RunSummary[] }[];
   now: number;
 }
 
@@ -32,12 +36,20 @@ function tokensCard(b: BudgetState, input: BudgetStripInput): string {
   const t = b.tokens;
   if (!t) return `<div class="card"><h3>Tokens</h3><p>balance not seen yet (the first search answer reports it)</p></div>`;
   const used = t.limit > 0 ? (t.limit - t.remaining) / t.limit : 0;
-  const p = projectTokenSpend(input.runs, t, input.now);
-  const pace = !p
-    ? 'no run in the last 7 days: no pace yet'
-    : p.exhaustedAt !== undefined
-      ? `<strong class="failed">at ${num(p.perDay)} tokens/day the allotment runs out in ${esc(countdown(p.exhaustedAt - input.now))}, before the reset</strong>`
-      : `at ${num(p.perDay)} tokens/day: about ${num(p.leftAtReset)} left at the reset`;
+  // The scheduled runs until the reset at each search's recent pace; a search that has not run yet has no pace here
+  // (`plan --all` spends one free count on it).
+  const paced = input.searches.flatMap(({ search, recent }) => {
+    const pace = search.schedule ? paceFromHistory(recent) : null;
+    return pace ? [{ search: search.name, schedule: search.schedule, pace }] : [];
+  });
+  const f = forecastAllotment({ balance: t, reserve: input.reserve, searches: paced, now: new Date(input.now) });
+  const unpaced = input.searches.filter((s) => s.search.schedule).length - paced.length;
+  const pace = paced.length === 0
+    ? 'no scheduled search has run yet: no forecast'
+    : (f.exhaustsAt !== null
+      ? `<strong class="failed">the scheduled runs need ${num(f.tokens)} tokens before the reset: the allotment runs out in ${esc(countdown(Date.parse(f.exhaustsAt) - input.now))} (a run of ${esc(f.exhaustedBy ?? '')})</strong>`
+      : `the scheduled runs need about ${num(f.tokens)} tokens before the reset: ~${num(f.tokensLeftAtReset)} left then`)
+      + (unpaced > 0 ? ` <span class="muted">(${unpaced} not yet run, not counted)</span>` : '');
   return `<div class="card"><h3>Tokens</h3><p class="big">${num(t.remaining)} <span class="muted">left of ${num(t.limit)}</span></p>
 ${gauge(used, `${num(t.limit - t.remaining)} of ${num(t.limit)} tokens used`)}
 <p>Resets in <strong>${esc(countdown(t.resetAt - input.now))}</strong> (${esc(when(t.resetAt))})</p><p>${pace}</p></div>`;

@@ -10,6 +10,7 @@ import { runHistoryPage, runsIndexPage } from './runs-pages.js';
 
 export interface CockpitSources extends RunViewSources {
   creditCaps?: (() => { maxPerRun?: number; maxPerDay?: number }) | undefined;
+  tokenReserve?: (() => number) | undefined;
   /** Whether the pages offer "Run now" and "Full resync". */
   runActions: boolean;
 }
@@ -19,8 +20,7 @@ const CHART_RUNS = 200;
 
 export async function overviewHtml(src: CockpitSources, req: Request, res: Response): Promise<string> {
   const [rows, budgets, alerts] = await Promise.all([searchRows(src), readBudgetStates(src.redis, src.prefix), alertsInForce(src.redis, src.prefix)]);
-  const runs = rows.flatMap((r) => r.recent);
-  const budget = budgetStrip({ budgets, caps: src.creditCaps?.() ?? {}, runs, now: Date.now() });
+  const budget = budgetStrip({ budgets, caps: src.creditCaps?.() ?? {}, reserve: src.tokenReserve?.() ?? 0, searches: rows, now: Date.now() });
   const token = src.runActions ? csrfToken(req, res) : undefined;
   return runsIndexPage(rows, { budget, alerts, ...(token ? { actions: (search: string) => runButtons(search, token) } : {}) });
 }

@@ -36,6 +36,8 @@ export interface DashboardOptions {
   searches?: () => readonly SavedSearch[];
   /** Credit caps of source.credits, exported as prospect_sync_credits_cap. */
   creditCaps?: () => { maxPerRun?: number; maxPerDay?: number };
+  /** `source.tokens.reserve`: the forecast on /runs leaves it out of what the searches may spend. */
+  tokenReserve?: () => number;
   /** Rate-governor state per remote/account/operation (listGovernorSnapshots); absent: no api_* samples. */
   governorSnapshots?: GovernorSnapshotSource;
   /** The API's health probe (`${source.baseUrl}/health`), checked by /readyz. */
@@ -99,7 +101,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   const prefix = opts.prefix ?? 'prospect-sync';
   const searches = opts.searches ?? (() => []);
   const runActions = opts.runActions ?? opts.adminActions === true;
-  const views = { redis: opts.redis, prefix, queues: opts.queues, searches, creditCaps: opts.creditCaps, runActions };
+  const views = { redis: opts.redis, prefix, queues: opts.queues, searches, creditCaps: opts.creditCaps, tokenReserve: opts.tokenReserve, runActions };
 
   const adminActions = opts.adminActions === true;
   const readOnly = (name: string): boolean =>

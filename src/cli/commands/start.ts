@@ -160,7 +160,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
         ...metricsAuthOf(process.env.METRICS_AUTH, config.server.metricsAuth),
         prefix, governorSnapshots: () => listGovernorSnapshots(connection, prefix), searches: () => live.current().searches,
-        creditCaps: () => live.current().source.credits, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
+        creditCaps: () => live.current().source.credits, tokenReserve: () => live.current().source.tokens.reserve, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
         logger,
       });
     }
