@@ -42,16 +42,16 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const { source, signal } = run;
   const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
   let crm: CrmEnd | undefined; // the CRM end, once open (closed with the run)
-  // The CRM end opens while the free count is in flight: its client's first load is CPU that would otherwise hold
-  // back the split's first counts (jobs/sync-search/open-soon.ts).
+  // The CRM end opens while the free count is in flight (jobs/sync-search/open-soon.ts explains why).
   const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));
   // Preflight (CRM credentials, object, fields): beside the free counts, before the walk's first search request (step 2).
   const checked = opening.then((d) => d.sink.preflight(d.mapping, { signal }));
   checked.catch(() => undefined); // awaited in step 2, or never when the plan refuses the run
   try {
-    // 1. Plan: free count, budget and caps (a refusal needs only the count: nothing split, nothing walked). The
-    // partitions are split while the walk runs (a resumed run keeps its partitions, splits only what is left).
-    const start = await startPlan(source, config, resolved, { runId: request.runId, signal, ...run.resumedPlan() });
+    // 1. Plan: free count, budget and caps (a refusal needs only the count); the split, sized for the CRM's ceiling
+    // as its preflight answer told it, runs while the walk does (a resumed run splits only what is left).
+    const ceiling = checked.then(() => opening).then((d) => d.sink.ceiling?.() ?? null, () => null);
+    const start = await startPlan(source, config, resolved, { runId: request.runId, signal, ...run.resumedPlan(), ceiling });
     const refused = refusalOf(start.plan, search.onShortfall, run.resumed !== null);
     if (refused) {
       crm = await opening.catch(() => undefined); // closed below; a refused run writes nothing

@@ -62,6 +62,11 @@ export interface PlanOptions {
   counted?: number;
   /** A resumed run whose split was cut short: the pieces it had not settled and the counts it had left. */
   pending?: { pieces: PieceRange[]; countsLeft: number };
+  /**
+   * The destination's ceiling as its remote answered it (records per second; null: none or not known), awaited before
+   * the split is sized; without it (or when it is null) the ceiling the config implies.
+   */
+  ceiling?: Promise<number | null>;
 }
 
 /** A plan as soon as the free count decides it (the budget, the shortfall, the forecast), before its partitions. */
@@ -112,7 +117,7 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   const withCredits = entity === 'persons' && view.includes('contacts');
   // A destination that takes fewer pages than the account may search bounds the journeys the walk will have, and
   // so the split's guided sizes.
-  const journeys = await planJourneys(source, config, countMs, destinationCeiling(resolved.destination));
+  const journeys = await planJourneys(source, config, countMs, (await options.ceiling) ?? destinationCeiling(resolved.destination));
   const maxParallelism = search.mode === 'offset' ? 1 : maxJourneys(config);
   const saved = (options.partitions ?? []).map((p) => ({ filter: p.filter, count: p.count ?? 0, headcount: { gte: 0, lte: 0 } }));
   const resume = options.pending && options.pending.pieces.length > 0

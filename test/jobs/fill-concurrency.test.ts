@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { JourneyController, type ControllerDeps } from '../../jobs/sync-search/pacing/journey-controller.js';
 import { openSource } from '../../jobs/sync-search/open-source.js';
-import { planRun } from '../../jobs/sync-search/plan-run.js';
+import { planRun, startPlan } from '../../jobs/sync-search/plan-run.js';
 import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
 import type { RunPlan } from '../../jobs/sync-search/plan-run.js';
 import type { WalkStats } from '../../jobs/sync-search/walk-context.js';
@@ -282,6 +282,21 @@ describe('journeys sized at run time', () => {
     expect(walk!.peakUnwritten).toBeLessThan(walk!.peakJourneys * (100 + 2 * 50) + 100);
     // The source alone would have fetched everything long before the CRM took it: here most of it waited upstream.
     expect(walk!.peakUnwritten).toBeLessThan(expected.length / 3);
+  });
+
+  it("the plan sizes its journeys for the ceiling the CRM answered, not the config's assumption", async () => {
+    fx = await startFixture('fill-plan-ceiling', { account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } }, salesIntel: { faults: { latency: { fixedMs: 200, jitterMs: 0 } } } });
+    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+    const resolved = resolveSearch(config, 'all-companies');
+    const source = openSource(config, fx.redis, fx.prefix, silentLogger);
+    clients.push(source);
+    // No requestsPer10s in the config: 100 requests / 10 s assumed (1,000 records/s) until the portal answers.
+    // The plan's journeys before the split (what its guided sizes are cut for).
+    const journeys = async (ceiling?: Promise<number | null>): Promise<number> =>
+      (await startPlan(source, config, resolved, { runId: 'plan', ...(ceiling ? { ceiling } : {}) })).plan.parallelism;
+    const assumed = await journeys();
+    expect(await journeys(Promise.resolve(2_500))).toBeGreaterThan(assumed);
+    expect(await journeys(Promise.resolve(null))).toBe(assumed);
   });
 
   it('a resumed run reuses its partitions: no count request for planning', async () => {
