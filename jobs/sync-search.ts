@@ -40,7 +40,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const earlier = run.finishedBefore; // this run already ended in an earlier attempt: report it, walk nothing
   if (earlier) return run.close().then(() => earlier);
   const { source, signal } = run;
-  const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
+  const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name), crm);
   let crm: Destination | undefined; // the CRM end, once open (closed with the run)
   // The CRM end opens while the free count is in flight: its client's first load is CPU that would otherwise hold
   // back the split's first counts (jobs/sync-search/open-soon.ts).

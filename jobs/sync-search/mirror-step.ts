@@ -1,0 +1,54 @@
+/**
+ * The mirror step, once after a run's outcome (docs/runs.md, Mirror): a complete run (completed, not at
+ * `maxRecords`, not dry) settles its matched set against the search's membership (who entered, who left) and acts on
+ * the confirmed leavers unless the leave guard holds them back (`leave_guard`). Any other ending changes no
+ * membership; its matched set is dropped once nothing will resume the run.
+ */
+import type { SavedSearch } from '../../src/config/index.js';
+import { dropRunMatched } from '../../src/runs/membership-store.js';
+import type { Warning } from '../../src/runs/run-warnings.js';
+import { actOnLeavers, leaveRules, membershipOf } from './leavers.js';
+import type { Destination } from './open-destination.js';
+import type { RunOutcome } from './run-outcome.js';
+import type { SyncDeps } from './run-request.js';
+
+/** The summary's mirror fields, and the warning of a guarded run. */
+export interface MirrorReport {
+  entered: number;
+  left: number;
+  leaveActions: number;
+  leaversPending: number;
+  warning?: Warning;
+}
+
+export interface MirrorInput {
+  deps: SyncDeps;
+  search: SavedSearch;
+  runId: string;
+  dryRun: boolean;
+  outcome: RunOutcome;
+  crm: Destination | undefined;
+  signal?: AbortSignal;
+}
+
+export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | undefined> {
+  const { deps, search, runId, outcome, crm } = input;
+  if (input.dryRun) return undefined;
+  const complete = outcome.status === 'completed' && outcome.limitedBy === undefined;
+  if (!complete || !crm) {
+    if (!outcome.checkpoint.keep) await dropRunMatched(deps.redis, search.name, runId, deps.prefix);
+    return undefined;
+  }
+  const io = { redis: deps.redis, prefix: deps.prefix, search, crm, ...(input.signal ? { signal: input.signal } : {}) };
+  const { store } = await membershipOf(io);
+  const rules = leaveRules(deps.config, search);
+  const settled = await store.settle(runId, rules);
+  const report = { entered: settled.entered, left: settled.left, leaveActions: 0, leaversPending: settled.pending };
+  if (settled.guarded) {
+    const reason = `the matches fell by more than ${Math.round(rules.maxShare * 100)}% since the last complete run the guard let through, or to 0 (${settled.matched} now): ${settled.pending} leavers pending; \`prospect-sync leavers ${search.name} --apply\` acts on them`;
+    return { ...report, warning: { code: 'leave_guard', reason, line: `leave guard: ${reason}` } };
+  }
+  if (settled.pending === 0) return report;
+  const acted = await actOnLeavers(io);
+  return { ...report, leaveActions: acted.acted, leaversPending: acted.pending };
+}

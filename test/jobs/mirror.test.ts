@@ -1,0 +1,131 @@
+/**
+ * The mirror (issue 23): membership per search and CRM instance, leavers confirmed over complete runs only,
+ * `onLeave: setFields` written through the real HubSpot client, the leave guard. Real emulators, real Redis.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { syncSearch } from '../../jobs/sync-search.js';
+import { actOnLeavers, membershipOf } from '../../jobs/sync-search/leavers.js';
+import { openDestination } from '../../jobs/sync-search/open-destination.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
+import { COMPANY_FILTER, HUBSPOT_TOKEN, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+const OUT = 2_000_000; // above the search's headcount range: the company leaves the filter
+
+function searchYaml(extra: string): string {
+  return `
+  - name: icp
+    segment: icp
+    entity: companies
+    filter:
+      company:
+        headcount: {gte: 1, lte: 1000000}
+    destination: crm
+    object: companies
+    matchOn: {field: prospect_sync_id, from: id}
+    fields:
+      name: name
+      si_in_search: {value: true}
+    onLeave:
+      setFields: {si_in_search: false, si_left_at: $now}
+${extra}`;
+}
+
+async function createProperties(hubspot: HubSpotEmulator): Promise<void> {
+  for (const [name, type, fieldType] of [['si_in_search', 'bool', 'booleancheckbox'], ['si_left_at', 'string', 'text']]) {
+    const res = await fetch(`${hubspot.url}/crm/v3/properties/companies`, {
+      method: 'POST', headers: { authorization: `Bearer ${HUBSPOT_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, label: name, type, fieldType, groupName: 'companyinformation' }),
+    });
+    expect(res.status).toBe(201);
+  }
+}
+
+function companyProps(hubspot: HubSpotEmulator, id: string): Record<string, string | null | undefined> | undefined {
+  const table = hubspot.state.tables.get('companies');
+  return [...(table?.objects.values() ?? [])].find((o) => o.properties.prospect_sync_id === id)?.properties;
+}
+
+describe('mirror', () => {
+  it('a company that leaves is left only after 2 complete runs (never a capped or aborted one), gets setFields, and re-enters', async () => {
+    const f = await startFixture('mirror-leave');
+    fx = f;
+    const hubspot = f.hubspot!;
+    await createProperties(hubspot);
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    const config = f.config(hubspotConfig(searchYaml('')));
+    const run = (runId: string, extra: object = {}) => syncSearch(f.deps(config), { search: 'icp', runId, ...extra });
+
+    expect(await run('r1')).toMatchObject({ status: 'completed', entered: ids.length, left: 0, leaveActions: 0, leaversPending: 0 });
+    const leaver = ids[0]!;
+    f.si.setCompanyHeadcount(leaver, OUT);
+
+    expect(await run('r2')).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0 });
+    // A capped run (maxRecords) and an aborted one are not complete: neither counts as the second absence.
+    const capped = f.config(hubspotConfig(searchYaml('    maxRecords: 20')));
+    const limited = await syncSearch(f.deps(capped), { search: 'icp', runId: 'r-capped' });
+    expect(limited).toMatchObject({ status: 'completed', limitedBy: 'max_records' });
+    expect(limited.left).toBeUndefined();
+    const stopped = await run('r-aborted', { signal: AbortSignal.abort() });
+    expect(stopped.status).not.toBe('completed');
+    expect(stopped.left).toBeUndefined();
+    expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
+
+    const third = await run('r3');
+    expect(third).toMatchObject({ status: 'completed', entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
+    const props = companyProps(hubspot, leaver);
+    expect(props?.si_in_search).toBe('false');
+    expect(Date.parse(String(props?.si_left_at))).toBeGreaterThan(Date.now() - 600_000);
+    // the others keep their value
+    expect(companyProps(hubspot, ids[1]!)?.si_in_search).toBe('true');
+
+    // It re-enters: counted entered, and its normal write sets the mapped constant back.
+    f.si.setCompanyHeadcount(leaver, 50);
+    expect(await run('r4')).toMatchObject({ status: 'completed', entered: 1, left: 0, leaveActions: 0 });
+    expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
+  }, 120_000);
+
+  it('a run whose matches fell by 50% or to 0 acts on nobody and warns leave_guard; leavers --apply then acts', async () => {
+    const f = await startFixture('mirror-guard');
+    fx = f;
+    const hubspot = f.hubspot!;
+    await createProperties(hubspot);
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
+    const run = (runId: string) => syncSearch(f.deps(config), { search: 'icp', runId });
+    expect(await run('g1')).toMatchObject({ status: 'completed', entered: ids.length });
+
+    const half = ids.slice(0, Math.floor(ids.length / 2));
+    for (const id of half) f.si.setCompanyHeadcount(id, OUT);
+    const guarded = await run('g2');
+    expect(guarded).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length });
+    expect(guarded.warnings?.first.some((line) => line.startsWith('leave guard'))).toBe(true);
+    expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+    expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+
+    // Everything out: the guard holds too (matches fell to 0).
+    for (const id of ids) f.si.setCompanyHeadcount(id, OUT);
+    const none = await run('g3');
+    expect(none).toMatchObject({ status: 'completed', leaveActions: 0 });
+    expect(none.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+    expect(ids.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+
+    // Applied on purpose: every pending leaver gets its fields.
+    const search = config.searches[0]!;
+    const crm = await openDestination(config, search, config.destinations.crm!, { redis: f.redis, prefix: f.prefix, logger: silentLogger });
+    try {
+      const io = { redis: f.redis, prefix: f.prefix, search, crm };
+      expect((await (await membershipOf(io)).store.pending()).length).toBe(ids.length);
+      expect(await actOnLeavers(io)).toEqual({ acted: ids.length, pending: 0 });
+    } finally {
+      await crm.sink.close();
+    }
+    expect(ids.every((id) => companyProps(hubspot, id)?.si_in_search === 'false')).toBe(true);
+  }, 120_000);
+});
