@@ -4,9 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import { actOnLeavers, membershipOf } from '../../jobs/sync-search/leavers.js';
-import { openDestination } from '../../jobs/sync-search/open-destination.js';
-import { silentLogger } from '../../src/shared/logger.js';
+import { reviewLeavers } from '../../jobs/sync-search/index.js';
 import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { COMPANY_FILTER, HUBSPOT_TOKEN, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
@@ -91,7 +89,7 @@ describe('mirror', () => {
     expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
   }, 120_000);
 
-  it('a run whose matches fell by 50% or to 0 acts on nobody and warns leave_guard; leavers --apply then acts', async () => {
+  it('a run whose matches fell by 50% or to 0 acts on nobody and warns leave_guard; leavers --apply then acts and accepts the drop', async () => {
     const f = await startFixture('mirror-guard');
     fx = f;
     const hubspot = f.hubspot!;
@@ -109,23 +107,39 @@ describe('mirror', () => {
     expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
 
-    // Everything out: the guard holds too (matches fell to 0).
-    for (const id of ids) f.si.setCompanyHeadcount(id, OUT);
-    const none = await run('g3');
-    expect(none).toMatchObject({ status: 'completed', leaveActions: 0 });
-    expect(none.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
-    expect(ids.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+    // `leavers --apply`: every pending leaver gets its fields, and the drop becomes the guard's baseline.
+    const listed = await reviewLeavers(f.deps(config), 'icp', false);
+    expect(listed.pending).toEqual([...half].sort());
+    expect(listed.applied).toBeUndefined();
+    expect((await reviewLeavers(f.deps(config), 'icp', true)).applied).toEqual({ acted: half.length, pending: 0 });
+    expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'false')).toBe(true);
+    const accepted = await run('g3');
+    expect(accepted).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0, leaversPending: 0 });
+    expect(accepted.warnings).toBeUndefined();
 
-    // Applied on purpose: every pending leaver gets its fields.
-    const search = config.searches[0]!;
-    const crm = await openDestination(config, search, config.destinations.crm!, { redis: f.redis, prefix: f.prefix, logger: silentLogger });
-    try {
-      const io = { redis: f.redis, prefix: f.prefix, search, crm };
-      expect((await (await membershipOf(io)).store.pending()).length).toBe(ids.length);
-      expect(await actOnLeavers(io)).toEqual({ acted: ids.length, pending: 0 });
-    } finally {
-      await crm.sink.close();
-    }
-    expect(ids.every((id) => companyProps(hubspot, id)?.si_in_search === 'false')).toBe(true);
+    // Everything out: the guard holds too (matches fell to 0).
+    const rest = ids.slice(half.length);
+    for (const id of rest) f.si.setCompanyHeadcount(id, OUT);
+    const none = await run('g4');
+    expect(none).toMatchObject({ status: 'completed', left: rest.length, leaveActions: 0, leaversPending: rest.length });
+    expect(none.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+    expect(rest.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+  }, 120_000);
+
+  it('a resumed run settles the whole run matches, not only its last attempt', async () => {
+    const f = await startFixture('mirror-resume');
+    fx = f;
+    await createProperties(f.hubspot!);
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
+    expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'p1' })).toMatchObject({ status: 'completed', entered: ids.length });
+    // The second run stops after its first committed batch, then resumes (same run id) and completes.
+    const stop = new AbortController();
+    const cut = await syncSearch(f.deps(config), { search: 'icp', runId: 'p2', signal: stop.signal, onProgress: () => stop.abort() });
+    expect(cut).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+    expect(cut.fetched).toBeLessThan(ids.length);
+    const resumed = await syncSearch(f.deps(config), { search: 'icp', runId: 'p2' });
+    expect(resumed).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0, leaversPending: 0 });
+    expect(resumed.warnings).toBeUndefined();
   }, 120_000);
 });
