@@ -50,5 +50,9 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   }
   if (settled.pending === 0) return report;
   const acted = await actOnLeavers(io);
-  return { ...report, leaveActions: acted.acted, leaversPending: acted.pending };
+  const done = { ...report, leaveActions: acted.acted, leaversPending: acted.pending };
+  if (acted.reason === undefined) return done;
+  // The CRM refused some leavers' fields (say a setFields field it lacks): they stay pending, and the run says why.
+  const reason = `${acted.pending} leavers' onLeave fields refused (they stay pending): ${acted.reason}`;
+  return { ...done, warning: { code: 'leave_refused', reason, line: reason } };
 }
