@@ -8,6 +8,7 @@ import type { SavedSearch } from '../../src/config/index.js';
 import { dropRunMatched } from '../../src/runs/membership-store.js';
 import type { Warning } from '../../src/runs/run-warnings.js';
 import { actOnLeavers, leaveRules, membershipOf } from './leavers.js';
+import { errorInfo } from './run-errors.js';
 import type { Destination } from './open-destination.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { SyncDeps } from './run-request.js';
@@ -49,10 +50,11 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
     return { ...report, warning: { code: 'leave_guard', reason, line: `leave guard: ${reason}` } };
   }
   if (settled.pending === 0) return report;
-  const acted = await actOnLeavers(io);
+  // The CRM may refuse leavers' fields (say a setFields field it lacks), record by record or the whole write: those
+  // leavers stay pending (the next complete run tries again), and the run says why.
+  const acted = await actOnLeavers(io).catch((err: unknown) => ({ acted: 0, pending: settled.pending, reason: errorInfo(err).message }));
   const done = { ...report, leaveActions: acted.acted, leaversPending: acted.pending };
   if (acted.reason === undefined) return done;
-  // The CRM refused some leavers' fields (say a setFields field it lacks): they stay pending, and the run says why.
-  const reason = `${acted.pending} leavers' onLeave fields refused (they stay pending): ${acted.reason}`;
+  const reason = `onLeave fields refused for ${acted.pending} leavers (they stay pending): ${acted.reason}`;
   return { ...done, warning: { code: 'leave_refused', reason, line: reason } };
 }
