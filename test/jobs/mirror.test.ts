@@ -158,4 +158,22 @@ describe('mirror', () => {
     expect(refused.warnings?.groups?.find((g) => g.code === 'leave_refused')?.example).toContain('si_gone');
     expect((await reviewLeavers(f.deps(config), 'icp', false)).pending).toEqual([ids[0]]);
   }, 120_000);
+
+  it('a record that re-enters resets its absence: left only after 2 complete runs absent in a row', async () => {
+    const f = await startFixture('mirror-reset');
+    fx = f;
+    await createProperties(f.hubspot!);
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    const config = f.config(hubspotConfig(searchYaml('')));
+    const run = (runId: string) => syncSearch(f.deps(config), { search: 'icp', runId });
+    expect(await run('e1')).toMatchObject({ entered: ids.length });
+    const id = ids[5]!;
+    f.si.setCompanyHeadcount(id, OUT);
+    expect(await run('e2')).toMatchObject({ entered: 0, left: 0 }); // absent once
+    f.si.setCompanyHeadcount(id, 50);
+    expect(await run('e3')).toMatchObject({ entered: 0, left: 0 }); // back: still a member, its absence starts over
+    f.si.setCompanyHeadcount(id, OUT);
+    expect(await run('e4')).toMatchObject({ entered: 0, left: 0, leaveActions: 0 }); // absent once again
+    expect(await run('e5')).toMatchObject({ entered: 0, left: 1, leaveActions: 1 });
+  }, 120_000);
 });
