@@ -33,6 +33,18 @@ function base(search: string, prefix: string): string {
   return `${prefix}:mirror:{${search}}`;
 }
 
+/**
+ * Glob of a search's membership keys in every CRM instance (members, absence counts, pending leavers, guard); a
+ * run's matched set (`:run:`, with a TTL of its own) matches it too and is told apart by `isRunMatchedKey`.
+ */
+export function membershipKeysPattern(search: string, prefix: string = DEFAULT_RUNS_PREFIX): string {
+  return `${base(search, prefix)}:*`;
+}
+
+export function isRunMatchedKey(key: string, search: string, prefix: string = DEFAULT_RUNS_PREFIX): boolean {
+  return key.startsWith(`${base(search, prefix)}:run:`);
+}
+
 export function runMatchedKey(search: string, runId: string, prefix: string = DEFAULT_RUNS_PREFIX): string {
   return `${base(search, prefix)}:run:${runId}`;
 }
