@@ -23,7 +23,8 @@ export interface LeaversInput {
 
 /** The search's leave rules: its own `leave:` block over the top-level one. */
 export function leaveRules(config: AppConfig, search: SavedSearch): LeaveRules {
-  return { confirmRuns: search.leave?.confirmRuns ?? config.leave.confirmRuns, maxShare: search.leave?.maxShare ?? config.leave.maxShare };
+  // Configs built in code may lack the block: the schema's defaults then.
+  return { confirmRuns: search.leave?.confirmRuns ?? config.leave?.confirmRuns ?? 2, maxShare: search.leave?.maxShare ?? config.leave?.maxShare ?? 0.1 };
 }
 
 /** The search's membership in the CRM instance its sink writes to. */
@@ -40,7 +41,7 @@ export async function membershipOf(input: Pick<LeaversInput, 'redis' | 'prefix' 
 export async function actOnLeavers(input: LeaversInput): Promise<{ acted: number; pending: number; reason?: string }> {
   const { store, instance } = await membershipOf(input);
   const keys = await store.pending();
-  const onLeave = input.search.onLeave;
+  const onLeave = input.search.onLeave ?? 'nothing';
   if (onLeave === 'nothing') {
     await store.done(keys);
     return { acted: 0, pending: 0 };
@@ -73,13 +74,14 @@ export async function reviewLeavers(deps: SyncDeps, name: string, apply: boolean
     const io = { redis: deps.redis, prefix: deps.prefix, search, crm };
     const { store } = await membershipOf(io);
     const pending = await store.pending();
-    if (!apply) return { search: name, onLeave: search.onLeave, pending };
+    const onLeave = search.onLeave ?? 'nothing';
+    if (!apply) return { search: name, onLeave, pending };
     // Under the search's run lock: a run's mirror step cannot settle the membership in between (RunAlreadyActiveError).
     const lock = await acquireRunLock(deps.redis, name, `leavers-${Date.now()}`, { prefix: deps.prefix });
     try {
       const applied = await actOnLeavers(io);
       await store.acceptLastMatched();
-      return { search: name, onLeave: search.onLeave, pending, applied };
+      return { search: name, onLeave, pending, applied };
     } finally {
       await lock.release().catch(() => undefined);
     }
