@@ -28,6 +28,7 @@ export interface Settled {
 }
 
 const UPDATE_LUA = readFileSync(new URL('./membership-update.lua', import.meta.url), 'utf8');
+const FORECAST_LUA = readFileSync(new URL('./membership-forecast.lua', import.meta.url), 'utf8');
 
 function base(search: string, prefix: string): string {
   return `${prefix}:mirror:{${search}}`;
@@ -71,8 +72,20 @@ export class MembershipStore {
 
   /** A complete run's matched set becomes the membership (its set is consumed). */
   async settle(runId: string, rules: LeaveRules): Promise<Settled> {
+    return this.run(UPDATE_LUA, runId, rules);
+  }
+
+  /**
+   * What settling a dry run's matched set would do (its set is consumed, the membership unchanged): `left` counts
+   * the members it would confirm, `pending` the leavers pending before that it does not match.
+   */
+  async forecast(runId: string, rules: LeaveRules): Promise<Settled> {
+    return this.run(FORECAST_LUA, runId, rules);
+  }
+
+  private async run(script: string, runId: string, rules: LeaveRules): Promise<Settled> {
     const { members, absent, pending, meta } = this.keys;
-    const reply = (await this.redis.eval(UPDATE_LUA, 5, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), rules.confirmRuns, rules.maxShare)) as number[];
+    const reply = (await this.redis.eval(script, 5, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), rules.confirmRuns, rules.maxShare)) as number[];
     const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
     return { entered, left, matched, guarded: guarded === 1, pending: waiting };
   }

@@ -75,6 +75,9 @@ describe('mirror', () => {
     expect(stopped.left).toBeUndefined();
     expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
 
+    // A dry run forecasts exactly what the next run does, and changes nothing (membership, CRM).
+    expect(await run('r-dry', { dryRun: true })).toMatchObject({ status: 'completed', dryRun: true, entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
+    expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
     const third = await run('r3');
     expect(third).toMatchObject({ status: 'completed', entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
     const props = companyProps(hubspot, leaver);
@@ -101,6 +104,9 @@ describe('mirror', () => {
 
     const half = ids.slice(0, Math.floor(ids.length / 2));
     for (const id of half) f.si.setCompanyHeadcount(id, OUT);
+    const dry = await syncSearch(f.deps(config), { search: 'icp', runId: 'g-dry', dryRun: true });
+    expect(dry).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length });
+    expect(dry.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     const guarded = await run('g2');
     expect(guarded).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length });
     expect(guarded.warnings?.first.some((line) => line.startsWith('leave guard'))).toBe(true);
