@@ -40,7 +40,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const earlier = run.finishedBefore; // this run already ended in an earlier attempt: report it, walk nothing
   if (earlier) return run.close().then(() => earlier);
   const { source, signal } = run;
-  const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name));
+  const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name), crm);
   let crm: CrmEnd | undefined; // the CRM end, once open (closed with the run)
   // The CRM end opens while the free count is in flight (jobs/sync-search/open-soon.ts explains why).
   const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));

@@ -8,3 +8,4 @@ export { openSource } from './open-source.js';
 export { preflightSearch } from './preflight-search.js';
 export { resolveSearch } from './resolve-search.js';
 export { CONFIG_ERROR_CODES, errorInfo } from './run-errors.js';
+export { reviewLeavers, type LeaversReport } from './leavers.js';

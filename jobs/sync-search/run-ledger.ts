@@ -27,6 +27,8 @@ export interface LedgerDeps {
   /** When this attempt started (ms since the epoch), and the run's start (ISO; an earlier attempt's when resumed). */
   started: number;
   startedAt: string;
+  /** Adds a committed batch's match keys to the run's matched set (the mirror's input; a dry run's forecast). */
+  matched?: (keys: string[]) => Promise<void>;
 }
 
 export class RunLedger {
@@ -133,6 +135,8 @@ export class RunLedger {
       fetched: cp.counts.fetched, target: this.target, tokensSpent: cp.counts.tokensSpent,
       creditsSpent: cp.counts.creditsSpent, elapsedMs: Date.now() - this.deps.started,
     });
+    // Before the checkpoint moves past the batch: a resumed attempt never misses a committed batch's keys.
+    if (this.deps.matched) await this.deps.matched(result.outcomes.map((o) => o.key));
     this.move(index, batch.done ? null : batch.checkpoint, batch.done);
     await this.save();
     this.refusals.book(result);

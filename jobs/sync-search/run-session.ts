@@ -17,6 +17,10 @@ import type { PlanOptions, RunPlan } from './plan-run.js';
 import { errorInfo } from './run-errors.js';
 import type { RunOutcome } from './run-outcome.js';
 import { RunLedger } from './run-ledger.js';
+import { mirrorStep } from './mirror-step.js';
+import type { CrmEnd } from './open-destination.js';
+import { addWarnings } from '../../src/runs/run-warnings.js';
+import { addRunMatched } from '../../src/runs/membership-store.js';
 
 /** How long a CRM write in flight may go on after the run was stopped (shutdown forces its exit at 25 s). */
 export const WRITE_GRACE_MS = 10_000;
@@ -42,7 +46,9 @@ export class RunSession {
     /** This run already ended in an earlier attempt (no checkpoint left, its summary in the history): nothing to walk. */
     readonly finishedBefore: RunSummary | null,
   ) {
-    this.ledger = new RunLedger({ store, source, request, resumed, started: this.started, startedAt: this.startedAt });
+    // Each committed batch's match keys join the run's matched set (the mirror step settles it once complete).
+    const matched = (keys: string[]): Promise<void> => addRunMatched(deps.redis, request.search, request.runId, keys, deps.prefix);
+    this.ledger = new RunLedger({ store, source, request, resumed, started: this.started, startedAt: this.startedAt, matched });
   }
 
   /** Takes the search's run lock (throws RunAlreadyActiveError) and loads this run's checkpoint. */
@@ -109,15 +115,22 @@ export class RunSession {
     return this.resumed?.startedAt ?? new Date(this.started).toISOString();
   }
 
-  /** Applies `outcome`: the checkpoint's fate, then the summary into the run history and the log. */
-  async finish(outcome: RunOutcome): Promise<RunSummary> {
+  /**
+   * Applies `outcome`: the checkpoint's fate, the mirror step (jobs/sync-search/mirror-step.ts; `crm`: the run's CRM
+   * end when open), then the summary into the run history and the log.
+   */
+  async finish(outcome: RunOutcome, crm?: CrmEnd): Promise<RunSummary> {
     await this.ledger.end(outcome.checkpoint, (err: unknown) => this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'));
     const counts = this.ledger.counts();
+    const mirror = await this.mirror(outcome, crm);
+    const { warning, ...mirrored } = mirror ?? {};
+    const findings = this.ledger.findings;
+    const warnings = warning ? addWarnings(findings.warnings, [warning]) : findings.warnings;
     const summary: RunSummary = {
       search: this.request.search,
       status: outcome.status, ...counts, counted: this.plan?.counted ?? this.resumed?.counted ?? 0,
       durationMs: Date.now() - this.started, runId: this.request.runId, startedAt: this.startedAt, finishedAt: new Date().toISOString(),
-      dryRun: this.dryRun, partitions: this.plan?.partitions.length ?? 0, ...this.ledger.findings,
+      dryRun: this.dryRun, partitions: this.plan?.partitions.length ?? 0, ...findings, ...(warnings ? { warnings } : {}), ...mirrored,
       ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
       ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, counts),
       ...(this.request.trigger ? { trigger: this.request.trigger } : {}), ...(this.request.fullResync ? { fullResync: true as const } : {}),
@@ -128,6 +141,16 @@ export class RunSession {
     const level = summary.warnings ? 'warn' : 'info';
     this.log[level]({ status: summary.status, stopReason: summary.stopReason, fetched: summary.fetched, created: summary.created, updated: summary.updated, warnings: summary.warnings }, 'run finished');
     return summary;
+  }
+
+  /** The mirror step; a failure there is logged and leaves the membership as it was (the run's outcome stands). */
+  private async mirror(outcome: RunOutcome, crm: CrmEnd | undefined): ReturnType<typeof mirrorStep> {
+    const search = this.deps.config.searches.find((s) => s.name === this.request.search);
+    if (!search) return undefined;
+    return mirrorStep({ deps: this.deps, search, runId: this.request.runId, dryRun: this.dryRun, outcome, crm, signal: this.signal }).catch((err: unknown) => {
+      this.log.warn({ err: errorInfo(err) }, 'mirror step failed');
+      return undefined;
+    });
   }
 
   /** Ends the attempt: the client's dedup set, its connections, the CRM sink's, the lock. */

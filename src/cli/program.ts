@@ -169,6 +169,15 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     [new Option('--all', 'list every reject (up to --limit), newest first, instead of the groups')]);
 
   program
+    .command('leavers')
+    .description("a search's confirmed leavers not acted on yet (held back by the leave guard); --apply acts on them as its onLeave says")
+    .argument('<search>', 'saved search name')
+    .option('--apply', "act on them now and accept the drop (the last run's matches become the guard's baseline)")
+    .addOption(configOption())
+    .addOption(jsonOption('print {search, onLeave, pending, applied?} as one JSON object'))
+    .action(act('leavers', async (a, o) => (await import('./commands/leavers.js')).runCommand(arg(a), o)));
+
+  program
     .command('emulate')
     .description('start the local Sales-Intelligence, HubSpot and Salesforce emulators and print their URLs')
     .addOption(new Option('--si-port <n>', 'Sales-Intelligence emulator port (default: 4010)').env('SI_EMULATOR_PORT').argParser(tcpPort))

@@ -77,6 +77,21 @@ function matchFieldDescription(): string {
   return defaults.length === 0 ? 'CRM unique field' : `CRM unique field; defaults to ${defaults.join(' or ')}`;
 }
 
+const leaveConfirmRuns = posInt.describe('a record counts as left after it is absent from this many consecutive complete runs');
+const leaveMaxShare = z.number().min(0).max(1).describe('leavers are not acted on when the matches fell by more than this share since the guard\'s baseline (or to 0)');
+const onLeaveSchema = z
+  .union([
+    z.literal('nothing'),
+    z.strictObject({
+      setFields: z
+        .record(nonEmpty, z.union([z.string(), z.number(), z.boolean(), z.null()]))
+        .refine((f) => Object.keys(f).length > 0, 'needs at least one field')
+        .describe('CRM fields written on each confirmed leaver by its match key; the value "$now" is the time of the run'),
+    }),
+  ])
+  .default('nothing')
+  .describe('what happens to records that left the search (docs/runs.md, Mirror)');
+
 const savedSearchSchema = () => z.strictObject({
   name: slug,
   segment: nonEmpty,
@@ -101,6 +116,8 @@ const savedSearchSchema = () => z.strictObject({
   fields: z.record(nonEmpty, fieldMapping),
   associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
   rejects: z.strictObject({ failAbove: failAbove.optional() }).optional().describe('overrides the top-level rejects settings for this search'),
+  onLeave: onLeaveSchema,
+  leave: z.strictObject({ confirmRuns: leaveConfirmRuns.optional(), maxShare: leaveMaxShare.optional() }).optional().describe('overrides the top-level leave settings for this search'),
   after: z
     .array(slug)
     .min(1)
@@ -194,6 +211,7 @@ const buildConfigSchema = (ports: Ports) => z.strictObject({
     .prefault({}),
   searches: z.array(savedSearchSchema()).min(1),
   rejects: z.strictObject({ failAbove: failAbove.default(0.5) }).prefault({}),
+  leave: z.strictObject({ confirmRuns: leaveConfirmRuns.default(2), maxShare: leaveMaxShare.default(0.1) }).prefault({}),
   worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
   server: z
     .strictObject({

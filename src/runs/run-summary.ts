@@ -49,6 +49,14 @@ export interface RunSummary extends RunCounts {
   fullResync?: true;
   /** The API refused a re-sent cursor: some journey revealed whole pages (paying for persons revealed before). */
   revealFallback?: boolean;
+  /** Complete runs (docs/runs.md, Mirror): records matched now and not in the search's membership before. */
+  entered?: number;
+  /** Complete runs: members confirmed as leavers by this run (absent from `leave.confirmRuns` consecutive complete runs). */
+  left?: number;
+  /** Complete runs: leavers the search's `onLeave` acted on in this run. */
+  leaveActions?: number;
+  /** Complete runs: confirmed leavers not acted on (held back by the leave guard, or refused by the CRM). */
+  leaversPending?: number;
 }
 
 // The counters and their arithmetic live in run-counters.ts; re-exported here for existing callers.

@@ -1,12 +1,13 @@
 /**
- * What happens to the run state of a search removed from the config: its run history and totals (the only run keys
- * without a TTL of their own) and its reveal tally get an expiry, so a removed or renamed search's keys go away
+ * What happens to the run state of a search removed from the config: its run history and totals, its mirror
+ * membership (the run keys without a TTL of their own) and its reveal tally get an expiry, so a removed or renamed search's keys go away
  * after RETIRED_SEARCH_TTL_SECONDS instead of living forever. A search back in the config before then keeps them:
  * their expiry is lifted. Called by the scheduler leader whenever it syncs the Job Schedulers with the config.
  */
 import type { Redis } from 'ioredis';
 import { scanKeys } from '../shared/redis.js';
 import { revealTallyPattern } from '../source/reveal-store.js';
+import { isRunMatchedKey, membershipKeysPattern } from './membership-store.js';
 import { runKeys } from './run-keys.js';
 import { runTotalsKey } from './run-totals.js';
 
@@ -34,7 +35,8 @@ export async function retireRemovedSearches(redis: Redis, prefix: string, curren
   const keep = new Set(current);
   const result: RetentionResult = { retired: [], restored: [] };
   for (const name of known) {
-    const own = [runKeys(name, prefix).history, runTotalsKey(name, prefix)];
+    const membership = (await scanKeys(redis, membershipKeysPattern(name, prefix))).filter((k) => !isRunMatchedKey(k, name, prefix));
+    const own = [runKeys(name, prefix).history, runTotalsKey(name, prefix), ...membership];
     if (keep.has(name)) {
       const lifted = await Promise.all(own.map((k) => redis.persist(k)));
       if (lifted.some((n) => n === 1)) result.restored.push(name);

@@ -61,6 +61,9 @@ const CASES: Record<string, [number, number, string, string]> = {
   'bad-destination-name': [13, 3, 'destinations.SF Org', 'invalid name: must match'],
   'view-duplicate': [41, 26, 'searches[1].view[1]', "segment 'demographics' listed twice"],
   'contacts-without-credit-caps': [40, 12, 'searches[1].view[0]', 'contacts cost credits'],
+  'on-leave-no-fields': [30, 26, 'searches[0].onLeave.setFields', 'needs at least one field'],
+  'leave-share-too-big': [30, 23, 'searches[0].leave.maxShare', '<=1'],
+  'on-leave-unknown': [30, 14, 'searches[0].onLeave', 'nothing'],
 };
 
 const fixture = (name: string): string => join(FIXTURES, 'bad', `${name}.yaml`);

@@ -80,7 +80,7 @@ describe('JSON Schema', () => {
 
   it('describes every section and rejects unknown keys', () => {
     const props = schema.properties as Record<string, { properties?: Record<string, unknown>; additionalProperties?: unknown }>;
-    expect(Object.keys(props).sort()).toEqual(['alerts', 'destinations', 'rejects', 'reveal', 'searches', 'server', 'source', 'worker']);
+    expect(Object.keys(props).sort()).toEqual(['alerts', 'destinations', 'leave', 'rejects', 'reveal', 'searches', 'server', 'source', 'worker']);
     expect(Object.keys(props.source?.properties ?? {})).toEqual(
       expect.arrayContaining(['baseUrl', 'auth', 'fallbackLimits', 'tokens', 'credits', 'paths', 'idField', 'pageSize', 'parallelism', 'maxJourneyRecords']),
     );

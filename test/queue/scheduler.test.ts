@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import { emptyCounts } from '../../src/runs/run-summary.js';
 import { RETIRED_SEARCH_TTL_SECONDS } from '../../src/runs/search-retention.js';
+import { addRunMatched, MembershipStore } from '../../src/runs/membership-store.js';
 import { RevealStore } from '../../src/source/reveal-store.js';
 import { queueEnv, waitFor } from './queue-env.js';
 import { closeAfterEach } from '../helpers/closers.js';
@@ -136,7 +137,7 @@ describe('scheduler and worker', () => {
     expect(third.jobId).not.toBe(first.jobId);
   });
 
-  it('the run history, totals and reveal tally of a search removed from the config expire; back in the config, they stay', async () => {
+  it('the run history, totals, mirror membership and reveal tally of a search removed from the config expire; back in the config, they stay', async () => {
     const { env, queues } = await setup('sched-retire');
     const { connection: redis, prefix } = env.ctx;
     const at = new Date().toISOString();
@@ -144,7 +145,11 @@ describe('scheduler and worker', () => {
       await recordRun(redis, { search, status: 'completed', ...emptyCounts(), durationMs: 1, runId: `${search}-1`, startedAt: at, finishedAt: at, dryRun: false, partitions: 1 }, { prefix });
     }
     await new RevealStore(redis, `${prefix}:source:acct`, 180).tally('gone:fp', 'gone-1', new Map([[1, 1]]));
-    const gone = [`${prefix}:run:gone:history`, `${prefix}:run:gone:totals`, `${prefix}:source:acct:reveal-tally:gone:fp:last`, `${prefix}:source:acct:reveal-tally:gone:fp:gone-1`];
+    // the mirror's membership of `gone` in one CRM instance (members and guard)
+    await addRunMatched(redis, 'gone', 'gone-1', ['a', 'b'], prefix);
+    await new MembershipStore(redis, 'gone', 'hubspot:1', prefix).settle('gone-1', { confirmRuns: 2, maxShare: 0.1 });
+    const membership = [`${prefix}:mirror:{gone}:hubspot:1:members`, `${prefix}:mirror:{gone}:hubspot:1:meta`];
+    const gone = [`${prefix}:run:gone:history`, `${prefix}:run:gone:totals`, ...membership, `${prefix}:source:acct:reveal-tally:gone:fp:last`, `${prefix}:source:acct:reveal-tally:gone:fp:gone-1`];
     const kept = [`${prefix}:run:kept:history`, `${prefix}:run:kept:totals`];
     for (const key of kept) expect(await redis.ttl(key)).toBe(-1);
 
@@ -161,6 +166,6 @@ describe('scheduler and worker', () => {
 
     searches = [{ name: 'kept' }, { name: 'gone' }];
     await scheduler.reload();
-    for (const key of gone.slice(0, 2)) expect(await redis.ttl(key), key).toBe(-1);
+    for (const key of gone.slice(0, 4)) expect(await redis.ttl(key), key).toBe(-1);
   });
 });

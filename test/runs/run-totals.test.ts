@@ -31,4 +31,13 @@ describe('run totals', () => {
     expect(t.duration.buckets['1']).toBeUndefined(); // exported as 0
     expect(t.duration.buckets).toMatchObject({ '5': 2, '60': 2, '300': 3, '21600': 3 });
   });
+
+  it('add the mirror figures of complete runs (entered, left, leave actions); runs without them add 0', async () => {
+    const opts = { prefix };
+    const m = (runId: string, extra: Partial<RunSummary>): RunSummary => ({ ...summary(runId, 'completed', 5, extra), search: 'm' });
+    await recordRun(redis, m('m1', { entered: 40 }), opts);
+    await recordRun(redis, m('m2', { entered: 2, left: 3, leaveActions: 1, leaversPending: 2 }), opts);
+    await recordRun(redis, m('m3', {}), opts);
+    expect((await readRunTotals(redis, 'm', { prefix })).counters).toMatchObject({ entered: 42, left: 3, leaveActions: 1 });
+  });
 });

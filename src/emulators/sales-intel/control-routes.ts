@@ -1,13 +1,14 @@
 /**
  * Test-control endpoints under {basePath}/__emulator/* so a test can drive an emulator in another process:
  * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
- * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?}.
+ * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?},
+ * POST company-headcount {id, headcount} (the company moves into or out of filters between runs).
  */
 import type { Reply } from './http-io.js';
 import { message } from './http-io.js';
 import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
 
-type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons'>;
+type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount'>;
 
 function jsonObject(raw: string): Record<string, unknown> | undefined {
   try {
@@ -37,7 +38,7 @@ export function handleControl(c: Controls, method: string, path: string, params:
     return ok;
   }
   const body = jsonObject(rawBody);
-  if (method === 'POST' && (path === 'faults' || path === 'token-balance' || path === 'insert-persons') && !body) return message(400, 'body must be a JSON object');
+  if (method === 'POST' && (path === 'faults' || path === 'token-balance' || path === 'insert-persons' || path === 'company-headcount') && !body) return message(400, 'body must be a JSON object');
   if (key === 'POST faults') {
     c.faults.set(body as EmulatorFaultsInit);
     return ok;
@@ -67,6 +68,16 @@ export function handleControl(c: Controls, method: string, path: string, params:
     } catch (err) {
       return message(400, err instanceof Error ? err.message : 'invalid filter');
     }
+  }
+  if (key === 'POST company-headcount') {
+    const { id, headcount } = body as { id?: unknown; headcount?: unknown };
+    if (typeof id !== 'string' || typeof headcount !== 'number' || !Number.isInteger(headcount) || headcount < 1) return message(400, 'needs {id: string, headcount: integer >= 1}');
+    try {
+      c.setCompanyHeadcount(id, headcount);
+    } catch {
+      return message(404, 'unknown company');
+    }
+    return ok;
   }
   return message(404, `no control route ${method} ${path}`);
 }

@@ -231,6 +231,9 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
       if (ids.some((x) => typeof x !== 'string')) throw new RangeError(`invalid filter: ${JSON.stringify(ids)}`);
       return ids as string[];
     },
+    setCompanyHeadcount: (id, headcount) => {
+      if (!search.setCompanyHeadcount(id, headcount)) throw new RangeError(`unknown company ${id}`);
+    },
   };
   return emulator;
 }

@@ -147,6 +147,19 @@ export class SearchService {
    * appearing between runs: chosen at random among the hidden ones (seeded: the same on every run of a test), or
    * spread evenly over the matching range. Returns their ids (fewer when the reserve is short).
    */
+  /**
+   * Sets a company's headcount (a test control: the company moves into or out of a filter between runs); false for
+   * an unknown id. Cached matchers hold bitmaps of the old values, so they are dropped.
+   */
+  setCompanyHeadcount(id: string, headcount: number): boolean {
+    const slot = /^c_[0-9a-z]+$/.test(id) ? Number.parseInt(id.slice(2), 36) : -1;
+    const t = this.data.companies;
+    if (slot < 0 || slot >= t.slots || t.present[slot] === 0) return false;
+    t.headcount[slot] = headcount;
+    this.matchers.clear();
+    return true;
+  }
+
   insertPersons(count: number, rawBody: string, spread: 'random' | 'even' = 'random'): string[] | ValidationDetail[] {
     let body: unknown;
     try {

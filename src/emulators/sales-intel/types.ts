@@ -181,4 +181,6 @@ export interface SalesIntelEmulator {
    * between two runs, placed at random (seeded) or `even`ly over the matching range. Returns their ids.
    */
   insertPersons(count: number, filter?: Record<string, unknown>, spread?: 'random' | 'even'): string[];
+  /** Sets a company's headcount so it moves into or out of filters between runs; throws RangeError for an unknown id. */
+  setCompanyHeadcount(id: string, headcount: number): void;
 }

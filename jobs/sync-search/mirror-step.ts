@@ -1,0 +1,69 @@
+/**
+ * The mirror step, once after a run's outcome (docs/runs.md, Mirror): a complete run (completed, not at
+ * `maxRecords`) settles its matched set against the search's membership (who entered, who left) and acts on the
+ * confirmed leavers unless the leave guard holds them back (`leave_guard`); a complete dry run only forecasts that.
+ * Any other ending changes no membership; its matched set is dropped once nothing will resume the run.
+ */
+import type { SavedSearch } from '../../src/config/index.js';
+import { dropRunMatched, type LeaveRules, type Settled } from '../../src/runs/membership-store.js';
+import type { Warning } from '../../src/runs/run-warnings.js';
+import { actOnLeavers, leaveRules, membershipOf } from './leavers.js';
+import { errorInfo } from './run-errors.js';
+import type { CrmEnd } from './open-destination.js';
+import type { RunOutcome } from './run-outcome.js';
+import type { SyncDeps } from './run-request.js';
+
+/** The summary's mirror fields, and the warning of a guarded run. */
+export interface MirrorReport {
+  entered: number;
+  left: number;
+  leaveActions: number;
+  leaversPending: number;
+  warning?: Warning;
+}
+
+export interface MirrorInput {
+  deps: SyncDeps;
+  search: SavedSearch;
+  runId: string;
+  dryRun: boolean;
+  outcome: RunOutcome;
+  crm: CrmEnd | undefined;
+  signal?: AbortSignal;
+}
+
+export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | undefined> {
+  const { deps, search, runId, outcome, crm } = input;
+  const complete = outcome.status === 'completed' && outcome.limitedBy === undefined;
+  if (!complete || !crm) {
+    if (!outcome.checkpoint.keep || input.dryRun) await dropRunMatched(deps.redis, search.name, runId, deps.prefix);
+    return undefined;
+  }
+  const io = { redis: deps.redis, prefix: deps.prefix, search, crm, ...(input.signal ? { signal: input.signal } : {}) };
+  const { store } = await membershipOf(io);
+  const rules = leaveRules(deps.config, search);
+  if (input.dryRun) return forecast(await store.forecast(runId, rules), search, rules);
+  const settled = await store.settle(runId, rules);
+  const report = { entered: settled.entered, left: settled.left, leaveActions: 0, leaversPending: settled.pending };
+  if (settled.guarded) return { ...report, warning: guardWarning(settled, search, rules) };
+  if (settled.pending === 0) return report;
+  // The CRM may refuse leavers' fields (say a setFields field it lacks), record by record or the whole write: those
+  // leavers stay pending (the next complete run tries again), and the run says why.
+  const acted = await actOnLeavers(io).catch((err: unknown) => ({ acted: 0, pending: settled.pending, reason: errorInfo(err).message }));
+  const done = { ...report, leaveActions: acted.acted, leaversPending: acted.pending };
+  if (acted.reason === undefined) return done;
+  const reason = `onLeave fields refused for ${acted.pending} leavers (they stay pending): ${acted.reason}`;
+  return { ...done, warning: { code: 'leave_refused', reason, line: reason } };
+}
+
+/** A dry run: what the run would report (leavers it would act on, or hold back), the membership unchanged. */
+function forecast(f: Settled, search: SavedSearch, rules: LeaveRules): MirrorReport {
+  const leavers = f.pending + f.left;
+  const report = { entered: f.entered, left: f.left, leaveActions: f.guarded || search.onLeave === 'nothing' ? 0 : leavers, leaversPending: f.guarded ? leavers : 0 };
+  return f.guarded ? { ...report, warning: guardWarning({ ...f, pending: leavers }, search, rules) } : report;
+}
+
+function guardWarning(settled: Settled, search: SavedSearch, rules: LeaveRules): Warning {
+  const reason = `the matches fell by more than ${Math.round(rules.maxShare * 100)}% since the last complete run the guard let through, or to 0 (${settled.matched} now): ${settled.pending} leavers pending; \`prospect-sync leavers ${search.name} --apply\` acts on them`;
+  return { code: 'leave_guard', reason, line: `leave guard: ${reason}` };
+}

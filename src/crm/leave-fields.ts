@@ -1,0 +1,54 @@
+/**
+ * `onLeave: {setFields: ...}`: the fields written on a search's confirmed leavers (docs/runs.md, Mirror). Through the
+ * sink's normal upsert by match key with only those fields: no record is read, no search token spent. The
+ * leavers' change hashes are forgotten, so a record that re-enters is written in full by its next run (carrying,
+ * say, a mapped constant `si_in_search: {value: true}` again) instead of being skipped as unchanged.
+ */
+import type { Redis } from 'ioredis';
+import { createChangeDetector } from './change-detector.js';
+import { chunks } from './chunks.js';
+import type { CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
+
+/** What happens to a search's confirmed leavers (the config's `onLeave`). */
+export type OnLeave = 'nothing' | { setFields: Record<string, CrmValue> };
+
+/** A setFields value that stands for the time the leavers are acted on (ISO 8601). */
+export const NOW_VALUE = '$now';
+
+export interface LeaveFieldsInput {
+  sink: CrmSink;
+  /** The search's target: its object and match field (its mapped fields and link are not written here). */
+  target: ObjectTarget;
+  keys: readonly string[];
+  setFields: Record<string, CrmValue>;
+  /** Where the search's change hashes are (the writer's: src/crm/crm-writer.ts). */
+  hashes: { redis: Redis; keyPrefix: string; destination: string; instance: string };
+  now?: Date;
+  signal?: AbortSignal;
+}
+
+/**
+ * Writes the fields on every leaver; returns the keys the CRM took, how many it refused (those stay pending) and the
+ * first refusal's reason (redacted by the sink, as reject reasons are).
+ */
+export async function applyLeaveFields(input: LeaveFieldsInput): Promise<{ acted: string[]; refused: number; reason?: string }> {
+  const { sink, keys, hashes } = input;
+  const now = (input.now ?? new Date()).toISOString();
+  const properties = Object.fromEntries(Object.entries(input.setFields).map(([field, value]) => [field, value === NOW_VALUE ? now : value]));
+  const target: ObjectTarget = { object: input.target.object, matchField: input.target.matchField, fields: Object.keys(properties) };
+  const acted: string[] = [];
+  let refused = 0;
+  let reason: string | undefined;
+  for (const part of chunks(keys, sink.preferredBatchSize(keys.length))) {
+    const outcomes = await sink.upsert(target, part.map((key) => ({ key, properties })), input.signal ? { signal: input.signal } : {});
+    for (const o of outcomes) {
+      if (o.status === 'rejected') {
+        refused += 1;
+        reason ??= `${o.code}${o.field === undefined ? '' : ` [${o.field}]`}: ${o.reason}`;
+      }
+      else acted.push(o.key);
+    }
+  }
+  await createChangeDetector(hashes.redis, hashes.keyPrefix, hashes.destination, input.target, hashes.instance).forget(acted);
+  return { acted, refused, ...(reason === undefined ? {} : { reason }) };
+}

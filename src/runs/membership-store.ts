@@ -1,0 +1,108 @@
+/**
+ * Which records a saved search matches, per CRM instance: the mirror's state (docs/runs.md, Mirror). A run adds the
+ * match keys of every committed batch to its own matched set (kept by run id, so a resumed attempt adds to it);
+ * only a complete run's set is compared with the membership (`settle`), which says who entered, who left (absent
+ * from `confirmRuns` consecutive complete runs) and whether the leave guard holds the leavers back.
+ * Keys share one hash tag per search, so the update is one script on a Redis Cluster too.
+ */
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
+
+/** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
+export const RUN_MATCHED_TTL_SECONDS = 72 * 3600;
+
+export interface LeaveRules {
+  confirmRuns: number;
+  maxShare: number;
+}
+
+export interface Settled {
+  entered: number;
+  left: number;
+  matched: number;
+  /** The matches fell by more than `maxShare` since the guard's baseline, or to 0: nobody is acted on. */
+  guarded: boolean;
+  /** Confirmed leavers not acted on yet. */
+  pending: number;
+}
+
+const UPDATE_LUA = readFileSync(new URL('./membership-update.lua', import.meta.url), 'utf8');
+const FORECAST_LUA = readFileSync(new URL('./membership-forecast.lua', import.meta.url), 'utf8');
+
+function base(search: string, prefix: string): string {
+  return `${prefix}:mirror:{${search}}`;
+}
+
+/**
+ * Glob of a search's membership keys in every CRM instance (members, absence counts, pending leavers, guard); a
+ * run's matched set (`:run:`, with a TTL of its own) matches it too and is told apart by `isRunMatchedKey`.
+ */
+export function membershipKeysPattern(search: string, prefix: string = DEFAULT_RUNS_PREFIX): string {
+  return `${base(search, prefix)}:*`;
+}
+
+export function isRunMatchedKey(key: string, search: string, prefix: string = DEFAULT_RUNS_PREFIX): boolean {
+  return key.startsWith(`${base(search, prefix)}:run:`);
+}
+
+export function runMatchedKey(search: string, runId: string, prefix: string = DEFAULT_RUNS_PREFIX): string {
+  return `${base(search, prefix)}:run:${runId}`;
+}
+
+/** Adds one committed batch's match keys to the run's matched set (and renews its TTL). */
+export async function addRunMatched(redis: Redis, search: string, runId: string, keys: readonly string[], prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+  if (keys.length === 0) return;
+  const key = runMatchedKey(search, runId, prefix);
+  await redis.multi().sadd(key, ...keys).expire(key, RUN_MATCHED_TTL_SECONDS).exec();
+}
+
+/** Drops a run's matched set: the run ended without a complete walk and nothing will resume it. */
+export async function dropRunMatched(redis: Redis, search: string, runId: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+  await redis.del(runMatchedKey(search, runId, prefix));
+}
+
+export class MembershipStore {
+  private readonly keys: { members: string; absent: string; pending: string; meta: string };
+
+  constructor(private readonly redis: Redis, private readonly search: string, instance: string, private readonly prefix: string = DEFAULT_RUNS_PREFIX) {
+    const b = `${base(search, prefix)}:${instance}`;
+    this.keys = { members: `${b}:members`, absent: `${b}:absent`, pending: `${b}:pending`, meta: `${b}:meta` };
+  }
+
+  /** A complete run's matched set becomes the membership (its set is consumed). */
+  async settle(runId: string, rules: LeaveRules): Promise<Settled> {
+    return this.run(UPDATE_LUA, runId, rules);
+  }
+
+  /**
+   * What settling a dry run's matched set would do (its set is consumed, the membership unchanged): `left` counts
+   * the members it would confirm, `pending` the leavers pending before that it does not match.
+   */
+  async forecast(runId: string, rules: LeaveRules): Promise<Settled> {
+    return this.run(FORECAST_LUA, runId, rules);
+  }
+
+  private async run(script: string, runId: string, rules: LeaveRules): Promise<Settled> {
+    const { members, absent, pending, meta } = this.keys;
+    const reply = (await this.redis.eval(script, 5, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), rules.confirmRuns, rules.maxShare)) as number[];
+    const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
+    return { entered, left, matched, guarded: guarded === 1, pending: waiting };
+  }
+
+  /** Confirmed leavers not acted on yet (match keys, sorted). */
+  async pending(): Promise<string[]> {
+    return (await this.redis.smembers(this.keys.pending)).sort();
+  }
+
+  /** These leavers were acted on (or need nothing): no longer pending. */
+  async done(keys: readonly string[]): Promise<void> {
+    if (keys.length > 0) await this.redis.srem(this.keys.pending, ...keys);
+  }
+
+  /** Leavers applied on purpose: the last run's matches become the guard's baseline. */
+  async acceptLastMatched(): Promise<void> {
+    const last = await this.redis.hget(this.keys.meta, 'lastMatched');
+    if (last !== null) await this.redis.hset(this.keys.meta, 'baseline', last);
+  }
+}
