@@ -4,6 +4,8 @@
  * that fails fast. Problems are thrown as typed errors; src/cli/cli-errors.ts prints them and picks the exit code.
  */
 import type { Redis } from 'ioredis';
+import type { SourceClient } from '../source/index.js';
+import { silentLogger } from '../shared/logger.js';
 import { loadConfig, resolveConfigPath, type AppConfig } from '../config/index.js';
 import { queuePrefix } from '../queue/queue-prefix.js';
 import { UnknownSearchError } from './cli-errors.js';
@@ -44,6 +46,31 @@ export async function openSearchCommand(search: string, configFlag: string | und
   if (!config.searches.some((s) => s.name === search)) throw new UnknownSearchError(search, config.searches.map((s) => s.name));
   const redis = await connectRedis();
   return { search, config, redis, prefix: queuePrefix(), close: () => redis.disconnect() };
+}
+
+/** What the commands that ask the API (`account`, `plan --all`, `values`) work with. */
+export interface SourceCommand {
+  config: AppConfig;
+  redis: Redis;
+  prefix: string;
+  /** The real source client, in the workers' namespace: its calls count against the account's shared limits. */
+  source: SourceClient;
+}
+
+/** Loads the config, connects to Redis and opens the source client for `use`; closes both after it. */
+export async function withSourceCommand<T>(configFlag: string | undefined, use: (cmd: SourceCommand) => Promise<T>): Promise<T> {
+  const { config } = await loadCommandConfig(configFlag);
+  const redis = await connectRedis();
+  const prefix = queuePrefix();
+  // Loaded here only: the commands that do not ask the API need none of the sync code.
+  const { openSource } = await import('../../jobs/sync-search/index.js');
+  const source = openSource(config, redis, prefix, silentLogger);
+  try {
+    return await use({ config, redis, prefix, source });
+  } finally {
+    await source.close();
+    redis.disconnect();
+  }
 }
 
 /** Prints `value` as one JSON line (the last stdout line of `--json` commands). */

@@ -3,29 +3,16 @@
  * (authenticated and rate-limited like a run), kept in Redis per account for an hour, since dictionaries change
  * rarely and each read counts against the account's dictionary limit.
  */
-import type { AppConfig } from '../config/index.js';
 import type { Redis } from 'ioredis';
 import type { DictionaryEntry, SourceClient } from '../source/index.js';
-import { queuePrefix } from '../queue/queue-prefix.js';
-import { silentLogger } from '../shared/logger.js';
-import { connectRedis } from './redis-connect.js';
+import { withSourceCommand } from './command-context.js';
 
 const CACHE_SECONDS = 3600;
 
 export type EntriesLookup = (name: string) => Promise<DictionaryEntry[]>;
 
-export async function withDictionaries<T>(config: AppConfig, use: (lookup: EntriesLookup) => Promise<T>): Promise<T> {
-  // Loaded only here: the offline commands need none of the sync code.
-  const { openSource } = await import('../../jobs/sync-search/index.js');
-  const redis = await connectRedis();
-  const prefix = queuePrefix();
-  const client = openSource(config, redis, prefix, silentLogger);
-  try {
-    return await use(cachedEntries(client, redis, prefix));
-  } finally {
-    await client.close();
-    redis.disconnect();
-  }
+export function withDictionaries<T>(configFlag: string | undefined, use: (lookup: EntriesLookup) => Promise<T>): Promise<T> {
+  return withSourceCommand(configFlag, ({ source, redis, prefix }) => use(cachedEntries(source, redis, prefix)));
 }
 
 /** Dictionary entries through `client`, kept in Redis under the account's keys for an hour. */

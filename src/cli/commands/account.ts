@@ -4,15 +4,11 @@
  * today against the caps, and the account's read-only settings (compliance, personalization, intent topics: three
  * GETs counted in the `dictionary` operation). Spends no search tokens and no credits. Exit 0, 2 config error.
  */
-import { openSource } from '../../../jobs/sync-search/index.js';
-import { queuePrefix } from '../../queue/queue-prefix.js';
 import type { TokenBalance } from '../../source/budget-ledger.js';
 import type { SourceClient } from '../../source/index.js';
 import { listGovernorSnapshots, type GovernorSnapshot } from '../../shared/governor-snapshots.js';
-import { silentLogger } from '../../shared/logger.js';
-import { loadCommandConfig, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
+import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
-import { connectRedis } from '../redis-connect.js';
 
 const SETTINGS = ['compliance', 'personalization', 'intentTopics'] as const;
 
@@ -81,17 +77,10 @@ function render(v: AccountView): string {
 }
 
 export async function runCommand(opts: ConfigOption & JsonOption): Promise<number> {
-  const { config } = await loadCommandConfig(opts.config);
-  const redis = await connectRedis();
-  const prefix = queuePrefix();
-  const source = openSource(config, redis, prefix, silentLogger);
-  try {
+  return withSourceCommand(opts.config, async ({ redis, prefix, source }) => {
     const view = await accountView(source, await listGovernorSnapshots(redis, prefix));
     if (opts.json) printJson(view);
     else process.stdout.write(`${render(view)}\n`);
     return EXIT.ok;
-  } finally {
-    await source.close();
-    redis.disconnect();
-  }
+  });
 }

@@ -5,16 +5,12 @@
  * tokens and no credits. Exit 0, 2 config error.
  */
 import type { Redis } from 'ioredis';
-import { openSource } from '../../../jobs/sync-search/index.js';
 import type { AppConfig, SavedSearch } from '../../config/index.js';
 import { forecastAllotment, paceFromCount, paceFromHistory, type AllotmentForecast, type RunPace, type SearchPaceInput } from '../../runs/allotment-forecast.js';
 import { listRuns } from '../../runs/run-history.js';
 import type { Filter, SourceClient } from '../../source/index.js';
-import { silentLogger } from '../../shared/logger.js';
-import { queuePrefix } from '../../queue/queue-prefix.js';
-import { loadCommandConfig, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
+import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
-import { connectRedis } from '../redis-connect.js';
 
 /** Runs of the history the pace is read from (the forecast averages the last few that walked). */
 const HISTORY_DEPTH = 50;
@@ -53,19 +49,12 @@ function render(f: AllotmentForecast | null, searches: SearchPaceInput[]): strin
 }
 
 export async function runCommand(opts: ConfigOption & JsonOption): Promise<number> {
-  const { config } = await loadCommandConfig(opts.config);
-  const redis = await connectRedis();
-  const prefix = queuePrefix();
-  const source = openSource(config, redis, prefix, silentLogger);
-  try {
+  return withSourceCommand(opts.config, async ({ config, redis, prefix, source }) => {
     const searches = await paces(config, source, redis, prefix);
     const balance = await source.ledger.tokenBalance();
     const forecast = balance ? forecastAllotment({ balance, reserve: config.source.tokens.reserve, searches, now: new Date() }) : null;
     if (opts.json) printJson({ forecast, searches: searches.map((s) => ({ search: s.search, ...s.pace })) });
     else process.stdout.write(`${render(forecast, searches)}\n`);
     return EXIT.ok;
-  } finally {
-    await source.close();
-    redis.disconnect();
-  }
+  });
 }

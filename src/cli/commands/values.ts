@@ -4,7 +4,7 @@
  * Exit 0; 2 for a dictionary the API does not know or a config error; 4 without Redis.
  */
 import { SourceError, type DictionaryEntry } from '../../source/index.js';
-import { loadCommandConfig, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
+import { printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { UsageError } from '../cli-errors.js';
 import { withDictionaries } from '../dictionary-lookup.js';
 import { EXIT } from '../exit-codes.js';
@@ -23,10 +23,9 @@ function matching(entries: readonly DictionaryEntry[], text: string | undefined)
 }
 
 export async function runCommand(dictionary: string, opts: ValuesOptions): Promise<number> {
-  const { config } = await loadCommandConfig(opts.config);
   let entries: DictionaryEntry[];
   try {
-    entries = await withDictionaries(config, (lookup) => lookup(dictionary));
+    entries = await withDictionaries(opts.config, (lookup) => lookup(dictionary));
   } catch (err) {
     if (err instanceof SourceError && err.status === 404) {
       throw new UsageError(`the API has no dictionary '${dictionary}' (filters use: ${FILTER_DICTIONARIES.join(', ')})`);
