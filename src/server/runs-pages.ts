@@ -87,6 +87,13 @@ function charts(runs: readonly RunSummary[]): string {
     barChart('Tokens', [{ name: 'tokens', color: '#8250df', values: of((s) => s.tokensSpent) }]),
     barChart('Credits', [{ name: 'credits', color: '#bc4c00', values: of((s) => s.creditsSpent) }]),
     barChart('Duration', [{ name: 'duration', color: '#57606a', values: of((s) => s.durationMs) }], { format: (v) => seconds(v) }),
+    // The mirror's figures, once a complete run has kept the search's matches.
+    ...(runs.some((s) => s.entered !== undefined || s.left !== undefined)
+      ? [barChart('Entered and left', [
+        { name: 'entered', color: '#1a7f37', values: of((s) => s.entered) },
+        { name: 'left', color: '#cf222e', values: of((s) => s.left) },
+      ])]
+      : []),
   ].join('')}</div>`;
 }
 
