@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
+import { reviewLeavers } from '../../jobs/sync-search/index.js';
 import { parseConfig } from '../../src/config/index.js';
 import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { COMPANY_FILTER, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 const OUT = 2_000_000; // above the search's headcount range: the company leaves the filter
 
-function searchYaml(object = 'companies'): string {
+function searchYaml(extra = ''): string {
   return `
   - name: icp
     segment: icp
@@ -25,13 +26,13 @@ function searchYaml(object = 'companies'): string {
       company:
         headcount: {gte: 1, lte: 1000000}
     destination: crm
-    object: ${object}
+    object: companies
     matchOn: {field: prospect_sync_id, from: id}
     fields:
       name: name
     list: {name: ICP}
     onLeave: removeFromList
-`;
+${extra}`;
 }
 
 /** The match keys (prospect_sync_id) of the emulator's list "ICP" members. */
@@ -67,6 +68,32 @@ describe('mirror: a HubSpot list per search', () => {
     expect(await run('r4')).toMatchObject({ status: 'completed', entered: 0, left: 0, listAdded: 0, listRemoved: 0 });
     expect(listWrites(hubspot)).toBe(writes);
     expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== leaver));
+  });
+
+  it('the leave guard keeps leavers in the list; leavers --apply removes them; a leaver that re-enters is re-added', async () => {
+    const f = await startFixture('mirror-list-guard');
+    fx = f;
+    const hubspot = f.hubspot!;
+    const ids = (await f.oracleIds('companies', COMPANY_FILTER)).map(String).sort();
+    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
+    const run = (runId: string) => syncSearch(f.deps(config), { search: 'icp', runId });
+    expect(await run('g1')).toMatchObject({ status: 'completed', listAdded: ids.length });
+
+    const half = ids.slice(0, Math.floor(ids.length / 2));
+    for (const id of half) f.si.setCompanyHeadcount(id, OUT);
+    const guarded = await run('g2');
+    expect(guarded).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length, listAdded: 0, listRemoved: 0 });
+    expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+    expect(listKeys(hubspot)).toEqual(ids);
+
+    expect((await reviewLeavers(f.deps(config), 'icp', true)).applied).toEqual({ acted: half.length, pending: 0, listRemoved: half.length });
+    const rest = ids.filter((id) => !half.includes(id));
+    expect(listKeys(hubspot)).toEqual(rest);
+
+    const back = half[0]!;
+    f.si.setCompanyHeadcount(back, 10);
+    expect(await run('g3')).toMatchObject({ status: 'completed', entered: 1, listAdded: 1, listRemoved: 0 });
+    expect(listKeys(hubspot)).toEqual([...rest, back].sort());
   });
 
   it('refuses onLeave: removeFromList without list:, naming the field', () => {
