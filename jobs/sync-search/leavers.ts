@@ -8,6 +8,7 @@ import { applyLeaveFields } from '../../src/crm/leave-fields.js';
 import type { CrmSink, FieldMapping } from '../../src/crm/index.js';
 import { MembershipStore, type LeaveRules } from '../../src/runs/membership-store.js';
 import { acquireRunLock } from '../../src/runs/run-lock.js';
+import { removeFromList } from './list-members.js';
 import { openDestination } from './open-destination.js';
 import { resolveSearch } from './resolve-search.js';
 import { redactText } from './run-errors.js';
@@ -35,16 +36,22 @@ export async function membershipOf(input: Pick<LeaversInput, 'redis' | 'prefix' 
 }
 
 /**
- * Acts on every pending leaver: `nothing` only clears them; `setFields` writes the fields, and leavers the CRM
- * refused stay pending. Returns how many were acted on and how many are still pending.
+ * Acts on every pending leaver: `nothing` only clears them; `removeFromList` removes them from the search's list
+ * (`listRemoved`: how many the CRM removed); `setFields` writes the fields, and leavers the CRM refused stay pending.
+ * Returns how many were acted on and how many are still pending.
  */
-export async function actOnLeavers(input: LeaversInput): Promise<{ acted: number; pending: number; reason?: string }> {
+export async function actOnLeavers(input: LeaversInput): Promise<{ acted: number; pending: number; reason?: string; listRemoved?: number }> {
   const { store, instance } = await membershipOf(input);
   const keys = await store.pending();
   const onLeave = input.search.onLeave ?? 'nothing';
   if (onLeave === 'nothing') {
     await store.done(keys);
     return { acted: 0, pending: 0 };
+  }
+  if (onLeave === 'removeFromList') {
+    const listRemoved = await removeFromList({ ...input, store }, keys);
+    await store.done(keys);
+    return { acted: keys.length, pending: 0, listRemoved };
   }
   const { acted, refused, reason } = await applyLeaveFields({
     sink: input.crm.sink, target: input.crm.mapping.target, keys, setFields: onLeave.setFields,
@@ -59,7 +66,7 @@ export interface LeaversReport {
   search: string;
   onLeave: SavedSearch['onLeave'];
   pending: string[];
-  applied?: { acted: number; pending: number; reason?: string };
+  applied?: { acted: number; pending: number; reason?: string; listRemoved?: number };
 }
 
 /**

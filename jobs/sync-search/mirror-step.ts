@@ -8,6 +8,7 @@ import type { SavedSearch } from '../../src/config/index.js';
 import { dropRunMatched, type LeaveRules, type Settled } from '../../src/runs/membership-store.js';
 import type { Warning } from '../../src/runs/run-warnings.js';
 import { actOnLeavers, leaveRules, membershipOf } from './leavers.js';
+import { addMembersToList } from './list-members.js';
 import { errorInfo } from './run-errors.js';
 import type { CrmEnd } from './open-destination.js';
 import type { RunOutcome } from './run-outcome.js';
@@ -19,6 +20,9 @@ export interface MirrorReport {
   left: number;
   leaveActions: number;
   leaversPending: number;
+  /** With `list:`: members the CRM added to the search's list, and leavers removed from it (`removeFromList`). */
+  listAdded?: number;
+  listRemoved?: number;
   warning?: Warning;
 }
 
@@ -44,15 +48,18 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   const rules = leaveRules(deps.config, search);
   if (input.dryRun) return forecast(await store.forecast(runId, rules), search, rules);
   const settled = await store.settle(runId, rules);
-  const report = { entered: settled.entered, left: settled.left, leaveActions: 0, leaversPending: settled.pending };
+  // A list the CRM refuses does not undo the settle: the members not added are tried again after the next complete run.
+  const listed = search.list === undefined ? undefined : await addMembersToList({ ...io, store }).catch((err: unknown) => listWarning(errorInfo(err).message));
+  const report = { entered: settled.entered, left: settled.left, leaveActions: 0, leaversPending: settled.pending, ...(listed === undefined ? {} : { listAdded: typeof listed === 'number' ? listed : 0, listRemoved: 0 }) };
+  if (typeof listed === 'object') return { ...report, warning: listed };
   if (settled.guarded) return { ...report, warning: guardWarning(settled, search, rules) };
   if (settled.pending === 0) return report;
   // The CRM may refuse leavers' fields (say a setFields field it lacks), record by record or the whole write: those
   // leavers stay pending (the next complete run tries again), and the run says why.
   const acted = await actOnLeavers(io).catch((err: unknown) => ({ acted: 0, pending: settled.pending, reason: errorInfo(err).message }));
-  const done = { ...report, leaveActions: acted.acted, leaversPending: acted.pending };
+  const done = { ...report, leaveActions: acted.acted, leaversPending: acted.pending, ...('listRemoved' in acted && acted.listRemoved !== undefined ? { listRemoved: acted.listRemoved } : {}) };
   if (acted.reason === undefined) return done;
-  const reason = `onLeave fields refused for ${acted.pending} leavers (they stay pending): ${acted.reason}`;
+  const reason = `onLeave refused for ${acted.pending} leavers (they stay pending): ${acted.reason}`;
   return { ...done, warning: { code: 'leave_refused', reason, line: reason } };
 }
 
@@ -61,6 +68,11 @@ function forecast(f: Settled, search: SavedSearch, rules: LeaveRules): MirrorRep
   const leavers = f.pending + f.left;
   const report = { entered: f.entered, left: f.left, leaveActions: f.guarded || search.onLeave === 'nothing' ? 0 : leavers, leaversPending: f.guarded ? leavers : 0 };
   return f.guarded ? { ...report, warning: guardWarning({ ...f, pending: leavers }, search, rules) } : report;
+}
+
+function listWarning(message: string): Warning {
+  const reason = `the search's list refused the members it lacks (tried again after the next complete run): ${message}`;
+  return { code: 'list_refused', reason, line: reason };
 }
 
 function guardWarning(settled: Settled, search: SavedSearch, rules: LeaveRules): Warning {

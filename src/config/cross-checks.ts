@@ -1,6 +1,6 @@
 /** Rules that relate several fields of the config; the schema has already checked each field alone. */
 // CRM facts (objects per destination type, match-field defaults) are the crm layer's: asked, not repeated here.
-import { defaultMatchField, matchFieldDefaults, objectsFor, objectsOf } from '../crm/destinations.js';
+import { defaultMatchField, listObjectsOf, matchFieldDefaults, objectsFor, objectsOf } from '../crm/destinations.js';
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
@@ -97,6 +97,15 @@ function matchFieldRequired(): string {
   return keys.length === 0 ? 'required' : `required (or ${keys.join(' or ')})`;
 }
 
+/** `list:` needs a destination whose lists hold the search's object; `onLeave: removeFromList` needs `list:`. */
+function checkList(search: ParsedSearch, at: ConfigPath, type: string, issues: PathIssue[]): void {
+  if (search.onLeave === 'removeFromList' && search.list === undefined) issues.push({ path: [...at, 'onLeave'], message: 'removeFromList needs a list: {name: ...} on the search' });
+  if (search.list === undefined) return;
+  const holds = listObjectsOf(type);
+  if (holds.length === 0) issues.push({ path: [...at, 'list'], message: `${type} destinations have no lists` });
+  else if (!holds.includes(search.object)) issues.push({ path: [...at, 'list'], message: `${type} lists hold ${holds.join(' | ')}, not ${search.object}` });
+}
+
 /** Checks `search` against its destination and resolves `matchOn.field`; undefined when it cannot be resolved. */
 function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedConfig, issues: PathIssue[]): string | undefined {
   const destination = config.destinations[search.destination];
@@ -112,6 +121,7 @@ function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedCo
   } else if (!fitting.includes(search.object)) {
     issues.push({ path: [...at, 'object'], message: `${search.entity} land in ${fitting.join(' | ')} on ${destination.type}` });
   }
+  checkList(search, at, destination.type, issues);
   const field = search.matchOn.field ?? defaultMatchField(destination);
   if (field === undefined) {
     issues.push({ path: [...at, 'matchOn', 'field'], message: matchFieldRequired() });

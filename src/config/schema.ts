@@ -82,6 +82,7 @@ const leaveMaxShare = z.number().min(0).max(1).describe('leavers are not acted o
 const onLeaveSchema = z
   .union([
     z.literal('nothing'),
+    z.literal('removeFromList').describe('confirmed leavers are removed from the search\'s list (needs list:)'),
     z.strictObject({
       setFields: z
         .record(nonEmpty, z.union([z.string(), z.number(), z.boolean(), z.null()]))
@@ -116,6 +117,10 @@ const savedSearchSchema = () => z.strictObject({
   fields: z.record(nonEmpty, fieldMapping),
   associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
   rejects: z.strictObject({ failAbove: failAbove.optional() }).optional().describe('overrides the top-level rejects settings for this search'),
+  list: z
+    .strictObject({ name: nonEmpty.describe('found by name (case-insensitive) or created') })
+    .optional()
+    .describe('a CRM list holding the search\'s members (docs/runs.md, Mirror)'),
   onLeave: onLeaveSchema,
   leave: z.strictObject({ confirmRuns: leaveConfirmRuns.optional(), maxShare: leaveMaxShare.optional() }).optional().describe('overrides the top-level leave settings for this search'),
   after: z

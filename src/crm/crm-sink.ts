@@ -36,6 +36,11 @@ export interface ListPort {
   changeMembers(listId: string, add: string[], remove: string[], options?: SinkCallOptions): Promise<ListChange>;
   /** Every member's CRM id (all pages). */
   members(listId: string, options?: SinkCallOptions): Promise<string[]>;
+  /**
+   * The CRM record ids of these match keys (by the object's unique `matchField`, in batches the CRM takes); keys
+   * the CRM does not hold are absent from the map.
+   */
+  recordIds(object: string, matchField: string, keys: readonly string[], options?: SinkCallOptions): Promise<Map<string, string>>;
   /** Archives (HubSpot; restorable for 90 days) these records. */
   archive(object: string, crmIds: string[], options?: SinkCallOptions): Promise<void>;
 }

@@ -35,6 +35,8 @@ export interface DestinationPort<S extends DestinationSchema = DestinationSchema
   readonly configSchema: S;
   /** CRM objects per entity. The first company object is the one persons link to (`associate`). */
   readonly objects: Readonly<Record<EntityKind, readonly string[]>>;
+  /** Objects its sink's `lists` (ListPort) can hold; absent: the destination has no lists. */
+  readonly listObjects?: readonly string[];
   /** The config key whose value is the match field of searches that name none (e.g. an external-id field); absent: none. */
   readonly matchFieldKey?: string;
   /**

@@ -57,6 +57,11 @@ export function objectsFor(type: string, entity: EntityKind): readonly string[] 
   return destinationPort(type).objects[entity];
 }
 
+/** The objects a list of `type` can hold (none: the destination has no lists). */
+export function listObjectsOf(type: string): readonly string[] {
+  return destinationPort(type).listObjects ?? [];
+}
+
 /** The company object persons link to (`associate`). */
 export function companyObjectOf(type: string): string {
   return destinationPort(type).objects.companies[0] as string;

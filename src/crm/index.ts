@@ -17,7 +17,7 @@ export type { RejectGroup, Refused } from './reject-groups.js';
 export { createCrmWriter, summarize } from './crm-writer.js';
 export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
 export { CrmAuthError, CrmDailyLimitError, CrmListError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';
-export { companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, matchFieldDefaults, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
+export { companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, listObjectsOf, matchFieldDefaults, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
 export type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
 export { destinationLimits } from './destination-limits.js';
 export { destinationCeiling } from './destination-ceiling.js';

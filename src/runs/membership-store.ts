@@ -63,11 +63,11 @@ export async function dropRunMatched(redis: Redis, search: string, runId: string
 }
 
 export class MembershipStore {
-  private readonly keys: { members: string; absent: string; pending: string; meta: string };
+  private readonly keys: { members: string; absent: string; pending: string; meta: string; listed: string };
 
   constructor(private readonly redis: Redis, private readonly search: string, instance: string, private readonly prefix: string = DEFAULT_RUNS_PREFIX) {
     const b = `${base(search, prefix)}:${instance}`;
-    this.keys = { members: `${b}:members`, absent: `${b}:absent`, pending: `${b}:pending`, meta: `${b}:meta` };
+    this.keys = { members: `${b}:members`, absent: `${b}:absent`, pending: `${b}:pending`, meta: `${b}:meta`, listed: `${b}:listed` };
   }
 
   /** A complete run's matched set becomes the membership (its set is consumed). */
@@ -98,6 +98,27 @@ export class MembershipStore {
   /** These leavers were acted on (or need nothing): no longer pending. */
   async done(keys: readonly string[]): Promise<void> {
     if (keys.length > 0) await this.redis.srem(this.keys.pending, ...keys);
+  }
+
+  /**
+   * The search's CRM list is `listId` now: a list other than the one kept (renamed in the config, or recreated in
+   * the CRM) starts with nobody marked as listed, so every member is added to it.
+   */
+  async keepListId(listId: string): Promise<void> {
+    if ((await this.redis.hget(this.keys.meta, 'listId')) === listId) return;
+    await this.redis.multi().del(this.keys.listed).hset(this.keys.meta, 'listId', listId).exec();
+  }
+
+  /** Members not in the search's CRM list yet (match keys, sorted). */
+  async unlisted(): Promise<string[]> {
+    return (await this.redis.sdiff(this.keys.members, this.keys.listed)).sort();
+  }
+
+  /** These keys are in the search's CRM list now (`true`) or no longer (`false`). */
+  async markListed(keys: readonly string[], listed: boolean): Promise<void> {
+    if (keys.length === 0) return;
+    if (listed) await this.redis.sadd(this.keys.listed, ...keys);
+    else await this.redis.srem(this.keys.listed, ...keys);
   }
 
   /** Leavers applied on purpose: the last run's matches become the guard's baseline. */

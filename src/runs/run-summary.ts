@@ -57,6 +57,10 @@ export interface RunSummary extends RunCounts {
   leaveActions?: number;
   /** Complete runs: confirmed leavers not acted on (held back by the leave guard, or refused by the CRM). */
   leaversPending?: number;
+  /** Complete runs of a search with `list:`: members the CRM added to its list in this run. */
+  listAdded?: number;
+  /** Complete runs of a search with `list:`: leavers removed from its list (`onLeave: removeFromList`). */
+  listRemoved?: number;
 }
 
 // The counters and their arithmetic live in run-counters.ts; re-exported here for existing callers.

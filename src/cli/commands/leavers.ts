@@ -27,7 +27,7 @@ export async function runCommand(name: string, opts: LeaversOptions): Promise<nu
 }
 
 function lines(r: LeaversReport): string[] {
-  const onLeave = r.onLeave === 'nothing' ? 'nothing' : `setFields ${Object.keys(r.onLeave.setFields).join(', ')}`;
+  const onLeave = typeof r.onLeave === 'string' ? r.onLeave : `setFields ${Object.keys(r.onLeave.setFields).join(', ')}`;
   const out = [`${r.search}: ${r.pending.length} leaver(s) pending (onLeave: ${onLeave})`, ...r.pending.map((key) => `  ${key}`)];
   if (r.applied) out.push(`applied: ${r.applied.acted} acted on, ${r.applied.pending} still pending (refused by the CRM${r.applied.reason ? `: ${r.applied.reason}` : ''}); the guard's baseline is now the last run's matches`);
   else if (r.pending.length > 0) out.push(`--apply acts on them now.`);

@@ -5,6 +5,7 @@ import type { HubSpotCaller } from './hubspot-caller.js';
 import { refusalError } from './hubspot-errors.js';
 import { hubspotJson } from './hubspot-json-request.js';
 import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
+import { readByKey } from './hubspot-read.js';
 
 /** HubSpot's objectTypeId of the objects a list can hold. */
 const OBJECT_TYPE_IDS: Record<string, string> = { contacts: '0-1', companies: '0-2' };
@@ -114,6 +115,11 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
         after = answer.data.paging?.next?.after;
       } while (after !== undefined && after !== '');
       return ids;
+    },
+
+    async recordIds(object, matchField, keys, options) {
+      const found = await readByKey(caller, object, matchField, [...keys], [], options?.signal);
+      return new Map([...found].map(([key, record]) => [key, record.id]));
     },
 
     async archive(object, crmIds, options) {
