@@ -172,7 +172,8 @@ describe('journeys sized at run time', () => {
 
   it("a destination's ceiling is read live: a CRM limit learned mid-run (the portal answered more, then less) re-sizes the journeys", async () => {
     let now = 0;
-    // Before the portal's first answer: the lowest tier's 100 requests / 10 s (10 pages/s); then it answers 190, then 150.
+    // Before the portal's first answer: the lowest tier's 100 requests / 10 s (10 pages/s); then it answers far more,
+    // then less again (far enough apart that the ceiling, not the page latency, decides the figure at any load).
     let crm = 1_000;
     const run = await steppedController('fill-live-ceiling', () => now, { crmRecordsPerSecond: () => crm });
     await run.start();
@@ -184,14 +185,15 @@ describe('journeys sized at run time', () => {
     run.target();
     const assumed = run.sizing()!.demand;
     expect(assumed).toBe(demandFor(10));
-    for (const [learned, pages] of [[1_900, 19], [1_500, 15]] as const) {
+    for (const [learned, pages] of [[10_000, 100], [5_000, 50]] as const) {
       crm = learned;
       now += 1_000;
       await run.refresh();
       run.target();
       expect(run.sizing()!.demand).toBe(demandFor(pages));
     }
-    expect(demandFor(19)).toBeGreaterThan(assumed);
+    expect(demandFor(100)).toBeGreaterThan(demandFor(50));
+    expect(demandFor(50)).toBeGreaterThan(assumed);
     await run.stop();
   });
 
