@@ -7,7 +7,7 @@ import { syncSearch } from '../../jobs/sync-search.js';
 import { reviewLeavers } from '../../jobs/sync-search/index.js';
 import { parseConfig } from '../../src/config/index.js';
 import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
-import { COMPANY_FILTER, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+import { COMPANY_FILTER, companySearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -18,21 +18,9 @@ afterEach(async () => {
 const OUT = 2_000_000; // above the search's headcount range: the company leaves the filter
 
 function searchYaml(extra = ''): string {
-  return `
-  - name: icp
-    segment: icp
-    entity: companies
-    filter:
-      company:
-        headcount: {gte: 1, lte: 1000000}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields:
-      name: name
-    list: {name: ICP}
+  return companySearch('icp', `    list: {name: ICP}
     onLeave: removeFromList
-${extra}`;
+${extra}`);
 }
 
 /** The match keys (prospect_sync_id) of the emulator's list "ICP" members. */

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { reviewLeavers } from '../../jobs/sync-search/index.js';
 import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
-import { COMPANY_FILTER, HUBSPOT_TOKEN, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+import { COMPANY_FILTER, companySearch, HUBSPOT_TOKEN, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -17,22 +17,10 @@ afterEach(async () => {
 const OUT = 2_000_000; // above the search's headcount range: the company leaves the filter
 
 function searchYaml(extra: string): string {
-  return `
-  - name: icp
-    segment: icp
-    entity: companies
-    filter:
-      company:
-        headcount: {gte: 1, lte: 1000000}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields:
-      name: name
-      si_in_search: {value: true}
+  return companySearch('icp', `      si_in_search: {value: true}
     onLeave:
       setFields: {si_in_search: false, si_left_at: $now}
-${extra}`;
+${extra}`);
 }
 
 async function createProperties(hubspot: HubSpotEmulator): Promise<void> {

@@ -163,6 +163,26 @@ export const COMPANY_SEARCH = `
       numberofemployees: headcount
 `;
 
+/**
+ * A companies search over every company (the filter of COMPANY_SEARCH) mapping the name; `extra` is more YAML of the
+ * search: lines of `fields:` at 6 spaces first, then keys of the search at 4.
+ */
+export function companySearch(name: string, extra = ''): string {
+  return `
+  - name: ${name}
+    segment: icp
+    entity: companies
+    filter:
+      company:
+        headcount: {gte: 1, lte: 1000000}
+    destination: crm
+    object: companies
+    matchOn: {field: prospect_sync_id, from: id}
+    fields:
+      name: name
+${extra}`;
+}
+
 /** Values of `property` of every object of `type` in the HubSpot emulator, sorted (duplicates kept). */
 export function hubspotValues(hubspot: HubSpotEmulator, type: string, property: string): string[] {
   const table = hubspot.state.tables.get(type);
