@@ -186,6 +186,15 @@ export interface RolesOptions extends ConfigOption {
 export async function runRoles(roles: RoleSet, opts: RolesOptions): Promise<number> {
   const { config, path: configPath } = await loadCommandConfig(opts.config);
   const logger = createLogger();
+  // Listen before the roles start: a SIGHUP that arrives during startup would otherwise end the process
+  // (Node's default for the signal); it is applied as soon as the roles run.
+  let reloadOnStart = false;
+  let started: RunningRoles | undefined;
+  process.on('SIGHUP', () => {
+    logger.info('SIGHUP: reloading the config');
+    if (started) void started.reload();
+    else reloadOnStart = true;
+  });
   const running = await startRoles({
     roles,
     config,
@@ -194,10 +203,8 @@ export async function runRoles(roles: RoleSet, opts: RolesOptions): Promise<numb
     concurrency: opts.concurrency,
     dashboard: { port: opts.port, host: opts.host },
   });
-  process.on('SIGHUP', () => {
-    logger.info('SIGHUP: reloading the config');
-    void running.reload();
-  });
+  started = running;
+  if (reloadOnStart) void running.reload();
   if (running.dashboard) process.stdout.write(`dashboard: ${running.dashboard.url}\n`);
   logger.info({ roles, prefix: running.prefix }, 'started');
   exitOnSignals(() => running.close(), { logger });
