@@ -188,12 +188,11 @@ export async function runRoles(roles: RoleSet, opts: RolesOptions): Promise<numb
   const logger = createLogger();
   // Listen before the roles start: a SIGHUP that arrives during startup would otherwise end the process
   // (Node's default for the signal); it is applied as soon as the roles run.
-  let reloadOnStart = false;
-  let started: RunningRoles | undefined;
+  const hup: { running?: RunningRoles; early: boolean } = { early: false };
   process.on('SIGHUP', () => {
     logger.info('SIGHUP: reloading the config');
-    if (started) void started.reload();
-    else reloadOnStart = true;
+    if (hup.running) void hup.running.reload();
+    else hup.early = true;
   });
   const running = await startRoles({
     roles,
@@ -203,8 +202,8 @@ export async function runRoles(roles: RoleSet, opts: RolesOptions): Promise<numb
     concurrency: opts.concurrency,
     dashboard: { port: opts.port, host: opts.host },
   });
-  started = running;
-  if (reloadOnStart) void running.reload();
+  hup.running = running;
+  if (hup.early) void running.reload();
   if (running.dashboard) process.stdout.write(`dashboard: ${running.dashboard.url}\n`);
   logger.info({ roles, prefix: running.prefix }, 'started');
   exitOnSignals(() => running.close(), { logger });
