@@ -110,9 +110,10 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
     const parts = chunks(found, COLLECTION_SIZE);
     const results = await inLanes(parts, lanes, (part) => caller.call(
       async (conn) => await conn.destroy('CampaignMember', part.map((m) => m.memberId), { allOrNone: false }) as unknown as SaveResultLike[], signal));
+    const sent = parts.flat();
     results.flat().forEach((result, i) => {
       // Deleted meanwhile (or with its record): gone either way.
-      if (result.success) change.removed.push(parts.flat()[i]!.recordId);
+      if (result.success) change.removed.push(sent[i]!.recordId);
       else if (!GONE.has(codeOf(result))) throw new CrmListError(`Salesforce refused to delete a campaign member (${codeOf(result)})`, { crm: 'salesforce', list: campaignId, reason: 'member_refused' });
     });
   }
