@@ -39,6 +39,8 @@ export class RecordStore {
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
   /** Ids deleted (in the Recycle Bin): a later reference or delete says ENTITY_IS_DELETED. */
   private readonly deleted = new Set<string>();
+  /** Campaign members by `<CampaignId>|<record Id>`: a second member of the pair is refused. */
+  private readonly memberPairs = new Set<string>();
   private seq = 0;
   /** The org's settings; "Accounts as Campaign Members" is off by default, as in a new org. */
   readonly settings: Record<OrgSetting, boolean> = { accountsAsCampaignMembers: false };
@@ -178,8 +180,7 @@ export class RecordStore {
     if (values.CampaignId == null) return undefined;
     if (linked.length === 0) return { statusCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [ContactId, LeadId]', fields: ['ContactId', 'LeadId'] };
     const field = linked[0]!;
-    const same = this.all(object.name).some((m) => m.CampaignId === values.CampaignId && m[field] === values[field]);
-    return same ? { statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] } : undefined;
+    return this.memberPairs.has(`${String(values.CampaignId)}|${String(values[field])}`) ? { statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] } : undefined;
   }
 
   /**
@@ -251,6 +252,8 @@ export class RecordStore {
   }
 
   private index(object: SfObject, record: SfRecord): void {
+    const pair = memberPair(object, record);
+    if (pair !== undefined) this.memberPairs.add(pair);
     for (const field of object.fields) {
       if (!(field.unique || field.externalId) || record[field.name] === null || record[field.name] === undefined) continue;
       const key = indexKey(object.name, field.name);
@@ -264,6 +267,8 @@ export class RecordStore {
   }
 
   private unindex(object: SfObject, record: SfRecord): void {
+    const pair = memberPair(object, record);
+    if (pair !== undefined) this.memberPairs.delete(pair);
     for (const field of object.fields) {
       if (record[field.name] === null || record[field.name] === undefined) continue;
       this.indexes.get(indexKey(object.name, field.name))?.get(String(record[field.name]).toLowerCase())?.delete(String(record.Id));
@@ -297,6 +302,13 @@ export class RecordStore {
     }
     return `${object.keyPrefix}${body}AAA`;
   }
+}
+
+/** A CampaignMember's campaign and record (its Contact, else Lead, else Account). */
+function memberPair(object: SfObject, record: SfRecord): string | undefined {
+  if (object.name !== 'CampaignMember') return undefined;
+  const linked = record.ContactId ?? record.LeadId ?? record.AccountId;
+  return linked == null ? undefined : `${String(record.CampaignId)}|${String(linked)}`;
 }
 
 function indexKey(object: string, field: string): string {
