@@ -21,7 +21,7 @@ const MEMBER_FIELDS: readonly { object: string; prefix: string; field: string }[
 ];
 
 /** Objects a Salesforce campaign holds (the destination port's `listObjects`). */
-export const CAMPAIGN_OBJECTS = MEMBER_FIELDS.map((m) => m.object);
+const CAMPAIGN_OBJECTS = MEMBER_FIELDS.map((m) => m.object);
 
 /** Save-result codes that mean the record is not there (deleted in Salesforce, or never was). */
 const GONE = new Set(['ENTITY_IS_DELETED', 'INVALID_CROSS_REFERENCE_KEY']);
@@ -94,7 +94,8 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
       if (code === 'DUPLICATE_VALUE') return;
       if (result.errors?.some((e) => e.fields?.includes('CampaignId'))) throw notFound(campaignId);
       if (GONE.has(code)) return void change.missing.push(id);
-      throw new CrmListError(`Salesforce refused a campaign member (${code}): ${result.errors?.[0]?.message ?? ''}`, { crm: 'salesforce', list: campaignId, reason: 'member_refused' });
+      // The code only: Salesforce's message may quote the record's values.
+      throw new CrmListError(`Salesforce refused a campaign member (${code})`, { crm: 'salesforce', list: campaignId, reason: 'refused' });
     });
   }
 
@@ -114,7 +115,7 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
     results.flat().forEach((result, i) => {
       // Deleted meanwhile (or with its record): gone either way.
       if (result.success) change.removed.push(sent[i]!.recordId);
-      else if (!GONE.has(codeOf(result))) throw new CrmListError(`Salesforce refused to delete a campaign member (${codeOf(result)})`, { crm: 'salesforce', list: campaignId, reason: 'member_refused' });
+      else if (!GONE.has(codeOf(result))) throw new CrmListError(`Salesforce refused to delete a campaign member (${codeOf(result)})`, { crm: 'salesforce', list: campaignId, reason: 'refused' });
     });
   }
 
@@ -132,7 +133,7 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
       }
       if (ids.length === 1) return ids[0]!;
       const created = await caller.call(async (conn) => await conn.create('Campaign', { Name: name, IsActive: true }) as unknown as SaveResultLike, signal);
-      if (!created.success || !created.id) throw new CrmListError(`Salesforce refused to create the campaign "${name}" (${codeOf(created)})`, { crm: 'salesforce', list: name, reason: 'member_refused' });
+      if (!created.success || !created.id) throw new CrmListError(`Salesforce refused to create the campaign "${name}" (${codeOf(created)})`, { crm: 'salesforce', list: name, reason: 'refused' });
       return created.id;
     },
 
