@@ -29,7 +29,7 @@ const CREDENTIAL: Readonly<Record<string, string>> = { hubspot: 'accessToken', s
 function problemPath(index: number, problem: PreflightProblem): Path {
   if (problem.at === 'fields') return ['searches', index, 'fields', problem.field];
   if (problem.at === 'matchOn') return ['searches', index, 'matchOn', 'field'];
-  return ['searches', index, problem.at === 'associate' ? 'associate' : 'object'];
+  return ['searches', index, problem.at === 'associate' || problem.at === 'list' ? problem.at : 'object'];
 }
 
 /**

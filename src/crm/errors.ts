@@ -54,7 +54,7 @@ export class DestinationTypeError extends AppError {
 
 /** The CRM list (HubSpot list, Salesforce campaign) a search writes to is gone or cannot take membership changes. */
 export class CrmListError extends AppError {
-  constructor(message: string, details: { crm: string; list: string; reason: 'not_found' | 'not_manual' | 'object' | 'name_taken' }) {
+  constructor(message: string, details: { crm: string; list: string; reason: 'not_found' | 'not_manual' | 'object' | 'name_taken' | 'name_ambiguous' | 'refused' }) {
     super(details.reason === 'not_found' ? 'crm_list_not_found' : 'crm_list_unusable', message, { details });
   }
 }

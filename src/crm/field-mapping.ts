@@ -15,6 +15,8 @@ export interface FieldMappingConfig {
   /** A record path, `{from, transform?, overwrite?}`, or a constant `{value, overwrite?}` written to every record. */
   fields: Record<string, string | { from: string; transform?: string; overwrite?: OverwritePolicy } | { value: ConstantValue; overwrite?: OverwritePolicy }>;
   associate?: { company: { from: string } };
+  /** The search's CRM list (`list: {name}`): the preflight checks the CRM can hold the object in a list. */
+  list?: { name: string };
 }
 
 /** Where the mapped records go; `associate` names the company object and match field persons link to. */
@@ -38,6 +40,8 @@ export interface FieldMapping {
   matchFrom: RecordPath;
   fields: MappedField[];
   companyFrom: RecordPath | undefined;
+  /** The search's CRM list, when it has one. */
+  list?: { name: string };
 }
 
 export type MapResult =
@@ -81,6 +85,7 @@ export function compileFieldMapping(config: FieldMappingConfig, info: MappingObj
     matchFrom: pathOf(config.matchOn.from, 'matchOn.from'),
     fields,
     companyFrom: config.associate === undefined ? undefined : pathOf(config.associate.company.from, 'associate.company.from'),
+    ...(config.list === undefined ? {} : { list: { name: config.list.name } }),
   };
 }
 

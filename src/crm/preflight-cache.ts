@@ -17,7 +17,7 @@ const running = new Map<string, Promise<void>>();
  * mapping asks of the schema (object, match field, fields with their value kinds and overwrite, the company link).
  */
 export function preflightKey(crm: string, endpoint: readonly string[], mapping: FieldMapping): string {
-  const asks = { target: mapping.target, fields: mapping.fields.map((f) => [f.field, valueKindOf(f), f.overwrite]) };
+  const asks = { target: mapping.target, fields: mapping.fields.map((f) => [f.field, valueKindOf(f), f.overwrite]), list: mapping.list !== undefined };
   return createHash('sha256').update(JSON.stringify([crm, endpoint, asks])).digest('base64url');
 }
 

@@ -34,7 +34,6 @@ const CASES: Record<string, [number, number, string, string]> = {
   'empty-searches': [21, 11, 'searches', '>=1'],
   'unknown-destination': [43, 18, 'searches[1].destination', "unknown destination 'hubspot' (defined: crm, sf)"],
   'object-for-type': [31, 13, 'searches[0].object', 'hubspot objects are companies | contacts'],
-  'list-without-lists': [35, 11, 'searches[0].list', 'salesforce destinations have no lists'],
   'entity-vs-object': [44, 13, 'searches[1].object', 'persons land in contacts on hubspot'],
   'view-bad-segment': [41, 26, 'searches[1].view[1]', 'expected one of "demographics"'],
   'contacts-not-allowlisted': [41, 26, 'searches[1].view[1]', "[key-accounts]; segment 'icp-dach' is not"],

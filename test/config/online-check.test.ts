@@ -182,4 +182,23 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     ]);
     expect(code).toBe(2);
   });
+
+  it('names an Accounts list on an org without Accounts as Campaign Members at the search\'s list:, saying what the org can do', async () => {
+    const accounts = `  - name: accounts
+    segment: s
+    entity: companies
+    filter: {company: {headcount: {gte: 10}}}
+    destination: sf
+    object: Account
+    matchOn: {field: Prospect_Sync_Id__c, from: id}
+    fields: {Name: name}
+    list: {name: ICP accounts}
+`;
+    const file = write('crm-account-list.yaml', `${CRM_CONFIG}${accounts}`);
+    const { code, stderr } = await cli(file);
+    expect(stderr.trim().split('\n')).toEqual([
+      `${file}:40:11 searches[2].list: list "ICP accounts" holds Accounts, but this org does not take Accounts as campaign members (CampaignMember has no createable AccountId): enable "Accounts as Campaign Members" in Setup > Campaign Settings, or drop list: and mark the search's Accounts with a field instead (onLeave: {setFields: {...}} and a mapped constant such as si_search_<name>__c: {value: true})`,
+    ]);
+    expect(code).toBe(2);
+  });
 });

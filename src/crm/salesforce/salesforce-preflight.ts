@@ -3,7 +3,8 @@
  * client-credentials grant (the first describe authorizes), the object, each mapped field (exists, createable,
  * updateable unless written on create only, type), the match field (an External ID), every field the org requires
  * on create (`nillable: false`, `createable`, not `defaultedOnCreate`) mapped or given a constant, and for `associate`
- * the lookup to the company object and its External ID. One describe per object; prospect-sync never changes the schema.
+ * the lookup to the company object and its External ID, and for a `list:` of Accounts that the org takes Accounts as
+ * campaign members. One describe per object; prospect-sync never changes the schema.
  */
 import type { FieldMapping } from '../field-mapping.js';
 import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
@@ -53,6 +54,19 @@ function requiredProblems(object: string, fields: readonly DescribedField[], map
     .map((d) => ({ at: 'object' as const, field: d.name, message: `field ${object}.${d.name} is required on create and has no mapping: map it or give it a constant ({value: ...})` }));
 }
 
+/**
+ * A campaign holds Accounts only where the org enables "Accounts as Campaign Members": only then does CampaignMember
+ * have a createable AccountId.
+ */
+async function accountListProblems(describe: DescribeObject, list: string): Promise<PreflightProblem[]> {
+  const accountId = (await describe('CampaignMember')).find((f) => f.name.toLowerCase() === 'accountid');
+  if (accountId?.createable === true) return [];
+  return [{
+    at: 'list', field: 'CampaignMember.AccountId',
+    message: `list "${list}" holds Accounts, but this org does not take Accounts as campaign members (CampaignMember has no createable AccountId): enable "Accounts as Campaign Members" in Setup > Campaign Settings, or drop list: and mark the search's Accounts with a field instead (onLeave: {setFields: {...}} and a mapped constant such as si_search_<name>__c: {value: true})`,
+  }];
+}
+
 export async function preflightSalesforce(describe: DescribeObject, mapping: FieldMapping): Promise<void> {
   const { target } = mapping;
   const fields = await describe(target.object);
@@ -73,5 +87,6 @@ export async function preflightSalesforce(describe: DescribeObject, mapping: Fie
     if (parentMatch?.externalId !== true) problems.push({ at: 'associate', field: parent.matchField, message: `field ${parent.object}.${parent.matchField} must exist and be an External ID to link ${target.object} records` });
   }
   problems.push(...requiredProblems(target.object, fields, mapping, link));
+  if (mapping.list !== undefined && target.object.toLowerCase() === 'account') problems.push(...await accountListProblems(describe, mapping.list.name));
   if (problems.length > 0) throw new CrmPreflightError('Salesforce', target.object, problems);
 }

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { chunks } from '../chunks.js';
-import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
+import type { CrmRecord, CrmSink, CrmValue, ListPort, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
 import { BULK_JOB_MIN_REQUESTS } from './bulk-upsert.js';
 import { upsertBulk } from './salesforce-bulk.js';
 import { SalesforceCaller } from './salesforce-caller.js';
+import { createSalesforceCampaigns } from './salesforce-campaigns.js';
 import type { RetryOptions } from './salesforce-call-policy.js';
 import { COLLECTION_SIZE, upsertCollections } from './salesforce-collections.js';
 import { SalesforceAuthError } from './salesforce-errors.js';
@@ -55,12 +56,15 @@ export class SalesforceSink implements CrmSink {
   private readonly caller: SalesforceCaller;
   private readonly schema: SalesforceSchema;
   private readonly lanes: number;
+  /** A search's list: a Campaign and its CampaignMembers (salesforce-campaigns.ts). */
+  readonly lists: ListPort;
 
   constructor(private readonly options: SalesforceSinkOptions) {
     const logger = (options.logger ?? silentLogger).child({ crm: 'salesforce' });
     this.caller = new SalesforceCaller({ ...options, apiVersion: options.apiVersion ?? '62.0', maxApiShare: options.maxApiShare ?? 0.5, logger });
     this.schema = new SalesforceSchema(this.caller, logger);
     this.lanes = Math.max(1, options.concurrency ?? 4);
+    this.lists = createSalesforceCampaigns(this.caller, this.schema, this.lanes);
   }
 
   /** The jsforce connection's last `Sforce-Limit-Info` reading. */

@@ -1,4 +1,4 @@
-import { findField, type SfField, type SfObject, type SfSchema } from './salesforce-schema.js';
+import { findField, type OrgSetting, type SfField, type SfObject, type SfSchema } from './salesforce-schema.js';
 
 export type SfValue = string | number | boolean | null;
 export type SfRecord = Record<string, SfValue>;
@@ -11,6 +11,8 @@ export interface SfRecordError {
 }
 
 export type UpsertResult = { ok: true; id: string; created: boolean } | { ok: false; errors: SfRecordError[] };
+
+export type DeleteResult = { ok: true } | { ok: false; errors: SfRecordError[] };
 
 /** Decides whether a record is refused on purpose (the emulator's "reject chosen records" switch). */
 export type RejectRule = (object: string, externalId: string, record: Record<string, unknown>) => SfRecordError | undefined;
@@ -35,16 +37,30 @@ type UndoStep = () => void;
 export class RecordStore {
   private readonly records = new Map<string, Map<string, SfRecord>>();
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  /** Ids deleted (in the Recycle Bin): a later reference or delete says ENTITY_IS_DELETED. */
+  private readonly deleted = new Set<string>();
+  /** Campaign members by `<CampaignId>|<record Id>`: a second member of the pair is refused. */
+  private readonly memberPairs = new Set<string>();
   private seq = 0;
+  /** The org's settings; "Accounts as Campaign Members" is off by default, as in a new org. */
+  readonly settings: Record<OrgSetting, boolean> = { accountsAsCampaignMembers: false };
 
   constructor(readonly schema: SfSchema) {
     for (const name of Object.keys(schema)) this.records.set(name, new Map());
   }
 
+  /** The object as the org serves it now: fields behind an org setting that is off do not exist. */
   object(name: string): SfObject {
     const object = Object.values(this.schema).find((o) => o.name.toLowerCase() === name.toLowerCase());
     if (!object) throw new SfRequestError(404, 'NOT_FOUND', `The requested resource does not exist: sObject type '${name}' is not supported.`);
-    return object;
+    if (object.fields.every((f) => f.orgSetting === undefined || this.settings[f.orgSetting])) return object;
+    return { ...object, fields: object.fields.filter((f) => f.orgSetting === undefined || this.settings[f.orgSetting]) };
+  }
+
+  /** The object whose record ids start with this id's key prefix. */
+  objectOfId(id: string): SfObject | undefined {
+    const object = Object.values(this.schema).find((o) => id.startsWith(o.keyPrefix));
+    return object === undefined ? undefined : this.object(object.name);
   }
 
   all(objectName: string): SfRecord[] {
@@ -64,7 +80,9 @@ export class RecordStore {
       const ids = this.indexes.get(indexKey(object.name, field.name))?.get(value.toLowerCase()) ?? new Set<string>();
       return [...ids].map((id) => this.records.get(object.name)!.get(id)!);
     }
-    return this.all(object.name).filter((r) => r[field.name] === value);
+    // SOQL compares text case-insensitively; ids exactly.
+    const same = field.type === 'id' || field.type === 'reference' ? (v: SfValue | undefined) => v === value : (v: SfValue | undefined) => typeof v === 'string' && v.toLowerCase() === value.toLowerCase();
+    return this.all(object.name).filter((r) => same(r[field.name]));
   }
 
   /** The external-id field named in a URL or job, or a request error as Salesforce reports it. */
@@ -77,11 +95,10 @@ export class RecordStore {
   }
 
   /**
-   * Upserts one record matched on `extField` = `extValue`. `input` holds field values; a key naming a
-   * relationship (e.g. `Account`) takes `{ExtField: value}` to reference the parent by its external id.
-   * Unknown columns throw SfRequestError (the whole request fails, as on Salesforce).
+   * Checks and converts a write's field values: unknown columns throw SfRequestError (the whole request fails, as on
+   * Salesforce); a relationship name takes `{ExtField: value}`; a lookup given an Id must name a live record.
    */
-  upsert(object: SfObject, extField: SfField, extValue: string, input: Record<string, unknown>, undo: UndoStep[], reject?: RejectRule): UpsertResult {
+  private convertInput(object: SfObject, input: Record<string, unknown>): { values: SfRecord; errors: SfRecordError[] } {
     const values: SfRecord = {};
     const errors: SfRecordError[] = [];
     for (const [name, raw] of Object.entries(input)) {
@@ -100,10 +117,31 @@ export class RecordStore {
         errors.push({ statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE', message: `Unable to create/update fields: ${field.name}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`, fields: [field.name] });
         continue;
       }
-      const converted = convertValue(field, raw);
+      const converted = field.type === 'reference' && raw !== null ? this.lookupId(field, raw) : convertValue(field, raw);
       if ('error' in converted) errors.push(converted.error);
       else values[field.name] = converted.value;
     }
+    return { values, errors };
+  }
+
+  /** A lookup set to a record Id: the Id must be well formed, of the referenced object, and of a live record. */
+  private lookupId(field: SfField, raw: unknown): { value: SfValue } | { error: SfRecordError } {
+    const parent = this.object(field.referenceTo!);
+    if (typeof raw !== 'string' || !/^[0-9A-Za-z]{15}(?:[0-9A-Za-z]{3})?$/.test(raw) || !raw.startsWith(parent.keyPrefix)) {
+      return { error: { statusCode: 'MALFORMED_ID', message: `${field.name}: id value of incorrect type: ${String(raw)}`, fields: [field.name] } };
+    }
+    if (this.deleted.has(raw)) return { error: { statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] } };
+    if (!this.records.get(parent.name)?.has(raw)) return { error: { statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [field.name] } };
+    return { value: raw };
+  }
+
+  /**
+   * Upserts one record matched on `extField` = `extValue`. `input` holds field values; a key naming a
+   * relationship (e.g. `Account`) takes `{ExtField: value}` to reference the parent by its external id.
+   * Unknown columns throw SfRequestError (the whole request fails, as on Salesforce).
+   */
+  upsert(object: SfObject, extField: SfField, extValue: string, input: Record<string, unknown>, undo: UndoStep[], reject?: RejectRule): UpsertResult {
+    const { values, errors } = this.convertInput(object, input);
     values[extField.name] = extValue;
     const rejected = reject?.(object.name, extValue, input);
     if (rejected) errors.push(rejected);
@@ -115,6 +153,70 @@ export class RecordStore {
     }
     const existing = matches[0];
     const next: SfRecord = existing ? { ...existing, ...values } : { ...values };
+    return this.save(object, existing, next, undo);
+  }
+
+  /**
+   * Creates one record (`POST sobjects/{type}`, collections create). A CampaignMember links a campaign to a Contact or
+   * a Lead (with both, only the Contact is kept), or to an Account where the org allows it; a second member for the
+   * same campaign and record is refused.
+   */
+  create(object: SfObject, input: Record<string, unknown>, undo: UndoStep[], reject?: RejectRule): UpsertResult {
+    const { values, errors } = this.convertInput(object, input);
+    const rejected = reject?.(object.name, '', input);
+    if (rejected) errors.push(rejected);
+    if (errors.length > 0) return { ok: false, errors };
+    for (const f of object.fields) if (f.name === 'Status' && f.defaultedOnCreate && values.Status == null) values.Status = 'Sent';
+    if (object.name === 'CampaignMember') {
+      const refused = this.memberRefusal(object, values);
+      if (refused) return { ok: false, errors: [refused] };
+    }
+    return this.save(object, undefined, values, undo);
+  }
+
+  private memberRefusal(object: SfObject, values: SfRecord): SfRecordError | undefined {
+    if (values.ContactId != null) delete values.LeadId;
+    const linked = ['ContactId', 'LeadId', 'AccountId'].filter((f) => findField(object, f) !== undefined && values[f] != null);
+    if (values.CampaignId == null) return undefined;
+    if (linked.length === 0) return { statusCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [ContactId, LeadId]', fields: ['ContactId', 'LeadId'] };
+    const field = linked[0]!;
+    return this.memberPairs.has(`${String(values.CampaignId)}|${String(values[field])}`) ? { statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] } : undefined;
+  }
+
+  /**
+   * Deletes one record by Id (collections delete, `DELETE sobjects/{type}/{id}`). Its campaign memberships go with a
+   * Contact, Lead or Account, and a campaign's members with it.
+   */
+  delete(id: string, undo: UndoStep[]): DeleteResult {
+    const object = this.objectOfId(id);
+    if (object === undefined || !/^[0-9A-Za-z]{15}(?:[0-9A-Za-z]{3})?$/.test(id)) return { ok: false, errors: [{ statusCode: 'MALFORMED_ID', message: `malformed id ${id}`, fields: [] }] };
+    if (this.deleted.has(id)) return { ok: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] };
+    const record = this.records.get(object.name)?.get(id);
+    if (record === undefined) return { ok: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }] };
+    this.drop(object, record, undo);
+    const link = ({ Contact: 'ContactId', Lead: 'LeadId', Account: 'AccountId', Campaign: 'CampaignId' } as Record<string, string>)[object.name];
+    const members = this.schema.CampaignMember === undefined ? undefined : this.object('CampaignMember');
+    if (link !== undefined && members !== undefined) {
+      for (const m of this.all(members.name)) if (m[link] === id) this.drop(members, m, undo);
+    }
+    return { ok: true };
+  }
+
+  private drop(object: SfObject, record: SfRecord, undo: UndoStep[]): void {
+    const table = this.records.get(object.name)!;
+    const id = String(record.Id);
+    this.unindex(object, record);
+    table.delete(id);
+    this.deleted.add(id);
+    undo.push(() => {
+      this.deleted.delete(id);
+      table.set(id, record);
+      this.index(object, record);
+    });
+  }
+
+  /** The required-field and unique checks of a save, then the write. */
+  private save(object: SfObject, existing: SfRecord | undefined, next: SfRecord, undo: UndoStep[]): UpsertResult {
     const missing = object.fields.filter((f) => f.required && f.defaultedOnCreate !== true && (next[f.name] === undefined || next[f.name] === null || next[f.name] === '')).map((f) => f.name);
     if (missing.length > 0) {
       return { ok: false, errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: `Required fields are missing: [${missing.join(', ')}]`, fields: missing }] };
@@ -150,6 +252,8 @@ export class RecordStore {
   }
 
   private index(object: SfObject, record: SfRecord): void {
+    const pair = memberPair(object, record);
+    if (pair !== undefined) this.memberPairs.add(pair);
     for (const field of object.fields) {
       if (!(field.unique || field.externalId) || record[field.name] === null || record[field.name] === undefined) continue;
       const key = indexKey(object.name, field.name);
@@ -163,6 +267,8 @@ export class RecordStore {
   }
 
   private unindex(object: SfObject, record: SfRecord): void {
+    const pair = memberPair(object, record);
+    if (pair !== undefined) this.memberPairs.delete(pair);
     for (const field of object.fields) {
       if (record[field.name] === null || record[field.name] === undefined) continue;
       this.indexes.get(indexKey(object.name, field.name))?.get(String(record[field.name]).toLowerCase())?.delete(String(record.Id));
@@ -196,6 +302,13 @@ export class RecordStore {
     }
     return `${object.keyPrefix}${body}AAA`;
   }
+}
+
+/** A CampaignMember's campaign and record (its Contact, else Lead, else Account). */
+function memberPair(object: SfObject, record: SfRecord): string | undefined {
+  if (object.name !== 'CampaignMember') return undefined;
+  const linked = record.ContactId ?? record.LeadId ?? record.AccountId;
+  return linked == null ? undefined : `${String(record.CampaignId)}|${String(linked)}`;
 }
 
 function indexKey(object: string, field: string): string {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { BulkIngest } from './bulk-ingest.js';
 import { faultBody, hangs, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
-import { RecordStore, SfRequestError, type SfRecordError, type UpsertResult } from './record-store.js';
+import { RecordStore, SfRequestError, type DeleteResult, type SfRecordError, type UpsertResult } from './record-store.js';
 import { defaultSchema, type SfSchema } from './salesforce-schema.js';
 import { runSoql } from './soql-query.js';
 
@@ -22,6 +22,10 @@ export interface SalesforceEmulatorOptions {
   bulkRowsPerTick?: number;
   /** Organization id carried by the token response's identity URL and /services/oauth2/userinfo; two ids are two orgs. */
   orgId?: string;
+  /** The org setting "Accounts as Campaign Members" (adds CampaignMember.AccountId); off by default. `state.settings` flips it. */
+  accountsAsCampaignMembers?: boolean;
+  /** Records per query answer; the rest follow by `nextRecordsUrl` (Salesforce's default batch: 2,000). */
+  queryBatchSize?: number;
 }
 
 export interface SalesforceEmulatorStats {
@@ -58,6 +62,11 @@ const USER_ID = '005000000000001AAA';
 /** A strict, stateful, in-memory Salesforce org speaking the REST, composite and Bulk API 2.0 wire formats jsforce uses. */
 export async function startSalesforceEmulator(options: SalesforceEmulatorOptions): Promise<SalesforceEmulator> {
   const store = new RecordStore(options.objects ?? defaultSchema());
+  store.settings.accountsAsCampaignMembers = options.accountsAsCampaignMembers ?? false;
+  const batchSize = options.queryBatchSize ?? 2000;
+  /** Query cursors: the rows a `nextRecordsUrl` still holds. */
+  const cursors = new Map<string, { type: string; rows: Record<string, unknown>[] }>();
+  let cursorSeq = 0;
   const faults: SalesforceFaults = options.faults ?? {};
   const sessions = new Map<string, number>();
   const orgId = options.orgId ?? ORG_ID;
@@ -148,6 +157,60 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     return results.map(upsertResult);
   };
 
+  const saveResult = (r: UpsertResult): Record<string, unknown> =>
+    r.ok ? { id: r.id, success: true, errors: [] } : { id: null, success: false, errors: r.errors };
+  const rolledBack: SfRecordError = { statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] };
+
+  /** `POST composite/sobjects`: creates up to 200 records of any types, one save result each, in order. */
+  const createCollection = (body: unknown): unknown[] => {
+    const { allOrNone, records } = (body ?? {}) as { allOrNone?: unknown; records?: unknown };
+    if (!Array.isArray(records)) throw new SfRequestError(400, 'JSON_PARSER_ERROR', 'The request body must be {allOrNone, records: [...]}');
+    stats.collectionSizes.push(records.length);
+    if (records.length > MAX_COLLECTION) throw new SfRequestError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+    const objects = (records as unknown[]).map((record) => {
+      if (record === null || typeof record !== 'object' || Array.isArray(record)) throw new SfRequestError(400, 'JSON_PARSER_ERROR', 'Each record must be a JSON object');
+      const type = (record as { attributes?: { type?: unknown } }).attributes?.type;
+      if (typeof type !== 'string') throw new SfRequestError(400, 'INVALID_TYPE', 'Must send a concrete entity type: every record needs attributes.type');
+      if ('Id' in record) throw new SfRequestError(400, 'INVALID_FIELD', 'Id not allowed in a create: use update');
+      return store.object(type);
+    });
+    const undo: (() => void)[] = [];
+    const rule = rejectRule(faults);
+    const results = (records as Record<string, unknown>[]).map((record, i) => store.create(objects[i]!, record, undo, rule));
+    if (allOrNone === true && results.some((r) => !r.ok)) {
+      for (const step of undo.reverse()) step();
+      return results.map((r) => (r.ok ? { id: null, success: false, errors: [rolledBack] } : saveResult(r)));
+    }
+    return results.map(saveResult);
+  };
+
+  /** `DELETE composite/sobjects?ids=...`: deletes up to 200 records by Id, one result each, in order. */
+  const deleteCollection = (query: URLSearchParams): unknown[] => {
+    const ids = (query.get('ids') ?? '').split(',').filter((id) => id !== '');
+    if (ids.length === 0) throw new SfRequestError(400, 'MISSING_ARGUMENT', 'ids parameter not specified');
+    stats.collectionSizes.push(ids.length);
+    if (ids.length > MAX_COLLECTION) throw new SfRequestError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+    const undo: (() => void)[] = [];
+    const results = ids.map((id) => store.delete(id, undo));
+    const result = (id: string, r: DeleteResult): Record<string, unknown> => (r.ok ? { id, success: true, errors: [] } : { id, success: false, errors: r.errors });
+    if (query.get('allOrNone') === 'true' && results.some((r) => !r.ok)) {
+      for (const step of undo.reverse()) step();
+      return ids.map((id, i) => (results[i]!.ok ? { id, success: false, errors: [rolledBack] } : result(id, results[i]!)));
+    }
+    return ids.map((id, i) => result(id, results[i]!));
+  };
+
+  /** A query answer of at most one batch; the rest stays behind a `nextRecordsUrl`. */
+  const queryPage = (type: string, rows: Record<string, unknown>[], total: number, version: string): Record<string, unknown> => {
+    const page = rows.slice(0, batchSize);
+    const rest = rows.slice(batchSize);
+    const records = page.map((r) => ({ attributes: { type, url: `/services/data/v${version}/sobjects/${type}/${String(r.Id ?? '')}` }, ...r }));
+    if (rest.length === 0) return { totalSize: total, done: true, records };
+    const locator = `01g${String(++cursorSeq).padStart(12, '0')}AAA-${total - rest.length}`;
+    cursors.set(locator, { type, rows: rest });
+    return { totalSize: total, done: false, nextRecordsUrl: `/services/data/v${version}/query/${locator}`, records };
+  };
+
   const describe = (type: string): unknown => {
     const object = store.object(type);
     return {
@@ -189,12 +252,35 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       return [result.created ? 201 : 200, { id: result.id, success: true, errors: [], created: result.created }];
     }
     if (method === 'PATCH' && a === 'composite' && b === 'sobjects' && parts.length === 4) return [200, collections(c!, d!, json())];
+    if (method === 'POST' && a === 'composite' && b === 'sobjects' && parts.length === 2) return [200, createCollection(json())];
+    if (method === 'DELETE' && a === 'composite' && b === 'sobjects' && parts.length === 2) return [200, deleteCollection(query)];
+    if (method === 'POST' && a === 'sobjects' && parts.length === 2) {
+      const input = json();
+      if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new SfRequestError(400, 'JSON_PARSER_ERROR', 'The body must be a JSON object');
+      const result = store.create(store.object(b!), input as Record<string, unknown>, [], rejectRule(faults));
+      if (!result.ok) return [400, result.errors.map((x) => ({ message: x.message, errorCode: x.statusCode, fields: x.fields }))];
+      return [201, { id: result.id, success: true, errors: [] }];
+    }
+    if (method === 'DELETE' && a === 'sobjects' && parts.length === 3) {
+      const object = store.object(b!);
+      if (!c!.startsWith(object.keyPrefix)) throw new SfRequestError(400, 'MALFORMED_ID', `malformed id ${c!}`);
+      const result = store.delete(c!, []);
+      if (!result.ok) return [404, result.errors.map((x) => ({ message: x.message, errorCode: x.statusCode, fields: x.fields }))];
+      return [204, undefined, 'text/plain'];
+    }
     if (method === 'GET' && a === 'query' && parts.length === 1) {
       const q = query.get('q');
       if (!q) throw new SfRequestError(400, 'MALFORMED_QUERY', 'MALFORMED_QUERY: missing q');
       const rows = runSoql(store, q);
       const type = store.object(/\bFROM\s+(\w+)/i.exec(q)![1]!).name;
-      return [200, { totalSize: rows.length, done: true, records: rows.map((r) => ({ attributes: { type, url: `/services/data/v${version}/sobjects/${type}/${String(r.Id ?? '')}` }, ...r })) }];
+      return [200, queryPage(type, rows, rows.length, version)];
+    }
+    if (method === 'GET' && a === 'query' && parts.length === 2) {
+      const cursor = cursors.get(b!);
+      if (cursor === undefined) throw new SfRequestError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
+      cursors.delete(b!);
+      const total = Number(/-(\d+)$/.exec(b!)?.[1] ?? 0) + cursor.rows.length;
+      return [200, queryPage(cursor.type, cursor.rows, total, version)];
     }
     if (a === 'jobs' && b === 'ingest') {
       if (method === 'POST' && parts.length === 2) return [200, bulk.create(json() as Record<string, unknown>, version)];
@@ -301,5 +387,6 @@ function routeLabel(pathname: string): string {
   if (rest.startsWith('composite/sobjects')) return 'composite/sobjects';
   if (rest.startsWith('sobjects/') && rest.endsWith('/describe')) return 'sobjects/describe';
   if (rest.startsWith('sobjects/')) return 'sobjects';
+  if (rest.startsWith('query/')) return 'query/{locator}';
   return rest;
 }

@@ -17,7 +17,12 @@ export interface SfField {
   /** Reference fields: the parent object and the relationship name used for nested external-id references. */
   referenceTo?: string;
   relationshipName?: string;
+  /** Present only while this org setting is on (describe, SOQL and writes alike), e.g. CampaignMember.AccountId. */
+  orgSetting?: OrgSetting;
 }
+
+/** Org settings that change the schema the org serves. */
+export type OrgSetting = 'accountsAsCampaignMembers';
 
 export interface SfObject {
   name: string;
@@ -32,7 +37,13 @@ const text = (name: string, length = 255, extra: Partial<SfField> = {}): SfField
 const externalIdField = (name: string): SfField => ({ name, type: 'string', length: 255, externalId: true, unique: true });
 const idField: SfField = { name: 'Id', type: 'id', length: 18 };
 
-/** A small but realistic default org: Account, Contact and Lead, each with the external id `Prospect_Sync_Id__c`. */
+const reference = (name: string, referenceTo: string, relationshipName: string, extra: Partial<SfField> = {}): SfField => ({ name, type: 'reference', length: 18, referenceTo, relationshipName, ...extra });
+
+/**
+ * A small but realistic default org: Account, Contact and Lead, each with the external id `Prospect_Sync_Id__c`, and
+ * Campaign / CampaignMember (Campaign names are not unique; a member links a campaign to a Contact or Lead, or to an
+ * Account where "Accounts as Campaign Members" is on).
+ */
 export function defaultSchema(): SfSchema {
   return {
     Account: {
@@ -60,6 +71,18 @@ export function defaultSchema(): SfSchema {
         idField, text('FirstName', 40), text('LastName', 80, { required: true }), text('Company', 255, { required: true }),
         text('Title', 128), { name: 'Email', type: 'email', length: 80 }, { name: 'Phone', type: 'phone', length: 40 },
         text('Industry', 255), externalIdField('Prospect_Sync_Id__c'),
+      ],
+    },
+    Campaign: {
+      name: 'Campaign', keyPrefix: '701',
+      fields: [idField, text('Name', 80, { required: true }), { name: 'IsActive', type: 'boolean' }, { name: 'Description', type: 'textarea', length: 32000 }],
+    },
+    CampaignMember: {
+      name: 'CampaignMember', keyPrefix: '00v',
+      fields: [
+        idField, reference('CampaignId', 'Campaign', 'Campaign', { required: true }), reference('ContactId', 'Contact', 'Contact'),
+        reference('LeadId', 'Lead', 'Lead'), reference('AccountId', 'Account', 'Account', { orgSetting: 'accountsAsCampaignMembers' }),
+        text('Status', 40, { defaultedOnCreate: true }),
       ],
     },
   };

@@ -2,13 +2,14 @@ import { findField } from './salesforce-schema.js';
 import { SfRequestError, type RecordStore, type SfRecord } from './record-store.js';
 
 /**
- * The small SOQL subset the emulator answers: `SELECT f1, f2 FROM T [WHERE F IN ('a', 'b') | WHERE F = 'a'] [LIMIT n]`.
- * Anything else is refused with MALFORMED_QUERY, so the sink cannot come to rely on what the emulator does not check.
+ * The small SOQL subset the emulator answers: `SELECT f1, f2 FROM T [WHERE C [AND C ...]] [LIMIT n]` where each C is
+ * `F IN ('a', 'b')` or `F = 'a'`. Anything else is refused with MALFORMED_QUERY, so the sink cannot come to rely on
+ * what the emulator does not check.
  */
 export function runSoql(store: RecordStore, soql: string): SfRecord[] {
-  const m = /^\s*SELECT\s+(.+?)\s+FROM\s+(\w+)(?:\s+WHERE\s+(\w+)\s+(IN|=)\s+(.+?))?(?:\s+LIMIT\s+(\d+))?\s*$/is.exec(soql);
+  const m = /^\s*SELECT\s+(.+?)\s+FROM\s+(\w+)(?:\s+WHERE\s+(.+?))?(?:\s+LIMIT\s+(\d+))?\s*$/is.exec(soql);
   if (!m) throw malformed('unexpected token');
-  const [, fieldList, objectName, whereField, op, whereValue, limit] = m;
+  const [, fieldList, objectName, where, limit] = m;
   const object = store.object(objectName!);
   const fields = fieldList!.split(',').map((f) => f.trim());
   const canonical = fields.map((f) => {
@@ -18,23 +19,60 @@ export function runSoql(store: RecordStore, soql: string): SfRecord[] {
     return field.name;
   });
   let rows: SfRecord[];
-  if (whereField) {
-    const field = findField(object, whereField);
-    if (!field) throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${whereField}' on entity '${object.name}'.`);
-    const values = op!.toUpperCase() === 'IN' ? parseList(whereValue!) : [parseString(whereValue!.trim())];
+  if (where) {
+    const [first, ...rest] = conditions(where).map(({ name, values }) => {
+      const field = findField(object, name);
+      if (!field) throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${name}' on entity '${object.name}'.`);
+      return { field: field.name, values };
+    });
     const seen = new Set<string>();
     rows = [];
-    for (const value of values) {
-      for (const row of store.findBy(object.name, field.name, value)) {
+    for (const value of first!.values) {
+      for (const row of store.findBy(object.name, first!.field, value)) {
         if (!seen.has(String(row.Id))) rows.push(row);
         seen.add(String(row.Id));
       }
+    }
+    for (const c of rest) {
+      const ids = new Set(c.values.flatMap((v) => store.findBy(object.name, c.field, v)).map((r) => String(r.Id)));
+      rows = rows.filter((r) => ids.has(String(r.Id)));
     }
   } else {
     rows = store.all(object.name);
   }
   if (limit !== undefined) rows = rows.slice(0, Number(limit));
   return rows.map((row) => Object.fromEntries(canonical.map((f) => [f, row[f] ?? null])));
+}
+
+/** `F IN (...)` / `F = '...'` conditions joined by AND (string literals may hold the word AND). */
+function conditions(where: string): { name: string; values: string[] }[] {
+  const out: { name: string; values: string[] }[] = [];
+  let rest = where.trim();
+  for (;;) {
+    const head = /^(\w+)\s+(IN|=)\s*/i.exec(rest);
+    if (!head) throw malformed(`unexpected token: '${rest.slice(0, 20)}'`);
+    rest = rest.slice(head[0].length);
+    let end: number;
+    if (head[2]!.toUpperCase() === 'IN') {
+      if (!rest.startsWith('(')) throw malformed('expecting a left parentheses');
+      // The closing parenthesis outside every literal.
+      let i = 1;
+      while (i < rest.length && rest[i] !== ')') {
+        if (rest[i] === "'") i = i + stringEnd(rest.slice(i));
+        else i++;
+      }
+      end = i + 1;
+      out.push({ name: head[1]!, values: parseList(rest.slice(0, end)) });
+    } else {
+      end = stringEnd(rest);
+      out.push({ name: head[1]!, values: [parseString(rest.slice(0, end))] });
+    }
+    rest = rest.slice(end).trim();
+    if (rest === '') return out;
+    const and = /^AND\s+/i.exec(rest);
+    if (!and) throw malformed(`unexpected token: '${rest.slice(0, 20)}'`);
+    rest = rest.slice(and[0].length);
+  }
 }
 
 function parseList(text: string): string[] {

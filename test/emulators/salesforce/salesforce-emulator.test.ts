@@ -275,3 +275,88 @@ describe('fault injection', () => {
     expect(Date.now() - t).toBeGreaterThanOrEqual(55);
   });
 });
+
+describe('campaigns and campaign members', () => {
+  const contact = async (key: string): Promise<string> => (await api('PATCH', `/sobjects/Contact/Prospect_Sync_Id__c/${key}`, { LastName: key })).json.id as string;
+  const campaign = async (name: string): Promise<string> => {
+    const res = await api('POST', '/sobjects/Campaign', { Name: name });
+    expect(res.status).toBe(201);
+    return res.json.id as string;
+  };
+  const member = (campaignId: string, link: Record<string, string>) => ({ attributes: { type: 'CampaignMember' }, CampaignId: campaignId, ...link });
+
+  test('Campaign names are not unique: two of one name, both found by SOQL whatever the case', async () => {
+    const a = await campaign('Launch');
+    const b = await campaign('Launch');
+    expect(a).toMatch(/^701\w{15}$/);
+    expect(a).not.toBe(b);
+    const q = await api('GET', `/query?q=${encodeURIComponent("SELECT Id FROM Campaign WHERE Name = 'launch'")}`);
+    expect(q.json.records.map((r: { Id: string }) => r.Id).sort()).toEqual([a, b].sort());
+    expect((await api('POST', '/sobjects/Campaign', {})).json).toEqual([{ message: 'Required fields are missing: [Name]', errorCode: 'REQUIRED_FIELD_MISSING', fields: ['Name'] }]);
+  });
+
+  test('a second member for the same campaign and contact is refused with DUPLICATE_VALUE, in one collection too', async () => {
+    const c = await campaign('Members');
+    const p1 = await contact('p1');
+    const p2 = await contact('p2');
+    const res = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { ContactId: p1 }), member(c, { ContactId: p1 }), member(c, { ContactId: p2 })] });
+    expect(res.status).toBe(200);
+    expect(res.json[0]).toMatchObject({ success: true, errors: [] });
+    expect(res.json[0].id).toMatch(/^00v/);
+    expect(res.json[1]).toEqual({ id: null, success: false, errors: [{ statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] }] });
+    expect(res.json[2]).toMatchObject({ success: true });
+    const again = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { ContactId: p2 })] });
+    expect(again.json[0].errors[0].statusCode).toBe('DUPLICATE_VALUE');
+    const none = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, {}), member(c, { ContactId: '003000000000ZZZAAA' })] });
+    expect(none.json[0].errors[0].statusCode).toBe('REQUIRED_FIELD_MISSING');
+    expect(none.json[1].errors[0]).toMatchObject({ statusCode: 'INVALID_CROSS_REFERENCE_KEY', fields: ['ContactId'] });
+    expect(sf.state.all('CampaignMember')).toHaveLength(2);
+  });
+
+  test('AccountId exists only with "Accounts as Campaign Members" on', async () => {
+    const c = await campaign('Accounts');
+    const acc = (await api('PATCH', '/sobjects/Account/Prospect_Sync_Id__c/a1', { Name: 'A1' })).json.id as string;
+    const fields = async (): Promise<string[]> => (await api('GET', '/sobjects/CampaignMember/describe')).json.fields.map((f: { name: string }) => f.name);
+    expect(await fields()).not.toContain('AccountId');
+    const off = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { AccountId: acc })] });
+    expect(off.status).toBe(400);
+    expect(off.json[0].errorCode).toBe('INVALID_FIELD');
+    sf.state.settings.accountsAsCampaignMembers = true;
+    expect(await fields()).toContain('AccountId');
+    const on = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { AccountId: acc })] });
+    expect(on.json[0]).toMatchObject({ success: true });
+  });
+
+  test('members are deleted by id (collections); a deleted contact leaves its campaigns; a second delete says ENTITY_IS_DELETED', async () => {
+    const c = await campaign('Delete');
+    const p1 = await contact('p1');
+    const p2 = await contact('p2');
+    const created = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { ContactId: p1 }), member(c, { ContactId: p2 })] });
+    const m1 = created.json[0].id as string;
+    const del = await api('DELETE', `/composite/sobjects?ids=${m1},00v00000000ZZZZAAA`);
+    expect(del.json).toEqual([
+      { id: m1, success: true, errors: [] },
+      { id: '00v00000000ZZZZAAA', success: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }] },
+    ]);
+    expect((await api('DELETE', `/composite/sobjects?ids=${m1}`)).json[0].errors[0].statusCode).toBe('ENTITY_IS_DELETED');
+    expect((await api('DELETE', `/sobjects/Contact/${p2}`)).status).toBe(204);
+    expect(sf.state.all('CampaignMember')).toHaveLength(0);
+    const ids = Array.from({ length: 201 }, () => m1).join(',');
+    expect((await api('DELETE', `/composite/sobjects?ids=${ids}`)).json[0].errorCode).toBe('EXCEEDED_ID_LIMIT');
+  });
+
+  test('a query answers at most a batch and hands the rest by nextRecordsUrl; WHERE takes AND', async () => {
+    await restart({ queryBatchSize: 2 });
+    const c = await campaign('Paged');
+    const people = await Promise.all(['p1', 'p2', 'p3'].map(contact));
+    await api('POST', '/composite/sobjects', { allOrNone: false, records: people.map((p) => member(c, { ContactId: p })) });
+    const first = await api('GET', `/query?q=${encodeURIComponent(`SELECT Id, ContactId FROM CampaignMember WHERE CampaignId = '${c}'`)}`);
+    expect(first.json).toMatchObject({ totalSize: 3, done: false });
+    expect(first.json.records).toHaveLength(2);
+    const next = await api('GET', first.json.nextRecordsUrl as string);
+    expect(next.json).toMatchObject({ totalSize: 3, done: true });
+    expect([...first.json.records, ...next.json.records].map((r: { ContactId: string }) => r.ContactId).sort()).toEqual(people.slice().sort());
+    const and = await api('GET', `/query?q=${encodeURIComponent(`SELECT Id FROM CampaignMember WHERE CampaignId = '${c}' AND ContactId IN ('${people[1]!}', 'x')`)}`);
+    expect(and.json.records).toHaveLength(1);
+  });
+});
