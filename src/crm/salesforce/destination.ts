@@ -26,6 +26,7 @@ export const salesforceDestination: DestinationPort<typeof configSchema> = {
   configSchema,
   objects: { companies: ['Account'], persons: ['Contact', 'Lead'] },
   matchFieldKey: 'externalIdField',
+  archives: true,
   // No ceiling: the org's limit is a daily allowance (the share guard), not a short window.
   // Each piece holds at least one whole write (Bulk API 2.0 above `bulkThreshold`): smaller pieces would turn bulk
   // jobs into collection calls.

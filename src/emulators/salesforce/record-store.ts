@@ -12,6 +12,11 @@ export interface SfRecordError {
 
 export type UpsertResult = { ok: true; id: string; created: boolean } | { ok: false; errors: SfRecordError[] };
 
+export type DeleteResult = { ok: true; id: string } | { ok: false; errors: SfRecordError[] };
+
+/** A Salesforce id: 15 case-sensitive characters, or 18 with the case-safe suffix. */
+const ID_SHAPE = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
+
 /** Decides whether a record is refused on purpose (the emulator's "reject chosen records" switch). */
 export type RejectRule = (object: string, externalId: string, record: Record<string, unknown>) => SfRecordError | undefined;
 
@@ -34,6 +39,8 @@ type UndoStep = () => void;
  */
 export class RecordStore {
   private readonly records = new Map<string, Map<string, SfRecord>>();
+  /** Deleted records by id (the Recycle Bin, 15 days in Salesforce): no query, upsert or delete sees them as live. */
+  readonly recycleBin = new Map<string, { object: string; record: SfRecord }>();
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
   private seq = 0;
 
@@ -65,6 +72,30 @@ export class RecordStore {
       return [...ids].map((id) => this.records.get(object.name)!.get(id)!);
     }
     return this.all(object.name).filter((r) => r[field.name] === value);
+  }
+
+  /**
+   * Deletes one record by id, of whatever object (its key prefix says which), as sObject Collections DELETE does:
+   * a malformed id, one in the Recycle Bin and one the org never had each fail alone with Salesforce's code.
+   */
+  delete(id: string, undo: UndoStep[]): DeleteResult {
+    const fail = (statusCode: string, message: string): DeleteResult => ({ ok: false, errors: [{ statusCode, message, fields: [] }] });
+    if (!ID_SHAPE.test(id)) return fail('MALFORMED_ID', `malformed id ${id}`);
+    const object = Object.values(this.schema).find((o) => o.keyPrefix === id.slice(0, 3));
+    const table = object === undefined ? undefined : this.records.get(object.name);
+    const full = [...(table?.keys() ?? [])].find((k) => k === id || k.slice(0, 15) === id);
+    if (this.recycleBin.has(id) || [...this.recycleBin.keys()].some((k) => k.slice(0, 15) === id)) return fail('ENTITY_IS_DELETED', 'entity is deleted');
+    if (object === undefined || table === undefined || full === undefined) return fail('INVALID_CROSS_REFERENCE_KEY', 'invalid cross reference id');
+    const record = table.get(full)!;
+    this.unindex(object, record);
+    table.delete(full);
+    this.recycleBin.set(full, { object: object.name, record });
+    undo.push(() => {
+      this.recycleBin.delete(full);
+      table.set(full, record);
+      this.index(object, record);
+    });
+    return { ok: true, id: full };
   }
 
   /** The external-id field named in a URL or job, or a request error as Salesforce reports it. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { BulkIngest } from './bulk-ingest.js';
 import { faultBody, hangs, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
-import { RecordStore, SfRequestError, type SfRecordError, type UpsertResult } from './record-store.js';
+import { RecordStore, SfRequestError, type DeleteResult, type SfRecordError, type UpsertResult } from './record-store.js';
 import { defaultSchema, type SfSchema } from './salesforce-schema.js';
 import { runSoql } from './soql-query.js';
 
@@ -148,6 +148,23 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     return results.map(upsertResult);
   };
 
+  /** sObject Collections DELETE: one DeleteResult per id, in the order asked; a failed one carries no id. */
+  const destroy = (query: URLSearchParams): unknown[] => {
+    const raw = query.get('ids');
+    if (raw === null || raw.trim() === '') throw new SfRequestError(400, 'MISSING_ARGUMENT', 'ids: required parameter missing');
+    const ids = raw.split(',');
+    if (ids.length > MAX_COLLECTION) throw new SfRequestError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+    const undo: (() => void)[] = [];
+    const results: DeleteResult[] = ids.map((id) => store.delete(id.trim(), undo));
+    const answer = (r: DeleteResult): Record<string, unknown> => (r.ok ? { id: r.id, success: true, errors: [] } : { success: false, errors: r.errors });
+    if (query.get('allOrNone') === 'true' && results.some((r) => !r.ok)) {
+      for (const step of undo.reverse()) step();
+      const rolledBack: SfRecordError = { statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] };
+      return results.map((r) => (r.ok ? { id: r.id, success: false, errors: [rolledBack] } : answer(r)));
+    }
+    return results.map(answer);
+  };
+
   const describe = (type: string): unknown => {
     const object = store.object(type);
     return {
@@ -189,6 +206,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       return [result.created ? 201 : 200, { id: result.id, success: true, errors: [], created: result.created }];
     }
     if (method === 'PATCH' && a === 'composite' && b === 'sobjects' && parts.length === 4) return [200, collections(c!, d!, json())];
+    if (method === 'DELETE' && a === 'composite' && b === 'sobjects' && parts.length === 2) return [200, destroy(query)];
     if (method === 'GET' && a === 'query' && parts.length === 1) {
       const q = query.get('q');
       if (!q) throw new SfRequestError(400, 'MALFORMED_QUERY', 'MALFORMED_QUERY: missing q');
