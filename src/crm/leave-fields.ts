@@ -10,7 +10,7 @@ import { chunks } from './chunks.js';
 import type { CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
 
 /** What happens to a search's confirmed leavers (the config's `onLeave`). */
-export type OnLeave = 'nothing' | 'removeFromList' | { setFields: Record<string, CrmValue> };
+export type OnLeave = 'nothing' | 'removeFromList' | 'archive' | { setFields: Record<string, CrmValue> };
 
 /** A setFields value that stands for the time the leavers are acted on (ISO 8601). */
 export const NOW_VALUE = '$now';
