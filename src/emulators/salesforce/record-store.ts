@@ -78,7 +78,7 @@ export class RecordStore {
    * Deletes one record by id, of whatever object (its key prefix says which), as sObject Collections DELETE does:
    * a malformed id, one in the Recycle Bin and one the org never had each fail alone with Salesforce's code.
    */
-  delete(id: string, undo: UndoStep[]): DeleteResult {
+  delete(id: string, undo: UndoStep[], refuse?: (record: SfRecord) => SfRecordError | undefined): DeleteResult {
     const fail = (statusCode: string, message: string): DeleteResult => ({ ok: false, errors: [{ statusCode, message, fields: [] }] });
     if (!ID_SHAPE.test(id)) return fail('MALFORMED_ID', `malformed id ${id}`);
     const object = Object.values(this.schema).find((o) => o.keyPrefix === id.slice(0, 3));
@@ -87,6 +87,8 @@ export class RecordStore {
     if (this.recycleBin.has(id) || [...this.recycleBin.keys()].some((k) => k.slice(0, 15) === id)) return fail('ENTITY_IS_DELETED', 'entity is deleted');
     if (object === undefined || table === undefined || full === undefined) return fail('INVALID_CROSS_REFERENCE_KEY', 'invalid cross reference id');
     const record = table.get(full)!;
+    const refused = refuse?.(record);
+    if (refused !== undefined) return { ok: false, errors: [refused] };
     this.unindex(object, record);
     table.delete(full);
     this.recycleBin.set(full, { object: object.name, record });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { BulkIngest } from './bulk-ingest.js';
-import { faultBody, hangs, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
+import { deleteRefusal, faultBody, hangs, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
 import { RecordStore, SfRequestError, type DeleteResult, type SfRecordError, type UpsertResult } from './record-store.js';
 import { defaultSchema, type SfSchema } from './salesforce-schema.js';
 import { runSoql } from './soql-query.js';
@@ -155,12 +155,12 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     const ids = raw.split(',');
     if (ids.length > MAX_COLLECTION) throw new SfRequestError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
     const undo: (() => void)[] = [];
-    const results: DeleteResult[] = ids.map((id) => store.delete(id.trim(), undo));
+    const results: DeleteResult[] = ids.map((id) => store.delete(id.trim(), undo, (record) => deleteRefusal(faults, record)));
     const answer = (r: DeleteResult): Record<string, unknown> => (r.ok ? { id: r.id, success: true, errors: [] } : { success: false, errors: r.errors });
     if (query.get('allOrNone') === 'true' && results.some((r) => !r.ok)) {
       for (const step of undo.reverse()) step();
       const rolledBack: SfRecordError = { statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] };
-      return results.map((r) => (r.ok ? { id: r.id, success: false, errors: [rolledBack] } : answer(r)));
+      return results.map((r) => (r.ok ? { success: false, errors: [rolledBack] } : answer(r)));
     }
     return results.map(answer);
   };
