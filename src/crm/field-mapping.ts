@@ -15,6 +15,14 @@ export interface FieldMappingConfig {
   /** A record path, `{from, transform?, overwrite?}`, or a constant `{value, overwrite?}` written to every record. */
   fields: Record<string, string | { from: string; transform?: string; overwrite?: OverwritePolicy } | { value: ConstantValue; overwrite?: OverwritePolicy }>;
   associate?: { company: { from: string } };
+  /** `onLeave: {setFields}`: written on the search's confirmed leavers; the preflight checks them like mapped fields. */
+  setOnLeave?: Record<string, CrmValue>;
+}
+
+/** A field `onLeave: setFields` writes on confirmed leavers, with its value (`$now`: the time of the run). */
+export interface LeaveField {
+  field: string;
+  value: CrmValue;
 }
 
 /** Where the mapped records go; `associate` names the company object and match field persons link to. */
@@ -38,6 +46,8 @@ export interface FieldMapping {
   matchFrom: RecordPath;
   fields: MappedField[];
   companyFrom: RecordPath | undefined;
+  /** The search's `onLeave.setFields`, for the preflight; absent or empty: none. */
+  leaveFields?: readonly LeaveField[];
 }
 
 export type MapResult =
@@ -81,6 +91,7 @@ export function compileFieldMapping(config: FieldMappingConfig, info: MappingObj
     matchFrom: pathOf(config.matchOn.from, 'matchOn.from'),
     fields,
     companyFrom: config.associate === undefined ? undefined : pathOf(config.associate.company.from, 'associate.company.from'),
+    ...(config.setOnLeave === undefined ? {} : { leaveFields: Object.entries(config.setOnLeave).map(([field, value]) => ({ field, value })) }),
   };
 }
 

@@ -140,16 +140,17 @@ describe('mirror', () => {
   it('leavers whose fields the CRM refuses stay pending and the run warns leave_refused', async () => {
     const f = await startFixture('mirror-refused');
     fx = f;
-    await createProperties(f.hubspot!);
+    const hubspot = f.hubspot!;
+    await createProperties(hubspot);
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    // si_gone does not exist in the portal: HubSpot refuses the leaver's write
-    const yaml = searchYaml('    leave: {confirmRuns: 1}').replace('setFields: {si_in_search: false, si_left_at: $now}', 'setFields: {si_gone: true}');
-    const config = f.config(hubspotConfig(yaml));
+    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
     expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'x1' })).toMatchObject({ status: 'completed', entered: ids.length });
     f.si.setCompanyHeadcount(ids[0]!, OUT);
+    // The portal refuses this record's write (a validation rule, say): the preflight cannot know that.
+    hubspot.faults.reject.values.add(ids[0]!);
     const refused = await syncSearch(f.deps(config), { search: 'icp', runId: 'x2' });
     expect(refused).toMatchObject({ status: 'completed', left: 1, leaveActions: 0, leaversPending: 1 });
-    expect(refused.warnings?.groups?.find((g) => g.code === 'leave_refused')?.example).toContain('si_gone');
+    expect(refused.warnings?.groups?.find((g) => g.code === 'leave_refused')?.example).toContain('INVALID_OPTION');
     expect((await reviewLeavers(f.deps(config), 'icp', false)).pending).toEqual([ids[0]]);
   }, 120_000);
 
