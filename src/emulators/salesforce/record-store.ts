@@ -89,15 +89,27 @@ export class RecordStore {
     const record = table.get(full)!;
     const refused = refuse?.(record);
     if (refused !== undefined) return { ok: false, errors: [refused] };
+    this.remove(object, full, undo);
+    return { ok: true, id: full };
+  }
+
+  /** Moves a record to the Recycle Bin, and with it the records whose cascading reference points at it. */
+  private remove(object: SfObject, id: string, undo: UndoStep[]): void {
+    const table = this.records.get(object.name)!;
+    const record = table.get(id)!;
     this.unindex(object, record);
-    table.delete(full);
-    this.recycleBin.set(full, { object: object.name, record });
+    table.delete(id);
+    this.recycleBin.set(id, { object: object.name, record });
     undo.push(() => {
-      this.recycleBin.delete(full);
-      table.set(full, record);
+      this.recycleBin.delete(id);
+      table.set(id, record);
       this.index(object, record);
     });
-    return { ok: true, id: full };
+    for (const child of Object.values(this.schema)) {
+      for (const field of child.fields.filter((f) => f.cascadeDelete === true && f.referenceTo === object.name)) {
+        for (const row of this.all(child.name).filter((r) => r[field.name] === id)) this.remove(child, String(row.Id), undo);
+      }
+    }
   }
 
   /** The external-id field named in a URL or job, or a request error as Salesforce reports it. */

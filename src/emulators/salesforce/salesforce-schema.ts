@@ -17,6 +17,8 @@ export interface SfField {
   /** Reference fields: the parent object and the relationship name used for nested external-id references. */
   referenceTo?: string;
   relationshipName?: string;
+  /** Deleting the parent deletes the records pointing at it (Salesforce deletes an Account's Contacts with it). */
+  cascadeDelete?: boolean;
 }
 
 export interface SfObject {
@@ -50,7 +52,7 @@ export function defaultSchema(): SfSchema {
         idField, text('FirstName', 40), text('LastName', 80, { required: true }), text('Title', 128),
         { name: 'Email', type: 'email', length: 80 }, { name: 'Phone', type: 'phone', length: 40 },
         { name: 'HasOptedOutOfEmail', type: 'boolean' },
-        { name: 'AccountId', type: 'reference', length: 18, referenceTo: 'Account', relationshipName: 'Account' },
+        { name: 'AccountId', type: 'reference', length: 18, referenceTo: 'Account', relationshipName: 'Account', cascadeDelete: true },
         externalIdField('Prospect_Sync_Id__c'),
       ],
     },

@@ -216,6 +216,16 @@ describe('sObject collections delete', () => {
     expect(again.id).not.toBe(a);
   });
 
+  test('deleting an Account deletes its Contacts with it, as Salesforce does', async () => {
+    const [a, b] = ((await upsert([account('a'), account('b')])).json as { id: string }[]).map((r) => r.id);
+    const contact = (key: string, parent: string) => ({ attributes: { type: 'Contact' }, Prospect_Sync_Id__c: key, LastName: key, Account: { Prospect_Sync_Id__c: parent } });
+    await api('PATCH', '/composite/sobjects/Contact/Prospect_Sync_Id__c', { allOrNone: false, records: [contact('p1', 'a'), contact('p2', 'a'), contact('p3', 'b')] });
+    expect((await destroy([a!])).json[0]).toEqual({ id: a, success: true, errors: [] });
+    expect(sf.state.all('Contact').map((r) => r.Prospect_Sync_Id__c)).toEqual(['p3']);
+    expect([...sf.state.recycleBin.values()].map((d) => d.object).sort()).toEqual(['Account', 'Contact', 'Contact']);
+    expect(sf.state.all('Account').map((r) => r.Id)).toEqual([b]);
+  });
+
   test('more than 200 ids: 400 EXCEEDED_ID_LIMIT; allOrNone true rolls every delete back on one failure', async () => {
     const [a] = ((await upsert([account('a')])).json as { id: string }[]).map((r) => r.id);
     const tooMany = await destroy(Array.from({ length: 201 }, () => a!));
