@@ -342,3 +342,18 @@ describe('archive (delete by match key)', () => {
     expect(statuses(await sink.upsert(ACCOUNTS, records.slice(0, 1)))).toEqual(['created']);
   });
 });
+
+describe('archive: a record deleted between the read and the delete', () => {
+  test('is missing (ENTITY_IS_DELETED), not refused', async () => {
+    const { sink, emulator } = await start({}, { requestTimeoutMs: 2000 });
+    await sink.upsert(ACCOUNTS, accounts(3));
+    // The first delete call is read and never answered; while the sink waits out its deadline, acc-1 is deleted
+    // elsewhere; the retried call then meets it deleted.
+    emulator.faults.hang = { route: 'DELETE composite/sobjects', times: 1 };
+    const archiving = sink.archive(ACCOUNTS, ['acc-0', 'acc-1', 'acc-2']);
+    await expect.poll(() => emulator.faults.hung ?? 0, { timeout: 10_000, interval: 5 }).toBe(1);
+    const id = String(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]?.Id);
+    expect(emulator.state.delete(id, [])).toEqual({ ok: true, id });
+    expect(await archiving).toEqual({ archived: ['acc-0', 'acc-2'], missing: ['acc-1'], refused: [] });
+  });
+});
