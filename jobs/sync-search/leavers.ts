@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { AppConfig, SavedSearch } from '../../src/config/index.js';
+import { archiveLeavers } from '../../src/crm/leave-archive.js';
 import { applyLeaveFields } from '../../src/crm/leave-fields.js';
 import type { CrmSink, FieldMapping } from '../../src/crm/index.js';
 import { MembershipStore, type LeaveRules } from '../../src/runs/membership-store.js';
@@ -37,8 +38,9 @@ export async function membershipOf(input: Pick<LeaversInput, 'redis' | 'prefix' 
 
 /**
  * Acts on every pending leaver: `nothing` only clears them; `removeFromList` removes them from the search's list
- * (`listRemoved`: how many the CRM removed); `setFields` writes the fields, and leavers the CRM refused stay pending.
- * Returns how many were acted on and how many are still pending.
+ * (`listRemoved`: how many the CRM removed); `setFields` writes the fields and `archive` archives the records (those
+ * the CRM no longer holds count as done); leavers the CRM refused stay pending. Returns how many were acted on and
+ * how many are still pending.
  */
 export async function actOnLeavers(input: LeaversInput): Promise<{ acted: number; pending: number; reason?: string; listRemoved?: number }> {
   const { store, instance } = await membershipOf(input);
@@ -53,10 +55,13 @@ export async function actOnLeavers(input: LeaversInput): Promise<{ acted: number
     await store.done(keys);
     return { acted: keys.length, pending: 0, listRemoved };
   }
-  const { acted, refused, reason } = await applyLeaveFields({
-    sink: input.crm.sink, target: input.crm.mapping.target, keys, setFields: onLeave.setFields,
+  const common = {
+    sink: input.crm.sink, target: input.crm.mapping.target, keys,
     hashes: { redis: input.redis, keyPrefix: input.prefix, destination: input.search.destination, instance }, ...(input.signal ? { signal: input.signal } : {}),
-  });
+  };
+  const { acted, refused, reason } = onLeave === 'archive' ? await archiveLeavers(common) : await applyLeaveFields({ ...common, setFields: onLeave.setFields });
+  // An archived record left every list of the CRM: if it re-enters, the list step adds it (its new record) again.
+  if (onLeave === 'archive') await store.markListed(acted, false);
   await store.done(acted);
   return { acted: acted.length, pending: refused, ...(reason === undefined ? {} : { reason: redactText(reason) }) };
 }

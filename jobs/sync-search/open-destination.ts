@@ -34,7 +34,10 @@ function associateTarget(config: AppConfig, search: SavedSearch, destination: De
 export async function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Promise<CrmEnd> {
   const associate = associateTarget(config, search, destination);
   const mapping = compileFieldMapping(
-    { matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}), ...(search.list ? { list: search.list } : {}) },
+    {
+      matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}), ...(search.list ? { list: search.list } : {}),
+      ...(typeof search.onLeave === 'object' ? { setOnLeave: search.onLeave.setFields } : {}),
+    },
     { object: search.object, ...(associate ? { associate } : {}) },
   );
   // The destination's port (src/crm/destinations.ts) opens its sink, loading that CRM's client only now.

@@ -29,6 +29,7 @@ const CREDENTIAL: Readonly<Record<string, string>> = { hubspot: 'accessToken', s
 function problemPath(index: number, problem: PreflightProblem): Path {
   if (problem.at === 'fields') return ['searches', index, 'fields', problem.field];
   if (problem.at === 'matchOn') return ['searches', index, 'matchOn', 'field'];
+  if (problem.at === 'onLeave') return ['searches', index, 'onLeave', 'setFields', problem.field];
   return ['searches', index, problem.at === 'associate' || problem.at === 'list' ? problem.at : 'object'];
 }
 

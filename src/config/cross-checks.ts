@@ -1,6 +1,6 @@
 /** Rules that relate several fields of the config; the schema has already checked each field alone. */
 // CRM facts (objects per destination type, match-field defaults) are the crm layer's: asked, not repeated here.
-import { defaultMatchField, listObjectsOf, matchFieldDefaults, objectsFor, objectsOf } from '../crm/destinations.js';
+import { archivesOf, defaultMatchField, listObjectsOf, matchFieldDefaults, objectsFor, objectsOf } from '../crm/destinations.js';
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
@@ -122,6 +122,7 @@ function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedCo
     issues.push({ path: [...at, 'object'], message: `${search.entity} land in ${fitting.join(' | ')} on ${destination.type}` });
   }
   checkList(search, at, destination.type, issues);
+  if (search.onLeave === 'archive' && !archivesOf(destination.type)) issues.push({ path: [...at, 'onLeave'], message: `${destination.type} destinations cannot archive records: pick nothing, removeFromList or setFields` });
   const field = search.matchOn.field ?? defaultMatchField(destination);
   if (field === undefined) {
     issues.push({ path: [...at, 'matchOn', 'field'], message: matchFieldRequired() });

@@ -83,6 +83,7 @@ const onLeaveSchema = z
   .union([
     z.literal('nothing'),
     z.literal('removeFromList').describe('confirmed leavers are removed from the search\'s list (needs list:)'),
+    z.literal('archive').describe('confirmed leavers are archived (deleted where the CRM has no archive); never a default'),
     z.strictObject({
       setFields: z
         .record(nonEmpty, z.union([z.string(), z.number(), z.boolean(), z.null()]))

@@ -41,8 +41,17 @@ export interface ListPort {
    * the CRM does not hold are absent from the map.
    */
   recordIds(object: string, matchField: string, keys: readonly string[], options?: SinkCallOptions): Promise<Map<string, string>>;
-  /** Archives (HubSpot; restorable for 90 days) these records. */
-  archive(object: string, crmIds: string[], options?: SinkCallOptions): Promise<void>;
+}
+
+/**
+ * What archiving records by match key did: `archived` the CRM took, `missing` it no longer holds (never written,
+ * or already archived or deleted: nothing to do), `refused` it kept (with the first refusal's reason, redacted).
+ */
+export interface ArchiveResult {
+  archived: string[];
+  missing: string[];
+  refused: string[];
+  reason?: string;
 }
 
 export interface CrmSink {
@@ -76,5 +85,11 @@ export interface CrmSink {
   identity?(options?: SinkCallOptions): Promise<string>;
   /** The CRM's lists, where the sink has them (HubSpot). */
   readonly lists?: ListPort;
+  /**
+   * Archives (or deletes, where the CRM has no archive) the records with these match keys, resolving the keys to
+   * its own ids; in batches the CRM takes. Where the sink has it, its port says `archives: true`
+   * (src/crm/destination-port.ts) and `onLeave: archive` is allowed.
+   */
+  archive?(target: ObjectTarget, keys: readonly string[], options?: SinkCallOptions): Promise<ArchiveResult>;
   close(): Promise<void>;
 }

@@ -37,6 +37,8 @@ export interface DestinationPort<S extends DestinationSchema = DestinationSchema
   readonly objects: Readonly<Record<EntityKind, readonly string[]>>;
   /** Objects its sink's `lists` (ListPort) can hold; absent: the destination has no lists. */
   readonly listObjects?: readonly string[];
+  /** Its sink has `archive` (CrmSink): searches writing here may say `onLeave: archive`. */
+  readonly archives?: boolean;
   /** The config key whose value is the match field of searches that name none (e.g. an external-id field); absent: none. */
   readonly matchFieldKey?: string;
   /**

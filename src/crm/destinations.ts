@@ -62,6 +62,11 @@ export function listObjectsOf(type: string): readonly string[] {
   return destinationPort(type).listObjects ?? [];
 }
 
+/** Whether the sink of `type` archives records (`onLeave: archive`). */
+export function archivesOf(type: string): boolean {
+  return destinationPort(type).archives === true;
+}
+
 /** The company object persons link to (`associate`). */
 export function companyObjectOf(type: string): string {
   return destinationPort(type).objects.companies[0] as string;

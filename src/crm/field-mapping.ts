@@ -17,6 +17,14 @@ export interface FieldMappingConfig {
   associate?: { company: { from: string } };
   /** The search's CRM list (`list: {name}`): the preflight checks the CRM can hold the object in a list. */
   list?: { name: string };
+  /** `onLeave: {setFields}`: written on the search's confirmed leavers; the preflight checks them like mapped fields. */
+  setOnLeave?: Record<string, CrmValue>;
+}
+
+/** A field `onLeave: setFields` writes on confirmed leavers, with its value (`$now`: the time of the run). */
+export interface LeaveField {
+  field: string;
+  value: CrmValue;
 }
 
 /** Where the mapped records go; `associate` names the company object and match field persons link to. */
@@ -42,6 +50,8 @@ export interface FieldMapping {
   companyFrom: RecordPath | undefined;
   /** The search's CRM list, when it has one. */
   list?: { name: string };
+  /** The search's `onLeave.setFields`, for the preflight; absent or empty: none. */
+  leaveFields?: readonly LeaveField[];
 }
 
 export type MapResult =
@@ -86,6 +96,7 @@ export function compileFieldMapping(config: FieldMappingConfig, info: MappingObj
     fields,
     companyFrom: config.associate === undefined ? undefined : pathOf(config.associate.company.from, 'associate.company.from'),
     ...(config.list === undefined ? {} : { list: { name: config.list.name } }),
+    ...(config.setOnLeave === undefined ? {} : { leaveFields: Object.entries(config.setOnLeave).map(([field, value]) => ({ field, value })) }),
   };
 }
 

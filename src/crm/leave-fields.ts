@@ -8,12 +8,10 @@ import type { Redis } from 'ioredis';
 import { createChangeDetector } from './change-detector.js';
 import { chunks } from './chunks.js';
 import type { CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
+import { NOW_VALUE } from './leave-value.js';
 
 /** What happens to a search's confirmed leavers (the config's `onLeave`). */
-export type OnLeave = 'nothing' | 'removeFromList' | { setFields: Record<string, CrmValue> };
-
-/** A setFields value that stands for the time the leavers are acted on (ISO 8601). */
-export const NOW_VALUE = '$now';
+export type OnLeave = 'nothing' | 'removeFromList' | 'archive' | { setFields: Record<string, CrmValue> };
 
 export interface LeaveFieldsInput {
   sink: CrmSink;

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FieldMapping } from './field-mapping.js';
+import { leaveValueKind } from './leave-value.js';
 import { valueKindOf } from './value-kind.js';
 
 export const PREFLIGHT_TTL_MS = 5 * 60_000;
@@ -14,10 +15,14 @@ const running = new Map<string, Promise<void>>();
 
 /**
  * The cache key: the CRM, its endpoint and credentials (hashed: a changed secret is checked again) and what the
- * mapping asks of the schema (object, match field, fields with their value kinds and overwrite, the company link).
+ * mapping asks of the schema (object, match field, fields with their value kinds and overwrite, the company link, the
+ * fields written on leavers).
  */
 export function preflightKey(crm: string, endpoint: readonly string[], mapping: FieldMapping): string {
-  const asks = { target: mapping.target, fields: mapping.fields.map((f) => [f.field, valueKindOf(f), f.overwrite]), list: mapping.list !== undefined };
+  const asks = {
+    target: mapping.target, fields: mapping.fields.map((f) => [f.field, valueKindOf(f), f.overwrite]), list: mapping.list !== undefined,
+    leaveFields: (mapping.leaveFields ?? []).map((f) => [f.field, leaveValueKind(f.value)]),
+  };
   return createHash('sha256').update(JSON.stringify([crm, endpoint, asks])).digest('base64url');
 }
 

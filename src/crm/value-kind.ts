@@ -15,7 +15,7 @@ const TRANSFORM_KINDS: Readonly<Record<TransformName, ValueKind>> = {
   string: 'any', trim: 'any', first: 'any', join: 'text', lowercase: 'text', uppercase: 'text', domain: 'text', number: 'number', date: 'date',
 };
 
-function constantKind(value: string | number | boolean): ValueKind {
+export function constantKind(value: string | number | boolean): ValueKind {
   if (typeof value === 'number') return 'number';
   if (typeof value === 'boolean' || value === 'true' || value === 'false') return 'boolean';
   if (value.trim() !== '' && Number.isFinite(Number(value))) return 'number';

@@ -201,4 +201,17 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     ]);
     expect(code).toBe(2);
   });
+
+  it('names an onLeave.setFields field the CRM lacks at its line, exit 2, no search, no token spent', async () => {
+    const bad = CRM_CONFIG.replace('      domain: domain\n', '      domain: domain\n    onLeave:\n      setFields: {si_gone: true}\n');
+    const file = write('crm-leave.yaml', bad);
+    emulator.resetStats();
+    const { code, stderr } = await cli(file);
+    expect(stderr.trim().split('\n')).toEqual([
+      `${file}:23:28 searches[0].onLeave.setFields.si_gone: property companies.si_gone (onLeave.setFields) does not exist (create it in HubSpot or fix onLeave)`,
+    ]);
+    expect(code).toBe(2);
+    expect(emulator.stats().operations.search).toBe(0);
+    expect(emulator.stats().tokensCharged).toBe(0);
+  });
 });

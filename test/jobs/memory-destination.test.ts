@@ -140,6 +140,9 @@ describe('a destination registered from outside (src/crm/destinations.ts)', () =
     expect(() => fx.config(wrongObject)).toThrow(ConfigError);
     expect(() => fx.config(wrongObject)).toThrow(/companies land in Organization on memory/);
     expect(() => fx.config(yaml(ORGANIZATIONS).replace('    keyField: external_id\n', ''))).toThrow(/required \(or set externalIdField on a salesforce destination or set keyField on a memory destination\)/);
+    // Its port does not say `archives`: `onLeave: archive` is refused at config time, naming the search.
+    const archiving = yaml(ORGANIZATIONS.replace('    fields: {name: name, employees: headcount}\n', '    fields: {name: name, employees: headcount}\n    onLeave: archive\n'));
+    expect(() => fx.config(archiving)).toThrow(/searches\[0\]\.onLeave.*memory destinations cannot archive records/s);
     // A used-up allowance of this CRM stops the run for a later retry, as the built-in CRMs' do.
     expect(new RunFailedError('organizations', { code: 'memory_quota_used', message: 'quota' }).retryAfterMs).toBeGreaterThan(0);
   });

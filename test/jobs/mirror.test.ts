@@ -125,8 +125,10 @@ describe('mirror', () => {
     fx = f;
     await createProperties(f.hubspot!);
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
+    // Small pages walked one at a time: the stop after the first committed batch lands while most pages are unfetched.
+    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}'), '  pageSize: 10\n  parallelism: 1'));
     expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'p1' })).toMatchObject({ status: 'completed', entered: ids.length });
+    expect(ids.length).toBeGreaterThan(40);
     // The second run stops after its first committed batch, then resumes (same run id) and completes.
     const stop = new AbortController();
     const cut = await syncSearch(f.deps(config), { search: 'icp', runId: 'p2', signal: stop.signal, onProgress: () => stop.abort() });
@@ -140,16 +142,17 @@ describe('mirror', () => {
   it('leavers whose fields the CRM refuses stay pending and the run warns leave_refused', async () => {
     const f = await startFixture('mirror-refused');
     fx = f;
-    await createProperties(f.hubspot!);
+    const hubspot = f.hubspot!;
+    await createProperties(hubspot);
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    // si_gone does not exist in the portal: HubSpot refuses the leaver's write
-    const yaml = searchYaml('    leave: {confirmRuns: 1}').replace('setFields: {si_in_search: false, si_left_at: $now}', 'setFields: {si_gone: true}');
-    const config = f.config(hubspotConfig(yaml));
+    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
     expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'x1' })).toMatchObject({ status: 'completed', entered: ids.length });
     f.si.setCompanyHeadcount(ids[0]!, OUT);
+    // The portal refuses this record's write (a validation rule, say): the preflight cannot know that.
+    hubspot.faults.reject.values.add(ids[0]!);
     const refused = await syncSearch(f.deps(config), { search: 'icp', runId: 'x2' });
     expect(refused).toMatchObject({ status: 'completed', left: 1, leaveActions: 0, leaversPending: 1 });
-    expect(refused.warnings?.groups?.find((g) => g.code === 'leave_refused')?.example).toContain('si_gone');
+    expect(refused.warnings?.groups?.find((g) => g.code === 'leave_refused')?.example).toContain('INVALID_OPTION');
     expect((await reviewLeavers(f.deps(config), 'icp', false)).pending).toEqual([ids[0]]);
   }, 120_000);
 

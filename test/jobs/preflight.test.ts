@@ -83,6 +83,43 @@ describe('a bad CRM setup spends no search token', () => {
     expect(searches).toBe(0);
   });
 
+  it('a run whose onLeave.setFields writes a missing, a read-only or a mistyped HubSpot property fails naming each, before any search', async () => {
+    const search = `${companies('bad-leave', '{name: name}')}    onLeave:
+      setFields: {si_gone: true, hs_object_id: 1, numberofemployees: $now, description: $now, founded_year: null}
+`;
+    const { summary, tokens, searches } = await spent(hubspotConfig(search), 'bad-leave', false);
+    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+    expect(summary.error?.message).toMatch(/companies\.si_gone \(onLeave\.setFields\) does not exist/);
+    expect(summary.error?.message).toMatch(/companies\.hs_object_id \(onLeave\.setFields\) is read-only/);
+    expect(summary.error?.message).toMatch(/companies\.numberofemployees is of type number; onLeave value "\$now" \(a date-time\) does not fit it/);
+    // $now fits a text property; null clears any.
+    expect(summary.error?.message).not.toMatch(/description|founded_year/);
+    expect(tokens).toBe(0);
+    expect(searches).toBe(0);
+  });
+
+  it('a run whose onLeave.setFields writes a missing or a mistyped Salesforce field fails naming each, before any search', async () => {
+    const yaml = `${salesforceConfigHead(SF.clientId)}searches:
+  - name: sf-bad-leave
+    segment: icp
+    entity: companies
+    filter: {company: {headcount: {gte: 1, lte: 8}}}
+    destination: sf
+    object: Account
+    matchOn: {from: id}
+    fields: {Name: name}
+    onLeave:
+      setFields: {In_Search__c: false, NumberOfEmployees: $now, Description: $now}
+`;
+    const { summary, tokens, searches } = await spent(yaml, 'sf-bad-leave', false);
+    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+    expect(summary.error?.message).toMatch(/field Account\.In_Search__c \(onLeave\.setFields\) does not exist/);
+    expect(summary.error?.message).toMatch(/field Account\.NumberOfEmployees is of type int; onLeave value "\$now" \(a date-time\) does not fit it/);
+    expect(summary.error?.message).not.toMatch(/Description/);
+    expect(tokens).toBe(0);
+    expect(searches).toBe(0);
+  });
+
   it('a dry run with a wrong Salesforce secret fails crm_auth_failed before any search request', async () => {
     const { summary, tokens } = await spent(leads('sf-bad-secret', '{LastName: lastName, Company: {value: Unknown}}'), 'sf-bad-secret', true, { SF_CLIENT_SECRET: 'not-the-sf-secret' });
     expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });

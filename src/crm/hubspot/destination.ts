@@ -19,6 +19,7 @@ export const hubspotDestination: DestinationPort<typeof configSchema> = {
   configSchema,
   objects: { companies: ['companies'], persons: ['contacts'] },
   listObjects: ['companies', 'contacts'],
+  archives: true,
   // Before the portal answered: the assumed requests per 10 s (the config's bound, else the lowest tier's), a batch
   // of records each. The opened sink's `ceiling()` follows what the portal answers.
   ceiling: (config) => hubspotCeiling(config.requestsPer10s ?? HUBSPOT_ASSUMED_PER_10S, 10_000),

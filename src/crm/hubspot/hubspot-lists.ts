@@ -4,7 +4,6 @@ import { CrmListError } from '../errors.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 import { refusalError } from './hubspot-errors.js';
 import { hubspotJson } from './hubspot-json-request.js';
-import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
 import { readByKey } from './hubspot-read.js';
 
 /** HubSpot's objectTypeId of the objects a list can hold. */
@@ -120,14 +119,6 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
     async recordIds(object, matchField, keys, options) {
       const found = await readByKey(caller, object, matchField, [...keys], [], options?.signal);
       return new Map([...found].map(([key, record]) => [key, record.id]));
-    },
-
-    async archive(object, crmIds, options) {
-      objectTypeId(object);
-      const path = `/crm/v3/objects/${encodeURIComponent(object)}/batch/archive`;
-      for (const part of chunks(crmIds, HUBSPOT_BATCH_SIZE)) {
-        await caller.call((c, attempt) => hubspotJson<undefined>(c, 'POST', path, { inputs: part.map((id) => ({ id })) }, [204], attempt), { operation: 'batch archive', object }, options?.signal);
-      }
     },
   };
 }

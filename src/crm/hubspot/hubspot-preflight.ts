@@ -1,12 +1,14 @@
 /**
  * What a HubSpot run needs of the portal, checked before any search request (`HubSpotSink.preflight`): the token
  * (the property listing answers 401 to a wrong one), the object, each mapped property (exists, takes a value, type),
- * the match properties (unique where they exist; a missing one is created by `prepare`). HubSpot requires no
+ * the match properties (unique where they exist; a missing one is created by `prepare`), each property
+ * `onLeave: setFields` writes (exists, takes a value, fits the value). HubSpot requires no
  * property on create through the API, so there is no required-field check here. One or two property listings.
  */
 import type { Property } from '@hubspot/api-client/lib/codegen/crm/properties/index.js';
 import type { FieldMapping } from '../field-mapping.js';
 import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
+import { describeLeaveValue, leaveValueKind } from '../leave-value.js';
 import { accepts, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 
@@ -44,6 +46,14 @@ export async function preflightHubSpot(caller: HubSpotCaller, mapping: FieldMapp
     if (p === undefined) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} does not exist (create it in HubSpot or fix the mapping)` });
     else if (readOnly(p)) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is read-only` });
     else if (!accepts(CLASSES[p.type] ?? 'text', valueKindOf(f))) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is of type ${p.type}; ${describeSource(f)} does not fit it` });
+  }
+  for (const f of mapping.leaveFields ?? []) {
+    const p = known.get(f.field);
+    const at = 'onLeave';
+    const name = `${target.object}.${f.field}`;
+    if (p === undefined) problems.push({ at, field: f.field, message: `property ${name} (onLeave.setFields) does not exist (create it in HubSpot or fix onLeave)` });
+    else if (readOnly(p)) problems.push({ at, field: f.field, message: `property ${name} (onLeave.setFields) is read-only` });
+    else if (!accepts(CLASSES[p.type] ?? 'text', leaveValueKind(f.value))) problems.push({ at, field: f.field, message: `property ${name} is of type ${p.type}; ${describeLeaveValue(f.value)} does not fit it` });
   }
   if (target.associate !== undefined) {
     const companies = await propertiesOf(caller, target.associate.object, signal);

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { RateGovernor } from '../../shared/rate-governor.js';
 import { chunks } from '../chunks.js';
-import type { CrmSink, CrmValue, ListPort, UpsertOutcome } from '../crm-sink.js';
+import type { ArchiveResult, CrmSink, CrmValue, ListPort, ObjectTarget, UpsertOutcome } from '../crm-sink.js';
 import { linkToCompanies } from './hubspot-associations.js';
 import { createHubSpotCaller } from './hubspot-caller.js';
 import { createHubSpotClient } from './hubspot-client.js';
@@ -10,6 +10,7 @@ import { CrmDailyLimitError } from '../errors.js';
 import { HUBSPOT_OPERATION, type RetryOptions } from './hubspot-call-policy.js';
 import { hubspotPortalId } from './hubspot-identity.js';
 import { boundedLimit, HUBSPOT_ASSUMED_PER_10S, HUBSPOT_BATCH_SIZE, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
+import { archiveByKey } from './hubspot-archive.js';
 import { createHubSpotLists } from './hubspot-lists.js';
 import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
@@ -48,6 +49,7 @@ export interface HubSpotSink extends CrmSink {
   identity(options?: { signal?: AbortSignal }): Promise<string>;
   /** The portal's MANUAL lists (Lists v3), through the same governor and call policy. */
   readonly lists: ListPort;
+  archive(target: ObjectTarget, keys: readonly string[], options?: { signal?: AbortSignal }): Promise<ArchiveResult>;
 }
 
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
@@ -109,6 +111,13 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     ceiling: () => hubspotCeiling(limit.limit, limit.windowMs),
 
     lists: createHubSpotLists(caller),
+
+    async archive(target, keys, callOptions) {
+      const result = await archiveByKey(caller, target, keys, callOptions?.signal);
+      // An archived company is no link target any more: a person written later links to its successor.
+      if (target.object === 'companies') for (const key of [...result.archived, ...result.missing]) companyIds.delete(key);
+      return result;
+    },
 
     identity: async (callOptions) => `hubspot:${await hubspotPortalId(caller, callOptions?.signal)}`,
 

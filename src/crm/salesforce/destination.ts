@@ -28,6 +28,7 @@ export const salesforceDestination: DestinationPort<typeof configSchema> = {
   // Campaigns (CampaignMember): Accounts only where the org has "Accounts as Campaign Members" (checked at preflight).
   listObjects: ['Contact', 'Lead', 'Account'],
   matchFieldKey: 'externalIdField',
+  archives: true,
   // No ceiling: the org's limit is a daily allowance (the share guard), not a short window.
   // Each piece holds at least one whole write (Bulk API 2.0 above `bulkThreshold`): smaller pieces would turn bulk
   // jobs into collection calls.

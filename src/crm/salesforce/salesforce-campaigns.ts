@@ -164,9 +164,5 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
       const found = await readByKey(caller, target, canonical, [...keys], ['Id'], lanes, options?.signal);
       return new Map([...found].map(([key, values]) => [key, String(values.Id)]));
     },
-
-    archive() {
-      return Promise.reject(new Error('archive is not a list operation'));
-    },
   };
 }

@@ -2,12 +2,14 @@
  * What a Salesforce run needs of the org, checked before any search request (`SalesforceSink.preflight`): the
  * client-credentials grant (the first describe authorizes), the object, each mapped field (exists, createable,
  * updateable unless written on create only, type), the match field (an External ID), every field the org requires
- * on create (`nillable: false`, `createable`, not `defaultedOnCreate`) mapped or given a constant, and for `associate`
- * the lookup to the company object and its External ID, and for a `list:` of Accounts that the org takes Accounts as
- * campaign members. One describe per object; prospect-sync never changes the schema.
+ * on create (`nillable: false`, `createable`, not `defaultedOnCreate`) mapped or given a constant, each field
+ * `onLeave: setFields` writes (exists, updateable, type), for `associate` the lookup to the company object and its
+ * External ID, and for a `list:` of Accounts that the org takes Accounts as campaign members. One describe per
+ * object; prospect-sync never changes the schema.
  */
 import type { FieldMapping } from '../field-mapping.js';
 import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
+import { describeLeaveValue, leaveValueKind } from '../leave-value.js';
 import { accepts, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
 
 /** The parts of a describe field (`GET /sobjects/{object}/describe`) a preflight reads. */
@@ -46,6 +48,20 @@ function fieldProblems(object: string, byName: Map<string, DescribedField>, mapp
   return problems;
 }
 
+/** Fields `onLeave: setFields` writes on existing records: each must exist, be updateable and fit its value. */
+function leaveProblems(object: string, byName: Map<string, DescribedField>, mapping: FieldMapping): PreflightProblem[] {
+  const problems: PreflightProblem[] = [];
+  for (const f of mapping.leaveFields ?? []) {
+    const d = byName.get(f.field.toLowerCase());
+    const at = 'onLeave';
+    const name = `${object}.${f.field}`;
+    if (d === undefined) problems.push({ at, field: f.field, message: `field ${name} (onLeave.setFields) does not exist (create it in Salesforce or fix onLeave)` });
+    else if (d.updateable !== true) problems.push({ at, field: f.field, message: `field ${name} (onLeave.setFields) is not updateable (read-only for the integration user)` });
+    else if (!accepts(CLASSES[d.type] ?? 'text', leaveValueKind(f.value))) problems.push({ at, field: f.field, message: `field ${name} is of type ${d.type}; ${describeLeaveValue(f.value)} does not fit it` });
+  }
+  return problems;
+}
+
 /** Fields the org requires on create that neither the mapping, the match field nor the company link fills. */
 function requiredProblems(object: string, fields: readonly DescribedField[], mapping: FieldMapping, link: DescribedField | undefined): PreflightProblem[] {
   const filled = new Set([mapping.target.matchField, ...mapping.fields.map((f) => f.field), ...(link ? [link.name] : [])].map((n) => n.toLowerCase()));
@@ -78,6 +94,7 @@ export async function preflightSalesforce(describe: DescribeObject, mapping: Fie
     problems.push({ at: 'matchOn', field: target.matchField, message: `match field ${target.object}.${target.matchField} ${state}: it must be a field marked External ID (and Unique)` });
   }
   problems.push(...fieldProblems(target.object, byName, mapping));
+  problems.push(...leaveProblems(target.object, byName, mapping));
   let link: DescribedField | undefined;
   if (target.associate !== undefined) {
     const parent = target.associate;

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { chunks } from '../chunks.js';
-import type { CrmRecord, CrmSink, CrmValue, ListPort, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
+import type { ArchiveResult, CrmRecord, CrmSink, CrmValue, ListPort, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
 import { BULK_JOB_MIN_REQUESTS } from './bulk-upsert.js';
 import { upsertBulk } from './salesforce-bulk.js';
 import { SalesforceCaller } from './salesforce-caller.js';
@@ -10,6 +10,7 @@ import type { RetryOptions } from './salesforce-call-policy.js';
 import { COLLECTION_SIZE, upsertCollections } from './salesforce-collections.js';
 import { SalesforceAuthError } from './salesforce-errors.js';
 import { linkOf, relinkless } from './salesforce-links.js';
+import { deleteByKey } from './salesforce-delete.js';
 import { readByKey } from './salesforce-read.js';
 import { describeFields, SalesforceSchema, spellRecords } from './salesforce-schema.js';
 import type { FieldMapping } from '../field-mapping.js';
@@ -109,6 +110,13 @@ export class SalesforceSink implements CrmSink {
       outcomes = await upsertCollections(this.caller, to, spelled.records, link, this.lanes, signal);
     }
     return relinkless(to, spelled.records, outcomes, (unlinked) => upsertCollections(this.caller, to, unlinked, undefined, this.lanes, signal));
+  }
+
+  /** Deletes the records with these keys (Salesforce has no archive; the Recycle Bin keeps them 15 days). */
+  async archive(target: ObjectTarget, keys: readonly string[], options?: SinkCallOptions): Promise<ArchiveResult> {
+    if (keys.length === 0) return { archived: [], missing: [], refused: [] };
+    const { canonical } = await this.schema.prepare(target, options?.signal);
+    return deleteByKey(this.caller, target, canonical, keys, this.lanes, options?.signal);
   }
 
   /** The org id from the identity URL of the token response (jsforce keeps it as userInfo.organizationId). */

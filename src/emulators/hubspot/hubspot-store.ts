@@ -20,6 +20,11 @@ export interface StoredAssociation {
 /** One object type's records, its property definitions and an index per unique property. */
 export class ObjectTable {
   readonly objects = new Map<string, StoredObject>();
+  /**
+   * Archived records (restorable in HubSpot for 90 days): no read, upsert or list sees them, and their unique values
+   * are free, so an upsert by an archived record's value creates a new record with a new id.
+   */
+  readonly archived = new Map<string, StoredObject>();
   readonly properties = new Map<string, PropertyDef>();
   private readonly unique = new Map<string, Map<string, string>>();
 
@@ -72,6 +77,7 @@ export class ObjectTable {
     return object;
   }
 
+  /** Archives a record (unknown ids are ignored, as HubSpot's batch archive does). */
   remove(id: string): void {
     const object = this.objects.get(id);
     if (object === undefined) return;
@@ -80,6 +86,7 @@ export class ObjectTable {
       if (v !== undefined) index.delete(v);
     }
     this.objects.delete(id);
+    this.archived.set(id, object);
   }
 }
 

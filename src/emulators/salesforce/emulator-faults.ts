@@ -1,4 +1,4 @@
-import type { RejectRule } from './record-store.js';
+import type { RejectRule, SfRecord, SfRecordError } from './record-store.js';
 
 /** Fault injection, mutable while the emulator runs (tests flip switches between calls). */
 export interface SalesforceFaults {
@@ -12,6 +12,8 @@ export interface SalesforceFaults {
   /** Records whose external id is listed are refused with `rejectCode` (default FIELD_CUSTOM_VALIDATION_EXCEPTION). */
   rejectKeys?: string[];
   rejectCode?: string;
+  /** Records whose external id is listed are refused deletes (DELETE_FAILED, as for a record other records need). */
+  undeletableKeys?: string[];
   /** Full control: refuse any record this returns an error for. */
   reject?: RejectRule;
   /**
@@ -65,6 +67,13 @@ export function rejectRule(faults: SalesforceFaults): RejectRule | undefined {
   const set = new Set(keys);
   const code = faults.rejectCode ?? 'FIELD_CUSTOM_VALIDATION_EXCEPTION';
   return (_object, externalId) => (set.has(externalId) ? { statusCode: code, message: `Record refused by a validation rule (${code})`, fields: [] } : undefined);
+}
+
+/** The delete refusal the current fault settings give this record, if any. */
+export function deleteRefusal(faults: SalesforceFaults, record: SfRecord): SfRecordError | undefined {
+  const keys = new Set(faults.undeletableKeys ?? []);
+  if (!Object.values(record).some((v) => typeof v === 'string' && keys.has(v))) return undefined;
+  return { statusCode: 'DELETE_FAILED', message: 'Your attempt to delete this record could not be completed because it is associated with other records', fields: [] };
 }
 
 /** A small seeded generator so an error share gives the same pattern on every run. */

@@ -12,7 +12,10 @@ export interface SfRecordError {
 
 export type UpsertResult = { ok: true; id: string; created: boolean } | { ok: false; errors: SfRecordError[] };
 
-export type DeleteResult = { ok: true } | { ok: false; errors: SfRecordError[] };
+export type DeleteResult = { ok: true; id: string } | { ok: false; errors: SfRecordError[] };
+
+/** A Salesforce id: 15 case-sensitive characters, or 18 with the case-safe suffix. */
+const ID_SHAPE = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
 
 /** Decides whether a record is refused on purpose (the emulator's "reject chosen records" switch). */
 export type RejectRule = (object: string, externalId: string, record: Record<string, unknown>) => SfRecordError | undefined;
@@ -36,9 +39,9 @@ type UndoStep = () => void;
  */
 export class RecordStore {
   private readonly records = new Map<string, Map<string, SfRecord>>();
+  /** Deleted records by id (the Recycle Bin, 15 days in Salesforce): no query, upsert or delete sees them as live. */
+  readonly recycleBin = new Map<string, { object: string; record: SfRecord }>();
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
-  /** Ids deleted (in the Recycle Bin): a later reference or delete says ENTITY_IS_DELETED. */
-  private readonly deleted = new Set<string>();
   /** Campaign members by `<CampaignId>|<record Id>`: a second member of the pair is refused. */
   private readonly memberPairs = new Set<string>();
   private seq = 0;
@@ -83,6 +86,45 @@ export class RecordStore {
     // SOQL compares text case-insensitively; ids exactly.
     const same = field.type === 'id' || field.type === 'reference' ? (v: SfValue | undefined) => v === value : (v: SfValue | undefined) => typeof v === 'string' && v.toLowerCase() === value.toLowerCase();
     return this.all(object.name).filter((r) => same(r[field.name]));
+  }
+
+  /**
+   * Deletes one record by id, of whatever object (its key prefix says which), as sObject Collections DELETE does:
+   * a malformed id, one in the Recycle Bin and one the org never had each fail alone with Salesforce's code. Records
+   * whose cascading lookup points at it go with it (an Account's Contacts, a record's campaign memberships).
+   */
+  delete(id: string, undo: UndoStep[], refuse?: (record: SfRecord) => SfRecordError | undefined): DeleteResult {
+    const fail = (statusCode: string, message: string): DeleteResult => ({ ok: false, errors: [{ statusCode, message, fields: [] }] });
+    if (!ID_SHAPE.test(id)) return fail('MALFORMED_ID', `malformed id ${id}`);
+    const object = Object.values(this.schema).find((o) => o.keyPrefix === id.slice(0, 3));
+    const table = object === undefined ? undefined : this.records.get(object.name);
+    const full = [...(table?.keys() ?? [])].find((k) => k === id || k.slice(0, 15) === id);
+    if (this.recycleBin.has(id) || [...this.recycleBin.keys()].some((k) => k.slice(0, 15) === id)) return fail('ENTITY_IS_DELETED', 'entity is deleted');
+    if (object === undefined || table === undefined || full === undefined) return fail('INVALID_CROSS_REFERENCE_KEY', 'invalid cross reference id');
+    const record = table.get(full)!;
+    const refused = refuse?.(record);
+    if (refused !== undefined) return { ok: false, errors: [refused] };
+    this.remove(object, full, undo);
+    return { ok: true, id: full };
+  }
+
+  /** Moves a record to the Recycle Bin, and with it the records whose cascading reference points at it. */
+  private remove(object: SfObject, id: string, undo: UndoStep[]): void {
+    const table = this.records.get(object.name)!;
+    const record = table.get(id)!;
+    this.unindex(object, record);
+    table.delete(id);
+    this.recycleBin.set(id, { object: object.name, record });
+    undo.push(() => {
+      this.recycleBin.delete(id);
+      table.set(id, record);
+      this.index(object, record);
+    });
+    for (const child of Object.values(this.schema)) {
+      for (const field of child.fields.filter((f) => f.cascadeDelete === true && f.referenceTo === object.name)) {
+        for (const row of this.all(child.name).filter((r) => r[field.name] === id)) this.remove(child, String(row.Id), undo);
+      }
+    }
   }
 
   /** The external-id field named in a URL or job, or a request error as Salesforce reports it. */
@@ -130,7 +172,7 @@ export class RecordStore {
     if (typeof raw !== 'string' || !/^[0-9A-Za-z]{15}(?:[0-9A-Za-z]{3})?$/.test(raw) || !raw.startsWith(parent.keyPrefix)) {
       return { error: { statusCode: 'MALFORMED_ID', message: `${field.name}: id value of incorrect type: ${String(raw)}`, fields: [field.name] } };
     }
-    if (this.deleted.has(raw)) return { error: { statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] } };
+    if (this.recycleBin.has(raw)) return { error: { statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] } };
     if (!this.records.get(parent.name)?.has(raw)) return { error: { statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [field.name] } };
     return { value: raw };
   }
@@ -181,38 +223,6 @@ export class RecordStore {
     if (linked.length === 0) return { statusCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [ContactId, LeadId]', fields: ['ContactId', 'LeadId'] };
     const field = linked[0]!;
     return this.memberPairs.has(`${String(values.CampaignId)}|${String(values[field])}`) ? { statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] } : undefined;
-  }
-
-  /**
-   * Deletes one record by Id (collections delete, `DELETE sobjects/{type}/{id}`). Its campaign memberships go with a
-   * Contact, Lead or Account, and a campaign's members with it.
-   */
-  delete(id: string, undo: UndoStep[]): DeleteResult {
-    const object = this.objectOfId(id);
-    if (object === undefined || !/^[0-9A-Za-z]{15}(?:[0-9A-Za-z]{3})?$/.test(id)) return { ok: false, errors: [{ statusCode: 'MALFORMED_ID', message: `malformed id ${id}`, fields: [] }] };
-    if (this.deleted.has(id)) return { ok: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] };
-    const record = this.records.get(object.name)?.get(id);
-    if (record === undefined) return { ok: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }] };
-    this.drop(object, record, undo);
-    const link = ({ Contact: 'ContactId', Lead: 'LeadId', Account: 'AccountId', Campaign: 'CampaignId' } as Record<string, string>)[object.name];
-    const members = this.schema.CampaignMember === undefined ? undefined : this.object('CampaignMember');
-    if (link !== undefined && members !== undefined) {
-      for (const m of this.all(members.name)) if (m[link] === id) this.drop(members, m, undo);
-    }
-    return { ok: true };
-  }
-
-  private drop(object: SfObject, record: SfRecord, undo: UndoStep[]): void {
-    const table = this.records.get(object.name)!;
-    const id = String(record.Id);
-    this.unindex(object, record);
-    table.delete(id);
-    this.deleted.add(id);
-    undo.push(() => {
-      this.deleted.delete(id);
-      table.set(id, record);
-      this.index(object, record);
-    });
   }
 
   /** The required-field and unique checks of a save, then the write. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { BulkIngest } from './bulk-ingest.js';
-import { faultBody, hangs, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
+import { deleteRefusal, faultBody, hangs, rejectRule, routeFault, seededRandom, type SalesforceFaults } from './emulator-faults.js';
 import { RecordStore, SfRequestError, type DeleteResult, type SfRecordError, type UpsertResult } from './record-store.js';
 import { defaultSchema, type SfSchema } from './salesforce-schema.js';
 import { runSoql } from './soql-query.js';
@@ -157,9 +157,27 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     return results.map(upsertResult);
   };
 
+  const rolledBack: SfRecordError = { statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] };
+
+  /** sObject Collections DELETE: one DeleteResult per id, in the order asked; a failed one carries no id. */
+  const destroy = (query: URLSearchParams): unknown[] => {
+    const raw = query.get('ids');
+    if (raw === null || raw.trim() === '') throw new SfRequestError(400, 'MISSING_ARGUMENT', 'ids: required parameter missing');
+    const ids = raw.split(',');
+    stats.collectionSizes.push(ids.length);
+    if (ids.length > MAX_COLLECTION) throw new SfRequestError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+    const undo: (() => void)[] = [];
+    const results: DeleteResult[] = ids.map((id) => store.delete(id.trim(), undo, (record) => deleteRefusal(faults, record)));
+    const answer = (r: DeleteResult): Record<string, unknown> => (r.ok ? { id: r.id, success: true, errors: [] } : { success: false, errors: r.errors });
+    if (query.get('allOrNone') === 'true' && results.some((r) => !r.ok)) {
+      for (const step of undo.reverse()) step();
+      return results.map((r) => (r.ok ? { success: false, errors: [rolledBack] } : answer(r)));
+    }
+    return results.map(answer);
+  };
+
   const saveResult = (r: UpsertResult): Record<string, unknown> =>
     r.ok ? { id: r.id, success: true, errors: [] } : { id: null, success: false, errors: r.errors };
-  const rolledBack: SfRecordError = { statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] };
 
   /** `POST composite/sobjects`: creates up to 200 records of any types, one save result each, in order. */
   const createCollection = (body: unknown): unknown[] => {
@@ -182,22 +200,6 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       return results.map((r) => (r.ok ? { id: null, success: false, errors: [rolledBack] } : saveResult(r)));
     }
     return results.map(saveResult);
-  };
-
-  /** `DELETE composite/sobjects?ids=...`: deletes up to 200 records by Id, one result each, in order. */
-  const deleteCollection = (query: URLSearchParams): unknown[] => {
-    const ids = (query.get('ids') ?? '').split(',').filter((id) => id !== '');
-    if (ids.length === 0) throw new SfRequestError(400, 'MISSING_ARGUMENT', 'ids parameter not specified');
-    stats.collectionSizes.push(ids.length);
-    if (ids.length > MAX_COLLECTION) throw new SfRequestError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
-    const undo: (() => void)[] = [];
-    const results = ids.map((id) => store.delete(id, undo));
-    const result = (id: string, r: DeleteResult): Record<string, unknown> => (r.ok ? { id, success: true, errors: [] } : { id, success: false, errors: r.errors });
-    if (query.get('allOrNone') === 'true' && results.some((r) => !r.ok)) {
-      for (const step of undo.reverse()) step();
-      return ids.map((id, i) => (results[i]!.ok ? { id, success: false, errors: [rolledBack] } : result(id, results[i]!)));
-    }
-    return ids.map((id, i) => result(id, results[i]!));
   };
 
   /** A query answer of at most one batch; the rest stays behind a `nextRecordsUrl`. */
@@ -253,7 +255,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     }
     if (method === 'PATCH' && a === 'composite' && b === 'sobjects' && parts.length === 4) return [200, collections(c!, d!, json())];
     if (method === 'POST' && a === 'composite' && b === 'sobjects' && parts.length === 2) return [200, createCollection(json())];
-    if (method === 'DELETE' && a === 'composite' && b === 'sobjects' && parts.length === 2) return [200, deleteCollection(query)];
+    if (method === 'DELETE' && a === 'composite' && b === 'sobjects' && parts.length === 2) return [200, destroy(query)];
     if (method === 'POST' && a === 'sobjects' && parts.length === 2) {
       const input = json();
       if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new SfRequestError(400, 'JSON_PARSER_ERROR', 'The body must be a JSON object');

@@ -19,6 +19,8 @@ export interface SfField {
   relationshipName?: string;
   /** Present only while this org setting is on (describe, SOQL and writes alike), e.g. CampaignMember.AccountId. */
   orgSetting?: OrgSetting;
+  /** Deleting the parent deletes the records pointing at it (Salesforce deletes an Account's Contacts with it). */
+  cascadeDelete?: boolean;
 }
 
 /** Org settings that change the schema the org serves. */
@@ -61,7 +63,7 @@ export function defaultSchema(): SfSchema {
         idField, text('FirstName', 40), text('LastName', 80, { required: true }), text('Title', 128),
         { name: 'Email', type: 'email', length: 80 }, { name: 'Phone', type: 'phone', length: 40 },
         { name: 'HasOptedOutOfEmail', type: 'boolean' },
-        { name: 'AccountId', type: 'reference', length: 18, referenceTo: 'Account', relationshipName: 'Account' },
+        { name: 'AccountId', type: 'reference', length: 18, referenceTo: 'Account', relationshipName: 'Account', cascadeDelete: true },
         externalIdField('Prospect_Sync_Id__c'),
       ],
     },
@@ -80,8 +82,9 @@ export function defaultSchema(): SfSchema {
     CampaignMember: {
       name: 'CampaignMember', keyPrefix: '00v',
       fields: [
-        idField, reference('CampaignId', 'Campaign', 'Campaign', { required: true }), reference('ContactId', 'Contact', 'Contact'),
-        reference('LeadId', 'Lead', 'Lead'), reference('AccountId', 'Account', 'Account', { orgSetting: 'accountsAsCampaignMembers' }),
+        // A member goes with its campaign and with the record it links.
+        idField, reference('CampaignId', 'Campaign', 'Campaign', { required: true, cascadeDelete: true }), reference('ContactId', 'Contact', 'Contact', { cascadeDelete: true }),
+        reference('LeadId', 'Lead', 'Lead', { cascadeDelete: true }), reference('AccountId', 'Account', 'Account', { orgSetting: 'accountsAsCampaignMembers', cascadeDelete: true }),
         text('Status', 40, { defaultedOnCreate: true }),
       ],
     },

@@ -108,9 +108,4 @@ describe('Salesforce campaigns: members', () => {
     const ids = await sink.lists.recordIds('Account', 'prospect_sync_id__c', ['account-0', 'ACCOUNT-2', 'nobody']);
     expect(Object.fromEntries(ids)).toEqual({ 'account-0': accounts[0], 'ACCOUNT-2': accounts[2] });
   });
-
-  it('archive is not a list operation', async () => {
-    const { sink } = await setup();
-    await expect(sink.lists.archive('Contact', ['003000000000001AAA'])).rejects.toThrow('archive is not a list operation');
-  });
 });

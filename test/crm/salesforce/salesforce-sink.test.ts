@@ -321,3 +321,41 @@ describe('Salesforce sink: a 5xx never fails a run (issue 12)', () => {
     expect(current.size).toBe(2);
   });
 });
+
+describe('archive (delete by match key)', () => {
+  test('deletes by external id 200 ids per call; gone and unknown keys are missing; a refused delete is kept with its reason', async () => {
+    const { sink, emulator } = await start();
+    const records = accounts(250);
+    await sink.upsert(ACCOUNTS, records);
+    const keys = records.map((r) => r.key);
+    emulator.faults.undeletableKeys = ['acc-7'];
+    const result = await sink.archive(ACCOUNTS, [...keys, 'acc-none']);
+    expect(result.archived).toEqual(keys.filter((k) => k !== 'acc-7'));
+    expect(result.missing).toEqual(['acc-none']);
+    expect(result.refused).toEqual(['acc-7']);
+    expect(result.reason).toMatch(/^DELETE_FAILED: /);
+    expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(2);
+    expect(emulator.state.all('Account').map((r) => r.Prospect_Sync_Id__c)).toEqual(['acc-7']);
+    expect(emulator.state.recycleBin.size).toBe(249);
+    // Deleted already: nothing to delete, nothing asked of the org but the read.
+    expect(await sink.archive(ACCOUNTS, ['acc-0', 'acc-1'])).toEqual({ archived: [], missing: ['acc-0', 'acc-1'], refused: [] });
+    expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(2);
+    // An upsert by a deleted record's external id creates it anew.
+    expect(statuses(await sink.upsert(ACCOUNTS, records.slice(0, 1)))).toEqual(['created']);
+  });
+});
+
+describe('archive: a record deleted between the read and the delete', () => {
+  test('is missing (ENTITY_IS_DELETED), not refused', async () => {
+    const { sink, emulator } = await start({}, { requestTimeoutMs: 2000 });
+    await sink.upsert(ACCOUNTS, accounts(3));
+    // The first delete call is read and never answered; while the sink waits out its deadline, acc-1 is deleted
+    // elsewhere; the retried call then meets it deleted.
+    emulator.faults.hang = { route: 'DELETE composite/sobjects', times: 1 };
+    const archiving = sink.archive(ACCOUNTS, ['acc-0', 'acc-1', 'acc-2']);
+    await expect.poll(() => emulator.faults.hung ?? 0, { timeout: 10_000, interval: 5 }).toBe(1);
+    const id = String(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]?.Id);
+    expect(emulator.state.delete(id, [])).toEqual({ ok: true, id });
+    expect(await archiving).toEqual({ archived: ['acc-0', 'acc-2'], missing: ['acc-1'], refused: [] });
+  });
+});
