@@ -27,6 +27,12 @@ export interface Settled {
   pending: number;
 }
 
+/** A dry run's forecast: the settle's figures and the list keys the run would add and remove. */
+export interface Forecast extends Settled {
+  listAdds: number;
+  listRemoves: number;
+}
+
 const UPDATE_LUA = readFileSync(new URL('./membership-update.lua', import.meta.url), 'utf8');
 const FORECAST_LUA = readFileSync(new URL('./membership-forecast.lua', import.meta.url), 'utf8');
 
@@ -77,10 +83,15 @@ export class MembershipStore {
 
   /**
    * What settling a dry run's matched set would do (its set is consumed, the membership unchanged): `left` counts
-   * the members it would confirm, `pending` the leavers pending before that it does not match.
+   * the members it would confirm, `pending` the leavers pending before that it does not match; `listAdds` the
+   * members not in the search's list after the settle, `listRemoves` the leavers in it that `removeFromList` takes
+   * out (none when the guard holds them).
    */
-  async forecast(runId: string, rules: LeaveRules): Promise<Settled> {
-    return this.run(FORECAST_LUA, runId, rules);
+  async forecast(runId: string, rules: LeaveRules, removeFromList: boolean): Promise<Forecast> {
+    const { members, absent, pending, meta, listed } = this.keys;
+    const reply = (await this.redis.eval(FORECAST_LUA, 6, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), listed, rules.confirmRuns, rules.maxShare, removeFromList ? 1 : 0)) as number[];
+    const [entered, left, matched, guarded, waiting, listAdds, listRemoves] = reply.map(Number) as [number, number, number, number, number, number, number];
+    return { entered, left, matched, guarded: guarded === 1, pending: waiting, listAdds, listRemoves };
   }
 
   private async run(script: string, runId: string, rules: LeaveRules): Promise<Settled> {
