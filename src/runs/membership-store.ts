@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { luaScript, runLua } from '../shared/lua-script.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -33,6 +34,14 @@ export interface Forecast extends Settled {
   listRemoves: number;
 }
 
+/** A search's mirror now: its members, the confirmed leavers not acted on, the members not in its CRM list yet. */
+export interface MembershipCounts {
+  members: number;
+  pending: number;
+  unlisted: number;
+}
+
+const COUNTS = luaScript('membershipCounts', 3, new URL('./membership-counts.lua', import.meta.url));
 const UPDATE_LUA = readFileSync(new URL('./membership-update.lua', import.meta.url), 'utf8');
 const FORECAST_LUA = readFileSync(new URL('./membership-forecast.lua', import.meta.url), 'utf8');
 
@@ -99,6 +108,12 @@ export class MembershipStore {
     const reply = (await this.redis.eval(script, 5, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), rules.confirmRuns, rules.maxShare)) as number[];
     const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
     return { entered, left, matched, guarded: guarded === 1, pending: waiting };
+  }
+
+  async counts(): Promise<MembershipCounts> {
+    const { members, pending, listed } = this.keys;
+    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed])).map(Number) as [number, number, number];
+    return { members: m, pending: p, unlisted: u };
   }
 
   /** Confirmed leavers not acted on yet (match keys, sorted). */
