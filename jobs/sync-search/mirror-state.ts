@@ -53,7 +53,7 @@ export async function mirrorState(deps: Pick<SyncDeps, 'config' | 'redis' | 'pre
   const crm = await openDestination(deps.config, search, destination, { redis: deps.redis, prefix: deps.prefix, logger: deps.logger });
   try {
     const { store, instance } = await membershipOf({ redis: deps.redis, prefix: deps.prefix, search, crm, ...(signal ? { signal } : {}) });
-    const [counts, runs] = await Promise.all([store.counts(), listRuns(deps.redis, name, { prefix: deps.prefix, limit: 50 })]);
+    const [counts, runs] = await Promise.all([store.counts(search.list !== undefined), listRuns(deps.redis, name, { prefix: deps.prefix, limit: 50 })]);
     const last = runs.find(settled);
     return {
       instance, members: counts.members, leaversPending: counts.pending, pendingBecause: pendingBecause(last, counts.pending),

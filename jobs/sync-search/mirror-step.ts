@@ -46,7 +46,10 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   const io = { redis: deps.redis, prefix: deps.prefix, search, crm, ...(input.signal ? { signal: input.signal } : {}) };
   const { store } = await membershipOf(io);
   const rules = leaveRules(deps.config, search);
-  if (input.dryRun) return forecast(await store.forecast(runId, rules, search.onLeave === 'removeFromList'), search, rules);
+  if (input.dryRun) {
+    const list = search.list === undefined ? 'none' : search.onLeave === 'removeFromList' ? 'removeFromList' : 'list';
+    return forecast(await store.forecast(runId, rules, list), search, rules);
+  }
   const settled = await store.settle(runId, rules);
   // A list the CRM refuses does not undo the settle: the members not added are tried again after the next complete run.
   const listed = search.list === undefined ? undefined : await addMembersToList({ ...io, store }).catch((err: unknown) => listWarning(errorInfo(err).message));

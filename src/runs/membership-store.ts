@@ -43,7 +43,7 @@ export interface MembershipCounts {
 
 const COUNTS = luaScript('membershipCounts', 3, new URL('./membership-counts.lua', import.meta.url));
 const UPDATE_LUA = readFileSync(new URL('./membership-update.lua', import.meta.url), 'utf8');
-const FORECAST_LUA = readFileSync(new URL('./membership-forecast.lua', import.meta.url), 'utf8');
+const FORECAST = luaScript('membershipForecast', 6, new URL('./membership-forecast.lua', import.meta.url));
 
 function base(search: string, prefix: string): string {
   return `${prefix}:mirror:{${search}}`;
@@ -92,13 +92,15 @@ export class MembershipStore {
 
   /**
    * What settling a dry run's matched set would do (its set is consumed, the membership unchanged): `left` counts
-   * the members it would confirm, `pending` the leavers pending before that it does not match; `listAdds` the
-   * members not in the search's list after the settle, `listRemoves` the leavers in it that `removeFromList` takes
+   * the members it would confirm, `pending` the leavers pending before that it does not match; with a list,
+   * `listAdds` the members not in it after the settle, `listRemoves` the leavers in it that `removeFromList` takes
    * out (none when the guard holds them).
    */
-  async forecast(runId: string, rules: LeaveRules, removeFromList: boolean): Promise<Forecast> {
+  async forecast(runId: string, rules: LeaveRules, list: 'none' | 'list' | 'removeFromList'): Promise<Forecast> {
     const { members, absent, pending, meta, listed } = this.keys;
-    const reply = (await this.redis.eval(FORECAST_LUA, 6, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), listed, rules.confirmRuns, rules.maxShare, removeFromList ? 1 : 0)) as number[];
+    const mode = { none: 0, list: 1, removeFromList: 2 }[list];
+    const keys = [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), listed];
+    const reply = await runLua<number[]>(this.redis, FORECAST, keys, [rules.confirmRuns, rules.maxShare, mode]);
     const [entered, left, matched, guarded, waiting, listAdds, listRemoves] = reply.map(Number) as [number, number, number, number, number, number, number];
     return { entered, left, matched, guarded: guarded === 1, pending: waiting, listAdds, listRemoves };
   }
@@ -110,9 +112,10 @@ export class MembershipStore {
     return { entered, left, matched, guarded: guarded === 1, pending: waiting };
   }
 
-  async counts(): Promise<MembershipCounts> {
+  /** The mirror's size now; `unlisted` only for a search with a list (`withList`), else 0. */
+  async counts(withList: boolean): Promise<MembershipCounts> {
     const { members, pending, listed } = this.keys;
-    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed])).map(Number) as [number, number, number];
+    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed], [withList ? 1 : 0])).map(Number) as [number, number, number];
     return { members: m, pending: p, unlisted: u };
   }
 
