@@ -126,6 +126,29 @@ describe('mirror: a HubSpot list per search', () => {
     expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== second));
   });
 
+  it('after a guarded run, the forecast counts the pending leavers: those back are neither added nor removed, the one still out is removed', async () => {
+    const f = await startFixture('mirror-list-forecast-pending');
+    fx = f;
+    const hubspot = f.hubspot!;
+    const ids = (await f.oracleIds('companies', COMPANY_FILTER)).map(String).sort();
+    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
+    const run = (runId: string, dryRun = false) => syncSearch(f.deps(config), { search: 'icp', runId, dryRun });
+    const pick = (s: RunSummary) => ({ entered: s.entered, left: s.left, leaveActions: s.leaveActions, leaversPending: s.leaversPending, listAdded: s.listAdded, listRemoved: s.listRemoved });
+    expect(await run('p1')).toMatchObject({ listAdded: ids.length });
+    const half = ids.slice(0, Math.floor(ids.length / 2));
+    for (const id of half) f.si.setCompanyHeadcount(id, OUT);
+    expect(await run('p2')).toMatchObject({ leaversPending: half.length, listRemoved: 0 });
+
+    // All but one come back: the matches are within the guard's share again, and the pending leaver still out goes.
+    const [stillOut, ...back] = half;
+    for (const id of back) f.si.setCompanyHeadcount(id, 10);
+    const dry = await run('p3-dry', true);
+    const real = await run('p3');
+    expect(pick(dry)).toEqual(pick(real));
+    expect(pick(real)).toEqual({ entered: back.length, left: 0, leaveActions: 1, leaversPending: 0, listAdded: 0, listRemoved: 1 });
+    expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== stillOut));
+  });
+
   it('refuses onLeave: removeFromList without list:, naming the field', () => {
     const text = hubspotConfig(searchYaml());
     const env = Object.fromEntries([...text.matchAll(/\$\{([A-Z_]+)\}/g)].map((m) => [m[1]!, 'http://127.0.0.1:1']));
