@@ -20,11 +20,11 @@ afterEach(async () => {
   fx = dir = undefined;
 });
 
-async function command(f: Fixture, yaml: string, args: string[]): Promise<{ code: number | null; out: string }> {
+async function command(f: Fixture, yaml: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   dir ??= await mkdtemp(join(tmpdir(), 'ps-mirror-plan-'));
   const file = join(dir, 'config.yaml');
   await writeFile(file, yaml);
-  const c = cli([...args, '--config', file], { ...f.env, QUEUE_PREFIX: f.prefix, LOG_LEVEL: 'silent' });
+  const c = cli([...args, '--config', file], { ...f.env, QUEUE_PREFIX: f.prefix, LOG_LEVEL: 'silent', ...env });
   const code = await c.exited;
   return { code, out: c.out() };
 }
@@ -71,5 +71,10 @@ describe('the mirror on the command line (child process)', () => {
     expect(runs.code).toBe(0);
     const [latest] = (lastJson(runs.out) as { runs: RunSummary[] }).runs;
     expect(latest).toMatchObject({ runId: 'p3', entered: 0, left: 0, leaveActions: 0, leaversPending: half.length, listAdded: members, listRemoved: 0 });
+
+    // A CRM that does not answer leaves the mirror unknown; the plan itself still answers.
+    const down = await command(f, listed, ['plan', 'icp', '--json'], { HUBSPOT_BASE_URL: 'http://127.0.0.1:9' });
+    expect(down.code).toBe(0);
+    expect(lastJson(down.out)).toMatchObject({ counted: members, mirror: null, mirrorError: { code: 'crm_unavailable' } });
   }, 120_000);
 });
