@@ -9,3 +9,4 @@ export { preflightSearch } from './preflight-search.js';
 export { resolveSearch } from './resolve-search.js';
 export { CONFIG_ERROR_CODES, errorInfo } from './run-errors.js';
 export { reviewLeavers, type LeaversReport } from './leavers.js';
+export { mirrorState, type MirrorState } from './mirror-state.js';

@@ -5,7 +5,7 @@
  * Any other ending changes no membership; its matched set is dropped once nothing will resume the run.
  */
 import type { SavedSearch } from '../../src/config/index.js';
-import { dropRunMatched, type LeaveRules, type Settled } from '../../src/runs/membership-store.js';
+import { dropRunMatched, type Forecast, type LeaveRules, type Settled } from '../../src/runs/membership-store.js';
 import type { Warning } from '../../src/runs/run-warnings.js';
 import { actOnLeavers, leaveRules, membershipOf } from './leavers.js';
 import { addMembersToList } from './list-members.js';
@@ -46,7 +46,10 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   const io = { redis: deps.redis, prefix: deps.prefix, search, crm, ...(input.signal ? { signal: input.signal } : {}) };
   const { store } = await membershipOf(io);
   const rules = leaveRules(deps.config, search);
-  if (input.dryRun) return forecast(await store.forecast(runId, rules), search, rules);
+  if (input.dryRun) {
+    const list = search.list === undefined ? 'none' : search.onLeave === 'removeFromList' ? 'removeFromList' : 'list';
+    return forecast(await store.forecast(runId, rules, list), search, rules);
+  }
   const settled = await store.settle(runId, rules);
   // A list the CRM refuses does not undo the settle: the members not added are tried again after the next complete run.
   const listed = search.list === undefined ? undefined : await addMembersToList({ ...io, store }).catch((err: unknown) => listWarning(errorInfo(err).message));
@@ -63,10 +66,14 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   return { ...done, warning: { code: 'leave_refused', reason, line: reason } };
 }
 
-/** A dry run: what the run would report (leavers it would act on, or hold back), the membership unchanged. */
-function forecast(f: Settled, search: SavedSearch, rules: LeaveRules): MirrorReport {
+/**
+ * A dry run: what the run would report (leavers it would act on, or hold back; with `list:` the keys it would add
+ * to the list and remove from it), the membership and the CRM unchanged.
+ */
+function forecast(f: Forecast, search: SavedSearch, rules: LeaveRules): MirrorReport {
   const leavers = f.pending + f.left;
-  const report = { entered: f.entered, left: f.left, leaveActions: f.guarded || search.onLeave === 'nothing' ? 0 : leavers, leaversPending: f.guarded ? leavers : 0 };
+  const list = search.list === undefined ? {} : { listAdded: f.listAdds, listRemoved: f.listRemoves };
+  const report = { entered: f.entered, left: f.left, leaveActions: f.guarded || search.onLeave === 'nothing' ? 0 : leavers, leaversPending: f.guarded ? leavers : 0, ...list };
   return f.guarded ? { ...report, warning: guardWarning({ ...f, pending: leavers }, search, rules) } : report;
 }
 

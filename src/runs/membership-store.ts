@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { luaScript, runLua } from '../shared/lua-script.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -27,8 +28,22 @@ export interface Settled {
   pending: number;
 }
 
+/** A dry run's forecast: the settle's figures and the list keys the run would add and remove. */
+export interface Forecast extends Settled {
+  listAdds: number;
+  listRemoves: number;
+}
+
+/** A search's mirror now: its members, the confirmed leavers not acted on, the members not in its CRM list yet. */
+export interface MembershipCounts {
+  members: number;
+  pending: number;
+  unlisted: number;
+}
+
+const COUNTS = luaScript('membershipCounts', 3, new URL('./membership-counts.lua', import.meta.url));
 const UPDATE_LUA = readFileSync(new URL('./membership-update.lua', import.meta.url), 'utf8');
-const FORECAST_LUA = readFileSync(new URL('./membership-forecast.lua', import.meta.url), 'utf8');
+const FORECAST = luaScript('membershipForecast', 6, new URL('./membership-forecast.lua', import.meta.url));
 
 function base(search: string, prefix: string): string {
   return `${prefix}:mirror:{${search}}`;
@@ -77,10 +92,17 @@ export class MembershipStore {
 
   /**
    * What settling a dry run's matched set would do (its set is consumed, the membership unchanged): `left` counts
-   * the members it would confirm, `pending` the leavers pending before that it does not match.
+   * the members it would confirm, `pending` the leavers pending before that it does not match; with a list,
+   * `listAdds` the members not in it after the settle, `listRemoves` the leavers in it that `removeFromList` takes
+   * out (none when the guard holds them).
    */
-  async forecast(runId: string, rules: LeaveRules): Promise<Settled> {
-    return this.run(FORECAST_LUA, runId, rules);
+  async forecast(runId: string, rules: LeaveRules, list: 'none' | 'list' | 'removeFromList'): Promise<Forecast> {
+    const { members, absent, pending, meta, listed } = this.keys;
+    const mode = { none: 0, list: 1, removeFromList: 2 }[list];
+    const keys = [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), listed];
+    const reply = await runLua<number[]>(this.redis, FORECAST, keys, [rules.confirmRuns, rules.maxShare, mode]);
+    const [entered, left, matched, guarded, waiting, listAdds, listRemoves] = reply.map(Number) as [number, number, number, number, number, number, number];
+    return { entered, left, matched, guarded: guarded === 1, pending: waiting, listAdds, listRemoves };
   }
 
   private async run(script: string, runId: string, rules: LeaveRules): Promise<Settled> {
@@ -88,6 +110,13 @@ export class MembershipStore {
     const reply = (await this.redis.eval(script, 5, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), rules.confirmRuns, rules.maxShare)) as number[];
     const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
     return { entered, left, matched, guarded: guarded === 1, pending: waiting };
+  }
+
+  /** The mirror's size now; `unlisted` only for a search with a list (`withList`), else 0. */
+  async counts(withList: boolean): Promise<MembershipCounts> {
+    const { members, pending, listed } = this.keys;
+    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed], [withList ? 1 : 0])).map(Number) as [number, number, number];
+    return { members: m, pending: p, unlisted: u };
   }
 
   /** Confirmed leavers not acted on yet (match keys, sorted). */

@@ -13,7 +13,7 @@ export const RUN_DURATION_BUCKETS_SECONDS = [1, 5, 15, 60, 300, 900, 1800, 3600,
 
 export const TOTAL_COUNTERS = [
   'fetched', 'created', 'updated', 'unchanged', 'rejected', 'linkErrors', 'tokensSpent', 'creditsSpent',
-  'requestsSearch', 'requestsCount', 'throttled', 'entered', 'left', 'leaveActions',
+  'requestsSearch', 'requestsCount', 'throttled', 'entered', 'left', 'leaveActions', 'listAdded', 'listRemoved',
 ] as const;
 export type TotalCounter = (typeof TOTAL_COUNTERS)[number];
 
@@ -33,7 +33,7 @@ function counterValues(s: RunSummary): Record<TotalCounter, number> {
     fetched: s.fetched, created: s.created, updated: s.updated, unchanged: s.unchanged, rejected: s.rejected,
     linkErrors: s.linkErrors ?? 0, tokensSpent: s.tokensSpent, creditsSpent: s.creditsSpent,
     requestsSearch: s.requests.search, requestsCount: s.requests.count, throttled: s.throttled,
-    entered: s.entered ?? 0, left: s.left ?? 0, leaveActions: s.leaveActions ?? 0,
+    entered: s.entered ?? 0, left: s.left ?? 0, leaveActions: s.leaveActions ?? 0, listAdded: s.listAdded ?? 0, listRemoved: s.listRemoved ?? 0,
   };
 }
 

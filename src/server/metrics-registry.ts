@@ -54,6 +54,8 @@ const FAMILIES: Family[] = [
   { name: `${P}records_entered_total`, help: 'Records complete runs found newly matching the search (docs/runs.md, Mirror)', type: 'counter', labels: ['search', 'destination'], samples: totalsCounter('entered') },
   { name: `${P}records_left_total`, help: 'Members complete runs confirmed as leavers of the search', type: 'counter', labels: ['search', 'destination'], samples: totalsCounter('left') },
   { name: `${P}leave_actions_total`, help: 'Leavers the search\'s onLeave acted on', type: 'counter', labels: ['search', 'destination'], samples: totalsCounter('leaveActions') },
+  { name: `${P}list_members_added_total`, help: 'Members the CRM added to the search\'s list (list:)', type: 'counter', labels: ['search', 'destination'], samples: totalsCounter('listAdded') },
+  { name: `${P}list_members_removed_total`, help: 'Leavers removed from the search\'s list (onLeave: removeFromList)', type: 'counter', labels: ['search', 'destination'], samples: totalsCounter('listRemoved') },
   { name: `${P}run_throttled_total`, help: 'API 429 answers seen by finished runs', type: 'counter', labels: ['search', 'destination'], samples: totalsCounter('throttled') },
   {
     name: `${P}runs_total`, help: 'Finished runs by final status and stop reason (none: walked to the end)', type: 'counter',

@@ -35,10 +35,36 @@ function progressBar(live: LiveRun, search: string): string {
   return `<br><progress max="${esc(live.target)}" value="${esc(Math.min(live.fetched, live.target))}" aria-label="${esc(`progress of ${search}`)}"></progress>`;
 }
 
+/** The mirror's figures of a complete run (docs/runs.md, Mirror), on one line; empty for other runs. */
+function mirrorLine(s: RunSummary): string {
+  if (s.entered === undefined) return '';
+  const list = s.listAdded === undefined ? '' : ` · ${n(s.listAdded)} added to the list · ${n(s.listRemoved)} removed from it`;
+  const pending = s.leaversPending ? ` · ${n(s.leaversPending)} leavers pending` : '';
+  return `<br>${n(s.entered)} entered · ${n(s.left)} left · ${n(s.leaveActions)} leave actions${pending}${list}`;
+}
+
 function lastResult(s: RunSummary | undefined): string {
   if (!s) return statusCell(s);
   const counts = `${n(s.created)} created · ${n(s.updated)} updated · ${n(s.unchanged)} unchanged · ${n(s.rejected)} rejected`;
-  return `${statusCell(s)}<br><span class="muted">${esc(when(s.finishedAt))}</span><br>${counts}`;
+  return `${statusCell(s)}<br><span class="muted">${esc(when(s.finishedAt))}</span><br>${counts}${mirrorLine(s)}`;
+}
+
+/** A mirror figure's cell: blank for a run without it (not complete, or before the search had a list). */
+const figure = (v: number | undefined): string => (v === undefined ? '' : esc(v));
+
+/** The history's mirror columns, once a shown run carries the figures; the list's once a run of a list: search does. */
+function mirrorColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
+  const mirror: Column<RunSummary>[] = runs.some((s) => s.entered !== undefined) ? [
+    { head: 'Entered', cell: (s) => figure(s.entered), numeric: true },
+    { head: 'Left', cell: (s) => figure(s.left), numeric: true },
+    { head: 'Leave actions', cell: (s) => figure(s.leaveActions), numeric: true },
+    { head: 'Leavers pending', cell: (s) => figure(s.leaversPending), numeric: true },
+  ] : [];
+  const list: Column<RunSummary>[] = runs.some((s) => s.listAdded !== undefined) ? [
+    { head: 'List added', cell: (s) => figure(s.listAdded), numeric: true },
+    { head: 'List removed', cell: (s) => figure(s.listRemoved), numeric: true },
+  ] : [];
+  return [...mirror, ...list];
 }
 
 function alertsBox(alerts: readonly AlertInForce[]): string {
@@ -94,6 +120,12 @@ function charts(runs: readonly RunSummary[]): string {
         { name: 'left', color: '#cf222e', values: of((s) => s.left) },
       ])]
       : []),
+    ...(runs.some((s) => s.listAdded !== undefined)
+      ? [barChart('List added and removed', [
+        { name: 'added', color: '#1a7f37', values: of((s) => s.listAdded) },
+        { name: 'removed', color: '#cf222e', values: of((s) => s.listRemoved) },
+      ])]
+      : []),
   ].join('')}</div>`;
 }
 
@@ -115,6 +147,7 @@ export interface HistoryExtras {
 
 export function runHistoryPage(search: string, runs: readonly RunSummary[], live: LiveRun | undefined, extras: HistoryExtras = {}): string {
   const rejects = `/rejects/${enc(search)}`;
+  const shown = runs.slice(0, extras.limit ?? runs.length);
   const cols: Column<RunSummary>[] = [
     { head: 'Started', cell: (s) => esc(when(s.startedAt)).split(' ').map((part) => `<span class="nowrap">${part}</span>`).join('<br>') },
     { head: 'Trigger', cell: (s) => esc(triggerText(s)) },
@@ -130,6 +163,7 @@ export function runHistoryPage(search: string, runs: readonly RunSummary[], live
     { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
     { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
     { head: '429s', cell: (s) => n(s.throttled), numeric: true },
+    ...mirrorColumns(shown),
     { head: 'Duration', cell: (s) => esc(seconds(s.durationMs)), numeric: true },
   ];
   const now = live
@@ -138,7 +172,6 @@ export function runHistoryPage(search: string, runs: readonly RunSummary[], live
   const mine = (extras.alerts ?? []).filter((a) => a.subject === search);
   const alerts = mine.length ? `<p class="alerts">Alerts in force: ${mine.map((a) => `<strong>${esc(a.rule)}</strong>`).join(', ')}</p>` : '';
   const links = `<p><a href="${rejects}">Rejected records and failed links</a> · <a href="/api/runs/${enc(search)}">JSON</a> · <a href="/admin/queues/queue/prospect-sync">Queue in bull-board</a></p>`;
-  const shown = runs.slice(0, extras.limit ?? runs.length);
   const history = shown.length === 0 ? '<p>no finished runs yet</p>'
     : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
   const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs)}<h2>History</h2>${history}`;

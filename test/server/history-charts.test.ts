@@ -1,7 +1,12 @@
-/** The search page's charts show the mirror's entered and left once a complete run has kept the search's matches. */
+/**
+ * The search page's charts show the mirror's entered and left once a complete run has kept the search's matches;
+ * the history and the overview show the mirror's figures where a run has them.
+ */
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/runs/run-summary.js';
-import { runHistoryPage } from '../../src/server/runs-pages.js';
+import type { SavedSearch } from '../../src/config/index.js';
+import { runHistoryPage, runsIndexPage } from '../../src/server/runs-pages.js';
+import type { SearchRow } from '../../src/server/run-views.js';
 
 const run = (extra: Partial<RunSummary>): RunSummary => ({
   search: 's', status: 'completed', counted: 10, fetched: 10, unique: 10, created: 0, updated: 0, unchanged: 10, rejected: 0,
@@ -17,5 +22,30 @@ describe('search page charts', () => {
 
   it('leave them out before the mirror has a complete run', () => {
     expect(runHistoryPage('s', [run({})], undefined)).not.toContain('Entered and left');
+  });
+});
+
+describe('runs pages: the mirror figures', () => {
+  const cell = (head: string, value: number): string => `data-label="${head}">${value}</td>`;
+
+  it('the history has a column per mirror figure, and the list columns once a run of a list: search has them', () => {
+    const mirrored = run({ runId: 'm', entered: 3, left: 1, leaveActions: 1, leaversPending: 2, listAdded: 4, listRemoved: 1 });
+    const page = runHistoryPage('s', [mirrored, run({ runId: 'old' })], undefined);
+    for (const [head, value] of [['Entered', 3], ['Left', 1], ['Leave actions', 1], ['Leavers pending', 2], ['List added', 4], ['List removed', 1]] as const) {
+      expect(page).toContain(`<th scope="col">${head}</th>`);
+      expect(page).toContain(cell(head, value));
+    }
+    expect(page).toContain('List added and removed');
+    const noList = runHistoryPage('s', [run({ entered: 3, left: 0, leaveActions: 0, leaversPending: 0 })], undefined);
+    expect(noList).toContain(cell('Entered', 3));
+    expect(noList).not.toContain('List added');
+    expect(runHistoryPage('s', [run({})], undefined)).not.toContain('Leave actions');
+  });
+
+  it('the overview shows the last run\'s mirror figures', () => {
+    const last = run({ entered: 3, left: 1, leaveActions: 1, leaversPending: 2, listAdded: 4, listRemoved: 1 });
+    const row: SearchRow = { search: { name: 's', destination: 'crm' } as SavedSearch, schedule: 'manual', nextRunAt: undefined, last, recent: [last], live: undefined };
+    expect(runsIndexPage([row])).toContain('3 entered · 1 left · 1 leave actions · 2 leavers pending · 4 added to the list · 1 removed from it');
+    expect(runsIndexPage([{ ...row, last: run({}) }])).not.toContain('entered');
   });
 });

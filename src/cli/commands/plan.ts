@@ -1,9 +1,11 @@
 /**
  * `plan <search> [--json]`: what a run would cost, from the free count: pages, tokens, credits, partitions and the
- * estimated time, against the budget left; and what runs learned of the destination's limits from its answers. Spends no search tokens and no credits. Exit 0, 2 config error.
+ * estimated time, against the budget left; what runs learned of the destination's limits from its answers; and the
+ * search's mirror (members, pending leavers, members not in its list yet, the last complete run's churn), the CRM
+ * asked only who it is. Spends no search tokens and no credits. Exit 0, 2 config error.
  */
 import { randomUUID } from 'node:crypto';
-import { openSource, planRun, resolveSearch, type RunPlan } from '../../../jobs/sync-search/index.js';
+import { errorInfo, mirrorState, openSource, planRun, resolveSearch, type MirrorState, type RunPlan } from '../../../jobs/sync-search/index.js';
 import { destinationCeiling, destinationLimits } from '../../crm/index.js';
 import type { GovernorSnapshot } from '../../shared/governor-snapshots.js';
 import { silentLogger } from '../../shared/logger.js';
@@ -33,6 +35,34 @@ function crmLimitLines(type: string, learned: GovernorSnapshot[], assumedCeiling
   return [`  crm limits   ${type}: nothing learned yet${assumed}`];
 }
 
+/** How long the mirror's lines wait on the CRM's identity call before the plan prints without them. */
+const MIRROR_DEADLINE_MS = 20_000;
+
+type MirrorResult = { state: MirrorState } | { error: { code: string; message: string } };
+
+const PENDING_WHY: Record<NonNullable<MirrorState['pendingBecause']>, string> = {
+  leave_guard: 'held back by the leave guard',
+  leave_refused: 'the CRM refused their onLeave',
+  list_refused: 'the list refused the last run',
+};
+
+/** The mirror's lines: its state now and the churn the last complete run had; the exact forecast is a dry run. */
+function mirrorLines(search: string, mirror: MirrorResult): string[] {
+  if ('error' in mirror) return [`  mirror       unknown: the CRM did not say who it is (${mirror.error.code}: ${mirror.error.message})`];
+  const m = mirror.state;
+  const why = m.pendingBecause ? ` (${PENDING_WHY[m.pendingBecause]}; \`prospect-sync leavers ${search}\` lists them)` : m.leaversPending > 0 ? ` (\`prospect-sync leavers ${search}\` lists them)` : '';
+  const onLeave = typeof m.onLeave === 'string' ? m.onLeave : `setFields ${Object.keys(m.onLeave.setFields).join(', ')}`;
+  const lines = [`  mirror       ${nounCount(m.members, 'member')} in ${m.instance}, ${m.leaversPending} leavers pending${why}; onLeave: ${onLeave}`];
+  if (m.list) lines.push(`  list         ${m.list.name}: ${m.list.unlisted} members not in it yet (added after the next complete run)`);
+  const c = m.lastComplete;
+  const list = c?.listAdded === null || c?.listAdded === undefined ? '' : `, list added ${c.listAdded}, removed ${c.listRemoved ?? 0}`;
+  lines.push(c
+    ? `  churn        last complete run ${c.finishedAt}: entered ${c.entered}, left ${c.left}, leave actions ${c.leaveActions}${list} (the churn to expect)`
+    : '  churn        no complete run yet: the first one makes every match a member');
+  lines.push(`  exact        the next run's entered, left, list adds and removes: \`prospect-sync run ${search} --dry-run\` (walks, writes nothing)`);
+  return lines;
+}
+
 function render(plan: RunPlan, balance: { remaining: number; resetAt: number } | null, crm: string[]): string {
   const n = (v: number | null): string => (v === null ? 'unknown (no search made yet this period)' : String(v));
   const lines = [
@@ -59,12 +89,19 @@ export async function runCommand(name: string, opts: ConfigOption & JsonOption):
     const plan = await planRun(source, cmd.config, resolved, { runId: `plan-${randomUUID()}` });
     const balance = await source.ledger.tokenBalance();
     const crmLimits = await destinationLimits(resolved.destination, cmd.redis, cmd.prefix);
+    // After the limits are read: the identity call below is an answer the governor learns from.
+    const mirror: MirrorResult = await mirrorState({ config: cmd.config, redis: cmd.redis, prefix: cmd.prefix, logger: silentLogger }, cmd.search, AbortSignal.timeout(MIRROR_DEADLINE_MS))
+      .then((state) => ({ state }), (err: unknown) => ({ error: errorInfo(err) }));
     if (opts.json) {
       printJson({
         ...plan, partitions: plan.partitions.map((p) => ({ count: p.count, headcount: p.headcount })), tokenBalance: balance,
         crmLimits: crmLimits.map((g) => ({ operation: g.operation, limit: g.limit, windowMs: g.windowMs, mode: g.mode, learnedAt: g.learnedAt ?? null, changedAt: g.changedAt ?? null, daily: g.daily ?? null })),
+        mirror: 'state' in mirror ? mirror.state : null, ...('error' in mirror ? { mirrorError: mirror.error } : {}),
       });
-    } else process.stdout.write(`${render(plan, balance, crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination)))}\n`);
+    } else {
+      const crm = crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination));
+      process.stdout.write(`${render(plan, balance, [...crm, ...mirrorLines(cmd.search, mirror)])}\n`);
+    }
     return EXIT.ok;
   } finally {
     await source.close();
