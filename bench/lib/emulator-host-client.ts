@@ -17,6 +17,10 @@ export interface HostStats {
   hubspot?: {
     requests: number; throttled: { TEN_SECONDLY_ROLLING: number; DAILY: number }; byRoute: Record<string, number>; byStatus: Record<string, number>;
     inputs: number; peakPerWindow: number; stored: { companies: number; contacts: number };
+    /** When each route was first and last called (ms since the epoch) since the last reset. */
+    routeTimes: Record<string, { first: number; last: number }>;
+    /** Members per list, by list name. */
+    lists: Record<string, number>;
   };
   salesforce?: { apiUsage: number; requests: Record<string, number>; statuses: Record<string, number>; stored: { Account: number; Contact: number; linkedContacts: number } };
   hostCpuMs: number;

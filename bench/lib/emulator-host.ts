@@ -18,6 +18,21 @@ const salesforce: SalesforceEmulator | undefined = options.salesforce ? await st
 // emulator's own rate-limit headers) is the window's count; its maximum is the peak the bench reports.
 let hubspotPeak = 0;
 let salesforceUsageBase = 0;
+// When each HubSpot route was first and last called (ms since the epoch), recorded as the emulator counts it.
+let routeTimes: Record<string, { first: number; last: number }> = {};
+function timedRoutes(): Record<string, number> {
+  return new Proxy<Record<string, number>>({}, {
+    set(target, route: string, value: number) {
+      const now = Date.now();
+      const t = routeTimes[route];
+      if (t === undefined) routeTimes[route] = { first: now, last: now };
+      else t.last = now;
+      target[route] = value;
+      return true;
+    },
+  });
+}
+if (hubspot) hubspot.stats.byRoute = timedRoutes();
 if (hubspot) {
   const take = hubspot.limits.take.bind(hubspot.limits);
   hubspot.limits.take = (now: number) => {
@@ -32,7 +47,11 @@ function stats(): unknown {
   const cpu = process.cpuUsage();
   return {
     salesIntel: si.stats(),
-    hubspot: hubspot && { ...hubspot.stats, peakPerWindow: hubspotPeak, stored: { companies: hubspot.state.count('companies'), contacts: hubspot.state.count('contacts') } },
+    hubspot: hubspot && {
+      ...hubspot.stats, byRoute: { ...hubspot.stats.byRoute }, routeTimes, peakPerWindow: hubspotPeak,
+      stored: { companies: hubspot.state.count('companies'), contacts: hubspot.state.count('contacts') },
+      lists: Object.fromEntries([...hubspot.state.lists.byId.values()].map((l) => [l.name, l.members.size])),
+    },
     salesforce: salesforce && {
       apiUsage: salesforce.stats.apiUsage - salesforceUsageBase, requests: salesforce.stats.requests, statuses: salesforce.stats.statuses,
       stored: { Account: salesforce.state.all('Account').length, Contact: salesforce.state.all('Contact').length, linkedContacts: salesforce.state.all('Contact').filter((c) => c.AccountId).length },
@@ -45,8 +64,9 @@ function reset(): void {
   si.resetStats();
   if (hubspot) {
     const s = hubspot.stats;
-    Object.assign(s, { requests: 0, throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, byRoute: {}, byStatus: {}, inputs: 0 });
+    Object.assign(s, { requests: 0, throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, byRoute: timedRoutes(), byStatus: {}, inputs: 0 });
     hubspotPeak = 0;
+    routeTimes = {};
   }
   if (salesforce) {
     Object.assign(salesforce.stats, { requests: {}, statuses: {}, collectionSizes: [], peakInFlight: {} });

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The TypeScript source through tsx: no build, slower to start (tests). */
+const CLI_SOURCE = ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts')];
 const REPORTER = join(ROOT, 'bench', 'lib', 'report-usage.mjs');
 
 function newestMtime(dir: string): number {
@@ -63,11 +65,14 @@ function rssMb(pid: number): number | undefined {
   }
 }
 
-/** Starts `prospect-sync <args>` from dist/ with `env` added; `cpuProfDir` adds Node's --cpu-prof, `nodeArgs` any other Node flag. */
-export function startWorker(args: string[], env: Record<string, string>, opts: { cpuProfDir?: string; sampleMs?: number; nodeArgs?: string[] } = {}): WorkerProcess {
+/**
+ * Starts `prospect-sync <args>` from dist/ (`runtime: 'tsx'`: from the source) with `env` added; `cpuProfDir` adds
+ * Node's --cpu-prof, `nodeArgs` any other Node flag.
+ */
+export function startWorker(args: string[], env: Record<string, string>, opts: { cpuProfDir?: string; sampleMs?: number; nodeArgs?: string[]; runtime?: 'dist' | 'tsx' } = {}): WorkerProcess {
   const dir = mkdtempSync(join(tmpdir(), 'bench-usage-'));
   const usageFile = join(dir, 'usage.json');
-  const node = ['--import', REPORTER, ...(opts.nodeArgs ?? []), ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), CLI, ...args];
+  const node = ['--import', REPORTER, ...(opts.nodeArgs ?? []), ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), ...(opts.runtime === 'tsx' ? CLI_SOURCE : [CLI]), ...args];
   const t0 = performance.now();
   const child = spawn(process.execPath, node, { cwd: ROOT, env: { ...process.env, ...env, BENCH_USAGE_FILE: usageFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -2,13 +2,17 @@
  * Test-control endpoints under {basePath}/__emulator/* so a test can drive an emulator in another process:
  * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
  * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?},
- * POST company-headcount {id, headcount} (the company moves into or out of filters between runs).
+ * POST company-headcount {id, headcount} or {moves: [{id, headcount}, ...]} (companies move into or out of filters
+ * between runs; all moves or none).
  */
 import type { Reply } from './http-io.js';
 import { message } from './http-io.js';
 import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
 
-type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount'>;
+type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount' | 'setCompanyHeadcounts'>;
+
+/** Most moves one company-headcount call takes. */
+export const MAX_HEADCOUNT_MOVES = 10_000;
 
 function jsonObject(raw: string): Record<string, unknown> | undefined {
   try {
@@ -17,6 +21,22 @@ function jsonObject(raw: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+function headcountMove(v: unknown): { id: string; headcount: number } | undefined {
+  const { id, headcount } = (typeof v === 'object' && v !== null ? v : {}) as { id?: unknown; headcount?: unknown };
+  return typeof id === 'string' && typeof headcount === 'number' && Number.isInteger(headcount) && headcount >= 1 ? { id, headcount } : undefined;
+}
+
+/** One move (`{id, headcount}`) or many (`{moves: [...]}`); undefined when any is malformed. */
+function headcountMoves(body: Record<string, unknown>): { id: string; headcount: number }[] | undefined {
+  if (body.moves === undefined) {
+    const one = headcountMove(body);
+    return one === undefined ? undefined : [one];
+  }
+  if (!Array.isArray(body.moves) || body.moves.length === 0 || body.moves.length > MAX_HEADCOUNT_MOVES) return undefined;
+  const moves = body.moves.map(headcountMove);
+  return moves.every((m) => m !== undefined) ? (moves as { id: string; headcount: number }[]) : undefined;
 }
 
 export function handleControl(c: Controls, method: string, path: string, params: URLSearchParams, rawBody: string): Reply {
@@ -70,14 +90,14 @@ export function handleControl(c: Controls, method: string, path: string, params:
     }
   }
   if (key === 'POST company-headcount') {
-    const { id, headcount } = body as { id?: unknown; headcount?: unknown };
-    if (typeof id !== 'string' || typeof headcount !== 'number' || !Number.isInteger(headcount) || headcount < 1) return message(400, 'needs {id: string, headcount: integer >= 1}');
+    const moves = headcountMoves(body!);
+    if (moves === undefined) return message(400, `needs {id: string, headcount: integer >= 1} or {moves: [{id, headcount}, ...]} (1 to ${MAX_HEADCOUNT_MOVES})`);
     try {
-      c.setCompanyHeadcount(id, headcount);
-    } catch {
-      return message(404, 'unknown company');
+      c.setCompanyHeadcounts(moves);
+    } catch (err) {
+      return message(404, err instanceof Error ? err.message : 'unknown company');
     }
-    return ok;
+    return { status: 200, body: { ok: true, moved: moves.length } };
   }
   return message(404, `no control route ${method} ${path}`);
 }

@@ -11,8 +11,8 @@ const MAX_COMPANIES = 1_000_000;
 const MAX_PERSONS = 5_000_000;
 const RESERVE_EVERY = 65;
 
-/** Slot of the k-th visible record. */
-function slotOfOrdinal(k: number, every = RESERVE_EVERY): number {
+/** Slot of the k-th visible record (ids of the visible records: `companyId(slotOfOrdinal(k))`). */
+export function slotOfOrdinal(k: number, every = RESERVE_EVERY): number {
   return k + Math.floor(k / (every - 1));
 }
 

@@ -234,6 +234,10 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     setCompanyHeadcount: (id, headcount) => {
       if (!search.setCompanyHeadcount(id, headcount)) throw new RangeError(`unknown company ${id}`);
     },
+    setCompanyHeadcounts: (moves) => {
+      const unknown = search.setCompanyHeadcounts(moves);
+      if (unknown !== undefined) throw new RangeError(`unknown company ${unknown}`);
+    },
   };
   return emulator;
 }

@@ -149,15 +149,27 @@ export class SearchService {
    */
   /**
    * Sets a company's headcount (a test control: the company moves into or out of a filter between runs); false for
-   * an unknown id. Cached matchers hold bitmaps of the old values, so they are dropped.
+   * an unknown id.
    */
   setCompanyHeadcount(id: string, headcount: number): boolean {
-    const slot = /^c_[0-9a-z]+$/.test(id) ? Number.parseInt(id.slice(2), 36) : -1;
+    return this.setCompanyHeadcounts([{ id, headcount }]) === undefined;
+  }
+
+  /**
+   * Sets the headcount of several companies at once, all or none: the first unknown id is returned and nothing
+   * changes. Cached matchers hold bitmaps of the old values, so they are dropped.
+   */
+  setCompanyHeadcounts(moves: readonly { id: string; headcount: number }[]): string | undefined {
     const t = this.data.companies;
-    if (slot < 0 || slot >= t.slots || t.present[slot] === 0) return false;
-    t.headcount[slot] = headcount;
+    const slots: number[] = [];
+    for (const { id } of moves) {
+      const slot = /^c_[0-9a-z]+$/.test(id) ? Number.parseInt(id.slice(2), 36) : -1;
+      if (slot < 0 || slot >= t.slots || t.present[slot] === 0) return id;
+      slots.push(slot);
+    }
+    moves.forEach((m, i) => { t.headcount[slots[i]!] = m.headcount; });
     this.matchers.clear();
-    return true;
+    return undefined;
   }
 
   insertPersons(count: number, rawBody: string, spread: 'random' | 'even' = 'random'): string[] | ValidationDetail[] {

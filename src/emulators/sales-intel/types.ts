@@ -183,4 +183,6 @@ export interface SalesIntelEmulator {
   insertPersons(count: number, filter?: Record<string, unknown>, spread?: 'random' | 'even'): string[];
   /** Sets a company's headcount so it moves into or out of filters between runs; throws RangeError for an unknown id. */
   setCompanyHeadcount(id: string, headcount: number): void;
+  /** The same for many companies at once (a bench moves thousands between runs); all or none: an unknown id throws RangeError and moves nobody. */
+  setCompanyHeadcounts(moves: readonly { id: string; headcount: number }[]): void;
 }

@@ -40,4 +40,21 @@ describe('company-headcount control', () => {
     expect((await call(emu, undefined, 'POST', '/__emulator/company-headcount', { headcount: 5 })).status).toBe(400);
     expect(() => emu.setCompanyHeadcount('nope', 5)).toThrow(RangeError);
   });
+
+  it('moves many companies in one call (`moves`), all or none: one unknown id or bad move moves nobody', async () => {
+    const before = await walk(c, '/companies/filter', SMALL);
+    const out = before.slice(0, 5);
+    const path = '/__emulator/company-headcount';
+    const unknown = await call(emu, undefined, 'POST', path, { moves: [...out.map((id) => ({ id, headcount: 2_000_000 })), { id: 'c_zzzzzzz', headcount: 5 }] });
+    expect(unknown.status).toBe(404);
+    expect((await call(emu, undefined, 'POST', path, { moves: [{ id: out[0], headcount: 2_000_000 }, { id: out[1], headcount: 0 }] })).status).toBe(400);
+    expect((await call(emu, undefined, 'POST', path, { moves: [] })).status).toBe(400);
+    expect(await walk(c, '/companies/filter', SMALL)).toEqual(before);
+
+    const moved = await call(emu, undefined, 'POST', path, { moves: out.map((id) => ({ id, headcount: 2_000_000 })) });
+    expect(moved.status).toBe(200);
+    expect(await walk(c, '/companies/filter', SMALL)).toEqual(before.slice(5));
+    await call(emu, undefined, 'POST', path, { moves: out.map((id) => ({ id, headcount: 10 })) });
+    expect(await walk(c, '/companies/filter', SMALL)).toEqual(before);
+  });
 });
