@@ -28,6 +28,11 @@ export interface PartitionOptions {
   pieceRecords?: number;
   /** The journeys expected to walk at once ("guided" sizes, large first, small last). */
   journeys?: number;
+  /**
+   * Every piece above `pieceRecords` is cut while `maxCounts` allows, whatever `journeys` says, a single headcount
+   * value by country too: many small partitions, so a re-count finds the few a change touched (refresh on change).
+   */
+  uniform?: boolean;
   /** The filter's free count when the caller has it (saves one count). */
   total?: number;
   /** Count requests the split may spend (pieces over the journey depth are split regardless). */
@@ -159,7 +164,7 @@ export class Partitioner {
         after -= p.count;
         if (p.final) continue;
         const overDepth = p.count > maxJourney;
-        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined ? target : Math.floor(after / journeys)));
+        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined || options.uniform ? target : Math.floor(after / journeys)));
         // Final for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
         // the budget only shrinks, so a piece within its size, or beyond the budget, is never cut later. One
         // headcount value over the depth waits for the split by country at the end.
@@ -168,10 +173,10 @@ export class Partitioner {
         // headcount. With guided sizes, above its size it is cut by country, counting every group (the groups must
         // cover it: records without a listed country would be lost), so its journey does not walk on alone long
         // after the others ended. Without `journeys`, large single values simply go first.
-        const countryCut = journeys !== undefined && single && !overDepth && p.count > allowed && !p.uncuttable && (p.countries?.length ?? 2) > 1 && budget >= 2;
+        const countryCut = (journeys !== undefined || options.uniform === true) && single && !overDepth && p.count > allowed && !p.uncuttable && (p.countries?.length ?? 2) > 1 && budget >= 2;
         if (single ? !overDepth && !countryCut : p.count <= allowed || (!overDepth && budget < 1)) {
           p.final = true;
-          if (p.count > 0) now.push(toPartition(p));
+          if (p.count > 0 || options.uniform) now.push(toPartition(p));
           continue;
         }
         if (countryCut) {
