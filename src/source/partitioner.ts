@@ -203,7 +203,7 @@ export class Partitioner {
       });
       first = false;
       const cutPieces = new Set(cuts.map((c) => c.piece));
-      const split = await Promise.all(cuts.map(async (c) => (c.byCountry ? this.cutByCountry(filter, c.piece, c.ways, await countryList(c.piece)) : this.cut(filter, c.piece, c.ways))));
+      const split = await Promise.all(cuts.map(async (c) => (c.byCountry ? this.cutByCountry(filter, c.piece, c.ways, await countryList(c.piece), options.uniform === true) : this.cut(filter, c.piece, c.ways))));
       pieces = [...pieces.filter((p) => !cutPieces.has(p)), ...split.flat()];
     }
     const byCountry: Partition[] = [];
@@ -221,11 +221,13 @@ export class Partitioner {
    * a skewed index fall in different groups), counting every group in parallel. If the groups do not cover the
    * piece's count (records without a listed country), the piece stays whole.
    */
-  private async cutByCountry(filter: Filter, piece: Piece, k: number, countries: string[]): Promise<Piece[]> {
+  private async cutByCountry(filter: Filter, piece: Piece, k: number, countries: string[], uniform: boolean): Promise<Piece[]> {
     const groups = Array.from({ length: Math.min(k, countries.length) }, (_, g) => countries.filter((_, i) => i % k === g));
     const single = withHeadcount(filter, piece.gte, piece.lte);
     const counts = await Promise.all(groups.map((group) => this.count(withCountries(single, group))));
-    if (counts.reduce((n, c) => n + c, 0) < piece.count) return [{ ...piece, uncuttable: true }];
+    // Uniform partitions must tile the search exactly (a re-count checks they add up to it): no record in two groups.
+    const covered = counts.reduce((n, c) => n + c, 0);
+    if (covered < piece.count || (uniform && covered !== piece.count)) return [{ ...piece, uncuttable: true }];
     return groups.map((group, i) => ({ gte: piece.gte, lte: piece.lte, count: counts[i] as number, countries: group }));
   }
 

@@ -84,6 +84,14 @@ describe('refresh on change', () => {
     expect(third).toMatchObject({ entered: 0, left: 0 });
     const changed = (await registryOf(f)).partitions.filter((p) => p.walkedAt === now && !stale.has(p.id));
     expect(changed.length).toBeGreaterThanOrEqual(2);
+
+    // A company leaves the filter: its partition's count changed, so it is walked and the company is a leaver.
+    const leaver = ids.find((id) => id !== mover)!;
+    f.si.setCompanyHeadcount(leaver, 2_000_000);
+    now += DAY;
+    const fourth = await run('c4');
+    expect(fourth).toMatchObject({ status: 'completed', entered: 0, left: 1 });
+    expect(fourth.refresh!.walked.changed).toBe(1);
   }, 120_000);
 
   it('over maxAgeDays of daily runs every partition is walked, and none is older than maxAgeDays', async () => {
