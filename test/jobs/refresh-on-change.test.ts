@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
+import { openSource, planNextRun, resolveSearch } from '../../jobs/sync-search/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { RefreshRegistryStore, type RefreshRegistry } from '../../src/runs/refresh-registry.js';
 import { COMPANY_FILTER, companySearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
@@ -106,7 +108,12 @@ describe('refresh on change', () => {
     let tokens = 0;
     for (let day = 1; day <= MAX_AGE_DAYS; day++) {
       now = start + day * DAY;
+      // `plan` shows what the run will walk and its tokens (re-counting is free).
+      const source = openSource(config, f.redis, f.prefix, silentLogger);
+      const next = await planNextRun({ config, redis: f.redis, prefix: f.prefix, now: () => now }, source, resolveSearch(config, 'icp'), `p${day}`).finally(() => source.close());
       const s = await run(`a${day}`);
+      expect(s.tokensSpent).toBe(next.plan.tokensNeeded);
+      expect(s.refresh?.walked).toEqual(next.refresh?.walked);
       expect(s).toMatchObject({ status: 'completed', left: 0 });
       expect(s.refresh!.walked.changed).toBe(0);
       tokens += s.tokensSpent;
