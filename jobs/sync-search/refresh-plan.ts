@@ -26,6 +26,8 @@ export interface RefreshPlanInput {
   instance: () => Promise<string>;
   /** What the plan reuses of a resumed run (its checkpoint), and that checkpoint's refresh state. */
   resumed: { options: RefreshPlanOptions; state: RefreshState | undefined } | null;
+  /** `--full-resync`: every record is sent again, so every partition is walked (a new split). */
+  fullResync?: boolean;
   signal?: AbortSignal;
 }
 
@@ -54,6 +56,7 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   });
   if (!registry) return rebuild('first', 0);
   const kept = registry.partitions.length;
+  if (input.fullResync) return rebuild('full_resync', kept);
   if (registry.fingerprint !== fingerprint) return rebuild('search_changed', kept);
   if (kept >= settings.maxCounts) return rebuild('too_many', kept);
   const recounted = await recount(source, search.entity, registry, signal);

@@ -94,6 +94,11 @@ describe('refresh on change', () => {
     const fourth = await run('c4');
     expect(fourth).toMatchObject({ status: 'completed', entered: 0, left: 1 });
     expect(fourth.refresh!.walked.changed).toBe(1);
+
+    // A full resync walks every record again (a new split).
+    now += DAY;
+    const resync = await syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId: 'c5', fullResync: true });
+    expect(resync).toMatchObject({ status: 'completed', tokensSpent: ids.length - 1, left: 0, refresh: { rebuilt: 'full_resync' } });
   }, 120_000);
 
   it('over maxAgeDays of daily runs every partition is walked, and none is older than maxAgeDays', async () => {
