@@ -76,6 +76,11 @@ export interface RefreshSummary {
   skipped: number;
   /** Count requests the run made (the search's count, the re-counts, a new split's). */
   counts: number;
+  /**
+   * Complete runs: members gone from a walked partition and found in no walked one, still counted as members (they
+   * may have moved into a skipped partition) until every partition was walked after they went; absent: none.
+   */
+  held?: number;
   /** Tokens a full walk would have needed: the search's count. */
   fullTokens: number;
   /**
