@@ -85,7 +85,7 @@ export interface RefreshSummary {
   fullTokens: number;
   /**
    * Why every partition was walked: `first` (no registry), `search_changed`, `untiled` (the counts did not add up to
-   * the search's), `too_many` (more partitions than `maxCounts`), `full_resync` (the run sends every record).
+   * the search's), `too_many` (more partitions than a re-count within `maxCounts` allows), `full_resync` (the run sends every record).
    */
   rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many' | 'full_resync';
 }

@@ -135,6 +135,16 @@ describe('refresh on change', () => {
     const swapped = await run('s3');
     expect(swapped.refresh!.walked.changed).toBeGreaterThanOrEqual(1);
     expect(swapped).toMatchObject({ status: 'completed', left: 0, refresh: { held: 1 } });
+
+    // Partitions that no longer tile the search (one lost from the registry): the run walks a new split, in full.
+    const instance = (await f.redis.smembers(`${f.prefix}:refresh:{icp}:instances`))[0]!;
+    const key = `${f.prefix}:refresh:{icp}:${instance}`;
+    const registry = await registryOf(f);
+    await f.redis.set(key, JSON.stringify({ ...registry, partitions: registry.partitions.filter((p) => p.count > 0).slice(1) }), 'KEEPTTL');
+    now += DAY;
+    const rebuilt = await run('s4');
+    // The walk sees everything: the company that left while its partition was skipped is a leaver now.
+    expect(rebuilt).toMatchObject({ status: 'completed', tokensSpent: rebuilt.counted, left: 1, refresh: { rebuilt: 'untiled' } });
   }, 120_000);
 
   it('over maxAgeDays of daily runs every partition is walked, and none is older than maxAgeDays', async () => {
