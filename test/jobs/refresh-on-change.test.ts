@@ -56,6 +56,10 @@ describe('refresh on change', () => {
     expect(built.partitions.length).toBeGreaterThan(5);
     expect(built.partitions.length).toBeLessThanOrEqual(20);
     expect(built.partitions.reduce((n, p) => n + p.count, 0)).toBe(ids.length);
+    // They tile the search: every record in exactly one (empty ones kept, so an entering record is counted in one).
+    const members = (await Promise.all(built.partitions.map((p) => f.oracleIds('companies', p.filter)))).flat();
+    expect(members.sort()).toEqual(ids);
+    expect(built.partitions.some((p) => p.count === 0)).toBe(true);
     // Counts used per run stay within maxCounts (the split's, and the search's own count).
     expect(first.refresh!.counts).toBeLessThanOrEqual(20);
 
