@@ -151,6 +151,32 @@ describe('refresh on change', () => {
     expect(rebuilt).toMatchObject({ status: 'completed', tokensSpent: rebuilt.counted, left: 1, refresh: { rebuilt: 'untiled' } });
   }, 120_000);
 
+  it('a persons search partitions by its company filter alike: the second run walks its share', async () => {
+    const f = await startFixture('refresh-persons');
+    fx = f;
+    const filter = { company: { headcount: { gte: 1, lte: 1000000 } } };
+    const ids = await f.oracleIds('persons', filter);
+    let now = Date.parse('2026-03-01T06:00:00Z');
+    const config = f.config(hubspotConfig(`
+  - name: icp
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: 1, lte: 1000000}}}
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName, lastname: lastName}
+    refresh: {mode: changed, maxAgeDays: ${MAX_AGE_DAYS}, maxCounts: 20}
+`));
+    const run = (runId: string) => syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId });
+    expect(await run('q1')).toMatchObject({ status: 'completed', tokensSpent: ids.length, entered: ids.length, refresh: { rebuilt: 'first' } });
+    now += DAY;
+    const second = await run('q2');
+    expect(second).toMatchObject({ status: 'completed', entered: 0, left: 0, refresh: { walked: { changed: 0 } } });
+    expect(second.tokensSpent).toBeGreaterThan(0);
+    expect(second.tokensSpent).toBeLessThan(ids.length / 2);
+  }, 120_000);
+
   it('over maxAgeDays of daily runs every partition is walked, and none is older than maxAgeDays', async () => {
     const f = await startFixture('refresh-age');
     fx = f;
