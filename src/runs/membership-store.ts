@@ -5,9 +5,8 @@
  * from `confirmRuns` consecutive complete runs) and whether the leave guard holds the leavers back.
  * Keys share one hash tag per search, so the update is one script on a Redis Cluster too.
  */
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { luaScript, runLua } from '../shared/lua-script.js';
+import { luaScript, runLua, type LuaScript } from '../shared/lua-script.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -42,7 +41,7 @@ export interface MembershipCounts {
 }
 
 const COUNTS = luaScript('membershipCounts', 3, new URL('./membership-counts.lua', import.meta.url));
-const UPDATE_LUA = readFileSync(new URL('./membership-update.lua', import.meta.url), 'utf8');
+const UPDATE = luaScript('membershipUpdate', 5, new URL('./membership-update.lua', import.meta.url));
 const FORECAST = luaScript('membershipForecast', 6, new URL('./membership-forecast.lua', import.meta.url));
 
 function base(search: string, prefix: string): string {
@@ -87,7 +86,7 @@ export class MembershipStore {
 
   /** A complete run's matched set becomes the membership (its set is consumed). */
   async settle(runId: string, rules: LeaveRules): Promise<Settled> {
-    return this.run(UPDATE_LUA, runId, rules);
+    return this.run(UPDATE, runId, rules);
   }
 
   /**
@@ -105,9 +104,9 @@ export class MembershipStore {
     return { entered, left, matched, guarded: guarded === 1, pending: waiting, listAdds, listRemoves };
   }
 
-  private async run(script: string, runId: string, rules: LeaveRules): Promise<Settled> {
+  private async run(script: LuaScript, runId: string, rules: LeaveRules): Promise<Settled> {
     const { members, absent, pending, meta } = this.keys;
-    const reply = (await this.redis.eval(script, 5, members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), rules.confirmRuns, rules.maxShare)) as number[];
+    const reply = await runLua<number[]>(this.redis, script, [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix)], [rules.confirmRuns, rules.maxShare]);
     const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
     return { entered, left, matched, guarded: guarded === 1, pending: waiting };
   }
