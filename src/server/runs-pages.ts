@@ -67,6 +67,21 @@ function mirrorColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
   return [...mirror, ...list];
 }
 
+/** What a run in refresh mode `changed` walked of its search (docs/runs.md, Refresh on change); blank for other runs. */
+function refreshCell(s: RunSummary): string {
+  const r = s.refresh;
+  if (r === undefined) return '';
+  const walked = r.walked.changed + r.walked.new + r.walked.stale;
+  const why = r.rebuilt ? `new split (${r.rebuilt})` : `${n(r.walked.changed)} changed, ${n(r.walked.stale)} stalest`;
+  const held = r.held ? ` · ${n(r.held)} held` : '';
+  return `${n(walked)} of ${n(r.rebuilt ? walked : r.kept)} partitions (${why})<br>${n(s.tokensSpent)} of ${n(r.fullTokens)} tokens · ${n(r.counts)} counts${held}`;
+}
+
+/** The refresh column, once a shown run was walked in refresh mode `changed`. */
+function refreshColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
+  return runs.some((s) => s.refresh !== undefined) ? [{ head: 'Refresh', cell: refreshCell, className: 'cell-wide' }] : [];
+}
+
 function alertsBox(alerts: readonly AlertInForce[]): string {
   if (alerts.length === 0) return '<p class="muted" id="alerts">No alert in force.</p>';
   return `<section class="alerts" id="alerts" aria-label="Alerts in force"><h2>Alerts in force (${alerts.length})</h2><ul>${alerts
@@ -163,6 +178,7 @@ export function runHistoryPage(search: string, runs: readonly RunSummary[], live
     { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
     { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
     { head: '429s', cell: (s) => n(s.throttled), numeric: true },
+    ...refreshColumns(shown),
     ...mirrorColumns(shown),
     { head: 'Duration', cell: (s) => esc(seconds(s.durationMs)), numeric: true },
   ];

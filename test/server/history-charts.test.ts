@@ -49,3 +49,15 @@ describe('runs pages: the mirror figures', () => {
     expect(runsIndexPage([{ ...row, last: run({}) }])).not.toContain('entered');
   });
 });
+
+describe('runs pages: refresh on change', () => {
+  it('the history says what a changed-mode run walked of its search, and leaves the column out otherwise', () => {
+    const refreshed = run({ runId: 'c', tokensSpent: 1_250, refresh: { mode: 'changed', kept: 465, walked: { changed: 4, new: 0, stale: 34 }, skipped: 427, counts: 466, held: 2, fullTokens: 20_000 } });
+    const rebuilt = run({ runId: 'f', tokensSpent: 20_000, refresh: { mode: 'changed', kept: 0, walked: { changed: 0, new: 465, stale: 0 }, skipped: 0, counts: 480, fullTokens: 20_000, rebuilt: 'first' } });
+    const page = runHistoryPage('s', [refreshed, rebuilt], undefined);
+    expect(page).toContain('<th scope="col">Refresh</th>');
+    expect(page).toContain('38 of 465 partitions (4 changed, 34 stalest)<br>1250 of 20000 tokens · 466 counts · 2 held');
+    expect(page).toContain('465 of 465 partitions (new split (first))<br>20000 of 20000 tokens · 480 counts');
+    expect(runHistoryPage('s', [run({})], undefined)).not.toContain('<th scope="col">Refresh</th>');
+  });
+});
