@@ -2,13 +2,20 @@
  * Test-control endpoints under {basePath}/__emulator/* so a test can drive an emulator in another process:
  * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
  * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?},
- * POST company-headcount {id, headcount} (the company moves into or out of filters between runs).
+ * POST company-headcount {id, headcount} (the company moves into or out of filters between runs),
+ * POST company-churn {share, seed, filters?} (a step of index churn: companies change, leave, enter),
+ * GET clock, POST clock {advanceSeconds} (the token period's clock: a compressed billing period).
  */
 import type { Reply } from './http-io.js';
 import { message } from './http-io.js';
 import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
 
-type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount'>;
+type Controls = Pick<
+  SalesIntelEmulator,
+  'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount' | 'churnCompanies' | 'clockNow' | 'advanceClock'
+>;
+
+const BODY_ROUTES = new Set(['faults', 'token-balance', 'insert-persons', 'company-headcount', 'company-churn', 'clock']);
 
 function jsonObject(raw: string): Record<string, unknown> | undefined {
   try {
@@ -25,6 +32,7 @@ export function handleControl(c: Controls, method: string, path: string, params:
   if (key === 'GET stats') return { status: 200, body: c.stats(params.get('accountId') ?? undefined) };
   if (key === 'GET churn') return { status: 200, body: c.faults.churnLog() };
   if (key === 'GET faults') return { status: 200, body: c.faults.current() };
+  if (key === 'GET clock') return { status: 200, body: { now: c.clockNow() } };
   if (key === 'POST reset') {
     c.resetStats();
     return ok;
@@ -38,7 +46,7 @@ export function handleControl(c: Controls, method: string, path: string, params:
     return ok;
   }
   const body = jsonObject(rawBody);
-  if (method === 'POST' && (path === 'faults' || path === 'token-balance' || path === 'insert-persons' || path === 'company-headcount') && !body) return message(400, 'body must be a JSON object');
+  if (method === 'POST' && BODY_ROUTES.has(path) && !body) return message(400, 'body must be a JSON object');
   if (key === 'POST faults') {
     c.faults.set(body as EmulatorFaultsInit);
     return ok;
@@ -78,6 +86,26 @@ export function handleControl(c: Controls, method: string, path: string, params:
       return message(404, 'unknown company');
     }
     return ok;
+  }
+  if (key === 'POST company-churn') {
+    const { share, seed, filters } = body as { share?: unknown; seed?: unknown; filters?: unknown };
+    if (
+      typeof share !== 'number' || !(share >= 0 && share <= 1) || typeof seed !== 'number' || !Number.isInteger(seed) ||
+      (filters !== undefined && (typeof filters !== 'object' || filters === null || Array.isArray(filters)))
+    ) {
+      return message(400, 'needs {share: number 0..1, seed: integer, filters?: {name: company search body}}');
+    }
+    try {
+      return { status: 200, body: { changes: c.churnCompanies(share, seed, filters as Record<string, unknown> | undefined) } };
+    } catch (err) {
+      return message(400, err instanceof Error ? err.message : 'invalid filter');
+    }
+  }
+  if (key === 'POST clock') {
+    const { advanceSeconds } = body as { advanceSeconds?: unknown };
+    if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds) || advanceSeconds < 0) return message(400, 'needs {advanceSeconds: number >= 0}');
+    c.advanceClock(advanceSeconds);
+    return { status: 200, body: { now: c.clockNow() } };
   }
   return message(404, `no control route ${method} ${path}`);
 }

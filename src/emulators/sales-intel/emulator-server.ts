@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger } from '../../shared/logger.js';
 import { BudgetLedger } from './budget-ledger.js';
 import { handleControl } from './control-routes.js';
+import { CompanyChurn, type ChurnedCompany } from './company-churn.js';
 import { buildDataset } from './dataset.js';
 import { DICTIONARIES, type DictionaryName } from './dictionaries.js';
 import { StatsBook } from './emulator-stats.js';
@@ -59,15 +60,19 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   const windowSeconds = options.windowSeconds ?? 60;
   const accounts = new Map((options.accounts ?? [DEFAULT_ACCOUNT]).map((a) => [a.accountId, a]));
   const byClient = new Map([...accounts.values()].map((a) => [a.clientId, a]));
-  const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000, options.personReserveEvery);
+  const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000, options.personReserveEvery, options.companyReserveEvery);
   const tokens = new TokenStore(options.tokenLifetimeSeconds ?? 3600);
   const limiter = new RateLimiter(windowSeconds);
-  const budget = new BudgetLedger();
+  let clockAdvanceMs = 0;
+  const periodClock = (): number => Date.now() + clockAdvanceMs;
+  const budget = new BudgetLedger(periodClock);
   for (const a of accounts.values()) budget.open(a.accountId, a.tokenAllotment ?? DEFAULT_ALLOTMENT, a.tokenPeriodSeconds ?? DEFAULT_PERIOD_SECONDS);
   const stats = new StatsBook();
   const faults = new FaultState(seed, () => tokens.expireAll());
   if (options.faults) faults.set(options.faults);
-  const search = new SearchService(data, new LiveIndex(data), budget, faults, {
+  const live = new LiveIndex(data);
+  const churn = new CompanyChurn(data, live);
+  const search = new SearchService(data, live, budget, faults, {
     recordStyle: options.recordStyle ?? 'camel',
     cursorStyle: options.cursorStyle ?? 'json-v1',
   });
@@ -233,6 +238,16 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     },
     setCompanyHeadcount: (id, headcount) => {
       if (!search.setCompanyHeadcount(id, headcount)) throw new RangeError(`unknown company ${id}`);
+    },
+    churnCompanies: (share, churnSeed, filters) => {
+      const changes = churn.apply(share, churnSeed, filters ?? {});
+      if (!changes.every((c) => 'change' in c)) throw new RangeError(`invalid filter: ${JSON.stringify(changes)}`);
+      search.companiesChanged();
+      return changes as ChurnedCompany[];
+    },
+    clockNow: periodClock,
+    advanceClock: (seconds) => {
+      clockAdvanceMs += seconds * 1000;
     },
   };
   return emulator;

@@ -1,5 +1,6 @@
 /** Public options and handle of the Sales-Intelligence API emulator (see docs/api-assumptions.md). */
 import type { Logger } from '../../shared/logger.js';
+import type { ChurnedCompany } from './company-churn.js';
 
 export type RateOperation = 'search' | 'count' | 'dictionary';
 
@@ -50,6 +51,8 @@ export interface SalesIntelEmulatorOptions {
   persons?: number;
   /** Hidden reserve persons that `insertPersons` can make visible: every 65th slot by default (~1.5%); another n hides 1 in n slots at random. */
   personReserveEvery?: number;
+  /** The same for companies (the reserve `churnCompanies` enters new companies from). */
+  companyReserveEvery?: number;
   /** Default: one account {clientId:'demo-client', clientSecret:'demo-secret', accountId:'demo'}. */
   accounts?: EmulatorAccount[];
   /** Rate-limit window length in seconds (may be fractional in tests); default 60. */
@@ -183,4 +186,14 @@ export interface SalesIntelEmulator {
   insertPersons(count: number, filter?: Record<string, unknown>, spread?: 'random' | 'even'): string[];
   /** Sets a company's headcount so it moves into or out of filters between runs; throws RangeError for an unknown id. */
   setCompanyHeadcount(id: string, headcount: number): void;
+  /**
+   * Index churn between runs: round(visible × share) companies, a third each change their headcount, leave, or enter
+   * from the reserve, drawn from `seed`; each with the names of `filters` (company search bodies) it matches.
+   * Throws RangeError for an invalid filter.
+   */
+  churnCompanies(share: number, seed: number, filters?: Record<string, unknown>): ChurnedCompany[];
+  /** The emulator's clock of the token period (epoch ms): real time plus the advances. */
+  clockNow(): number;
+  /** Moves the token period's clock forward (a compressed billing period: its reset comes sooner); rate windows keep real time. */
+  advanceClock(seconds: number): void;
 }
