@@ -47,6 +47,8 @@ function checkOffsetMode(search: ParsedSearch, at: ConfigPath, pageSize: number,
     return;
   }
   if (!sortFields) issues.push({ path: [...at, 'mode'], message: 'offset mode is for top-N searches: set filter.options.sortFields' });
+  // Written on the search itself it must mean it; the source block's mode simply does not apply to a top-N search.
+  if (search.refresh?.mode === 'changed') issues.push({ path: [...at, 'refresh', 'mode'], message: 'changed needs a partitioned walk: an offset search walks in full' });
   const ceiling = MAX_OFFSET + pageSize;
   if (search.maxRecords === undefined) {
     issues.push({ path: [...at, 'mode'], message: `offset mode needs maxRecords (at most ${ceiling})` });

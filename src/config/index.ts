@@ -8,6 +8,7 @@ export { ConfigError, formatIssue } from './config-error.js';
 export type { ConfigIssue } from './config-error.js';
 export { configJsonSchema } from './json-schema.js';
 export { parseEvery } from './schedule.js';
+export { refreshSettings, DEFAULT_REFRESH, type RefreshSettings } from './refresh-settings.js';
 export { checkFilterValues } from './online-check.js';
 export { formatPath } from './yaml-tree.js';
 export type { DictionaryLookup } from './online-check.js';

@@ -93,6 +93,12 @@ const onLeaveSchema = z
   .default('nothing')
   .describe('what happens to records that left the search (docs/runs.md, Mirror)');
 
+const refreshMode = z.enum(['changed', 'full']).describe('changed: re-count the partitions of the last complete walk (free) and walk only those whose count changed, new ones and the stalest share; full: walk every partition every run');
+const refreshMaxAgeDays = posInt.describe('changed mode: every partition is walked at least once in this many days, spread over the runs of the interval');
+const refreshMaxCounts = posInt.describe('changed mode: count requests one run may spend re-counting (and the first walk splitting): bounds the number of partitions');
+/** `refresh:` keys as a search writes them (each optional: the source block's value, else its default, fills the rest). */
+const refreshOverrides = z.strictObject({ mode: refreshMode.optional(), maxAgeDays: refreshMaxAgeDays.optional(), maxCounts: refreshMaxCounts.optional() });
+
 const savedSearchSchema = () => z.strictObject({
   name: slug,
   segment: nonEmpty,
@@ -123,6 +129,7 @@ const savedSearchSchema = () => z.strictObject({
     .describe('a CRM list holding the search\'s members (docs/runs.md, Mirror)'),
   onLeave: onLeaveSchema,
   leave: z.strictObject({ confirmRuns: leaveConfirmRuns.optional(), maxShare: leaveMaxShare.optional() }).optional().describe('overrides the top-level leave settings for this search'),
+  refresh: refreshOverrides.optional().describe('overrides source.refresh for this search, key by key (docs/runs.md, Refresh on change)'),
   after: z
     .array(slug)
     .min(1)
@@ -168,6 +175,10 @@ const sourceSchema = z.strictObject({
     .strictObject({ maxPerRun: nonNegInt.default(0), maxPerDay: nonNegInt.default(0) })
     .prefault({})
     .describe('contact-reveal credit caps; 0 = no credits may be spent'),
+  refresh: z
+    .strictObject({ mode: refreshMode.default('full'), maxAgeDays: refreshMaxAgeDays.default(14), maxCounts: refreshMaxCounts.default(500) })
+    .prefault({})
+    .describe('how runs spend tokens: every search, unless its own refresh: block says otherwise'),
   paths: sourcePathsSchema.prefault({}),
   idField: nonEmpty.default('id').describe('record path of the record id'),
   pageSize: z.int().min(1).max(100).default(100),
