@@ -3,8 +3,7 @@
  * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
  * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?},
  * POST company-headcount {id, headcount} (the company moves into or out of filters between runs),
- * POST company-churn {share, seed, filters?} (a step of index churn: companies change, leave, enter),
- * GET clock, POST clock {advanceSeconds} (the token period's clock: a compressed billing period).
+ * POST company-churn {share, seed, filters?} (a step of index churn: companies change, leave, enter).
  */
 import type { Reply } from './http-io.js';
 import { message } from './http-io.js';
@@ -12,10 +11,10 @@ import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
 
 type Controls = Pick<
   SalesIntelEmulator,
-  'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount' | 'churnCompanies' | 'clockNow' | 'advanceClock'
+  'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount' | 'churnCompanies'
 >;
 
-const BODY_ROUTES = new Set(['faults', 'token-balance', 'insert-persons', 'company-headcount', 'company-churn', 'clock']);
+const BODY_ROUTES = new Set(['faults', 'token-balance', 'insert-persons', 'company-headcount', 'company-churn']);
 
 function jsonObject(raw: string): Record<string, unknown> | undefined {
   try {
@@ -32,7 +31,6 @@ export function handleControl(c: Controls, method: string, path: string, params:
   if (key === 'GET stats') return { status: 200, body: c.stats(params.get('accountId') ?? undefined) };
   if (key === 'GET churn') return { status: 200, body: c.faults.churnLog() };
   if (key === 'GET faults') return { status: 200, body: c.faults.current() };
-  if (key === 'GET clock') return { status: 200, body: { now: c.clockNow() } };
   if (key === 'POST reset') {
     c.resetStats();
     return ok;
@@ -100,12 +98,6 @@ export function handleControl(c: Controls, method: string, path: string, params:
     } catch (err) {
       return message(400, err instanceof Error ? err.message : 'invalid filter');
     }
-  }
-  if (key === 'POST clock') {
-    const { advanceSeconds } = body as { advanceSeconds?: unknown };
-    if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds) || advanceSeconds < 0) return message(400, 'needs {advanceSeconds: number >= 0}');
-    c.advanceClock(advanceSeconds);
-    return { status: 200, body: { now: c.clockNow() } };
   }
   return message(404, `no control route ${method} ${path}`);
 }

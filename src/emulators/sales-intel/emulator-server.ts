@@ -63,9 +63,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000, options.personReserveEvery, options.companyReserveEvery);
   const tokens = new TokenStore(options.tokenLifetimeSeconds ?? 3600);
   const limiter = new RateLimiter(windowSeconds);
-  let clockAdvanceMs = 0;
-  const periodClock = (): number => Date.now() + clockAdvanceMs;
-  const budget = new BudgetLedger(periodClock);
+  const budget = new BudgetLedger(options.tokenClock ?? (() => Date.now()));
   for (const a of accounts.values()) budget.open(a.accountId, a.tokenAllotment ?? DEFAULT_ALLOTMENT, a.tokenPeriodSeconds ?? DEFAULT_PERIOD_SECONDS);
   const stats = new StatsBook();
   const faults = new FaultState(seed, () => tokens.expireAll());
@@ -244,10 +242,6 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
       if (!changes.every((c) => 'change' in c)) throw new RangeError(`invalid filter: ${JSON.stringify(changes)}`);
       search.companiesChanged();
       return changes as ChurnedCompany[];
-    },
-    clockNow: periodClock,
-    advanceClock: (seconds) => {
-      clockAdvanceMs += seconds * 1000;
     },
   };
   return emulator;

@@ -49,6 +49,11 @@ export interface SalesIntelEmulatorOptions {
   companies?: number;
   /** Number of persons; default 50,000, at most 5,000,000. */
   persons?: number;
+  /**
+   * The clock of the search-token period (epoch ms); default Date.now. A benchmark that simulates the worker's time
+   * keeps the period on this clock, so the reset the API reports in seconds lands where it set it.
+   */
+  tokenClock?: () => number;
   /** Hidden reserve persons that `insertPersons` can make visible: every 65th slot by default (~1.5%); another n hides 1 in n slots at random. */
   personReserveEvery?: number;
   /** The same for companies (the reserve `churnCompanies` enters new companies from). */
@@ -192,8 +197,4 @@ export interface SalesIntelEmulator {
    * Throws RangeError for an invalid filter.
    */
   churnCompanies(share: number, seed: number, filters?: Record<string, unknown>): ChurnedCompany[];
-  /** The emulator's clock of the token period (epoch ms): real time plus the advances. */
-  clockNow(): number;
-  /** Moves the token period's clock forward (a compressed billing period: its reset comes sooner); rate windows keep real time. */
-  advanceClock(seconds: number): void;
 }

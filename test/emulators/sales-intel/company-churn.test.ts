@@ -1,6 +1,6 @@
 /**
  * The index churn the token-period benchmark drives (POST /__emulator/company-churn) and the token period's clock
- * (POST /__emulator/clock): companies change, leave and enter in thirds, seeded; the period's reset comes sooner.
+ * (the emulator's `tokenClock`): companies change, leave and enter in thirds, seeded; the period follows its clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSalesIntelEmulator, type SalesIntelEmulator } from '../../../src/emulators/sales-intel/index.js';
@@ -85,27 +85,23 @@ describe('company-churn control', () => {
 });
 
 describe('token period clock', () => {
-  it('advancing it brings the token reset closer; past the reset the allotment renews', async () => {
-    const e = await startSalesIntelEmulator({ port: 0, companies: 300, persons: 0, accounts: [{ clientId: 'k', clientSecret: 's', accountId: 'a', tokenAllotment: 1_000, tokenPeriodSeconds: 30 * 86_400 }] });
+  it('the token period keeps the clock it is given: its reset and renewal follow it, not the wall clock', async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const e = await startSalesIntelEmulator({
+      port: 0, companies: 300, persons: 0, tokenClock: () => clock,
+      accounts: [{ clientId: 'k', clientSecret: 's', accountId: 'a', tokenAllotment: 1_000, tokenPeriodSeconds: 30 * 86_400 }],
+    });
     try {
       const k = await client(e, 'k', 's');
-      const reset = async (): Promise<[number, number]> => {
+      const page = async (): Promise<[number, number]> => {
         const r = await k.post('/companies/filter?limit=10', ALL);
         return [Number(r.headers.get('x-rate-results-limit-reset')), Number(r.headers.get('x-rate-results-limit-remaining'))];
       };
-      const [first, left] = await reset();
-      expect(first).toBeGreaterThan(30 * 86_400 - 60);
-      expect(left).toBe(990);
-      const moved = await call(e, undefined, 'POST', '/__emulator/clock', { advanceSeconds: 10 * 86_400 });
-      expect(moved.status).toBe(200);
-      const [second] = await reset();
-      expect(first - second).toBeGreaterThanOrEqual(10 * 86_400);
-      expect(first - second).toBeLessThan(10 * 86_400 + 60);
-      expect((await call(e, undefined, 'POST', '/__emulator/clock', { advanceSeconds: -1 })).status).toBe(400);
-      await call(e, undefined, 'POST', '/__emulator/clock', { advanceSeconds: 21 * 86_400 });
-      const [third, renewed] = await reset();
-      expect(renewed).toBe(990);
-      expect(third).toBeGreaterThan(28 * 86_400);
+      expect(await page()).toEqual([30 * 86_400, 990]);
+      clock += 10 * 86_400 * 1000;
+      expect(await page()).toEqual([20 * 86_400, 980]);
+      clock += 20 * 86_400 * 1000;
+      expect(await page()).toEqual([30 * 86_400, 990]);
     } finally {
       await e.close();
     }
