@@ -51,7 +51,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     // 1. Plan: free count, budget and caps (a refusal needs only the count); the split, sized for the CRM's ceiling
     // as its preflight answer told it, runs while the walk does (a resumed run splits only what is left).
     const ceiling = checked.then(() => opening).then((d) => d.sink.ceiling?.() ?? null, () => null);
-    const start = await startPlan(source, config, resolved, { runId: request.runId, signal, ...run.resumedPlan(), ceiling });
+    const start = await startPlan(source, config, resolved, { runId: request.runId, signal, ...(await run.refreshPlan(resolved, opening)), ceiling });
     const refused = refusalOf(start.plan, search.onShortfall, run.resumed !== null);
     if (refused) {
       crm = await opening.catch(() => undefined); // closed below; a refused run writes nothing

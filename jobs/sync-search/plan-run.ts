@@ -67,6 +67,13 @@ export interface PlanOptions {
    * the split is sized; without it (or when it is null) the ceiling the config implies.
    */
   ceiling?: Promise<number | null>;
+  /**
+   * Refresh on change: the run walks only `partitions` (chosen from the search's registry), holding this many
+   * records; its target, whatever the search's count. The plan is complete with them, even when there are none.
+   */
+  walkRecords?: number;
+  /** Refresh on change without a registry: many small partitions (src/source/partitioner.ts `uniform`), the empty ones kept. */
+  fine?: { pieceRecords: number; maxCounts: number };
 }
 
 /** A plan as soon as the free count decides it (the budget, the shortfall, the forecast), before its partitions. */
@@ -113,7 +120,7 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   // The count's HTTP time stands in for page latency (a first request's token fetch and connection excluded).
   const countMs = options.counted === undefined ? (source.searchTimings().countLatencyP50Ms ?? performance.now() - countStarted) : null;
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
-  const target = capped ? (search.maxRecords as number) : counted;
+  const target = capped ? (search.maxRecords as number) : (options.walkRecords ?? counted);
   const withCredits = entity === 'persons' && view.includes('contacts');
   // A destination that takes fewer pages than the account may search bounds the journeys the walk will have, and
   // so the split's guided sizes.
@@ -124,9 +131,9 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
     ? { pending: options.pending.pieces, settledCounts: (options.partitions ?? []).flatMap((p) => (p.count === undefined ? [] : [p.count])) }
     : undefined;
   // Nothing left to split: a resumed plan that was complete, or one with nothing settled nor pending (split afresh).
-  const complete = options.partitions !== undefined && options.partitions.length > 0 && !resume;
+  const complete = (options.walkRecords !== undefined || (options.partitions !== undefined && options.partitions.length > 0)) && !resume;
   const split = (onProgress?: (p: PartitionProgress) => void, signal?: AbortSignal, maxCounts?: number): Promise<Partition[]> =>
-    choosePartitions(source, config, resolved, counted, target, journeys, { signal, onProgress, resume, maxCounts });
+    choosePartitions(source, config, resolved, counted, target, journeys, { signal, onProgress, resume, maxCounts, fine: options.fine });
   // Contacts: the split first (see above), so the forecast sees every partition.
   const early = complete ? saved : withCredits ? [...saved, ...(await split(undefined, options.signal, options.pending?.countsLeft))] : null;
 
@@ -220,11 +227,12 @@ interface SplitOptions {
   /** A split cut short, to go on with (PartitionOptions.resume), and the counts it had left. */
   resume: { pending: PieceRange[]; settledCounts: number[] } | undefined;
   maxCounts: number | undefined;
+  fine: PlanOptions['fine'];
 }
 
 async function choosePartitions(
   source: SourceClient, config: AppConfig, { search, destination, view }: ResolvedSearch, counted: number, target: number, journeys: number,
-  { signal, onProgress, resume, maxCounts }: SplitOptions,
+  { signal, onProgress, resume, maxCounts, fine }: SplitOptions,
 ): Promise<Partition[]> {
   const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
   const depth = config.source.maxJourneyRecords;
@@ -242,15 +250,17 @@ async function choosePartitions(
   // Guided sizes (src/source/partitioner.ts): large pieces first, each no larger than what the other journeys walk
   // after it; the last ones about a page per journey (a small run: an eighth of its share per journey), so the
   // walk's last stretch is short and few partial pages (one per partition) are spent.
-  const pieceRecords = Math.max(minPiece, Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))));
-  if (!resume && counted <= depth && (maxJourneys(config) === 1 || counted <= pieceRecords)) return alone();
+  // Refresh on change wants many small partitions instead, within its count budget (PlanOptions.fine).
+  const pieceRecords = fine?.pieceRecords ?? Math.max(minPiece, Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))));
+  if (!resume && counted <= depth && (counted <= pieceRecords || (!fine && maxJourneys(config) === 1))) return alone();
   const learned = await source.rateLimit('count');
   const split = (maxJourneyRecords: number): Promise<Partition[]> => source.partition(search.entity, search.filter as Filter, {
     maxJourneyRecords,
     pieceRecords,
     journeys,
     total: counted,
-    maxCounts: maxCounts ?? Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
+    maxCounts: maxCounts ?? fine?.maxCounts ?? Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
+    ...(fine ? { uniform: true } : {}),
     signal,
     ...(onProgress ? { onProgress } : {}),
     ...(resume ? { resume } : {}),
@@ -263,5 +273,6 @@ async function choosePartitions(
     if (err instanceof PartitionError) return split(depth);
     throw err;
   }) : await split(depth);
-  return parts.filter((p) => p.count > 0);
+  // Refresh on change keeps the empty partitions: they tile the search, so a record entering one is counted there.
+  return fine ? parts : parts.filter((p) => p.count > 0);
 }

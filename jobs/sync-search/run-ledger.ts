@@ -6,6 +6,7 @@
 import type { FieldMapping, WriteResult } from '../../src/crm/index.js';
 import { absentPathWarnings, tallyAbsent } from '../../src/crm/absent-paths.js';
 import type { CheckpointStore, PartitionCheckpoint, RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import type { RefreshState } from '../../src/runs/refresh-registry.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import { addCounts, emptyCounts, runCounts, type RunCounts } from '../../src/runs/run-counters.js';
 import { addWarnings, type RunWarnings, type Warning } from '../../src/runs/run-warnings.js';
@@ -27,8 +28,11 @@ export interface LedgerDeps {
   /** When this attempt started (ms since the epoch), and the run's start (ISO; an earlier attempt's when resumed). */
   started: number;
   startedAt: string;
-  /** Adds a committed batch's match keys to the run's matched set (the mirror's input; a dry run's forecast). */
-  matched?: (keys: string[]) => Promise<void>;
+  /**
+   * Adds a committed batch's match keys, found in the partition of `filter`, to the run's matched set (the mirror's
+   * input; a dry run's forecast).
+   */
+  matched?: (keys: string[], filter: Record<string, unknown>) => Promise<void>;
 }
 
 export class RunLedger {
@@ -53,12 +57,12 @@ export class RunLedger {
    * The planned walk starts: the resumed checkpoint as it is, or a new one over the plan's partitions. A streamed
    * plan (`complete` false) adds its partitions as they are settled (`addPlanned`).
    */
-  begin(plan: RunPlan, complete: boolean): void {
+  begin(plan: RunPlan, complete: boolean, refresh?: RefreshState): void {
     this.target = plan.target;
     this.cp = this.deps.resumed ?? {
       runId: this.deps.request.runId, startedAt: this.deps.startedAt, counted: plan.counted, counts: emptyCounts(),
       partitions: plan.partitions.map((p) => ({ filter: p.filter, state: null, done: false, count: p.count })),
-      plan: { complete, pending: [], countsLeft: 0 },
+      plan: { complete, pending: [], countsLeft: 0 }, ...(refresh ? { refresh } : {}),
     };
   }
 
@@ -136,7 +140,7 @@ export class RunLedger {
       creditsSpent: cp.counts.creditsSpent, elapsedMs: Date.now() - this.deps.started,
     });
     // Before the checkpoint moves past the batch: a resumed attempt never misses a committed batch's keys.
-    if (this.deps.matched) await this.deps.matched(result.outcomes.map((o) => o.key));
+    if (this.deps.matched) await this.deps.matched(result.outcomes.map((o) => o.key), cp.partitions[index]?.filter ?? {});
     this.move(index, batch.done ? null : batch.checkpoint, batch.done);
     await this.save();
     this.refusals.book(result);

@@ -15,6 +15,8 @@ export interface SyncDeps {
   logger: Logger;
   checkpointTtlMs?: number;
   lockTtlMs?: number;
+  /** The clock refresh on change reads partition ages from (ms since the epoch); tests and benchmarks compress days with it. */
+  now?: () => number;
 }
 
 export interface RunRequest {

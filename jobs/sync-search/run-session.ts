@@ -21,12 +21,18 @@ import { mirrorStep } from './mirror-step.js';
 import type { CrmEnd } from './open-destination.js';
 import { addWarnings } from '../../src/runs/run-warnings.js';
 import { addRunMatched } from '../../src/runs/membership-store.js';
+import { addRunKeys, type RefreshState } from '../../src/runs/refresh-registry.js';
+import { planRefresh, type RefreshPlanOptions } from './refresh-plan.js';
+import { refreshStep } from './refresh-step.js';
+import type { ResolvedSearch } from './resolve-search.js';
 
 /** How long a CRM write in flight may go on after the run was stopped (shutdown forces its exit at 25 s). */
 export const WRITE_GRACE_MS = 10_000;
 
 export class RunSession {
   private plan: RunPlan | undefined;
+  /** Refresh mode `changed`: what this run walks of the search (jobs/sync-search/refresh-plan.ts); kept in its checkpoint. */
+  private refresh: RefreshState | undefined;
   private writes: AbortSignal | undefined;
   private readonly started = Date.now();
   /** The run's checkpoint, counters and warnings: what the walk commits to. */
@@ -47,7 +53,11 @@ export class RunSession {
     readonly finishedBefore: RunSummary | null,
   ) {
     // Each committed batch's match keys join the run's matched set (the mirror step settles it once complete).
-    const matched = (keys: string[]): Promise<void> => addRunMatched(deps.redis, request.search, request.runId, keys, deps.prefix);
+    // In refresh mode `changed` also by partition: a partition skipped later keeps the members its last walk found.
+    const matched = async (keys: string[], filter: Record<string, unknown>): Promise<void> => {
+      await addRunMatched(deps.redis, request.search, request.runId, keys, deps.prefix);
+      if (this.refresh) await addRunKeys(deps.redis, request.search, request.runId, filter, keys, deps.prefix);
+    };
     this.ledger = new RunLedger({ store, source, request, resumed, started: this.started, startedAt: this.startedAt, matched });
   }
 
@@ -91,12 +101,27 @@ export class RunSession {
    */
   begin(plan: RunPlan, complete = true): RunLedger {
     this.plan = plan;
-    this.ledger.begin(plan, complete);
+    this.ledger.begin(plan, complete, this.refresh);
     return this.ledger;
   }
 
+  /**
+   * The plan's options as refresh on change decides them (jobs/sync-search/refresh-plan.ts): a new run in `changed`
+   * mode re-counts and chooses its partitions (`opening`: the CRM end, for its instance); a resumed one keeps its own.
+   */
+  async refreshPlan(resolved: ResolvedSearch, opening: Promise<CrmEnd>): Promise<RefreshPlanOptions> {
+    const resumed = this.resumed ? { options: this.resumedPlan(), state: this.resumed.refresh } : null;
+    const instance = async (): Promise<string> => {
+      const { sink } = await opening;
+      return sink.identity ? sink.identity({ signal: this.signal }) : 'default';
+    };
+    const planned = await planRefresh({ deps: this.deps, source: this.source, resolved, instance, resumed, signal: this.signal });
+    this.refresh = planned.state;
+    return planned.options;
+  }
+
   /** What the plan reuses of the run being resumed: its count, its partitions and the split's pieces left. */
-  resumedPlan(): Pick<PlanOptions, 'counted' | 'partitions' | 'pending'> {
+  private resumedPlan(): Pick<PlanOptions, 'counted' | 'partitions' | 'pending'> {
     const resumed = this.resumed;
     if (!resumed) return {};
     return {
@@ -122,18 +147,28 @@ export class RunSession {
   async finish(outcome: RunOutcome, crm?: CrmEnd): Promise<RunSummary> {
     await this.ledger.end(outcome.checkpoint, (err: unknown) => this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'));
     const counts = this.ledger.counts();
+    const counted = this.plan?.counted ?? this.resumed?.counted ?? 0;
+    const search = this.deps.config.searches.find((s) => s.name === this.request.search);
+    // Before the mirror: the members of partitions it skipped join the run's matched set.
+    const refresh = search && await refreshStep({
+      deps: this.deps, search, runId: this.request.runId, dryRun: this.dryRun, outcome, checkpoint: this.ledger.checkpoint, state: this.refresh, counted, counts: counts.requests.count,
+    }).catch((err: unknown) => {
+      this.log.warn({ err: errorInfo(err) }, 'refresh step failed');
+      return undefined;
+    });
     const mirror = await this.mirror(outcome, crm);
     const { warning, ...mirrored } = mirror ?? {};
     const findings = this.ledger.findings;
     const warnings = warning ? addWarnings(findings.warnings, [warning]) : findings.warnings;
     const summary: RunSummary = {
       search: this.request.search,
-      status: outcome.status, ...counts, counted: this.plan?.counted ?? this.resumed?.counted ?? 0,
+      status: outcome.status, ...counts, counted,
       durationMs: Date.now() - this.started, runId: this.request.runId, startedAt: this.startedAt, finishedAt: new Date().toISOString(),
       dryRun: this.dryRun, partitions: this.plan?.partitions.length ?? 0, ...findings, ...(warnings ? { warnings } : {}), ...mirrored,
       ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
       ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, counts),
       ...(this.request.trigger ? { trigger: this.request.trigger } : {}), ...(this.request.fullResync ? { fullResync: true as const } : {}),
+      ...(refresh ? { refresh } : {}),
     };
     await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
     if (summary.status === 'failed' && summary.stopReason !== 'aborted') this.log.error({ err: summary.error }, 'run failed');

@@ -3,6 +3,7 @@ import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunCounts } from './run-summary.js';
 import type { AbsentTally } from '../crm/absent-paths.js';
 import type { RunWarnings } from './run-warnings.js';
+import type { RefreshState } from './refresh-registry.js';
 
 /** Where one partition's journey stands: its filter and the source client's resumable state (`null` = not started). */
 export interface PartitionCheckpoint<S = unknown> {
@@ -44,6 +45,8 @@ export interface RunCheckpoint<S = unknown> {
   partitions: PartitionCheckpoint<S>[];
   /** Absent (checkpoints of older versions): the plan was complete. */
   plan?: PlanCheckpoint;
+  /** Refresh mode `changed`: what the run chose to walk (absent: a full walk). */
+  refresh?: RefreshState;
 }
 
 export interface CheckpointStoreOptions {

@@ -13,6 +13,7 @@ export function formatSummary(s: RunSummary): string {
     lines.push(`  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`);
   }
   if (s.entered !== undefined) lines.push(`  entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}  leavers pending ${s.leaversPending ?? 0}${listPart(s)}`);
+  if (s.refresh) lines.push(`  refresh changed  ${refreshPart(s.refresh)}`);
   if (s.tokensSpentPerRecord !== undefined) lines.push(`  tokens per record landed ${s.tokensSpentPerRecord}`);
   if (s.warnings?.groups) lines.push(`  warnings ${s.warnings.count}, by code and field:`, ...s.warnings.groups.map((g) => `    ${g.count} x ${groupLabel(g)}, e.g. ${g.example}`));
   else if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
@@ -26,12 +27,19 @@ function listPart(s: RunSummary): string {
   return s.listAdded === undefined ? '' : `  list added ${s.listAdded}  list removed ${s.listRemoved ?? 0}`;
 }
 
+/** Refresh mode `changed`: what the run walked of the search, and what a full walk would have cost. */
+function refreshPart(r: NonNullable<RunSummary['refresh']>): string {
+  const walked = r.walked.changed + r.walked.new + r.walked.stale;
+  return `kept ${r.kept}  walked ${walked} (changed ${r.walked.changed}, new ${r.walked.new}, stale ${r.walked.stale})  skipped ${r.skipped}  counts ${r.counts}  full walk ${r.fullTokens} tokens${r.rebuilt ? `  (new split: ${r.rebuilt})` : ''}`;
+}
+
 /** One line per run, newest first, for `runs <search>`. */
 export function formatRunLine(s: RunSummary): string {
   return [
     s.finishedAt, s.status.padEnd(9), `fetched ${s.fetched}`, `created ${s.created}`, `updated ${s.updated}`,
     `unchanged ${s.unchanged}`, `rejected ${s.rejected}`, `tokens ${s.tokensSpent}`, `credits ${s.creditsSpent}`,
     s.personsRevealed !== undefined ? `revealed ${s.personsRevealed}` : '',
+    s.refresh ? `refresh walked ${s.refresh.walked.changed + s.refresh.walked.new + s.refresh.walked.stale} skipped ${s.refresh.skipped} of full ${s.refresh.fullTokens}` : '',
     s.entered !== undefined ? `entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}${s.leaversPending ? `  leavers pending ${s.leaversPending}` : ''}${listPart(s)}` : '', s.revealSkipped ? `reveal skipped ${s.revealSkipped}` : '',
     `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.limitedBy ? `limited by ${s.limitedBy}` : '', s.warnings ? `warnings ${s.warnings.count}` : '', s.error ? `${s.error.code}` : '',
   ].filter((part) => part !== '').join('  ');

@@ -61,6 +61,25 @@ export interface RunSummary extends RunCounts {
   listAdded?: number;
   /** Complete runs of a search with `list:`: leavers removed from its list (`onLeave: removeFromList`). */
   listRemoved?: number;
+  /** Runs in refresh mode `changed` (docs/runs.md, Refresh on change): what the run walked of the search and why. */
+  refresh?: RefreshSummary;
+}
+
+/** The summary's `refresh` block. */
+export interface RefreshSummary {
+  mode: 'changed';
+  /** Partitions of the last complete walk the run found (0 without a registry). */
+  kept: number;
+  /** Partitions walked: their count changed, new (a new split: every partition), the stalest share. */
+  walked: { changed: number; new: number; stale: number };
+  /** Kept partitions not walked: their records keep their last state (no token). */
+  skipped: number;
+  /** Count requests the run made (the search's count, the re-counts, a new split's). */
+  counts: number;
+  /** Tokens a full walk would have needed: the search's count. */
+  fullTokens: number;
+  /** Why every partition was walked: `first` (no registry), `search_changed`, `untiled` (the counts did not add up to the search's), `too_many` (more partitions than `maxCounts`). */
+  rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many';
 }
 
 // The counters and their arithmetic live in run-counters.ts; re-exported here for existing callers.

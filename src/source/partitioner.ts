@@ -28,6 +28,11 @@ export interface PartitionOptions {
   pieceRecords?: number;
   /** The journeys expected to walk at once ("guided" sizes, large first, small last). */
   journeys?: number;
+  /**
+   * Every piece above `pieceRecords` is cut while `maxCounts` allows, whatever `journeys` says, a single headcount
+   * value by country too: many small partitions, so a re-count finds the few a change touched (refresh on change).
+   */
+  uniform?: boolean;
   /** The filter's free count when the caller has it (saves one count). */
   total?: number;
   /** Count requests the split may spend (pieces over the journey depth are split regardless). */
@@ -159,7 +164,7 @@ export class Partitioner {
         after -= p.count;
         if (p.final) continue;
         const overDepth = p.count > maxJourney;
-        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined ? target : Math.floor(after / journeys)));
+        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined || options.uniform ? target : Math.floor(after / journeys)));
         // Final for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
         // the budget only shrinks, so a piece within its size, or beyond the budget, is never cut later. One
         // headcount value over the depth waits for the split by country at the end.
@@ -168,10 +173,10 @@ export class Partitioner {
         // headcount. With guided sizes, above its size it is cut by country, counting every group (the groups must
         // cover it: records without a listed country would be lost), so its journey does not walk on alone long
         // after the others ended. Without `journeys`, large single values simply go first.
-        const countryCut = journeys !== undefined && single && !overDepth && p.count > allowed && !p.uncuttable && (p.countries?.length ?? 2) > 1 && budget >= 2;
+        const countryCut = (journeys !== undefined || options.uniform === true) && single && !overDepth && p.count > allowed && !p.uncuttable && (p.countries?.length ?? 2) > 1 && budget >= 2;
         if (single ? !overDepth && !countryCut : p.count <= allowed || (!overDepth && budget < 1)) {
           p.final = true;
-          if (p.count > 0) now.push(toPartition(p));
+          if (p.count > 0 || options.uniform) now.push(toPartition(p));
           continue;
         }
         if (countryCut) {
@@ -198,7 +203,7 @@ export class Partitioner {
       });
       first = false;
       const cutPieces = new Set(cuts.map((c) => c.piece));
-      const split = await Promise.all(cuts.map(async (c) => (c.byCountry ? this.cutByCountry(filter, c.piece, c.ways, await countryList(c.piece)) : this.cut(filter, c.piece, c.ways))));
+      const split = await Promise.all(cuts.map(async (c) => (c.byCountry ? this.cutByCountry(filter, c.piece, c.ways, await countryList(c.piece), options.uniform === true) : this.cut(filter, c.piece, c.ways))));
       pieces = [...pieces.filter((p) => !cutPieces.has(p)), ...split.flat()];
     }
     const byCountry: Partition[] = [];
@@ -216,11 +221,13 @@ export class Partitioner {
    * a skewed index fall in different groups), counting every group in parallel. If the groups do not cover the
    * piece's count (records without a listed country), the piece stays whole.
    */
-  private async cutByCountry(filter: Filter, piece: Piece, k: number, countries: string[]): Promise<Piece[]> {
+  private async cutByCountry(filter: Filter, piece: Piece, k: number, countries: string[], uniform: boolean): Promise<Piece[]> {
     const groups = Array.from({ length: Math.min(k, countries.length) }, (_, g) => countries.filter((_, i) => i % k === g));
     const single = withHeadcount(filter, piece.gte, piece.lte);
     const counts = await Promise.all(groups.map((group) => this.count(withCountries(single, group))));
-    if (counts.reduce((n, c) => n + c, 0) < piece.count) return [{ ...piece, uncuttable: true }];
+    // Uniform partitions must tile the search exactly (a re-count checks they add up to it): no record in two groups.
+    const covered = counts.reduce((n, c) => n + c, 0);
+    if (covered < piece.count || (uniform && covered !== piece.count)) return [{ ...piece, uncuttable: true }];
     return groups.map((group, i) => ({ gte: piece.gte, lte: piece.lte, count: counts[i] as number, countries: group }));
   }
 

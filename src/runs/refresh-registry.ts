@@ -1,0 +1,121 @@
+/**
+ * The refresh registry of a search per CRM instance (docs/runs.md, Refresh on change): the partitions of its last
+ * complete walk in refresh mode `changed` (filter, free count when walked, when each was last walked), the
+ * fingerprint of what they partition, and per partition the match keys its last walk found, so a run that skips a
+ * partition still counts its members as matching. Written only when a run ends complete; a TTL renewed by each.
+ * Keys share the search's hash tag with its mirror keys (one script on a Redis Cluster).
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { luaScript, runLua } from '../shared/lua-script.js';
+import { runMatchedKey, RUN_MATCHED_TTL_SECONDS } from './membership-store.js';
+import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
+
+/** A registry outlives its interval: a search paused for weeks walks in full when it comes back. */
+export const REFRESH_REGISTRY_TTL_SECONDS = 35 * 24 * 3600;
+
+/** One partition as the registry keeps it. */
+export interface KeptPartition {
+  /** Stable id: a hash of its filter (the registry's keys name it). */
+  id: string;
+  filter: Record<string, unknown>;
+  /** Its free count when last walked (or re-counted unchanged). */
+  count: number;
+  /** When it was last walked (ms since the epoch). */
+  walkedAt: number;
+}
+
+export interface RefreshRegistry {
+  /** What the partitions split: the search's entity, filter, view and mapping (another => a new registry). */
+  fingerprint: string;
+  savedAt: number;
+  partitions: KeptPartition[];
+}
+
+const COMMIT = luaScript('refreshRegistryCommit', 5, new URL('./refresh-registry-commit.lua', import.meta.url));
+
+export function partitionId(filter: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 16);
+}
+
+function base(search: string, prefix: string): string {
+  return `${prefix}:refresh:{${search}}`;
+}
+
+/** Adds one committed batch's match keys, found in the partition of `filter`, to the run's keys by partition. */
+export async function addRunKeys(redis: Redis, search: string, runId: string, filter: Record<string, unknown>, keys: readonly string[], prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+  if (keys.length === 0) return;
+  const key = `${base(search, prefix)}:run:${runId}`;
+  const id = partitionId(filter);
+  await redis.multi().hset(key, ...keys.flatMap((k) => [k, id])).expire(key, RUN_MATCHED_TTL_SECONDS).exec();
+}
+
+/** Drops a run's keys by partition: the run ended without a complete walk and nothing will resume it. */
+export async function dropRunKeys(redis: Redis, search: string, runId: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+  await redis.del(`${base(search, prefix)}:run:${runId}`);
+}
+
+/** A complete run in refresh mode `full`: every instance's registry goes (a later `changed` run starts afresh). */
+export async function dropRegistries(redis: Redis, search: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+  const instances = `${base(search, prefix)}:instances`;
+  const names = await redis.smembers(instances);
+  if (names.length === 0) return;
+  await redis.del(instances, ...names.flatMap((n) => [`${base(search, prefix)}:${n}`, `${base(search, prefix)}:${n}:keys`]));
+}
+
+export class RefreshRegistryStore {
+  private readonly keys: { registry: string; keys: string; instances: string };
+
+  constructor(private readonly redis: Redis, private readonly search: string, private readonly instance: string, private readonly prefix: string = DEFAULT_RUNS_PREFIX) {
+    const b = base(search, prefix);
+    this.keys = { registry: `${b}:${instance}`, keys: `${b}:${instance}:keys`, instances: `${b}:instances` };
+  }
+
+  /** The registry, or null (none yet, expired, or unreadable). */
+  async load(): Promise<RefreshRegistry | null> {
+    const raw = await this.redis.get(this.keys.registry);
+    if (!raw) return null;
+    try {
+      return JSON.parse(raw) as RefreshRegistry;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * The run ended complete: the members of its `skipped` partitions join its matched set, and (unless `registry` is
+   * null: a dry run) its keys and `registry` replace the registry. Returns the members added to the matched set.
+   */
+  async commit(runId: string, skipped: readonly string[], registry: RefreshRegistry | null): Promise<number> {
+    const runKeys = `${base(this.search, this.prefix)}:run:${runId}`;
+    return runLua<number>(this.redis, COMMIT, [this.keys.keys, runKeys, runMatchedKey(this.search, runId, this.prefix), this.keys.registry, this.keys.instances], [
+      registry ? '1' : '0', registry ? JSON.stringify(registry) : '', REFRESH_REGISTRY_TTL_SECONDS, this.instance, ...skipped,
+    ]);
+  }
+
+  /** The registry no longer describes a complete walk (a partition was split mid-walk): the next run starts afresh. */
+  async drop(): Promise<void> {
+    await this.redis.del(this.keys.registry, this.keys.keys);
+  }
+}
+
+/**
+ * A run's refresh plan as its checkpoint keeps it, so a resumed attempt walks what the first attempt chose (no
+ * re-count, no new selection), and what the run reports (the summary's `refresh` block).
+ */
+export interface RefreshState {
+  instance: string;
+  fingerprint: string;
+  /** When the run chose (ms since the epoch): the walked partitions' `walkedAt`. */
+  at: number;
+  /** Partitions the registry held; walked by reason; ids of those skipped (their last members stay matched). */
+  kept: number;
+  walked: { changed: number; new: number; stale: number };
+  skipped: string[];
+  /** Records the walked partitions held when counted (the run's target). */
+  walkRecords?: number;
+  /** The run walks every partition of a new split: no registry yet, the search changed, or the counts did not tile it. */
+  rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many';
+  /** Each piece's size and the count requests of a new split (the resumed attempt splits alike). */
+  split?: { pieceRecords: number; maxCounts: number };
+}

@@ -1,0 +1,153 @@
+/**
+ * Refresh on change (issue 24, item 1): a search in refresh mode `changed` re-counts the partitions of its last
+ * complete walk and walks only those whose count changed and its stalest share; every partition within
+ * `maxAgeDays`; a resumed run keeps its plan; the mirror keeps skipped partitions' members. Real emulators, real
+ * Redis, real HubSpot client; days pass on the run's clock (`SyncDeps.now`).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { syncSearch } from '../../jobs/sync-search.js';
+import { RefreshRegistryStore, type RefreshRegistry } from '../../src/runs/refresh-registry.js';
+import { COMPANY_FILTER, companySearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+const DAY = 24 * 3600_000;
+const MAX_AGE_DAYS = 5;
+
+function refreshYaml(source = ''): string {
+  return hubspotConfig(companySearch('icp', `      numberofemployees: headcount
+    refresh: {mode: changed, maxAgeDays: ${MAX_AGE_DAYS}, maxCounts: 20}
+    leave: {confirmRuns: 1}
+`), source);
+}
+
+function companyProps(f: Fixture, id: string): Record<string, string | null | undefined> | undefined {
+  const table = f.hubspot?.state.tables.get('companies');
+  return [...(table?.objects.values() ?? [])].find((o) => o.properties.prospect_sync_id === id)?.properties;
+}
+
+/** The search's registry in the one CRM instance it wrote to. */
+async function registryOf(f: Fixture): Promise<RefreshRegistry> {
+  const instances = await f.redis.smembers(`${f.prefix}:refresh:{icp}:instances`);
+  expect(instances).toHaveLength(1);
+  const registry = await new RefreshRegistryStore(f.redis, 'icp', instances[0]!, f.prefix).load();
+  expect(registry).not.toBeNull();
+  return registry!;
+}
+
+describe('refresh on change', () => {
+  it('an unchanged re-run walks only its refresh share; a changed partition is walked and lands; no member of a skipped partition leaves', async () => {
+    const f = await startFixture('refresh-change');
+    fx = f;
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    let now = Date.parse('2026-03-01T06:00:00Z');
+    const config = f.config(refreshYaml());
+    const run = (runId: string) => syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId });
+
+    const first = await run('c1');
+    expect(first).toMatchObject({ status: 'completed', tokensSpent: ids.length, entered: ids.length, refresh: { mode: 'changed', kept: 0, rebuilt: 'first', fullTokens: ids.length } });
+    const built = await registryOf(f);
+    expect(built.partitions.length).toBeGreaterThan(5);
+    expect(built.partitions.length).toBeLessThanOrEqual(20);
+    expect(built.partitions.reduce((n, p) => n + p.count, 0)).toBe(ids.length);
+    // Counts used per run stay within maxCounts (the split's, and the search's own count).
+    expect(first.refresh!.counts).toBeLessThanOrEqual(20);
+
+    now += DAY;
+    const second = await run('c2');
+    const after = await registryOf(f);
+    const share = after.partitions.filter((p) => p.walkedAt === now);
+    const holding = built.partitions.filter((p) => p.count > 0).length;
+    expect(second.refresh).toMatchObject({ kept: built.partitions.length, walked: { changed: 0, new: 0, stale: Math.ceil(holding / MAX_AGE_DAYS) } });
+    expect(share).toHaveLength(second.refresh!.walked.stale);
+    // Tokens: exactly the share's records, well below a full walk.
+    expect(second.tokensSpent).toBe(share.reduce((n, p) => n + p.count, 0));
+    expect(second.tokensSpent).toBeLessThan(ids.length / 2);
+    expect(second.refresh!.counts).toBe(built.partitions.length + 1);
+    // The mirror: members of skipped partitions are still members.
+    expect(second).toMatchObject({ status: 'completed', entered: 0, left: 0 });
+
+    // A company moves to another headcount inside the filter: the two partitions whose counts changed are walked,
+    // and its new headcount lands in the CRM.
+    const stale = new Set(share.map((p) => p.id));
+    const mover = ids.find((id) => companyProps(f, id)?.numberofemployees !== '777777')!;
+    f.si.setCompanyHeadcount(mover, 777_777);
+    now += DAY;
+    const third = await run('c3');
+    expect(third.status).toBe('completed');
+    expect(third.refresh!.walked.changed).toBe(2);
+    expect(companyProps(f, mover)?.numberofemployees).toBe('777777');
+    expect(third).toMatchObject({ entered: 0, left: 0 });
+    const changed = (await registryOf(f)).partitions.filter((p) => p.walkedAt === now && !stale.has(p.id));
+    expect(changed.length).toBeGreaterThanOrEqual(2);
+
+    // A company leaves the filter: its partition's count changed, so it is walked and the company is a leaver.
+    const leaver = ids.find((id) => id !== mover)!;
+    f.si.setCompanyHeadcount(leaver, 2_000_000);
+    now += DAY;
+    const fourth = await run('c4');
+    expect(fourth).toMatchObject({ status: 'completed', entered: 0, left: 1 });
+    expect(fourth.refresh!.walked.changed).toBe(1);
+  }, 120_000);
+
+  it('over maxAgeDays of daily runs every partition is walked, and none is older than maxAgeDays', async () => {
+    const f = await startFixture('refresh-age');
+    fx = f;
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    const start = Date.parse('2026-03-01T06:00:00Z');
+    let now = start;
+    const config = f.config(refreshYaml());
+    const run = (runId: string) => syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId });
+    expect(await run('a0')).toMatchObject({ status: 'completed', tokensSpent: ids.length });
+    let tokens = 0;
+    for (let day = 1; day <= MAX_AGE_DAYS; day++) {
+      now = start + day * DAY;
+      const s = await run(`a${day}`);
+      expect(s).toMatchObject({ status: 'completed', left: 0 });
+      expect(s.refresh!.walked.changed).toBe(0);
+      tokens += s.tokensSpent;
+      for (const p of (await registryOf(f)).partitions) {
+        if (p.count > 0) expect(now - p.walkedAt).toBeLessThanOrEqual(MAX_AGE_DAYS * DAY);
+      }
+    }
+    const registry = await registryOf(f);
+    const holding = registry.partitions.filter((p) => p.count > 0);
+    expect(holding.every((p) => p.walkedAt > start)).toBe(true);
+    // Spread evenly: the interval's runs together walk about the search once.
+    expect(tokens).toBeGreaterThanOrEqual(ids.length);
+    expect(tokens).toBeLessThan(2 * ids.length);
+  }, 120_000);
+
+  it('a resumed run keeps the refresh plan of its first attempt: no re-count, no new selection', async () => {
+    const f = await startFixture('refresh-resume');
+    fx = f;
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    let now = Date.parse('2026-03-01T06:00:00Z');
+    // Small pages: the second run's walk is cut after its first batch, with pages of its partitions still to walk.
+    const config = f.config(refreshYaml('  pageSize: 5\n  parallelism: 2'));
+    const deps = () => ({ ...f.deps(config), now: () => now });
+    expect(await syncSearch(deps(), { search: 'icp', runId: 'k1' })).toMatchObject({ status: 'completed', tokensSpent: ids.length });
+    // A company moves: the second run walks the partitions it left and entered, and stops after its first batch.
+    f.si.setCompanyHeadcount(ids[0]!, 900_000);
+    now += DAY;
+    const stop = new AbortController();
+    const cut = await syncSearch(deps(), { search: 'icp', runId: 'k2', signal: stop.signal, onProgress: () => stop.abort() });
+    expect(cut).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+    const chosen = cut.refresh!;
+    expect(chosen.walked.changed).toBeGreaterThan(0);
+    // More changes before the resume: a new selection would differ, a re-count would show in the API's stats.
+    for (const id of ids.filter((_, i) => i % 9 === 4)) f.si.setCompanyHeadcount(id, 900_000);
+    expect(cut.fetched).toBeLessThan(cut.refresh!.fullTokens);
+    now += DAY;
+    const countsBefore = f.si.stats('worker').operations.count;
+    const resumed = await syncSearch(deps(), { search: 'icp', runId: 'k2' });
+    expect(f.si.stats('worker').operations.count).toBe(countsBefore);
+    expect(resumed.status).toBe('completed');
+    expect(resumed.refresh).toEqual({ ...chosen, counts: resumed.requests.count });
+    expect(resumed.requests.count).toBe(chosen.counts);
+  }, 120_000);
+});
