@@ -20,7 +20,7 @@ import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/
 import type { ChurnedCompany } from '../../src/emulators/sales-intel/company-churn.js';
 import { startSalesIntelEmulator, type SalesIntelEmulator } from '../../src/emulators/sales-intel/index.js';
 import { scheduledRunTimes } from '../../src/runs/allotment-forecast.js';
-import type { RunSummary } from '../../src/runs/run-summary.js';
+import type { RefreshSummary, RunSummary } from '../../src/runs/run-summary.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { deleteKeysUnder } from '../../src/shared/redis.js';
 import { RedisBudgetLedger } from '../../src/source/budget-ledger.js';
@@ -87,6 +87,10 @@ export interface SearchFigures {
   tokens: number;
   /** Mean tokens of the completed runs after the first (the first walks everything in either mode). */
   tokensPerRunAfterFirst: number;
+  /** Changed mode: mean count requests and partitions walked per run after the first (from the summaries' refresh block). */
+  countsPerRun: number;
+  walkedPerRun: number;
+  keptPartitions: number;
   /** Oldest a changed headcount stayed wrong in the CRM (days), landed or still open at the end. */
   maxStaleDays: number;
   changedTracked: number;
@@ -117,7 +121,9 @@ export interface PeriodResult {
   remainingAtEnd: number | null;
   served402: number;
   /** Runs ended by the exhausted allotment (402 / tokens_exhausted): search, day, and the higher-priority need the gate saw. */
-  exhaustedRuns: { search: string; day: number; gateNeeded: number }[];
+  exhaustedRuns: { search: string; day: number; stopReason?: string; gateNeeded: number }[];
+  /** Runs that ended other than completed (paced ones aside), by status and stop reason. */
+  otherEndings: Record<string, number>;
   priorityViolations: { paced: string; at: string; lowerRan: string; lowerAt: string }[];
   searches: SearchFigures[];
   forecasts: ForecastCheck[];
@@ -211,7 +217,7 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
     const changed = new Map(searches.map((s) => [s.name, new Map<string, Pending>()]));
     const entering = new Map(searches.map((s) => [s.name, new Map<string, Pending>()]));
     const figures = new Map<string, SearchFigures>(searches.map((s) => [s.name, {
-      search: s.name, priority: s.priority, matchesAtStart: matchesAtStart.get(s.name) ?? 0, runs: 0, paced: 0, tokens: 0, tokensPerRunAfterFirst: 0,
+      search: s.name, priority: s.priority, matchesAtStart: matchesAtStart.get(s.name) ?? 0, runs: 0, paced: 0, tokens: 0, tokensPerRunAfterFirst: 0, countsPerRun: 0, walkedPerRun: 0, keptPartitions: 0,
       maxStaleDays: 0, changedTracked: 0, changedOpenAtEnd: 0, entered: 0, enteredSameDay: 0, enteredAtFirstRun: 0, enteredNeverSynced: 0,
     }]));
     const forecasts: (Omit<ForecastCheck, 'actualTokens' | 'error'> & { at: number })[] = [];
@@ -257,7 +263,7 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
         continue;
       }
       const summary = await syncSearch(deps, { search: s.name, runId: randomUUID(), trigger: 'schedule' });
-      const refresh = (summary as RunSummary & { refresh?: unknown }).refresh;
+      const { refresh } = summary;
       runs.push({
         search: s.name, day: dayOf(e.at), at: new Date(e.at).toISOString(), status: summary.status, ...(summary.stopReason ? { stopReason: summary.stopReason } : {}),
         ...(decision ? { gate: { run: decision.run, spendable: decision.spendable, needed: decision.needed } } : {}),
@@ -289,7 +295,12 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
       f.changedOpenAtEnd = changed.get(f.search)!.size;
       f.enteredNeverSynced = entering.get(f.search)!.size;
       const later = runs.filter((r) => r.search === f.search && r.status === 'completed').slice(1);
-      f.tokensPerRunAfterFirst = later.length === 0 ? 0 : Math.round(later.reduce((n, r) => n + r.tokens, 0) / later.length);
+      const mean = (v: (r: RunRecord) => number): number => (later.length === 0 ? 0 : Number((later.reduce((n, r) => n + v(r), 0) / later.length).toFixed(1)));
+      f.tokensPerRunAfterFirst = mean((r) => r.tokens);
+      const block = (r: RunRecord): RefreshSummary | undefined => r.refresh as RefreshSummary | undefined;
+      f.countsPerRun = mean((r) => block(r)?.counts ?? 0);
+      f.walkedPerRun = mean((r) => { const w = block(r)?.walked; return w ? w.changed + w.new + w.stale : 0; });
+      f.keptPartitions = later.length === 0 ? 0 : (block(later[later.length - 1]!)?.kept ?? 0);
       f.maxStaleDays = Number(f.maxStaleDays.toFixed(2));
     }
     const priorityViolations: PeriodResult['priorityViolations'] = [];
@@ -303,7 +314,12 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
     return {
       companies: o.companies, days: o.days, churnShare: o.churnShare, refresh: o.refresh, allotment, fullModeNeed,
       tokens: runs.reduce((n, r) => n + r.tokens, 0), remainingAtEnd: balance?.remaining ?? null, served402: stats.served402,
-      exhaustedRuns: runs.filter((r) => r.status === 'delayed' || r.stopReason === 'tokens_exhausted').map((r) => ({ search: r.search, day: r.day, gateNeeded: r.gate?.needed ?? 0 })),
+      exhaustedRuns: runs.filter((r) => r.stopReason === 'tokens_exhausted').map((r) => ({ search: r.search, day: r.day, gateNeeded: r.gate?.needed ?? 0 })),
+      otherEndings: runs.filter((r) => r.status !== 'completed' && r.status !== 'paced').reduce<Record<string, number>>((m, r) => {
+        const k = `${r.status}/${r.stopReason ?? '-'}`;
+        m[k] = (m[k] ?? 0) + 1;
+        return m;
+      }, {}),
       priorityViolations,
       searches: [...figures.values()],
       forecasts: forecasts.map(({ at, ...fc }) => {
