@@ -63,6 +63,8 @@ export interface PeriodOptions {
   /** Hidden reserve of the emulator's companies (1 in n): new companies enter from it. */
   companyReserveEvery?: number;
   onRun?: (line: string) => void;
+  /** Redis key prefix of the worker's state (a fresh one by default). */
+  prefix?: string;
 }
 
 export interface RunRecord {
@@ -99,6 +101,8 @@ export interface SearchFigures {
   enteredSameDay: number;
   enteredAtFirstRun: number;
   enteredNeverSynced: number;
+  /** Entered companies not synced the day they entered (up to 20 ids with their day). */
+  enteredLate: string[];
 }
 
 export interface ForecastCheck {
@@ -181,7 +185,7 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
     accounts: [{ ...ACCOUNT, limits: { search: 500, count: 500, dictionary: 500 }, tokenPeriodSeconds: o.days * 86_400 }],
   });
   const hs = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 100_000, daily: 1_000_000_000 } });
-  const prefix = `bench-period-${randomUUID().slice(0, 8)}`;
+  const prefix = o.prefix ?? `bench-period-${randomUUID().slice(0, 8)}`;
   const { redis } = o;
   try {
     const control = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> => {
@@ -218,7 +222,7 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
     const entering = new Map(searches.map((s) => [s.name, new Map<string, Pending>()]));
     const figures = new Map<string, SearchFigures>(searches.map((s) => [s.name, {
       search: s.name, priority: s.priority, matchesAtStart: matchesAtStart.get(s.name) ?? 0, runs: 0, paced: 0, tokens: 0, tokensPerRunAfterFirst: 0, countsPerRun: 0, walkedPerRun: 0, keptPartitions: 0,
-      maxStaleDays: 0, changedTracked: 0, changedOpenAtEnd: 0, entered: 0, enteredSameDay: 0, enteredAtFirstRun: 0, enteredNeverSynced: 0,
+      maxStaleDays: 0, changedTracked: 0, changedOpenAtEnd: 0, entered: 0, enteredSameDay: 0, enteredAtFirstRun: 0, enteredNeverSynced: 0, enteredLate: [],
     }]));
     const forecasts: (Omit<ForecastCheck, 'actualTokens' | 'error'> & { at: number })[] = [];
     const pacedAt: { search: PeriodSearch; at: number }[] = [];
@@ -278,6 +282,7 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
       for (const [id, p] of entering.get(s.name)!) {
         if (table.findBy(matchField(s.name), id)) {
           if (dayOf(e.at) === dayOf(p.since)) f.enteredSameDay++;
+          else if (f.enteredLate.length < 20) f.enteredLate.push(`${id} entered day ${dayOf(p.since)}, synced day ${dayOf(e.at)}`);
           if (p.runs === 0) f.enteredAtFirstRun++;
           entering.get(s.name)!.delete(id);
         } else p.runs++;
@@ -294,6 +299,7 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
       for (const p of changed.get(f.search)!.values()) f.maxStaleDays = Math.max(f.maxStaleDays, (end - p.since) / DAY);
       f.changedOpenAtEnd = changed.get(f.search)!.size;
       f.enteredNeverSynced = entering.get(f.search)!.size;
+      for (const [id, p] of entering.get(f.search)!) if (f.enteredLate.length < 20) f.enteredLate.push(`${id} entered day ${dayOf(p.since)}, never synced`);
       const later = runs.filter((r) => r.search === f.search && r.status === 'completed').slice(1);
       const mean = (v: (r: RunRecord) => number): number => (later.length === 0 ? 0 : Number((later.reduce((n, r) => n + v(r), 0) / later.length).toFixed(1)));
       f.tokensPerRunAfterFirst = mean((r) => r.tokens);
