@@ -5,6 +5,7 @@
 export { syncSearch, createSyncProcessor, type SyncDeps, type RunRequest } from '../sync-search.js';
 export { planRun, type RunPlan } from './plan-run.js';
 export { openSource } from './open-source.js';
+export { planNextRun } from './refresh-plan.js';
 export { preflightSearch } from './preflight-search.js';
 export { resolveSearch } from './resolve-search.js';
 export { CONFIG_ERROR_CODES, errorInfo } from './run-errors.js';

@@ -5,11 +5,11 @@
  * it splits the search into many small partitions and walks them all. A resumed attempt keeps what the first chose.
  */
 import { refreshSettings } from '../../src/config/index.js';
-import { partitionId, RefreshRegistryStore, type RefreshRegistry, type RefreshState } from '../../src/runs/refresh-registry.js';
+import { lastRegistryInstance, partitionId, RefreshRegistryStore, type RefreshRegistry, type RefreshState } from '../../src/runs/refresh-registry.js';
 import { refreshCadence, selectPartitions, type Recounted } from '../../src/runs/refresh-selection.js';
 import { inLanes } from '../../src/shared/in-lanes.js';
 import { fingerprintJourney, type Filter, type SourceClient } from '../../src/source/index.js';
-import type { PlanOptions, SavedPartition } from './plan-run.js';
+import { planRun, type PlanOptions, type RunPlan, type SavedPartition } from './plan-run.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import type { SyncDeps } from './run-request.js';
 
@@ -26,6 +26,8 @@ export interface RefreshPlanInput {
   instance: () => Promise<string>;
   /** What the plan reuses of a resumed run (its checkpoint), and that checkpoint's refresh state. */
   resumed: { options: RefreshPlanOptions; state: RefreshState | undefined } | null;
+  /** `--full-resync`: every record is sent again, so every partition is walked (a new split). */
+  fullResync?: boolean;
   signal?: AbortSignal;
 }
 
@@ -54,6 +56,7 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   });
   if (!registry) return rebuild('first', 0);
   const kept = registry.partitions.length;
+  if (input.fullResync) return rebuild('full_resync', kept);
   if (registry.fingerprint !== fingerprint) return rebuild('search_changed', kept);
   if (kept >= settings.maxCounts) return rebuild('too_many', kept);
   const recounted = await recount(source, search.entity, registry, signal);
@@ -66,6 +69,18 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
     options: { counted, partitions, walkRecords },
     state: { ...base, kept, walked: { changed: by('changed'), new: by('new'), stale: by('stale') }, skipped: skipped.map((p) => p.id), walkRecords },
   };
+}
+
+/**
+ * `plan <search>`: the plan of the next run, in refresh mode `changed` with its choice (re-counting is free) in the
+ * CRM instance the search's registry was last saved for (none kept: the first walk, a new split).
+ */
+export async function planNextRun(deps: RefreshPlanInput['deps'], source: SourceClient, resolved: ResolvedSearch, runId: string): Promise<{ plan: RunPlan; refresh?: RefreshState }> {
+  const instance = async (): Promise<string> => (await lastRegistryInstance(deps.redis, resolved.search.name, deps.prefix)) ?? 'none';
+  const { options, state } = await planRefresh({ deps, source, resolved, instance, resumed: null });
+  const plan = await planRun(source, deps.config, resolved, { runId, ...options });
+  if (state?.rebuilt) state.walked = { changed: 0, new: plan.partitions.length, stale: 0 };
+  return { plan, ...(state ? { refresh: state } : {}) };
 }
 
 /** What the registry's partitions split: the search's entity, filter and view, and what it writes (a new mapping walks every record again). */

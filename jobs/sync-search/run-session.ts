@@ -115,7 +115,7 @@ export class RunSession {
       const { sink } = await opening;
       return sink.identity ? sink.identity({ signal: this.signal }) : 'default';
     };
-    const planned = await planRefresh({ deps: this.deps, source: this.source, resolved, instance, resumed, signal: this.signal });
+    const planned = await planRefresh({ deps: this.deps, source: this.source, resolved, instance, resumed, fullResync: this.request.fullResync ?? false, signal: this.signal });
     this.refresh = planned.state;
     return planned.options;
   }

@@ -43,6 +43,11 @@ export interface RunPace {
   basis: 'history' | 'count';
   /** Runs the mean is taken over (0 for a count). */
   runs: number;
+  /**
+   * Refresh mode `changed`, never run: its first run walks every record (`tokens` is then the refresh share of the
+   * runs after it).
+   */
+  firstRunTokens?: number;
 }
 
 /**
@@ -50,16 +55,27 @@ export interface RunPace {
  * null when it has none. `runs` is newest first, as the run history lists them.
  */
 export function paceFromHistory(runs: readonly RunSummary[]): RunPace | null {
-  const walked = runs.filter((r) => !r.dryRun && (r.status === 'completed' || r.status === 'partial')).slice(0, PACE_RUNS);
+  const all = runs.filter((r) => !r.dryRun && (r.status === 'completed' || r.status === 'partial'));
+  // Refresh mode `changed` (its last run says so): a run that walked a new split (the first) paid a full walk the
+  // later ones do not, so the pace is that of the runs that walked only what changed and their share.
+  const steady = all.filter((r) => r.refresh !== undefined && r.refresh.rebuilt === undefined);
+  const walked = (all[0]?.refresh !== undefined && steady.length > 0 ? steady : all).slice(0, PACE_RUNS);
   if (walked.length === 0) return null;
   const mean = (f: (r: RunSummary) => number): number => Math.ceil(walked.reduce((n, r) => n + f(r), 0) / walked.length);
   return { tokens: mean((r) => r.tokensSpent), credits: mean((r) => r.creditsSpent), basis: 'history', runs: walked.length };
 }
 
-/** The pace of a search never run: every match of the free count (capped by `maxRecords`) paid for, credits too for contacts. */
-export function paceFromCount(counted: number, search: Pick<SavedSearch, 'maxRecords'>, withCredits: boolean): RunPace {
+/**
+ * The pace of a search never run: every match of the free count (capped by `maxRecords`) paid for, credits too for
+ * contacts. In refresh mode `changed` (`runsPerInterval`: its runs in `maxAgeDays`) only the first run walks every
+ * match; each later one its refresh share, 1/runsPerInterval of them (the changes are not known before it has run).
+ */
+export function paceFromCount(counted: number, search: Pick<SavedSearch, 'maxRecords'>, withCredits: boolean, changed?: { runsPerInterval: number }): RunPace {
   const records = search.maxRecords !== undefined ? Math.min(counted, search.maxRecords) : counted;
-  return { tokens: records, credits: withCredits ? records : 0, basis: 'count', runs: 0 };
+  const pace: RunPace = { tokens: records, credits: withCredits ? records : 0, basis: 'count', runs: 0 };
+  if (!changed) return pace;
+  const share = Math.ceil(records / Math.max(1, changed.runsPerInterval));
+  return { ...pace, tokens: share, credits: withCredits ? share : 0, firstRunTokens: records };
 }
 
 export interface SearchPaceInput {
@@ -118,11 +134,12 @@ export function forecastAllotment(input: ForecastInput): AllotmentForecast {
   const runs: { at: number; order: number; tokens: number }[] = [];
   const searches = input.searches.map((s, order): SearchForecast => {
     const times = scheduledRunTimes(s.schedule, now, resetAt);
-    for (const at of times) runs.push({ at, order, tokens: s.pace.tokens });
+    const first = s.pace.firstRunTokens ?? s.pace.tokens;
+    times.forEach((at, i) => runs.push({ at, order, tokens: i === 0 ? first : s.pace.tokens }));
     return {
       search: s.search, runsLeft: times.length, nextRunAt: times[0] === undefined ? null : new Date(times[0]).toISOString(),
       tokensPerRun: s.pace.tokens, creditsPerRun: s.pace.credits, basis: s.pace.basis,
-      tokens: times.length * s.pace.tokens, credits: times.length * s.pace.credits,
+      tokens: times.length === 0 ? 0 : first + (times.length - 1) * s.pace.tokens, credits: times.length * s.pace.credits,
     };
   });
   runs.sort((a, b) => a.at - b.at || a.order - b.order);

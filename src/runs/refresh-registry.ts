@@ -63,6 +63,16 @@ export async function dropRegistries(redis: Redis, search: string, prefix: strin
   await redis.del(instances, ...names.flatMap((n) => [`${base(search, prefix)}:${n}`, `${base(search, prefix)}:${n}:keys`]));
 }
 
+/** The CRM instance whose registry of `search` was saved last (what `plan` previews), or null when none is kept. */
+export async function lastRegistryInstance(redis: Redis, search: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<string | null> {
+  let last: { instance: string; savedAt: number } | null = null;
+  for (const instance of await redis.smembers(`${base(search, prefix)}:instances`)) {
+    const registry = await new RefreshRegistryStore(redis, search, instance, prefix).load();
+    if (registry && (last === null || registry.savedAt > last.savedAt)) last = { instance, savedAt: registry.savedAt };
+  }
+  return last?.instance ?? null;
+}
+
 export class RefreshRegistryStore {
   private readonly keys: { registry: string; keys: string; instances: string };
 
@@ -115,7 +125,7 @@ export interface RefreshState {
   /** Records the walked partitions held when counted (the run's target). */
   walkRecords?: number;
   /** The run walks every partition of a new split: no registry yet, the search changed, or the counts did not tile it. */
-  rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many';
+  rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many' | 'full_resync';
   /** Each piece's size and the count requests of a new split (the resumed attempt splits alike). */
   split?: { pieceRecords: number; maxCounts: number };
 }

@@ -78,8 +78,11 @@ export interface RefreshSummary {
   counts: number;
   /** Tokens a full walk would have needed: the search's count. */
   fullTokens: number;
-  /** Why every partition was walked: `first` (no registry), `search_changed`, `untiled` (the counts did not add up to the search's), `too_many` (more partitions than `maxCounts`). */
-  rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many';
+  /**
+   * Why every partition was walked: `first` (no registry), `search_changed`, `untiled` (the counts did not add up to
+   * the search's), `too_many` (more partitions than `maxCounts`), `full_resync` (the run sends every record).
+   */
+  rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many' | 'full_resync';
 }
 
 // The counters and their arithmetic live in run-counters.ts; re-exported here for existing callers.

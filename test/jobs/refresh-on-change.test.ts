@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
+import { openSource, planNextRun, resolveSearch } from '../../jobs/sync-search/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { RefreshRegistryStore, type RefreshRegistry } from '../../src/runs/refresh-registry.js';
 import { COMPANY_FILTER, companySearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
@@ -92,6 +94,11 @@ describe('refresh on change', () => {
     const fourth = await run('c4');
     expect(fourth).toMatchObject({ status: 'completed', entered: 0, left: 1 });
     expect(fourth.refresh!.walked.changed).toBe(1);
+
+    // A full resync walks every record again (a new split).
+    now += DAY;
+    const resync = await syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId: 'c5', fullResync: true });
+    expect(resync).toMatchObject({ status: 'completed', tokensSpent: ids.length - 1, left: 0, refresh: { rebuilt: 'full_resync' } });
   }, 120_000);
 
   it('over maxAgeDays of daily runs every partition is walked, and none is older than maxAgeDays', async () => {
@@ -106,7 +113,12 @@ describe('refresh on change', () => {
     let tokens = 0;
     for (let day = 1; day <= MAX_AGE_DAYS; day++) {
       now = start + day * DAY;
+      // `plan` shows what the run will walk and its tokens (re-counting is free).
+      const source = openSource(config, f.redis, f.prefix, silentLogger);
+      const next = await planNextRun({ config, redis: f.redis, prefix: f.prefix, now: () => now }, source, resolveSearch(config, 'icp'), `p${day}`).finally(() => source.close());
       const s = await run(`a${day}`);
+      expect(s.tokensSpent).toBe(next.plan.tokensNeeded);
+      expect(s.refresh?.walked).toEqual(next.refresh?.walked);
       expect(s).toMatchObject({ status: 'completed', left: 0 });
       expect(s.refresh!.walked.changed).toBe(0);
       tokens += s.tokensSpent;

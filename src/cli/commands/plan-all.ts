@@ -5,7 +5,8 @@
  * tokens and no credits. Exit 0, 2 config error.
  */
 import type { Redis } from 'ioredis';
-import type { AppConfig, SavedSearch } from '../../config/index.js';
+import { refreshSettings, type AppConfig, type SavedSearch } from '../../config/index.js';
+import { refreshCadence } from '../../runs/refresh-selection.js';
 import { forecastAllotment, paceFromCount, paceFromHistory, type AllotmentForecast, type RunPace, type SearchPaceInput } from '../../runs/allotment-forecast.js';
 import { listRuns } from '../../runs/run-history.js';
 import type { Filter, SourceClient } from '../../source/index.js';
@@ -22,7 +23,10 @@ async function paces(config: AppConfig, source: SourceClient, redis: Redis, pref
   const out: SearchPaceInput[] = [];
   for (const s of config.searches.filter((x) => x.schedule !== undefined)) {
     const history = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
-    const pace: RunPace = history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s));
+    // Refresh mode `changed`: the first run walks everything, the later ones their share (src/runs/refresh-selection.ts).
+    const refresh = refreshSettings(config, s);
+    const changed = refresh.mode === 'changed' ? { runsPerInterval: refreshCadence(s.schedule, refresh.maxAgeDays, Date.now()).runsPerInterval } : undefined;
+    const pace: RunPace = history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s), changed);
     out.push({ search: s.name, schedule: s.schedule, pace });
   }
   return out;

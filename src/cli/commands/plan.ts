@@ -3,7 +3,8 @@
  * estimated time, against the budget left; and what runs learned of the destination's limits from its answers. Spends no search tokens and no credits. Exit 0, 2 config error.
  */
 import { randomUUID } from 'node:crypto';
-import { openSource, planRun, resolveSearch, type RunPlan } from '../../../jobs/sync-search/index.js';
+import { openSource, planNextRun, resolveSearch, type RunPlan } from '../../../jobs/sync-search/index.js';
+import type { RefreshState } from '../../runs/refresh-registry.js';
 import { destinationCeiling, destinationLimits } from '../../crm/index.js';
 import type { GovernorSnapshot } from '../../shared/governor-snapshots.js';
 import { silentLogger } from '../../shared/logger.js';
@@ -33,11 +34,20 @@ function crmLimitLines(type: string, learned: GovernorSnapshot[], assumedCeiling
   return [`  crm limits   ${type}: nothing learned yet${assumed}`];
 }
 
-function render(plan: RunPlan, balance: { remaining: number; resetAt: number } | null, crm: string[]): string {
+/** Refresh mode `changed`: what the next run walks of the search and why, against a full walk. */
+function refreshLine(plan: RunPlan, r: RefreshState | undefined): string[] {
+  if (!r) return [];
+  if (r.rebuilt) return [`  refresh      changed: walks every partition of a new split (${r.rebuilt}); later runs walk what changed and their share`];
+  const walked = r.walked.changed + r.walked.stale;
+  return [`  refresh      changed: walks ${walked} of ${r.kept} partitions (count changed ${r.walked.changed}, stalest ${r.walked.stale}), skips ${r.skipped.length}: ${plan.target} tokens of ${plan.counted} for a full walk`];
+}
+
+function render(plan: RunPlan, balance: { remaining: number; resetAt: number } | null, crm: string[], refresh?: RefreshState): string {
   const n = (v: number | null): string => (v === null ? 'unknown (no search made yet this period)' : String(v));
   const lines = [
     `plan for ${plan.search} (${plan.entity})`,
-    `  matches      ${plan.counted}${plan.target < plan.counted ? `  (this run takes ${plan.target}: maxRecords)` : ''}`,
+    `  matches      ${plan.counted}${plan.target < plan.counted && !refresh ? `  (this run takes ${plan.target}: maxRecords)` : ''}`,
+    ...refreshLine(plan, refresh),
     `  pages        ${plan.pages} of up to ${plan.pageSize} records`,
     `  partitions   ${plan.partitions.length}, largest first (${nounCount(plan.countRequests, 'count request')}); ${nounCount(plan.parallelism, 'journey')} at first, re-sized during the run (at most ${plan.maxParallelism})`,
     `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${new Date(balance.resetAt).toISOString()})` : ''}`,
@@ -56,15 +66,16 @@ export async function runCommand(name: string, opts: ConfigOption & JsonOption):
   const source = openSource(cmd.config, cmd.redis, cmd.prefix, silentLogger);
   try {
     const resolved = resolveSearch(cmd.config, cmd.search);
-    const plan = await planRun(source, cmd.config, resolved, { runId: `plan-${randomUUID()}` });
+    const { plan, refresh } = await planNextRun({ config: cmd.config, redis: cmd.redis, prefix: cmd.prefix }, source, resolved, `plan-${randomUUID()}`);
     const balance = await source.ledger.tokenBalance();
     const crmLimits = await destinationLimits(resolved.destination, cmd.redis, cmd.prefix);
     if (opts.json) {
       printJson({
         ...plan, partitions: plan.partitions.map((p) => ({ count: p.count, headcount: p.headcount })), tokenBalance: balance,
+        ...(refresh ? { refresh: { mode: 'changed', kept: refresh.kept, walked: refresh.walked, skipped: refresh.skipped.length, fullTokens: plan.counted, ...(refresh.rebuilt ? { rebuilt: refresh.rebuilt } : {}) } } : {}),
         crmLimits: crmLimits.map((g) => ({ operation: g.operation, limit: g.limit, windowMs: g.windowMs, mode: g.mode, learnedAt: g.learnedAt ?? null, changedAt: g.changedAt ?? null, daily: g.daily ?? null })),
       });
-    } else process.stdout.write(`${render(plan, balance, crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination)))}\n`);
+    } else process.stdout.write(`${render(plan, balance, crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination)), refresh)}\n`);
     return EXIT.ok;
   } finally {
     await source.close();
