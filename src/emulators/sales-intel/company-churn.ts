@@ -10,17 +10,9 @@ import { parseFilterBody, type FilterSpec, type ValidationDetail } from './filte
 import { createPrng } from './hash.js';
 import type { LiveIndex } from './live-index.js';
 import { companyId } from './record-render.js';
+import type { ChurnedCompany, ChurnKind } from './types.js';
 
-export type ChurnKind = 'changed' | 'left' | 'entered';
-
-export interface ChurnedCompany {
-  id: string;
-  change: ChurnKind;
-  /** The headcount after the change. */
-  headcount: number;
-  /** Names of the given filters the company matches after the change (for one that left: the ones it matched). */
-  matches: string[];
-}
+export type { ChurnedCompany, ChurnKind };
 
 /** Headcounts move by up to a quarter either way, as a company's size is revised. */
 function revisedHeadcount(h: number, random: () => number): number {

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger } from '../../shared/logger.js';
 import { BudgetLedger } from './budget-ledger.js';
 import { handleControl } from './control-routes.js';
-import { CompanyChurn, type ChurnedCompany } from './company-churn.js';
+import { CompanyChurn } from './company-churn.js';
 import { buildDataset } from './dataset.js';
 import { DICTIONARIES, type DictionaryName } from './dictionaries.js';
 import { StatsBook } from './emulator-stats.js';
@@ -20,7 +20,7 @@ import { RateLimiter, formatSeconds, rateLimitHeaders } from './rate-limiter.js'
 import { SearchService } from './search-service.js';
 import { settingsFor } from './settings-data.js';
 import { TokenStore } from './token-store.js';
-import type { EmulatorAccount, EmulatorRoute, RateOperation, SalesIntelEmulator, SalesIntelEmulatorOptions } from './types.js';
+import type { ChurnedCompany, EmulatorAccount, EmulatorRoute, RateOperation, SalesIntelEmulator, SalesIntelEmulatorOptions } from './types.js';
 
 const DEFAULT_ACCOUNT: EmulatorAccount = { clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo' };
 const DEFAULT_LIMIT = 500;

@@ -1,6 +1,5 @@
 /** Public options and handle of the Sales-Intelligence API emulator (see docs/api-assumptions.md). */
 import type { Logger } from '../../shared/logger.js';
-import type { ChurnedCompany } from './company-churn.js';
 
 export type RateOperation = 'search' | 'count' | 'dictionary';
 
@@ -169,6 +168,18 @@ export interface EmulatorStats {
   creditsCharged: number;
   /** Records returned by searches. */
   recordsReturned: number;
+}
+
+export type ChurnKind = 'changed' | 'left' | 'entered';
+
+/** One company touched by a step of index churn (`churnCompanies`). */
+export interface ChurnedCompany {
+  id: string;
+  change: ChurnKind;
+  /** The headcount after the change. */
+  headcount: number;
+  /** Names of the given filters the company matches after the change (for one that left: the ones it matched). */
+  matches: string[];
 }
 
 export interface SalesIntelEmulator {
