@@ -49,8 +49,9 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   const fingerprint = refreshFingerprint(resolved);
   const base = { instance, fingerprint, at: now, skipped: [] as string[] };
   // Each piece about a count's share of the search. A split of n counts makes at most n + 1 partitions, and a later
-  // run re-counts them all and the search: so at most maxCounts - 2 counts, for re-counts within maxCounts.
-  const split = { pieceRecords: Math.max(1, Math.ceil(counted / settings.maxCounts)), maxCounts: Math.max(1, settings.maxCounts - 2) };
+  // run re-counts them all and the search (twice when the sum differs): so at most maxCounts - 3 counts, for
+  // re-counts within maxCounts.
+  const split = { pieceRecords: Math.max(1, Math.ceil(counted / settings.maxCounts)), maxCounts: Math.max(1, settings.maxCounts - 3) };
   const rebuild = (rebuilt: NonNullable<RefreshState['rebuilt']>, kept: number) => ({
     options: { counted, fine: split }, state: { ...base, kept, walked: { changed: 0, new: 0, stale: 0 }, rebuilt, split },
   });
@@ -58,9 +59,12 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   const kept = registry.partitions.length;
   if (input.fullResync) return rebuild('full_resync', kept);
   if (registry.fingerprint !== fingerprint) return rebuild('search_changed', kept);
-  if (kept >= settings.maxCounts) return rebuild('too_many', kept);
+  if (kept > settings.maxCounts - 2) return rebuild('too_many', kept);
   const recounted = await recount(source, search.entity, registry, signal);
-  if (recounted.reduce((n, p) => n + p.countNow, 0) !== counted) return rebuild('untiled', kept);
+  const sum = recounted.reduce((n, p) => n + p.countNow, 0);
+  // The live index may move while the partitions are re-counted: one more count of the search tells a record that
+  // moved meanwhile (the sum matches it now) from partitions that no longer tile the search.
+  if (sum !== counted && sum !== (await source.count(search.entity, search.filter as Filter, { signal }))) return rebuild('untiled', kept);
   const { walk, skipped } = selectPartitions(recounted, settings.maxAgeDays, refreshCadence(search.schedule, settings.maxAgeDays, now));
   const partitions: SavedPartition[] = walk.map(({ partition: p }) => ({ filter: p.filter, count: p.countNow }));
   const walkRecords = walk.reduce((n, w) => n + w.partition.countNow, 0);

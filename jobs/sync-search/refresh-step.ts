@@ -50,8 +50,11 @@ export async function refreshStep(input: RefreshStepInput): Promise<RefreshSumma
   // complete, but its partitions no longer tile as counted, so the next run splits afresh.
   const split = walkedParts.some((p) => p.count === undefined);
   const fresh: KeptPartition[] = walkedParts.map((p) => ({ id: partitionId(p.filter), filter: p.filter, count: p.count ?? 0, walkedAt: state.at }));
-  const registry = input.dryRun || split ? null : { fingerprint: state.fingerprint, savedAt: state.at, partitions: [...fresh, ...kept] };
-  await store.commit(runId, state.skipped, registry);
+  const partitions = [...fresh, ...kept];
+  const registry = input.dryRun || split ? null : { fingerprint: state.fingerprint, savedAt: state.at, partitions };
+  // Members gone from a walked partition are held until every partition holding records was walked after they went.
+  const covered = Math.min(state.at, ...partitions.filter((p) => p.count > 0).map((p) => p.walkedAt));
+  const { held } = await store.commit(runId, state.at, covered, state.skipped, registry);
   if (split && !input.dryRun) await store.drop();
-  return summary;
+  return { ...summary, ...(held > 0 ? { held } : {}) };
 }

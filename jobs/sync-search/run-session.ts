@@ -149,14 +149,17 @@ export class RunSession {
     const counts = this.ledger.counts();
     const counted = this.plan?.counted ?? this.resumed?.counted ?? 0;
     const search = this.deps.config.searches.find((s) => s.name === this.request.search);
-    // Before the mirror: the members of partitions it skipped join the run's matched set.
+    // Before the mirror: the members of partitions it skipped join the run's matched set. Without them the mirror
+    // would take every member of a skipped partition for a leaver: a failed step skips the mirror too.
+    let refreshed = true;
     const refresh = search && await refreshStep({
       deps: this.deps, search, runId: this.request.runId, dryRun: this.dryRun, outcome, checkpoint: this.ledger.checkpoint, state: this.refresh, counted, counts: counts.requests.count,
     }).catch((err: unknown) => {
       this.log.warn({ err: errorInfo(err) }, 'refresh step failed');
+      refreshed = this.refresh === undefined;
       return undefined;
     });
-    const mirror = await this.mirror(outcome, crm);
+    const mirror = refreshed ? await this.mirror(outcome, crm) : undefined;
     const { warning, ...mirrored } = mirror ?? {};
     const findings = this.ledger.findings;
     const warnings = warning ? addWarnings(findings.warnings, [warning]) : findings.warnings;

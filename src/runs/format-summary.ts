@@ -30,7 +30,7 @@ function listPart(s: RunSummary): string {
 /** Refresh mode `changed`: what the run walked of the search, and what a full walk would have cost. */
 function refreshPart(r: NonNullable<RunSummary['refresh']>): string {
   const walked = r.walked.changed + r.walked.new + r.walked.stale;
-  return `kept ${r.kept}  walked ${walked} (changed ${r.walked.changed}, new ${r.walked.new}, stale ${r.walked.stale})  skipped ${r.skipped}  counts ${r.counts}  full walk ${r.fullTokens} tokens${r.rebuilt ? `  (new split: ${r.rebuilt})` : ''}`;
+  return `kept ${r.kept}  walked ${walked} (changed ${r.walked.changed}, new ${r.walked.new}, stale ${r.walked.stale})  skipped ${r.skipped}${r.held ? `  held ${r.held}` : ''}  counts ${r.counts}  full walk ${r.fullTokens} tokens${r.rebuilt ? `  (new split: ${r.rebuilt})` : ''}`;
 }
 
 /** One line per run, newest first, for `runs <search>`. */

@@ -32,7 +32,7 @@ export interface RefreshRegistry {
   partitions: KeptPartition[];
 }
 
-const COMMIT = luaScript('refreshRegistryCommit', 5, new URL('./refresh-registry-commit.lua', import.meta.url));
+const COMMIT = luaScript('refreshRegistryCommit', 6, new URL('./refresh-registry-commit.lua', import.meta.url));
 
 export function partitionId(filter: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 16);
@@ -60,7 +60,7 @@ export async function dropRegistries(redis: Redis, search: string, prefix: strin
   const instances = `${base(search, prefix)}:instances`;
   const names = await redis.smembers(instances);
   if (names.length === 0) return;
-  await redis.del(instances, ...names.flatMap((n) => [`${base(search, prefix)}:${n}`, `${base(search, prefix)}:${n}:keys`]));
+  await redis.del(instances, ...names.flatMap((n) => [`${base(search, prefix)}:${n}`, `${base(search, prefix)}:${n}:keys`, `${base(search, prefix)}:${n}:held`]));
 }
 
 /** The CRM instance whose registry of `search` was saved last (what `plan` previews), or null when none is kept. */
@@ -74,11 +74,11 @@ export async function lastRegistryInstance(redis: Redis, search: string, prefix:
 }
 
 export class RefreshRegistryStore {
-  private readonly keys: { registry: string; keys: string; instances: string };
+  private readonly keys: { registry: string; keys: string; instances: string; held: string };
 
   constructor(private readonly redis: Redis, private readonly search: string, private readonly instance: string, private readonly prefix: string = DEFAULT_RUNS_PREFIX) {
     const b = base(search, prefix);
-    this.keys = { registry: `${b}:${instance}`, keys: `${b}:${instance}:keys`, instances: `${b}:instances` };
+    this.keys = { registry: `${b}:${instance}`, keys: `${b}:${instance}:keys`, instances: `${b}:instances`, held: `${b}:${instance}:held` };
   }
 
   /** The registry, or null (none yet, expired, or unreadable). */
@@ -93,19 +93,22 @@ export class RefreshRegistryStore {
   }
 
   /**
-   * The run ended complete: the members of its `skipped` partitions join its matched set, and (unless `registry` is
-   * null: a dry run) its keys and `registry` replace the registry. Returns the members added to the matched set.
+   * The run (at `at`) ended complete: the members of its `skipped` partitions join its matched set, and so do the
+   * members held (gone from a walked partition, found in none, until every partition holding records was walked
+   * after they went: `covered`, the oldest last walk after this run); unless `registry` is null (a dry run) its keys
+   * and `registry` replace the registry. Returns the members kept of skipped partitions, and those held.
    */
-  async commit(runId: string, skipped: readonly string[], registry: RefreshRegistry | null): Promise<number> {
+  async commit(runId: string, at: number, covered: number, skipped: readonly string[], registry: RefreshRegistry | null): Promise<{ kept: number; held: number }> {
     const runKeys = `${base(this.search, this.prefix)}:run:${runId}`;
-    return runLua<number>(this.redis, COMMIT, [this.keys.keys, runKeys, runMatchedKey(this.search, runId, this.prefix), this.keys.registry, this.keys.instances], [
-      registry ? '1' : '0', registry ? JSON.stringify(registry) : '', REFRESH_REGISTRY_TTL_SECONDS, this.instance, ...skipped,
+    const [kept, held] = await runLua<[number, number]>(this.redis, COMMIT, [this.keys.keys, runKeys, runMatchedKey(this.search, runId, this.prefix), this.keys.registry, this.keys.instances, this.keys.held], [
+      registry ? '1' : '0', registry ? JSON.stringify(registry) : '', REFRESH_REGISTRY_TTL_SECONDS, this.instance, at, covered, ...skipped,
     ]);
+    return { kept, held };
   }
 
   /** The registry no longer describes a complete walk (a partition was split mid-walk): the next run starts afresh. */
   async drop(): Promise<void> {
-    await this.redis.del(this.keys.registry, this.keys.keys);
+    await this.redis.del(this.keys.registry, this.keys.keys, this.keys.held);
   }
 }
 

@@ -76,11 +76,16 @@ export interface RefreshSummary {
   skipped: number;
   /** Count requests the run made (the search's count, the re-counts, a new split's). */
   counts: number;
+  /**
+   * Complete runs: members gone from a walked partition and found in no walked one, still counted as members (they
+   * may have moved into a skipped partition) until every partition was walked after they went; absent: none.
+   */
+  held?: number;
   /** Tokens a full walk would have needed: the search's count. */
   fullTokens: number;
   /**
    * Why every partition was walked: `first` (no registry), `search_changed`, `untiled` (the counts did not add up to
-   * the search's), `too_many` (more partitions than `maxCounts`), `full_resync` (the run sends every record).
+   * the search's), `too_many` (more partitions than a re-count within `maxCounts` allows), `full_resync` (the run sends every record).
    */
   rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many' | 'full_resync';
 }

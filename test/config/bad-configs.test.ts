@@ -64,6 +64,7 @@ const CASES: Record<string, [number, number, string, string]> = {
   'contacts-without-credit-caps': [40, 12, 'searches[1].view[0]', 'contacts cost credits'],
   'on-leave-no-fields': [30, 26, 'searches[0].onLeave.setFields', 'needs at least one field'],
   'leave-share-too-big': [30, 23, 'searches[0].leave.maxShare', '<=1'],
+  'refresh-changed-offset': [33, 21, 'searches[0].refresh.mode', 'an offset search walks in full'],
   'on-leave-unknown': [30, 14, 'searches[0].onLeave', 'nothing'],
 };
 

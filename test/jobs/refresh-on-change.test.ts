@@ -56,6 +56,10 @@ describe('refresh on change', () => {
     expect(built.partitions.length).toBeGreaterThan(5);
     expect(built.partitions.length).toBeLessThanOrEqual(20);
     expect(built.partitions.reduce((n, p) => n + p.count, 0)).toBe(ids.length);
+    // They tile the search: every record in exactly one (empty ones kept, so an entering record is counted in one).
+    const members = (await Promise.all(built.partitions.map((p) => f.oracleIds('companies', p.filter)))).flat();
+    expect(members.sort()).toEqual(ids);
+    expect(built.partitions.some((p) => p.count === 0)).toBe(true);
     // Counts used per run stay within maxCounts (the split's, and the search's own count).
     expect(first.refresh!.counts).toBeLessThanOrEqual(20);
 
@@ -87,18 +91,90 @@ describe('refresh on change', () => {
     const changed = (await registryOf(f)).partitions.filter((p) => p.walkedAt === now && !stale.has(p.id));
     expect(changed.length).toBeGreaterThanOrEqual(2);
 
-    // A company leaves the filter: its partition's count changed, so it is walked and the company is a leaver.
+    // A company leaves the filter: its partition's count changed, so it is walked and the company is not there. It
+    // could have moved into a skipped partition (whose count then did not change), so it is held as a member until
+    // every partition was walked after it went: then it is a leaver (confirmRuns 1), within maxAgeDays.
     const leaver = ids.find((id) => id !== mover)!;
     f.si.setCompanyHeadcount(leaver, 2_000_000);
     now += DAY;
     const fourth = await run('c4');
-    expect(fourth).toMatchObject({ status: 'completed', entered: 0, left: 1 });
+    expect(fourth).toMatchObject({ status: 'completed', entered: 0, left: 0, refresh: { held: 1 } });
     expect(fourth.refresh!.walked.changed).toBe(1);
+    const leftAt: number[] = [];
+    for (let day = 1; day <= MAX_AGE_DAYS; day++) {
+      now += DAY;
+      const s = await run(`c4-${day}`);
+      if (s.left) leftAt.push(day);
+      // Held until the run that confirms it left, not after.
+      expect(s.refresh?.held).toBe(leftAt.length > 0 ? undefined : 1);
+    }
+    expect(leftAt).toHaveLength(1);
 
     // A full resync walks every record again (a new split).
     now += DAY;
     const resync = await syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId: 'c5', fullResync: true });
     expect(resync).toMatchObject({ status: 'completed', tokensSpent: ids.length - 1, left: 0, refresh: { rebuilt: 'full_resync' } });
+  }, 120_000);
+
+  it('a member that moves into a skipped partition while another leaves it (its count unchanged) is held, not a leaver', async () => {
+    const f = await startFixture('refresh-swap');
+    fx = f;
+    const records = await f.oracleRecords('companies', COMPANY_FILTER);
+    let now = Date.parse('2026-03-01T06:00:00Z');
+    const config = f.config(refreshYaml());
+    const run = (runId: string) => syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId });
+    expect(await run('s1')).toMatchObject({ status: 'completed', entered: records.length });
+    now += DAY;
+    await run('s2');
+    // A partition walked just now (so not in the next stale share), by headcount only, holding a record.
+    const fresh = (await registryOf(f)).partitions.filter((p) => p.walkedAt === now && p.count > 0 && !('location' in (p.filter.company as object)));
+    const range = (p: { filter: Record<string, unknown> }) => (p.filter.company as { headcount: { gte: number; lte?: number } }).headcount;
+    const inRange = (h: number, r: { gte: number; lte?: number }) => h >= r.gte && (r.lte === undefined || h <= r.lte);
+    const target = fresh.find((p) => records.some((r) => inRange(Number(r.headcount), range(p))))!;
+    const out = records.find((r) => inRange(Number(r.headcount), range(target)))!;
+    const moved = records.find((r) => !inRange(Number(r.headcount), range(target)))!;
+    f.si.setCompanyHeadcount(String(out.id), 2_000_000);
+    f.si.setCompanyHeadcount(String(moved.id), range(target).gte);
+    now += DAY;
+    const swapped = await run('s3');
+    expect(swapped.refresh!.walked.changed).toBeGreaterThanOrEqual(1);
+    expect(swapped).toMatchObject({ status: 'completed', left: 0, refresh: { held: 1 } });
+
+    // Partitions that no longer tile the search (one lost from the registry): the run walks a new split, in full.
+    const instance = (await f.redis.smembers(`${f.prefix}:refresh:{icp}:instances`))[0]!;
+    const key = `${f.prefix}:refresh:{icp}:${instance}`;
+    const registry = await registryOf(f);
+    await f.redis.set(key, JSON.stringify({ ...registry, partitions: registry.partitions.filter((p) => p.count > 0).slice(1) }), 'KEEPTTL');
+    now += DAY;
+    const rebuilt = await run('s4');
+    // The walk sees everything: the company that left while its partition was skipped is a leaver now.
+    expect(rebuilt).toMatchObject({ status: 'completed', tokensSpent: rebuilt.counted, left: 1, refresh: { rebuilt: 'untiled' } });
+  }, 120_000);
+
+  it('a persons search partitions by its company filter alike: the second run walks its share', async () => {
+    const f = await startFixture('refresh-persons');
+    fx = f;
+    const filter = { company: { headcount: { gte: 1, lte: 1000000 } } };
+    const ids = await f.oracleIds('persons', filter);
+    let now = Date.parse('2026-03-01T06:00:00Z');
+    const config = f.config(hubspotConfig(`
+  - name: icp
+    segment: icp
+    entity: persons
+    filter: {company: {headcount: {gte: 1, lte: 1000000}}}
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName, lastname: lastName}
+    refresh: {mode: changed, maxAgeDays: ${MAX_AGE_DAYS}, maxCounts: 20}
+`));
+    const run = (runId: string) => syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId });
+    expect(await run('q1')).toMatchObject({ status: 'completed', tokensSpent: ids.length, entered: ids.length, refresh: { rebuilt: 'first' } });
+    now += DAY;
+    const second = await run('q2');
+    expect(second).toMatchObject({ status: 'completed', entered: 0, left: 0, refresh: { walked: { changed: 0 } } });
+    expect(second.tokensSpent).toBeGreaterThan(0);
+    expect(second.tokensSpent).toBeLessThan(ids.length / 2);
   }, 120_000);
 
   it('over maxAgeDays of daily runs every partition is walked, and none is older than maxAgeDays', async () => {
