@@ -52,11 +52,19 @@ function render(f: AllotmentForecast | null, searches: SearchPaceInput[]): strin
   ].join('\n');
 }
 
+/** What `plan --all` shows: each scheduled search's pace, and the forecast until the reset (null while the balance is unknown). */
+export async function allotmentForecastOf(
+  { config, source, redis, prefix }: { config: AppConfig; source: SourceClient; redis: Redis; prefix: string },
+  now = new Date(),
+): Promise<{ forecast: AllotmentForecast | null; searches: SearchPaceInput[] }> {
+  const searches = await paces(config, source, redis, prefix);
+  const balance = await source.ledger.tokenBalance();
+  return { forecast: balance ? forecastAllotment({ balance, reserve: config.source.tokens.reserve, searches, now }) : null, searches };
+}
+
 export async function runCommand(opts: ConfigOption & JsonOption): Promise<number> {
-  return withSourceCommand(opts.config, async ({ config, redis, prefix, source }) => {
-    const searches = await paces(config, source, redis, prefix);
-    const balance = await source.ledger.tokenBalance();
-    const forecast = balance ? forecastAllotment({ balance, reserve: config.source.tokens.reserve, searches, now: new Date() }) : null;
+  return withSourceCommand(opts.config, async (cmd) => {
+    const { forecast, searches } = await allotmentForecastOf(cmd);
     if (opts.json) printJson({ forecast, searches: searches.map((s) => ({ search: s.search, ...s.pace })) });
     else process.stdout.write(`${render(forecast, searches)}\n`);
     return EXIT.ok;

@@ -4,15 +4,21 @@
  * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?},
  * POST company-headcount {id, headcount} or {moves: [{id, headcount}, ...]} (companies move into or out of filters
  * between runs; all moves or none).
+ * POST company-churn {share, seed, filters?} (a step of index churn: companies change, leave, enter).
  */
 import type { Reply } from './http-io.js';
 import { message } from './http-io.js';
 import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
 
-type Controls = Pick<SalesIntelEmulator, 'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount' | 'setCompanyHeadcounts'>;
+type Controls = Pick<
+  SalesIntelEmulator,
+  'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount' | 'setCompanyHeadcounts' | 'churnCompanies'
+>;
 
 /** Most moves one company-headcount call takes. */
 export const MAX_HEADCOUNT_MOVES = 10_000;
+
+const BODY_ROUTES = new Set(['faults', 'token-balance', 'insert-persons', 'company-headcount', 'company-churn']);
 
 function jsonObject(raw: string): Record<string, unknown> | undefined {
   try {
@@ -58,7 +64,7 @@ export function handleControl(c: Controls, method: string, path: string, params:
     return ok;
   }
   const body = jsonObject(rawBody);
-  if (method === 'POST' && (path === 'faults' || path === 'token-balance' || path === 'insert-persons' || path === 'company-headcount') && !body) return message(400, 'body must be a JSON object');
+  if (method === 'POST' && BODY_ROUTES.has(path) && !body) return message(400, 'body must be a JSON object');
   if (key === 'POST faults') {
     c.faults.set(body as EmulatorFaultsInit);
     return ok;
@@ -98,6 +104,20 @@ export function handleControl(c: Controls, method: string, path: string, params:
       return message(404, err instanceof Error ? err.message : 'unknown company');
     }
     return { status: 200, body: { ok: true, moved: moves.length } };
+  }
+  if (key === 'POST company-churn') {
+    const { share, seed, filters } = body as { share?: unknown; seed?: unknown; filters?: unknown };
+    if (
+      typeof share !== 'number' || !(share >= 0 && share <= 1) || typeof seed !== 'number' || !Number.isInteger(seed) ||
+      (filters !== undefined && (typeof filters !== 'object' || filters === null || Array.isArray(filters)))
+    ) {
+      return message(400, 'needs {share: number 0..1, seed: integer, filters?: {name: company search body}}');
+    }
+    try {
+      return { status: 200, body: { changes: c.churnCompanies(share, seed, filters as Record<string, unknown> | undefined) } };
+    } catch (err) {
+      return message(400, err instanceof Error ? err.message : 'invalid filter');
+    }
   }
   return message(404, `no control route ${method} ${path}`);
 }

@@ -69,16 +69,16 @@ export interface Dataset {
 /** Salt values so each attribute draws an independent hash. */
 const Salt = {
   Industry: 1, Country: 2, Headcount: 3, Revenue: 4, Founded: 5, Tech: 6, TechCount: 7,
-  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11, PHidden: 12,
+  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11, PHidden: 12, CHidden: 13,
 } as const;
 
 /**
- * Person slots and presence. The default reserve is every 65th slot; another `every` hides a slot with chance
- * 1/every at random (seeded), so persons inserted later land at random places, not on a grid.
+ * Slots and presence of a table. The default reserve is every 65th slot; another `every` hides a slot with chance
+ * 1/every at random (seeded), so records inserted later land at random places, not on a grid.
  */
-function personSlots(seed: number, visible: number, every: number): { slots: number; present: Uint8Array } {
+function reserveSlots(seed: number, visible: number, every: number, salt: number): { slots: number; present: Uint8Array } {
   if (every === RESERVE_EVERY) return defaultSlots(visible);
-  const hidden = (s: number): boolean => hash3(seed, s, Salt.PHidden) % every === 0;
+  const hidden = (s: number): boolean => hash3(seed, s, salt) % every === 0;
   let slots = 0;
   for (let seen = 0; seen < visible; slots++) if (!hidden(slots)) seen++;
   const present = new Uint8Array(slots);
@@ -92,8 +92,8 @@ function defaultSlots(visible: number): { slots: number; present: Uint8Array } {
   return { slots, present: presentBitmap(slots) };
 }
 
-function buildCompanies(seed: number, visible: number): CompanyTable {
-  const t: CompanyTable = allocateTable(defaultSlots(visible), {
+function buildCompanies(seed: number, visible: number, every: number): CompanyTable {
+  const t: CompanyTable = allocateTable(reserveSlots(seed, visible, every, Salt.CHidden), {
     industry: Uint8Array, country: Uint8Array, headcount: Uint32Array, revenue: Float64Array, foundedYear: Uint16Array, technologies: Uint32Array,
   });
   const slots = t.slots;
@@ -115,15 +115,25 @@ function buildCompanies(seed: number, visible: number): CompanyTable {
   return t;
 }
 
-function buildPersons(seed: number, visible: number, companies: CompanyTable, visibleCompanies: number, every: number): PersonTable {
+/** Slots of the visible records of a table, in order (a person's employer is drawn among them). */
+function visibleSlots(present: Uint8Array): Uint32Array {
+  let n = 0;
+  for (let s = 0; s < present.length; s++) n += present[s]!;
+  const out = new Uint32Array(n);
+  for (let s = 0, k = 0; s < present.length; s++) if (present[s] === 1) out[k++] = s;
+  return out;
+}
+
+function buildPersons(seed: number, visible: number, companies: CompanyTable, every: number): PersonTable {
   const t: PersonTable = {
-    ...allocateTable(personSlots(seed, visible, every), { companySlot: Uint32Array, title: Uint16Array, country: Uint8Array, byCompany: Uint32Array }),
+    ...allocateTable(reserveSlots(seed, visible, every, Salt.PHidden), { companySlot: Uint32Array, title: Uint16Array, country: Uint8Array, byCompany: Uint32Array }),
     companyStart: new Uint32Array(companies.slots + 1),
   };
   const slots = t.slots;
   const titles = SENIORITIES.length * DEPARTMENTS.length * TITLE_VARIANTS;
+  const employers = visibleSlots(companies.present);
   for (let s = 0; s < slots; s++) {
-    const c = visibleCompanies === 0 ? 0 : slotOfOrdinal(hash3(seed, s, Salt.PCompany) % visibleCompanies);
+    const c = employers.length === 0 ? 0 : employers[hash3(seed, s, Salt.PCompany) % employers.length]!;
     t.companySlot[s] = c;
     t.title[s] = hash3(seed, s, Salt.PTitle) % titles;
     t.country[s] = hash3(seed, s, Salt.PCountryKeep) % 5 === 0
@@ -149,19 +159,22 @@ function groupByCompany(t: PersonTable): void {
 }
 
 /**
- * `personReserveEvery`: every 65th person slot is hidden reserve by default (~1.5%); another n hides 1 in n person
- * slots at random, leaving room for tests that insert a larger share of new persons (`insertPersons`).
+ * `personReserveEvery`, `companyReserveEvery`: every 65th slot is hidden reserve by default (~1.5%); another n hides 1
+ * in n slots at random, leaving room for tests that insert a larger share of new records (`insertPersons`, the
+ * index churn of `churnCompanies`).
  */
-export function buildDataset(seed: number, companies: number, persons: number, personReserveEvery = RESERVE_EVERY): Dataset {
-  if (!Number.isInteger(personReserveEvery) || personReserveEvery < 2) throw new RangeError('personReserveEvery must be an integer >= 2');
+export function buildDataset(seed: number, companies: number, persons: number, personReserveEvery = RESERVE_EVERY, companyReserveEvery = RESERVE_EVERY): Dataset {
+  for (const [name, every] of [['personReserveEvery', personReserveEvery], ['companyReserveEvery', companyReserveEvery]] as const) {
+    if (!Number.isInteger(every) || every < 2) throw new RangeError(`${name} must be an integer >= 2`);
+  }
   if (!Number.isInteger(companies) || companies < 1 || companies > MAX_COMPANIES) {
     throw new RangeError(`companies must be an integer from 1 to ${MAX_COMPANIES}`);
   }
   if (!Number.isInteger(persons) || persons < 0 || persons > MAX_PERSONS) {
     throw new RangeError(`persons must be an integer from 0 to ${MAX_PERSONS}`);
   }
-  const companyTable = buildCompanies(seed, companies);
-  return { seed, companies: companyTable, persons: buildPersons(seed, persons, companyTable, companies, personReserveEvery) };
+  const companyTable = buildCompanies(seed, companies, companyReserveEvery);
+  return { seed, companies: companyTable, persons: buildPersons(seed, persons, companyTable, personReserveEvery) };
 }
 
 /** Seniority and department codes packed into a title code. */

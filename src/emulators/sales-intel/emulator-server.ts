@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger } from '../../shared/logger.js';
 import { BudgetLedger } from './budget-ledger.js';
 import { handleControl } from './control-routes.js';
+import { CompanyChurn } from './company-churn.js';
 import { buildDataset } from './dataset.js';
 import { DICTIONARIES, type DictionaryName } from './dictionaries.js';
 import { StatsBook } from './emulator-stats.js';
@@ -19,7 +20,7 @@ import { RateLimiter, formatSeconds, rateLimitHeaders } from './rate-limiter.js'
 import { SearchService } from './search-service.js';
 import { settingsFor } from './settings-data.js';
 import { TokenStore } from './token-store.js';
-import type { EmulatorAccount, EmulatorRoute, RateOperation, SalesIntelEmulator, SalesIntelEmulatorOptions } from './types.js';
+import type { ChurnedCompany, EmulatorAccount, EmulatorRoute, RateOperation, SalesIntelEmulator, SalesIntelEmulatorOptions } from './types.js';
 
 const DEFAULT_ACCOUNT: EmulatorAccount = { clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo' };
 const DEFAULT_LIMIT = 500;
@@ -59,15 +60,17 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   const windowSeconds = options.windowSeconds ?? 60;
   const accounts = new Map((options.accounts ?? [DEFAULT_ACCOUNT]).map((a) => [a.accountId, a]));
   const byClient = new Map([...accounts.values()].map((a) => [a.clientId, a]));
-  const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000, options.personReserveEvery);
+  const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000, options.personReserveEvery, options.companyReserveEvery);
   const tokens = new TokenStore(options.tokenLifetimeSeconds ?? 3600);
   const limiter = new RateLimiter(windowSeconds);
-  const budget = new BudgetLedger();
+  const budget = new BudgetLedger(options.tokenClock ?? (() => Date.now()));
   for (const a of accounts.values()) budget.open(a.accountId, a.tokenAllotment ?? DEFAULT_ALLOTMENT, a.tokenPeriodSeconds ?? DEFAULT_PERIOD_SECONDS);
   const stats = new StatsBook();
   const faults = new FaultState(seed, () => tokens.expireAll());
   if (options.faults) faults.set(options.faults);
-  const search = new SearchService(data, new LiveIndex(data), budget, faults, {
+  const live = new LiveIndex(data);
+  const churn = new CompanyChurn(data, live);
+  const search = new SearchService(data, live, budget, faults, {
     recordStyle: options.recordStyle ?? 'camel',
     cursorStyle: options.cursorStyle ?? 'json-v1',
   });
@@ -237,6 +240,12 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     setCompanyHeadcounts: (moves) => {
       const unknown = search.setCompanyHeadcounts(moves);
       if (unknown !== undefined) throw new RangeError(`unknown company ${unknown}`);
+    },
+    churnCompanies: (share, churnSeed, filters) => {
+      const changes = churn.apply(share, churnSeed, filters ?? {});
+      if (!changes.every((c) => 'change' in c)) throw new RangeError(`invalid filter: ${JSON.stringify(changes)}`);
+      search.companiesChanged();
+      return changes as ChurnedCompany[];
     },
   };
   return emulator;

@@ -69,6 +69,19 @@ export class LiveIndex {
     return ids;
   }
 
+  /** Hides visible slots (a test control: records leave the index between runs); returns their ids. */
+  remove(entity: Entity, slots: readonly number[]): string[] {
+    const present = this.present(entity);
+    const ids: string[] = [];
+    for (const s of slots) {
+      if (present[s] !== 1) continue;
+      present[s] = 0;
+      this.events.push({ entity, slot: s, change: -1 });
+      ids.push(this.idOf(entity, s));
+    }
+    return ids;
+  }
+
   /** Where a cursor issued at `epoch` for `slot` resumes after the churn since then. */
   resume(m: Matcher, slot: number, epoch: number): number {
     let delta = 0;

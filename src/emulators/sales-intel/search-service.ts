@@ -172,6 +172,11 @@ export class SearchService {
     return undefined;
   }
 
+  /** Company values changed under the cached matchers (index churn): they are dropped. */
+  companiesChanged(): void {
+    this.matchers.clear();
+  }
+
   insertPersons(count: number, rawBody: string, spread: 'random' | 'even' = 'random'): string[] | ValidationDetail[] {
     let body: unknown;
     try {

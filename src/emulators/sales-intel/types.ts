@@ -48,8 +48,15 @@ export interface SalesIntelEmulatorOptions {
   companies?: number;
   /** Number of persons; default 50,000, at most 5,000,000. */
   persons?: number;
+  /**
+   * The clock of the search-token period (epoch ms); default Date.now. A benchmark that simulates the worker's time
+   * keeps the period on this clock, so the reset the API reports in seconds lands where it set it.
+   */
+  tokenClock?: () => number;
   /** Hidden reserve persons that `insertPersons` can make visible: every 65th slot by default (~1.5%); another n hides 1 in n slots at random. */
   personReserveEvery?: number;
+  /** The same for companies (the reserve `churnCompanies` enters new companies from). */
+  companyReserveEvery?: number;
   /** Default: one account {clientId:'demo-client', clientSecret:'demo-secret', accountId:'demo'}. */
   accounts?: EmulatorAccount[];
   /** Rate-limit window length in seconds (may be fractional in tests); default 60. */
@@ -163,6 +170,18 @@ export interface EmulatorStats {
   recordsReturned: number;
 }
 
+export type ChurnKind = 'changed' | 'left' | 'entered';
+
+/** One company touched by a step of index churn (`churnCompanies`). */
+export interface ChurnedCompany {
+  id: string;
+  change: ChurnKind;
+  /** The headcount after the change. */
+  headcount: number;
+  /** Names of the given filters the company matches after the change (for one that left: the ones it matched). */
+  matches: string[];
+}
+
 export interface SalesIntelEmulator {
   /** Base URL incl. basePath, no trailing slash. */
   url: string;
@@ -185,4 +204,10 @@ export interface SalesIntelEmulator {
   setCompanyHeadcount(id: string, headcount: number): void;
   /** The same for many companies at once (a bench moves thousands between runs); all or none: an unknown id throws RangeError and moves nobody. */
   setCompanyHeadcounts(moves: readonly { id: string; headcount: number }[]): void;
+  /**
+   * Index churn between runs: round(visible × share) companies, a third each change their headcount, leave, or enter
+   * from the reserve, drawn from `seed`; each with the names of `filters` (company search bodies) it matches.
+   * Throws RangeError for an invalid filter.
+   */
+  churnCompanies(share: number, seed: number, filters?: Record<string, unknown>): ChurnedCompany[];
 }
