@@ -78,6 +78,13 @@ export interface Reservation {
   granted: number;
 }
 
+export interface TokenReservation extends Reservation {
+  /** The balance less the reserve and every reservation, before this grant; -1 while the balance is unknown. */
+  available: number;
+  /** Tokens held by other reservations in flight. */
+  held: number;
+}
+
 export interface CreditReservation extends Reservation {
   /** The cap that limits the grant (the smaller remaining of run and day, run on ties), or null without caps. */
   binding: 'credit_cap_run' | 'credit_cap_day' | null;
@@ -128,23 +135,26 @@ export class RedisBudgetLedger implements BudgetLedger {
     return { limit: Number(st[0]), remaining: Number(st[1]), resetAt: Number(st[2]), observedAt: Number(st[3]) };
   }
 
-  /** Reserves up to `requested` tokens; `available` is -1 while the balance is unknown (then all are granted). */
-  async reserveTokens(requested: number): Promise<Reservation & { available: number }> {
+  /**
+   * Reserves up to `requested` tokens; `available` is -1 while the balance is unknown (then all are granted); `held`:
+   * tokens other pages in flight hold (they may return fewer records than they reserved).
+   */
+  async reserveTokens(requested: number): Promise<TokenReservation> {
     const id = randomUUID();
-    const [granted, available] = await runLua<[number, number]>(
+    const [granted, available, held] = await runLua<[number, number, number]>(
       this.redis, RESERVE_TOKENS, [...this.tokenResv, this.tokensKey], [requested, this.tokenReserve, id, RESERVATION_TTL_MS],
     );
-    return { id, granted, available };
+    return { id, granted, available, held };
   }
 
   /** `reserveTokens` appended to a batch (the governor's grant, one round trip); `read` takes its reply. */
-  reserveTokensInto(batch: ChainableCommander, requested: number): { read(reply: unknown): Reservation & { available: number } } {
+  reserveTokensInto(batch: ChainableCommander, requested: number): { read(reply: unknown): TokenReservation } {
     const id = randomUUID();
     queueLua(batch, RESERVE_TOKENS, [...this.tokenResv, this.tokensKey], [requested, this.tokenReserve, id, RESERVATION_TTL_MS]);
     return {
       read: (reply) => {
-        const [granted, available] = reply as [number, number];
-        return { id, granted, available };
+        const [granted, available, held] = reply as [number, number, number];
+        return { id, granted, available, held };
       },
     };
   }

@@ -3,7 +3,7 @@ import type { ChainableCommander } from 'ioredis';
 import { sleep } from '../shared/abortable-sleep.js';
 import type { Alongside } from '../shared/rate-governor.js';
 import type { Logger } from '../shared/logger.js';
-import type { CreditReservation, RedisBudgetLedger, Reservation } from './budget-ledger.js';
+import type { CreditReservation, RedisBudgetLedger, Reservation, TokenReservation } from './budget-ledger.js';
 import { BudgetStopError, NextCursorError, SourceProtocolError } from './errors.js';
 import type { RequestExecutor, SourceStats } from './request-executor.js';
 import type { RevealStore } from './reveal-store.js';
@@ -53,6 +53,9 @@ export function parsePage(body: unknown): PageBody {
   return { data: b.data, page };
 }
 
+/** A page whose tokens are all held by other pages in flight: it waits for them (never leaves fetchPage). */
+const tokensHeld = new Error('search tokens held by pages in flight');
+
 /**
  * One page request with its budget reservations held only while it is in flight (the answer's headers then carry
  * the new balance). `creditRunId` is set when the page reveals contacts. A request that got no answer may still
@@ -66,9 +69,12 @@ export async function fetchPage(
   let credits: Reservation | null = null;
   let limit = 0;
   let spent = 0;
-  const tookTokens = (t: Reservation & { available: number }): void => {
+  const tookTokens = (t: TokenReservation): void => {
     tokens = t;
     if (t.granted <= 0) {
+      // Other pages in flight hold what is left: they may return fewer records than they reserved (a small
+      // partition's only page), so this page waits for them (tokensHeld) instead of stopping the run short.
+      if (t.held > 0) throw tokensHeld;
       throw new BudgetStopError('token_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
     }
     // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
@@ -76,7 +82,16 @@ export async function fetchPage(
     url.searchParams.set('limit', String(limit));
   };
   const reserve = async (): Promise<void> => {
-    tookTokens(await ctx.ledger.reserveTokens(wanted));
+    for (;;) {
+      try {
+        tookTokens(await ctx.ledger.reserveTokens(wanted));
+        break;
+      } catch (err) {
+        if (err !== tokensHeld) throw err;
+        tokens = null;
+        await sleep(10, signal);
+      }
+    }
     if (creditRunId !== null) {
       let c = await ctx.ledger.reserveCredits(creditRunId, limit);
       // The rest of the cap is held by other pages in flight: they may return fewer records than they reserved
@@ -107,7 +122,7 @@ export async function fetchPage(
   };
   // Without credits to reserve, the page's tokens are reserved in the governor's grant round trip (one instead of
   // two); a budget stop then gives the grant back. It appends nothing while a reservation is held (a retry).
-  let pending: { read(reply: unknown): Reservation & { available: number } } | undefined;
+  let pending: { read(reply: unknown): TokenReservation } | undefined;
   const withGrant: Alongside | undefined = creditRunId !== null ? undefined : {
     append: (batch) => {
       if (tokens === null) pending = ctx.ledger.reserveTokensInto(batch, wanted);
@@ -126,7 +141,14 @@ export async function fetchPage(
       const t: Reservation | null = tokens;
       if (t) ctx.ledger.releaseTokensInto(batch, t.id);
     };
-    const res = await ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown, onAnswered, ...(withGrant ? { withGrant } : {}) });
+    const send = (alongside: Alongside | undefined) => ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown, onAnswered, ...(alongside ? { withGrant: alongside } : {}) });
+    const res = await send(withGrant).catch(async (err: unknown) => {
+      if (err !== tokensHeld) throw err;
+      // The grant's reservation found the balance held by pages in flight: wait for them, then send with tokens reserved.
+      tokens = null;
+      await reserve();
+      return send(undefined);
+    });
     tokens = null;
     const body = parsePage(res.body);
     spent = body.data.length;

@@ -238,4 +238,19 @@ describe('refresh on change', () => {
     expect(resumed.refresh).toEqual({ ...chosen, counts: resumed.requests.count });
     expect(resumed.requests.count).toBe(chosen.counts);
   }, 120_000);
+
+  it('a first walk of many small partitions completes on a balance just above its need: pages wait for the tokens others hold', async () => {
+    // Each journey's page reserves a full page of tokens; small partitions return a few records each, so the pages in
+    // flight hold far more than they spend. A page must wait for them rather than stop the run at the reserve.
+    const f = await startFixture('refresh-held-tokens', { account: { tokenAllotment: 100_000 } });
+    fx = f;
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    f.si.setTokenBalance('worker', Math.ceil(ids.length * 1.5));
+    const config = f.config(hubspotConfig(companySearch('icp', `      numberofemployees: headcount
+    refresh: {mode: changed, maxCounts: 60}
+`), '  pageSize: 100\n  parallelism: 8'));
+    const run = await syncSearch(f.deps(config), { search: 'icp', runId: 'h1' });
+    expect(run.partitions).toBeGreaterThan(20);
+    expect(run).toMatchObject({ status: 'completed', fetched: ids.length, created: ids.length });
+  });
 });
