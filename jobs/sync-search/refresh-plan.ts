@@ -48,10 +48,13 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   const registry = await new RefreshRegistryStore(deps.redis, search.name, instance, deps.prefix).load();
   const fingerprint = refreshFingerprint(resolved);
   const base = { instance, fingerprint, at: now, skipped: [] as string[] };
-  // Each piece about a count's share of the search. A split of n counts makes at most n + 1 partitions, and a later
-  // run re-counts them all and the search (twice when the sum differs): so at most maxCounts - 3 counts, for
-  // re-counts within maxCounts.
-  const split = { pieceRecords: Math.max(1, Math.ceil(counted / settings.maxCounts)), maxCounts: Math.max(1, settings.maxCounts - 3) };
+  // Each piece about a count's share of the search, but no smaller than a tenth of a page: a re-count of a piece of a
+  // few records saves fewer tokens than it costs counts (a small search would otherwise be cut into more partitions,
+  // most of them empty, than it has records). A split of n counts makes at most n + 1 partitions, and a later run
+  // re-counts them all and the search (twice when the sum differs): so at most maxCounts - 3 counts, for re-counts
+  // within maxCounts.
+  const minPiece = Math.ceil(deps.config.source.pageSize / 10);
+  const split = { pieceRecords: Math.max(minPiece, Math.ceil(counted / settings.maxCounts)), maxCounts: Math.max(1, settings.maxCounts - 3) };
   const rebuild = (rebuilt: NonNullable<RefreshState['rebuilt']>, kept: number) => ({
     options: { counted, fine: split }, state: { ...base, kept, walked: { changed: 0, new: 0, stale: 0 }, rebuilt, split },
   });

@@ -253,4 +253,18 @@ describe('refresh on change', () => {
     expect(run.partitions).toBeGreaterThan(20);
     expect(run).toMatchObject({ status: 'completed', fetched: ids.length, created: ids.length });
   });
+
+  it('a small search is cut into pieces of at least a tenth of a page, not into more partitions than it has records', async () => {
+    const f = await startFixture('refresh-small');
+    fx = f;
+    const ids = await f.oracleIds('companies', COMPANY_FILTER);
+    const config = f.config(hubspotConfig(companySearch('icp', `      numberofemployees: headcount
+    refresh: {mode: changed, maxCounts: 500}
+`), '  pageSize: 100'));
+    const first = await syncSearch(f.deps(config), { search: 'icp', runId: 's1' });
+    expect(first).toMatchObject({ status: 'completed', created: ids.length });
+    expect(first.partitions).toBeLessThanOrEqual(Math.ceil(ids.length / 10) * 2);
+    const second = await syncSearch(f.deps(config), { search: 'icp', runId: 's2' });
+    expect(second.refresh?.counts).toBeLessThanOrEqual(Math.ceil(ids.length / 10) * 2 + 2);
+  });
 });
