@@ -3,69 +3,27 @@
  * real Redis. The forecast's figures against a seeded run history and a known balance; the account's settings and
  * the limits learned by one run.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AllotmentForecast } from '../../src/runs/allotment-forecast.js';
 import { recordRun } from '../../src/runs/run-history.js';
-import { emptyCounts, type RunSummary } from '../../src/runs/run-summary.js';
-import { cli } from '../queue/cli-process.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { fixtureCli } from './fixture-cli.js';
+import { COMPANY_FILTER, COMPANY_SEARCH, companySearch, completedRun, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
 let fx: Fixture | undefined;
-let dir: string | undefined;
+const cli = fixtureCli('account');
 afterEach(async () => {
   await fx?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  fx = dir = undefined;
+  await cli.cleanup();
+  fx = undefined;
 });
-
-async function run(f: Fixture, yaml: string, args: string[]): Promise<{ code: number | null; out: string; last: () => unknown }> {
-  dir ??= await mkdtemp(join(tmpdir(), 'ps-account-'));
-  const file = join(dir, 'config.yaml');
-  await writeFile(file, yaml);
-  const c = cli([...args, '--config', file], { ...f.env, QUEUE_PREFIX: f.prefix, LOG_LEVEL: 'silent' });
-  const code = await c.exited;
-  const out = c.out();
-  return { code, out, last: () => JSON.parse(out.trim().split('\n').at(-1) ?? 'null') };
-}
 
 const H = 3_600_000;
 const D = 24 * H;
 
 // all-companies every 6 h; "top" (maxRecords 30) daily; "manual" has no schedule and is left out.
-const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 6h}\n    destination: crm')}
-  - name: top
-    segment: icp
-    entity: companies
-    maxRecords: 30
+const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 6h}\n    destination: crm')}${companySearch('top', `    maxRecords: 30
     schedule: {every: 1d}
-    filter:
-      company:
-        headcount: {gte: 1, lte: 1000000}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields:
-      name: name
-  - name: manual
-    segment: icp
-    entity: companies
-    filter:
-      company:
-        headcount: {gte: 1, lte: 1000000}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields:
-      name: name
-`;
-
-function summary(search: string, runId: string, tokensSpent: number): RunSummary {
-  const at = new Date().toISOString();
-  return { search, status: 'completed', ...emptyCounts(), tokensSpent, durationMs: 1, runId, startedAt: at, finishedAt: at, dryRun: false, partitions: 1 };
-}
+`)}${companySearch('manual')}`;
 
 describe('plan --all and account (child process)', () => {
   it('plan --all: one free count per search never run, then the pace of its runs against a known balance; the day it runs out', async () => {
@@ -73,7 +31,7 @@ describe('plan --all and account (child process)', () => {
     const yaml = hubspotConfig(SEARCHES);
     const matches = (await fx.oracleIds('companies', COMPANY_FILTER)).length;
 
-    const first = await run(fx, yaml, ['plan', '--all', '--json']);
+    const first = await cli.run(fx, yaml, ['plan', '--all', '--json']);
     expect(first.code).toBe(0);
     expect(first.last()).toEqual({
       forecast: null, // no balance known before the first search
@@ -86,9 +44,9 @@ describe('plan --all and account (child process)', () => {
     expect(fx.si.stats('worker').tokensCharged).toBe(0);
 
     // One real run: the balance becomes known; "top" gets a seeded history (mean 41 + 50 + 60 = 151 / 3, rounded up: 51).
-    expect((await run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
-    for (const [id, t] of [['t1', 41], ['t2', 50], ['t3', 60]] as const) await recordRun(fx.redis, summary('top', id, t), { prefix: fx.prefix });
-    const account = (await run(fx, yaml, ['account', '--json'])).last() as { account: string };
+    expect((await cli.run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
+    for (const [id, t] of [['t1', 41], ['t2', 50], ['t3', 60]] as const) await recordRun(fx.redis, completedRun('top', id, t), { prefix: fx.prefix });
+    const account = (await cli.run(fx, yaml, ['account', '--json'])).last() as { account: string };
     // A known balance: 9,000 of 100,000, resetting just after the 8th 6-hour mark from now.
     const now = Date.now();
     const firstMark = Math.floor(now / (6 * H)) * 6 * H + 6 * H;
@@ -98,7 +56,7 @@ describe('plan --all and account (child process)', () => {
     const dailyRuns = Math.floor((resetAt - 1) / D) - Math.floor(now / D);
 
     const counts = fx.si.stats('worker').operations.count;
-    const plan = await run(fx, yaml, ['plan', '--all', '--json']);
+    const plan = await cli.run(fx, yaml, ['plan', '--all', '--json']);
     expect(plan.code).toBe(0);
     const { forecast } = plan.last() as { forecast: AllotmentForecast };
     expect(fx.si.stats('worker').operations.count).toBe(counts); // every search has history: no count
@@ -112,7 +70,7 @@ describe('plan --all and account (child process)', () => {
 
     // A balance below one run of all-companies: its next run is the one the allotment no longer covers.
     await fx.redis.hset(tokensKey, { remaining: matches - 1 });
-    const short = await run(fx, yaml, ['plan', '--all']);
+    const short = await cli.run(fx, yaml, ['plan', '--all']);
     expect(short.code).toBe(0);
     expect(short.out).toContain(`exhausted    ${new Date(firstMark).toISOString().slice(0, 10)} (run of all-companies at ${new Date(firstMark).toISOString()})`);
     expect(short.out).toMatch(new RegExp(`all-companies\\s+8\\s+${matches}\\s+0\\s+${8 * matches}\\s+0\\s+history`));
@@ -121,7 +79,7 @@ describe('plan --all and account (child process)', () => {
   it('account: settings, the limits learned by one run and when, the balance and credits against the caps', async () => {
     fx = await startFixture('account');
     const yaml = hubspotConfig(COMPANY_SEARCH, '  credits: {maxPerDay: 40}');
-    const before = await run(fx, yaml, ['account', '--json']);
+    const before = await cli.run(fx, yaml, ['account', '--json']);
     expect(before.code).toBe(0);
     expect(before.last()).toMatchObject({
       tokens: null,
@@ -134,8 +92,8 @@ describe('plan --all and account (child process)', () => {
     });
 
     const started = Date.now();
-    expect((await run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
-    const after = await run(fx, yaml, ['account', '--json']);
+    expect((await cli.run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
+    const after = await cli.run(fx, yaml, ['account', '--json']);
     const view = after.last() as { tokens: { limit: number; remaining: number }; limits: { remote: string; operation: string; limit: number; windowSeconds: number; source: string; learnedAt: string }[] };
     expect(view.tokens).toMatchObject({ limit: 1_000_000_000, remaining: 1_000_000_000 - fx.si.stats('worker').tokensCharged });
     const search = view.limits.find((l) => l.operation === 'search');
@@ -143,7 +101,7 @@ describe('plan --all and account (child process)', () => {
     expect(Date.parse(search!.learnedAt)).toBeGreaterThanOrEqual(started - 1000);
     expect(view.limits.some((l) => l.remote !== search!.remote)).toBe(true); // the CRM's governor too
 
-    const text = await run(fx, yaml, ['account']);
+    const text = await cli.run(fx, yaml, ['account']);
     expect(text.out).toMatch(/search: 500 per 60s \(learned from headers, \d{4}-/);
     expect(text.out).toContain('credits    0 today of 40 (40 left)');
     expect(text.out).toContain('"gdprMode":"strict"');

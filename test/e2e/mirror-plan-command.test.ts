@@ -3,31 +3,20 @@
  * client, real Redis): `plan` shows the members, pending leavers and members not in the list yet after a guarded
  * run without walking, and `runs` (text and --json) the run's mirror and list figures.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
-import { cli } from '../queue/cli-process.js';
+import { fixtureCli } from './fixture-cli.js';
 import { COMPANY_FILTER, companySearch, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
 let fx: Fixture | undefined;
-let dir: string | undefined;
+const cli = fixtureCli('mirror-plan');
 afterEach(async () => {
   await fx?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  fx = dir = undefined;
+  await cli.cleanup();
+  fx = undefined;
 });
 
-async function command(f: Fixture, yaml: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  dir ??= await mkdtemp(join(tmpdir(), 'ps-mirror-plan-'));
-  const file = join(dir, 'config.yaml');
-  await writeFile(file, yaml);
-  const c = cli([...args, '--config', file], { ...f.env, QUEUE_PREFIX: f.prefix, LOG_LEVEL: 'silent', ...env });
-  const code = await c.exited;
-  return { code, out: c.out() };
-}
 
 const lastJson = (out: string): Record<string, unknown> => JSON.parse(out.trim().split('\n').at(-1) ?? 'null') as Record<string, unknown>;
 
@@ -47,14 +36,14 @@ describe('the mirror on the command line (child process)', () => {
 
     const listed = hubspotConfig(companySearch('icp', '    list: {name: ICP}\n    onLeave: removeFromList\n    leave: {confirmRuns: 1}'));
     const tokens = f.si.stats('worker').tokensCharged;
-    const plan = await command(f, listed, ['plan', 'icp', '--json']);
+    const plan = await cli.run(f, listed, ['plan', 'icp', '--json']);
     expect(plan.code).toBe(0);
     expect(lastJson(plan.out).mirror).toEqual({
       instance: expect.stringMatching(/^hubspot:/) as unknown, members, leaversPending: half.length, pendingBecause: 'leave_guard',
       list: { name: 'ICP', unlisted: members }, onLeave: 'removeFromList',
       lastComplete: { runId: 'p2', finishedAt: guarded.finishedAt, entered: 0, left: half.length, leaveActions: 0, listAdded: null, listRemoved: null },
     });
-    const text = await command(f, listed, ['plan', 'icp']);
+    const text = await cli.run(f, listed, ['plan', 'icp']);
     expect(text.out).toMatch(new RegExp(`mirror\\s+${members} members in hubspot:\\S+, ${half.length} leavers pending \\(held back by the leave guard`));
     expect(text.out).toMatch(new RegExp(`list\\s+ICP: ${members} members not in it yet`));
     expect(text.out).toMatch(new RegExp(`churn\\s+last complete run ${guarded.finishedAt}: entered 0, left ${half.length}, leave actions 0`));
@@ -67,13 +56,13 @@ describe('the mirror on the command line (child process)', () => {
     // The next run (still under the guard) adds every member to the new list.
     const third = await syncSearch(f.deps(f.config(listed)), { search: 'icp', runId: 'p3' });
     expect(third).toMatchObject({ listAdded: members, listRemoved: 0, leaversPending: half.length });
-    const runs = await command(f, listed, ['runs', 'icp', '--json']);
+    const runs = await cli.run(f, listed, ['runs', 'icp', '--json']);
     expect(runs.code).toBe(0);
     const [latest] = (lastJson(runs.out) as { runs: RunSummary[] }).runs;
     expect(latest).toMatchObject({ runId: 'p3', entered: 0, left: 0, leaveActions: 0, leaversPending: half.length, listAdded: members, listRemoved: 0 });
 
     // A CRM that does not answer leaves the mirror unknown; the plan itself still answers.
-    const down = await command(f, listed, ['plan', 'icp', '--json'], { HUBSPOT_BASE_URL: 'http://127.0.0.1:9' });
+    const down = await cli.run(f, listed, ['plan', 'icp', '--json'], { HUBSPOT_BASE_URL: 'http://127.0.0.1:9' });
     expect(down.code).toBe(0);
     expect(lastJson(down.out)).toMatchObject({ counted: members, mirror: null, mirrorError: { code: 'crm_unavailable' } });
   }, 120_000);

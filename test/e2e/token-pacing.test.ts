@@ -7,10 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startRoles, type RunningRoles } from '../../src/cli/commands/start.js';
 import { enqueueRun } from '../../src/queue/index.js';
 import { listRuns, recordRun } from '../../src/runs/run-history.js';
-import { emptyCounts, type RunSummary } from '../../src/runs/run-summary.js';
 import { defaultAccountKey } from '../../src/source/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { COMPANY_SEARCH, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { COMPANY_SEARCH, companySearch, completedRun, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
 let fx: Fixture | undefined;
 let roles: RunningRoles | undefined;
@@ -21,26 +20,9 @@ afterEach(async () => {
 });
 
 const H = 3_600_000;
-const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 1h}\n    priority: 10\n    destination: crm')}
-  - name: low
-    segment: icp
-    entity: companies
-    maxRecords: 30
+const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 1h}\n    priority: 10\n    destination: crm')}${companySearch('low', `    maxRecords: 30
     schedule: {every: 1h}
-    filter:
-      company:
-        headcount: {gte: 1, lte: 1000000}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields:
-      name: name
-`;
-
-function seeded(search: string, runId: string, tokensSpent: number): RunSummary {
-  const at = new Date().toISOString();
-  return { search, status: 'completed', ...emptyCounts(), tokensSpent, durationMs: 1, runId, startedAt: at, finishedAt: at, dryRun: false, partitions: 1 };
-}
+`)}`;
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const end = Date.now() + 30_000;
@@ -59,8 +41,8 @@ describe('token pacing through the queue', () => {
     const config = f.config(hubspotConfig(SEARCHES, '  tokens: {pace: true}'));
     // Paces: all-companies 1,000 a run, low 30. A balance 1 token short of letting low run: all-companies' runs
     // until the reset (3.5 h away) need runs x 1,000, and low would leave runs x 1,000 - 1.
-    for (const id of ['a1', 'a2', 'a3']) await recordRun(f.redis, seeded('all-companies', id, 1000), { prefix: f.prefix });
-    await recordRun(f.redis, seeded('low', 'l1', 30), { prefix: f.prefix });
+    for (const id of ['a1', 'a2', 'a3']) await recordRun(f.redis, completedRun('all-companies', id, 1000), { prefix: f.prefix });
+    await recordRun(f.redis, completedRun('low', 'l1', 30), { prefix: f.prefix });
     const now = Date.now();
     const resetAt = now + 3.5 * H;
     const runs = Math.floor((resetAt - 1) / H) - Math.floor(now / H);

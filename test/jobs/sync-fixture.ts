@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 import type { SyncDeps } from '../../jobs/sync-search.js';
 import { testRedis } from '../helpers/redis.js';
 import type { Redis } from 'ioredis';
+import { emptyCounts, type RunSummary } from '../../src/runs/run-summary.js';
 
 export const WORKER_ACCOUNT = { clientId: 'worker-client', clientSecret: 'worker-secret', accountId: 'worker' };
 const ORACLE_ACCOUNT = { clientId: 'oracle-client', clientSecret: 'oracle-secret', accountId: 'oracle' };
@@ -147,22 +148,6 @@ ${searches}
 
 /** The company search most tests use: every company of the (small) dataset, split by headcount into partitions. */
 export const COMPANY_FILTER = { company: { headcount: { gte: 1, lte: 1000000 } } };
-export const COMPANY_SEARCH = `
-  - name: all-companies
-    segment: icp
-    entity: companies
-    filter:
-      company:
-        headcount: {gte: 1, lte: 1000000}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields:
-      name: name
-      domain: domain
-      numberofemployees: headcount
-`;
-
 /**
  * A companies search over every company (the filter of COMPANY_SEARCH) mapping the name; `extra` is more YAML of the
  * search: lines of `fields:` at 6 spaces first, then keys of the search at 4.
@@ -181,6 +166,16 @@ export function companySearch(name: string, extra = ''): string {
     fields:
       name: name
 ${extra}`;
+}
+
+export const COMPANY_SEARCH = companySearch('all-companies', `      domain: domain
+      numberofemployees: headcount
+`);
+
+/** A completed run's summary with only its tokens, for seeding a search's run history. */
+export function completedRun(search: string, runId: string, tokensSpent: number): RunSummary {
+  const at = new Date().toISOString();
+  return { search, status: 'completed', ...emptyCounts(), tokensSpent, durationMs: 1, runId, startedAt: at, finishedAt: at, dryRun: false, partitions: 1 };
 }
 
 /** Values of `property` of every object of `type` in the HubSpot emulator, sorted (duplicates kept). */

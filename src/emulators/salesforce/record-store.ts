@@ -169,7 +169,7 @@ export class RecordStore {
   /** A lookup set to a record Id: the Id must be well formed, of the referenced object, and of a live record. */
   private lookupId(field: SfField, raw: unknown): { value: SfValue } | { error: SfRecordError } {
     const parent = this.object(field.referenceTo!);
-    if (typeof raw !== 'string' || !/^[0-9A-Za-z]{15}(?:[0-9A-Za-z]{3})?$/.test(raw) || !raw.startsWith(parent.keyPrefix)) {
+    if (typeof raw !== 'string' || !ID_SHAPE.test(raw) || !raw.startsWith(parent.keyPrefix)) {
       return { error: { statusCode: 'MALFORMED_ID', message: `${field.name}: id value of incorrect type: ${String(raw)}`, fields: [field.name] } };
     }
     if (this.recycleBin.has(raw)) return { error: { statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] } };
