@@ -10,10 +10,9 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { createSyncProcessor, syncSearch } from '../../jobs/sync-search.js';
 import { swapAlertState } from '../../src/alerts/alert-state.js';
 import type { AppConfig } from '../../src/config/index.js';
@@ -23,37 +22,12 @@ import { startDashboardServer, type DashboardServer } from '../../src/server/ind
 import { createRedis } from '../../src/shared/redis.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { CHROMIUM, PAGE_SEARCHES, ROOT, runBrowser, SHOTS } from './browser-env.js';
 import { waitFor } from '../queue/queue-env.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHOTS = join(ROOT, '.ci', 'out', 'screenshots');
-const CHROMIUM = '/usr/bin/chromium';
-const runBrowser = existsSync(CHROMIUM) || process.env.CI === 'true' ? it : it.skip;
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const AUTH = { username: 'ops', password: 'cockpit-pass-1' };
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-
-const SEARCHES = `
-  - name: small-companies
-    segment: icp
-    entity: companies
-    filter: {company: {headcount: {gte: 1, lte: 5}}}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {name: name, domain: domain}
-    schedule: {every: 1h}
-  - name: linked-people
-    segment: icp
-    entity: persons
-    filter: {company: {headcount: {gte: 1, lte: 10}}}
-    destination: crm
-    object: contacts
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {firstname: firstName, lastname: lastName}
-    associate: {company: {from: companyId}}
-    schedule: {cron: '0 6 * * *', timezone: Europe/Berlin}
-`;
 
 describe('the cockpit in a real browser', () => {
   let fx: Fixture;
@@ -67,7 +41,7 @@ describe('the cockpit in a real browser', () => {
   beforeAll(async () => {
     fx = await startFixture('cockpit', { account: { tokenAllotment: 1_000_000 } });
     closers.push(() => fx.close());
-    config = fx.config(hubspotConfig(SEARCHES, '  credits: {maxPerRun: 5000, maxPerDay: 5000}'));
+    config = fx.config(hubspotConfig(PAGE_SEARCHES, '  credits: {maxPerRun: 5000, maxPerDay: 5000}'));
     const connection = createRedis(process.env.REDIS_URL);
     closers.push(async () => connection.disconnect());
     queues = openQueues({ connection, prefix: fx.prefix });

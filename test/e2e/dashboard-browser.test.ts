@@ -1,20 +1,19 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { enqueueRun, openQueues } from '../../src/queue/index.js';
 import { startDashboardServer } from '../../src/server/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv } from '../queue/queue-env.js';
 import { closeAfterEach } from '../helpers/closers.js';
+import { CHROMIUM, runBrowser } from './browser-env.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 // In CI a missing browser is a failure (CI installs it); locally the test is skipped.
-const run = existsSync(CHROMIUM) || process.env.CI === 'true' ? it : it.skip;
+const run = runBrowser;
 
 describe('dashboard in a real browser', () => {
   const closers = closeAfterEach();

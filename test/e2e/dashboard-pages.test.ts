@@ -4,11 +4,9 @@
  * work in headless Chromium (login, /runs, a completed run with warnings, the run in progress, rejects and the CSV).
  * Screenshots go to .ci/out/screenshots; UPDATE_SCREENSHOTS=1 also refreshes docs/img/runs-page.png for the README.
  */
-import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,39 +18,16 @@ import { startDashboardServer, type DashboardServer, type GovernorSnapshot } fro
 import { createRedis } from '../../src/shared/redis.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { CHROMIUM, PAGE_SEARCHES, ROOT, runBrowser, SHOTS } from './browser-env.js';
 import { cli } from '../queue/cli-process.js';
 import { waitFor } from '../queue/queue-env.js';
 import { parsePromText, sampleValue, type PromSample } from '../server/prom-text.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHOTS = join(ROOT, '.ci', 'out', 'screenshots');
-const CHROMIUM = '/usr/bin/chromium';
-const runBrowser = existsSync(CHROMIUM) || process.env.CI === 'true' ? it : it.skip;
 const AUTH = { username: 'ops', password: 'pages-pass-1' };
 const ALLOTMENT = 1_000_000;
 
-// Companies of 1-5 employees are synced; people of companies of 1-10: those of 6-10 never find their company.
-const SEARCHES = `
-  - name: small-companies
-    segment: icp
-    entity: companies
-    filter: {company: {headcount: {gte: 1, lte: 5}}}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {name: name, domain: domain}
-    schedule: {every: 1h}
-  - name: linked-people
-    segment: icp
-    entity: persons
-    filter: {company: {headcount: {gte: 1, lte: 10}}}
-    destination: crm
-    object: contacts
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {firstname: firstName, lastname: lastName}
-    associate: {company: {from: companyId}}
-    schedule: {cron: '0 6 * * *', timezone: Europe/Berlin}
-  - name: revealed-people
+// PAGE_SEARCHES, and people of companies of 1-3 with their contacts revealed.
+const SEARCHES = `${PAGE_SEARCHES}  - name: revealed-people
     segment: key-accounts
     entity: persons
     filter: {company: {headcount: {gte: 1, lte: 3}}}
