@@ -26,30 +26,43 @@ ensureBuilt();
 console.log(`machine: ${machine()}; ${load()} at start`);
 const redis = createRedis(REDIS_URL);
 
-const newHost = (latencyMs: number): Promise<EmulatorHost> => startEmulatorHost({
-  salesIntel: {
-    companies: RECORDS, persons: 1000, windowSeconds: WINDOW_S, faults: { latency: { fixedMs: latencyMs, jitterMs: 0 } },
-    accounts: [{ ...SI_CLIENT, limits: { search: LIMIT, count: LIMIT, dictionary: LIMIT } }],
-  },
-  hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 190, daily: 10_000_000 } },
-});
+const newHost = (latencyMs: number): Promise<EmulatorHost> =>
+  startEmulatorHost({
+    salesIntel: {
+      companies: RECORDS,
+      persons: 1000,
+      windowSeconds: WINDOW_S,
+      faults: { latency: { fixedMs: latencyMs, jitterMs: 0 } },
+      accounts: [{ ...SI_CLIENT, limits: { search: LIMIT, count: LIMIT, dictionary: LIMIT } }],
+    },
+    hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 190, daily: 10_000_000 } },
+  });
 
 for (const latency of LATENCIES) {
   const naiveHost = await newHost(latency);
   let naive;
   try {
     naive = await naiveSync({
-      apiUrl: naiveHost.salesIntel.url, tokenUrl: naiveHost.salesIntel.tokenUrl, clientId: SI_CLIENT.clientId, clientSecret: SI_CLIENT.clientSecret,
-      hubspotUrl: naiveHost.hubspot!, hubspotToken: HUBSPOT_TOKEN,
+      apiUrl: naiveHost.salesIntel.url,
+      tokenUrl: naiveHost.salesIntel.tokenUrl,
+      clientId: SI_CLIENT.clientId,
+      clientSecret: SI_CLIENT.clientSecret,
+      hubspotUrl: naiveHost.hubspot!,
+      hubspotToken: HUBSPOT_TOKEN,
     });
     const s = await naiveHost.stats();
-    if (s.hubspot?.stored.companies !== naive.records) throw new Error(`naive: HubSpot holds ${s.hubspot?.stored.companies} of ${naive.records}`);
+    if (s.hubspot?.stored.companies !== naive.records)
+      throw new Error(`naive: HubSpot holds ${s.hubspot?.stored.companies} of ${naive.records}`);
   } finally {
     await naiveHost.stop();
   }
   const loadNaive = load();
   const host = await newHost(latency);
-  const cfg = writeBenchConfig(host, { name: 'baseline', limits: { search: LIMIT, windowSeconds: WINDOW_S }, searches: [companiesSearch('baseline', 'hs', 'companies')] });
+  const cfg = writeBenchConfig(host, {
+    name: 'baseline',
+    limits: { search: LIMIT, windowSeconds: WINDOW_S },
+    searches: [companiesSearch('baseline', 'hs', 'companies')],
+  });
   try {
     const r = await startWorker(['run', 'baseline', '--json', '--config', cfg.file], cfg.env).done;
     const s = lastJson<RunSummary>(r.stdout);
@@ -57,9 +70,25 @@ for (const latency of LATENCIES) {
     const ours = s.fetched / (r.wallMs / 1000);
     const theirs = naive.records / naive.seconds;
     const f = {
-      latencyMs: latency, records: s.fetched, status: s.status,
-      ours: { seconds: Number((r.wallMs / 1000).toFixed(1)), recordsPerSecond: Math.round(ours), ofCeiling: Number((ours / CEILING).toFixed(3)), api429: stats.salesIntel.served429.search, hubspot429: stats.hubspot?.throttled.TEN_SECONDLY_ROLLING, stored: stats.hubspot?.stored.companies },
-      naive: { seconds: Number(naive.seconds.toFixed(1)), recordsPerSecond: Math.round(theirs), ofCeiling: Number((theirs / CEILING).toFixed(3)), api429: naive.api429, hubspot429: naive.hubspot429, pages: naive.pages },
+      latencyMs: latency,
+      records: s.fetched,
+      status: s.status,
+      ours: {
+        seconds: Number((r.wallMs / 1000).toFixed(1)),
+        recordsPerSecond: Math.round(ours),
+        ofCeiling: Number((ours / CEILING).toFixed(3)),
+        api429: stats.salesIntel.served429.search,
+        hubspot429: stats.hubspot?.throttled.TEN_SECONDLY_ROLLING,
+        stored: stats.hubspot?.stored.companies,
+      },
+      naive: {
+        seconds: Number(naive.seconds.toFixed(1)),
+        recordsPerSecond: Math.round(theirs),
+        ofCeiling: Number((theirs / CEILING).toFixed(3)),
+        api429: naive.api429,
+        hubspot429: naive.hubspot429,
+        pages: naive.pages,
+      },
       speedup: Number((ours / theirs).toFixed(2)),
       load: `${loadNaive} (after naive), ${load()} (after ours)`,
     };

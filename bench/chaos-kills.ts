@@ -27,20 +27,31 @@ const r = await runKillScenario({
 const exact = r.diff.missing.length + r.diff.extra.length + r.diff.duplicates.length + r.diff.wrong.length === 0;
 const overhead = r.tokensCharged - r.records;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-console.log(JSON.stringify({
-  records: r.records,
-  kills: r.kills,
-  state: r.state,
-  crmExact: exact,
-  ...(exact ? {} : { diff: { missing: r.diff.missing.length, extra: r.diff.extra.length, duplicates: r.diff.duplicates.length, wrong: r.diff.wrong.length } }),
-  tokensCharged: r.tokensCharged,
-  tokensPerRecord: Number((r.tokensCharged / r.records).toFixed(4)),
-  overheadTokensPerKill: r.kills ? Math.round(overhead / r.kills) : 0,
-  refetchBoundPerKill: r.refetchBoundPerKill,
-  fetchedAtKill: r.fetchedAtKill,
-  recoveryMs: r.recoveryMs,
-  recoveryMedianMs: median(r.recoveryMs),
-  attemptsStarted: r.attemptsStarted,
-  wallS: Number((r.wallMs / 1000).toFixed(1)),
-}));
+console.log(
+  JSON.stringify({
+    records: r.records,
+    kills: r.kills,
+    state: r.state,
+    crmExact: exact,
+    ...(exact
+      ? {}
+      : {
+          diff: {
+            missing: r.diff.missing.length,
+            extra: r.diff.extra.length,
+            duplicates: r.diff.duplicates.length,
+            wrong: r.diff.wrong.length,
+          },
+        }),
+    tokensCharged: r.tokensCharged,
+    tokensPerRecord: Number((r.tokensCharged / r.records).toFixed(4)),
+    overheadTokensPerKill: r.kills ? Math.round(overhead / r.kills) : 0,
+    refetchBoundPerKill: r.refetchBoundPerKill,
+    fetchedAtKill: r.fetchedAtKill,
+    recoveryMs: r.recoveryMs,
+    recoveryMedianMs: median(r.recoveryMs),
+    attemptsStarted: r.attemptsStarted,
+    wallS: Number((r.wallMs / 1000).toFixed(1)),
+  }),
+);
 process.exit(exact && r.state === 'completed' && r.kills === kills ? 0 : 1);

@@ -15,17 +15,34 @@ const CHUNK = 1000; // records handed to the writer at a time, like one source p
 const emu = await startHubSpotEmulator({ limits: { perTenSeconds: PER_10S, daily: 1_000_000 } });
 // A unique key prefix, deleted afterwards: the bench shares Redis with everything else.
 const { redis, prefix: keyPrefix, cleanup } = await testRedis('bench-crm-hubspot');
-const sink = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, requestsPer10s: PER_10S, redis, keyPrefix });
+const sink = createHubSpotSink({
+  accessToken: DEFAULT_HUBSPOT_TOKEN,
+  baseUrl: emu.url,
+  requestsPer10s: PER_10S,
+  redis,
+  keyPrefix,
+});
 const writer = createCrmWriter({ sink, redis, keyPrefix, destination: 'bench', searchName: 'bench' });
 const mapping = compileFieldMapping(
   {
     matchOn: { field: 'prospect_sync_id', from: 'id' },
-    fields: { name: 'name', domain: { from: 'website', transform: 'domain' }, numberofemployees: 'headcount', industry: 'industry', country: 'country' },
+    fields: {
+      name: 'name',
+      domain: { from: 'website', transform: 'domain' },
+      numberofemployees: 'headcount',
+      industry: 'industry',
+      country: 'country',
+    },
   },
   { object: 'companies' },
 );
 const records = Array.from({ length: TOTAL }, (_, i) => ({
-  id: `c_${i}`, name: `Company ${i} GmbH`, website: `https://www.company${i}.example/`, headcount: 10 + (i % 5000), industry: 'software', country: 'DE',
+  id: `c_${i}`,
+  name: `Company ${i} GmbH`,
+  website: `https://www.company${i}.example/`,
+  headcount: 10 + (i % 5000),
+  industry: 'software',
+  country: 'DE',
 }));
 
 async function pass(label: string): Promise<void> {
@@ -45,7 +62,9 @@ async function pass(label: string): Promise<void> {
   );
   // Fewer requests than one window allows never meet the limit: the ratio then says nothing about the ceiling.
   if (emu.stats.requests - requestsBefore > 0 && emu.stats.requests - requestsBefore <= PER_10S) {
-    console.log(`  (only ${emu.stats.requests - requestsBefore} requests: under one 10 s window, so the ratio is not meaningful; use >= 100,000 records)`);
+    console.log(
+      `  (only ${emu.stats.requests - requestsBefore} requests: under one 10 s window, so the ratio is not meaningful; use >= 100,000 records)`,
+    );
   }
 }
 

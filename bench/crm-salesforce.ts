@@ -23,18 +23,30 @@ const BULK_BATCH = 10_000;
 const POLL_MS = 250;
 const DAILY_ALLOWANCE = 100_000;
 const client = { clientId: 'bench', clientSecret: 'bench-secret' };
-const target = { object: 'Account', matchField: 'Prospect_Sync_Id__c', fields: ['Name', 'Website', 'NumberOfEmployees', 'Description'] };
+const target = {
+  object: 'Account',
+  matchField: 'Prospect_Sync_Id__c',
+  fields: ['Name', 'Website', 'NumberOfEmployees', 'Description'],
+};
 
 /** Child mode: serve one emulator, print its URL, exit when stdin closes. */
 async function serve(latencyMs: number): Promise<void> {
-  const emulator = await startSalesforceEmulator({ clients: [client], apiDailyLimit: 10_000_000, bulkProcessingDelayMs: 0, bulkRowsPerTick: 5000, faults: { latencyMs } });
+  const emulator = await startSalesforceEmulator({
+    clients: [client],
+    apiDailyLimit: 10_000_000,
+    bulkProcessingDelayMs: 0,
+    bulkRowsPerTick: 5000,
+    faults: { latencyMs },
+  });
   console.log(JSON.stringify({ url: emulator.url }));
   process.stdin.resume();
   process.stdin.on('end', () => void emulator.close().then(() => process.exit(0)));
 }
 
 async function spawnEmulator(latencyMs: number): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, '--serve', String(latencyMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, '--serve', String(latencyMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
   return { url: (JSON.parse(line) as { url: string }).url, stop: () => child.stdin.end() };
 }
@@ -42,7 +54,12 @@ async function spawnEmulator(latencyMs: number): Promise<{ url: string; stop: ()
 async function run(records: CrmRecord[], mode: 'collections' | 'bulk', latencyMs: number): Promise<void> {
   const emulator = await spawnEmulator(latencyMs);
   const sink = new SalesforceSink({
-    loginUrl: emulator.url, ...client, maxApiShare: 1, concurrency: LANES, bulkBatchSize: BULK_BATCH, bulkPollIntervalMs: POLL_MS,
+    loginUrl: emulator.url,
+    ...client,
+    maxApiShare: 1,
+    concurrency: LANES,
+    bulkBatchSize: BULK_BATCH,
+    bulkPollIntervalMs: POLL_MS,
     bulkThreshold: mode === 'bulk' ? 0 : Number.MAX_SAFE_INTEGER,
   });
   await sink.prepare(target);
@@ -59,15 +76,28 @@ async function run(records: CrmRecord[], mode: 'collections' | 'bulk', latencyMs
   await sink.readCurrent(target, ['bench-0'], ['Name']);
   const calls = sink.apiUsage!.used - usageBefore - 1;
   const rate = written / seconds;
-  const ceiling = latencyMs === 0 ? undefined
-    : mode === 'collections' ? (LANES * 200) / (latencyMs / 1000) : BULK_BATCH / ((5 * latencyMs + POLL_MS) / 1000);
+  const ceiling =
+    latencyMs === 0
+      ? undefined
+      : mode === 'collections'
+        ? (LANES * 200) / (latencyMs / 1000)
+        : BULK_BATCH / ((5 * latencyMs + POLL_MS) / 1000);
   const perCall = written / calls;
-  console.log(JSON.stringify({
-    mode, latencyMs, records: written, seconds: Number(seconds.toFixed(2)), recordsPerSecond: Math.round(rate),
-    ceilingPerSecond: ceiling === undefined ? null : Math.round(ceiling), ratioOfCeiling: ceiling === undefined ? null : Number((rate / ceiling).toFixed(3)),
-    apiCalls: calls, recordsPerCall: Number(perCall.toFixed(1)),
-    recordsPerDailyAllowance: Math.round(perCall * DAILY_ALLOWANCE), shareOfAllowanceFor100k: Number((100_000 / perCall / DAILY_ALLOWANCE).toFixed(4)),
-  }));
+  console.log(
+    JSON.stringify({
+      mode,
+      latencyMs,
+      records: written,
+      seconds: Number(seconds.toFixed(2)),
+      recordsPerSecond: Math.round(rate),
+      ceilingPerSecond: ceiling === undefined ? null : Math.round(ceiling),
+      ratioOfCeiling: ceiling === undefined ? null : Number((rate / ceiling).toFixed(3)),
+      apiCalls: calls,
+      recordsPerCall: Number(perCall.toFixed(1)),
+      recordsPerDailyAllowance: Math.round(perCall * DAILY_ALLOWANCE),
+      shareOfAllowanceFor100k: Number((100_000 / perCall / DAILY_ALLOWANCE).toFixed(4)),
+    }),
+  );
   await sink.close();
   emulator.stop();
 }
@@ -77,7 +107,12 @@ if (process.argv[2] === '--serve') {
 } else {
   const records: CrmRecord[] = Array.from({ length: TOTAL }, (_, i) => ({
     key: `bench-${i}`,
-    properties: { Name: `Company ${i} "GmbH", Ünïcode`, Website: `https://c${i}.example`, NumberOfEmployees: 10 + (i % 5000), Description: `Line one\nline two ${i}` },
+    properties: {
+      Name: `Company ${i} "GmbH", Ünïcode`,
+      Website: `https://c${i}.example`,
+      NumberOfEmployees: 10 + (i % 5000),
+      Description: `Line one\nline two ${i}`,
+    },
   }));
   for (const latency of [0, LATENCY]) {
     await run(records, 'collections', latency);

@@ -23,12 +23,47 @@ function countLatency(): void {
   const cases: [string, Entity, unknown][] = [
     ['companies: all', 'companies', {}],
     ['companies: industry', 'companies', { company: { industry: { include: ['software', 'internet'] } } }],
-    ['companies: hq DACH + headcount', 'companies', { company: { location: { type: 'hq', country: { include: ['DE', 'AT', 'CH'] } }, headcount: { gte: 50, lte: 5000 } } }],
-    ['companies: region + revenue + founded + tech', 'companies', { company: { location: { region: { include: ['nordics', 'dach'] } }, revenue: { gte: 1e7 }, foundedYear: { gte: 1990 }, technologies: { include: ['aws', 'sap'] } } }],
+    [
+      'companies: hq DACH + headcount',
+      'companies',
+      {
+        company: {
+          location: { type: 'hq', country: { include: ['DE', 'AT', 'CH'] } },
+          headcount: { gte: 50, lte: 5000 },
+        },
+      },
+    ],
+    [
+      'companies: region + revenue + founded + tech',
+      'companies',
+      {
+        company: {
+          location: { region: { include: ['nordics', 'dach'] } },
+          revenue: { gte: 1e7 },
+          foundedYear: { gte: 1990 },
+          technologies: { include: ['aws', 'sap'] },
+        },
+      },
+    ],
     ['persons: all', 'persons', {}],
-    ['persons: seniority + department', 'persons', { person: { seniority: { include: ['vp', 'director'] }, department: { include: ['sales'] } } }],
-    ['persons: job title + country', 'persons', { person: { jobTitle: { include: ['engineering'] }, location: { country: { include: ['US', 'DE'] } } } }],
-    ['persons: + company industry/headcount', 'persons', { person: { seniority: { include: ['c_level'] } }, company: { industry: { include: ['software'] }, headcount: { gte: 100 } } }],
+    [
+      'persons: seniority + department',
+      'persons',
+      { person: { seniority: { include: ['vp', 'director'] }, department: { include: ['sales'] } } },
+    ],
+    [
+      'persons: job title + country',
+      'persons',
+      { person: { jobTitle: { include: ['engineering'] }, location: { country: { include: ['US', 'DE'] } } } },
+    ],
+    [
+      'persons: + company industry/headcount',
+      'persons',
+      {
+        person: { seniority: { include: ['c_level'] } },
+        company: { industry: { include: ['software'] }, headcount: { gte: 100 } },
+      },
+    ],
   ];
   let worst = 0;
   for (const [name, entity, body] of cases) {
@@ -46,23 +81,37 @@ function countLatency(): void {
     const first = runs[0]!;
     const median = [...runs].sort((a, b) => a - b)[3]!;
     worst = Math.max(worst, first);
-    console.log(`count ${name.padEnd(46)} total ${String(total).padStart(9)}  first ${first.toFixed(1).padStart(6)} ms  median ${median.toFixed(1).padStart(6)} ms (CPU time)`);
+    console.log(
+      `count ${name.padEnd(46)} total ${String(total).padStart(9)}  first ${first.toFixed(1).padStart(6)} ms  median ${median.toFixed(1).padStart(6)} ms (CPU time)`,
+    );
   }
-  console.log(`count worst first-call latency ${worst.toFixed(1)} ms vs bound ${COUNT_BOUND_MS} ms: ${worst < COUNT_BOUND_MS ? 'OK' : 'OVER'} (ratio ${(worst / COUNT_BOUND_MS).toFixed(2)})`);
+  console.log(
+    `count worst first-call latency ${worst.toFixed(1)} ms vs bound ${COUNT_BOUND_MS} ms: ${worst < COUNT_BOUND_MS ? 'OK' : 'OVER'} (ratio ${(worst / COUNT_BOUND_MS).toFixed(2)})`,
+  );
 }
 
 async function pagesPerSecond(sizes: string, path: string, query: string, concurrency: number): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./emulator-serve.ts', import.meta.url)), sizes], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./emulator-serve.ts', import.meta.url)), sizes],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   try {
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-    const next = async (): Promise<Record<string, unknown>> => JSON.parse(((await lines.next()) as { value: string }).value) as Record<string, unknown>;
+    const next = async (): Promise<Record<string, unknown>> =>
+      JSON.parse(((await lines.next()) as { value: string }).value) as Record<string, unknown>;
     const cpuMs = async (): Promise<number> => {
       child.stdin!.write('cpu\n');
       return (await next()).cpuMs as number;
     };
     const { url, tokenUrl } = (await next()) as { url: string; tokenUrl: string };
     const dispatcher = new Agent({ connections: concurrency, pipelining: 1 });
-    const tokenRes = await request(tokenUrl, { method: 'POST', dispatcher, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=bench&client_secret=bench' });
+    const tokenRes = await request(tokenUrl, {
+      method: 'POST',
+      dispatcher,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=bench&client_secret=bench',
+    });
     const token = ((await tokenRes.body.json()) as { access_token: string }).access_token;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const deadline = performance.now() + seconds * 1000;
@@ -74,7 +123,10 @@ async function pagesPerSecond(sizes: string, path: string, query: string, concur
       let depth = 0;
       while (performance.now() < deadline) {
         // A journey may return at most 100,000 records (then 422): start a new one before that.
-        if (depth >= 99_900) { cursor = null; depth = 0; }
+        if (depth >= 99_900) {
+          cursor = null;
+          depth = 0;
+        }
         const q: string = cursor === null ? '' : `&cursor=${cursor}`;
         const res = await request(`${url}${path}?limit=100${query}${q}`, { method: 'POST', dispatcher, headers, body });
         if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${await res.body.text()}`);
@@ -91,8 +143,10 @@ async function pagesPerSecond(sizes: string, path: string, query: string, concur
     const cpu = (await cpuMs()) - cpu0;
     const wall = (performance.now() - t0) / 1000;
     const rate = pages / (cpu / 1000);
-    console.log(`search ${path}${query ? ` (${query.slice(1)})` : ''} at ${sizes}: ${(pages / wall).toFixed(0)} pages/s wall-clock (${concurrency} journeys, client on the same machine), `
-      + `${rate.toFixed(0)} pages per emulator CPU-second (${(records / pages).toFixed(0)} records/page); vs floor ${PAGES_FLOOR}/s on one core: ratio ${(rate / PAGES_FLOOR).toFixed(2)}`);
+    console.log(
+      `search ${path}${query ? ` (${query.slice(1)})` : ''} at ${sizes}: ${(pages / wall).toFixed(0)} pages/s wall-clock (${concurrency} journeys, client on the same machine), ` +
+        `${rate.toFixed(0)} pages per emulator CPU-second (${(records / pages).toFixed(0)} records/page); vs floor ${PAGES_FLOOR}/s on one core: ratio ${(rate / PAGES_FLOOR).toFixed(2)}`,
+    );
     await dispatcher.close();
     return rate;
   } finally {

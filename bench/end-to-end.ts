@@ -11,7 +11,16 @@
 import { writeFileSync } from 'node:fs';
 import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
-import { companiesSearch, HUBSPOT_TOKEN, personsSearch, REDIS_URL, SF_CLIENT, SI_CLIENT, writeBenchConfig, type BenchConfig } from './lib/bench-config.js';
+import {
+  companiesSearch,
+  HUBSPOT_TOKEN,
+  personsSearch,
+  REDIS_URL,
+  SF_CLIENT,
+  SI_CLIENT,
+  writeBenchConfig,
+  type BenchConfig,
+} from './lib/bench-config.js';
 import { startEmulatorHost, type EmulatorHost } from './lib/emulator-host-client.js';
 import { load, machine } from './lib/machine.js';
 import { figures, type Rates } from './lib/run-report.js';
@@ -32,11 +41,16 @@ console.log(`machine: ${machine()}; ${load()} at start`);
 function hostFor(crm: 'hubspot' | 'salesforce'): Promise<EmulatorHost> {
   return startEmulatorHost({
     salesIntel: {
-      companies: COMPANIES, persons: PERSONS, windowSeconds: RATES.windowSeconds, faults: { latency: LATENCY },
+      companies: COMPANIES,
+      persons: PERSONS,
+      windowSeconds: RATES.windowSeconds,
+      faults: { latency: LATENCY },
       accounts: [{ ...SI_CLIENT, limits: { search: RATES.limit, count: RATES.limit, dictionary: RATES.limit } }],
     },
     ...(crm === 'hubspot'
-      ? { hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: RATES.hubspotPer10s, daily: 10_000_000 } } }
+      ? {
+          hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: RATES.hubspotPer10s, daily: 10_000_000 } },
+        }
       : { salesforce: { clients: [SF_CLIENT], apiDailyLimit: 10_000_000, faults: { latencyMs: SF_LATENCY_MS } } }),
   });
 }
@@ -48,7 +62,13 @@ async function alignedReset(host: EmulatorHost): Promise<void> {
   await host.reset();
 }
 
-async function run(host: EmulatorHost, cfg: BenchConfig, search: string, label: string, rates: Rates): Promise<Record<string, unknown>> {
+async function run(
+  host: EmulatorHost,
+  cfg: BenchConfig,
+  search: string,
+  label: string,
+  rates: Rates,
+): Promise<Record<string, unknown>> {
   await alignedReset(host);
   const loadBefore = load();
   const worker = startWorker(['run', search, '--json', '--config', cfg.file], cfg.env);
@@ -71,15 +91,19 @@ try {
   if (WHICH === 'hubspot' || WHICH === 'both') {
     const host = await hostFor('hubspot');
     const cfg = writeBenchConfig(host, {
-      name: 'e2e-hs', limits: { search: RATES.limit, windowSeconds: RATES.windowSeconds },
+      name: 'e2e-hs',
+      limits: { search: RATES.limit, windowSeconds: RATES.windowSeconds },
       credits: { maxPerRun: Math.max(1, PERSONS), maxPerDay: Math.max(2, PERSONS * 2) },
       searches: [companiesSearch('companies-hs', 'hs', 'companies'), personsSearch('persons-hs', 'hs', 'contacts')],
     });
     try {
       await run(host, cfg, 'companies-hs', `HubSpot: ${COMPANIES} companies`, RATES);
       const again = await run(host, cfg, 'companies-hs', 'HubSpot: unchanged re-sync of the companies', RATES);
-      console.log(`re-sync: HubSpot writes ${(again.hubspot as { writes: number }).writes}, HubSpot requests ${(again.hubspot as { requests: number }).requests}`);
-      if (PERSONS > 0) await run(host, cfg, 'persons-hs', `HubSpot: ${PERSONS} persons with contacts, associated`, RATES);
+      console.log(
+        `re-sync: HubSpot writes ${(again.hubspot as { writes: number }).writes}, HubSpot requests ${(again.hubspot as { requests: number }).requests}`,
+      );
+      if (PERSONS > 0)
+        await run(host, cfg, 'persons-hs', `HubSpot: ${PERSONS} persons with contacts, associated`, RATES);
     } finally {
       await deleteKeysUnder(redis, cfg.prefix);
       await host.stop();
@@ -89,13 +113,24 @@ try {
     const host = await hostFor('salesforce');
     const sfRates: Rates = { limit: RATES.limit, windowSeconds: RATES.windowSeconds };
     const cfg = writeBenchConfig(host, {
-      name: 'e2e-sf', limits: { search: RATES.limit, windowSeconds: RATES.windowSeconds },
+      name: 'e2e-sf',
+      limits: { search: RATES.limit, windowSeconds: RATES.windowSeconds },
       credits: { maxPerRun: Math.max(1, PERSONS), maxPerDay: Math.max(2, PERSONS * 2) },
-      searches: [companiesSearch('companies-sf', 'sf-bulk', 'Account'), personsSearch('persons-sf', 'sf-collections', 'Contact')],
+      searches: [
+        companiesSearch('companies-sf', 'sf-bulk', 'Account'),
+        personsSearch('persons-sf', 'sf-collections', 'Contact'),
+      ],
     });
     try {
       await run(host, cfg, 'companies-sf', `Salesforce Bulk API 2.0: ${COMPANIES} Accounts`, sfRates);
-      if (PERSONS > 0) await run(host, cfg, 'persons-sf', `Salesforce collections: ${PERSONS} Contacts with contacts, linked`, sfRates);
+      if (PERSONS > 0)
+        await run(
+          host,
+          cfg,
+          'persons-sf',
+          `Salesforce collections: ${PERSONS} Contacts with contacts, linked`,
+          sfRates,
+        );
     } finally {
       await deleteKeysUnder(redis, cfg.prefix);
       await host.stop();

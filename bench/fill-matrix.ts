@@ -58,7 +58,8 @@ const perWindow = (ratePer10s: number): number => Math.round((ratePer10s * WINDO
 
 const HUBSPOT_PER_10S = Number(values['crm-limit']);
 const CONFIG_PER_10S = values['crm-config-limit'] ?? String(HUBSPOT_PER_10S);
-if (CONFIG_PER_10S !== 'none' && !(Number(CONFIG_PER_10S) > 0)) throw new Error(`--crm-config-limit: expected a number or none, got ${CONFIG_PER_10S}`);
+if (CONFIG_PER_10S !== 'none' && !(Number(CONFIG_PER_10S) > 0))
+  throw new Error(`--crm-config-limit: expected a number or none, got ${CONFIG_PER_10S}`);
 const JITTER_MS = Number(values['jitter-ms']);
 
 if (values.host !== undefined) await host(values.host);
@@ -69,20 +70,35 @@ else await driver();
 async function host(optionsJson: string): Promise<void> {
   const { startSalesIntelEmulator } = await import('../src/emulators/sales-intel/index.js');
   const { startHubSpotEmulator } = await import('../src/emulators/hubspot/index.js');
-  const o = JSON.parse(optionsJson) as { rate: number; latencyMs: number; jitterMs: number; companies: number; crmLimit: number };
+  const o = JSON.parse(optionsJson) as {
+    rate: number;
+    latencyMs: number;
+    jitterMs: number;
+    companies: number;
+    crmLimit: number;
+  };
   const limits = { search: perWindow(o.rate), count: perWindow(o.rate), dictionary: perWindow(o.rate) };
   const si = await startSalesIntelEmulator({
-    port: 0, companies: o.companies, persons: 1000, windowSeconds: WINDOW_S,
+    port: 0,
+    companies: o.companies,
+    persons: 1000,
+    windowSeconds: WINDOW_S,
     accounts: [{ clientId: 'fill-client', clientSecret: 'fill-secret', accountId: 'fill', limits }],
     faults: { latency: { fixedMs: o.latencyMs, jitterMs: o.jitterMs } },
   });
-  const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['fill-token'], limits: { perTenSeconds: o.crmLimit } });
+  const hubspot = await startHubSpotEmulator({
+    port: 0,
+    accessTokens: ['fill-token'],
+    limits: { perTenSeconds: o.crmLimit },
+  });
   process.stdout.write(`${JSON.stringify({ si: si.url, tokenUrl: si.tokenUrl, hubspot: hubspot.url })}\n`);
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', () => {
     const u = process.cpuUsage();
     const { requests, inputs, throttled } = hubspot.stats;
-    process.stdout.write(`${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: throttled.TEN_SECONDLY_ROLLING, hubspotRequests: requests, hubspotInputs: inputs, hubspotPeak: hubspot.limits.peak })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: throttled.TEN_SECONDLY_ROLLING, hubspotRequests: requests, hubspotInputs: inputs, hubspotPeak: hubspot.limits.peak })}\n`,
+    );
   });
   process.stdin.on('end', () => void Promise.all([si.close(), hubspot.close()]).then(() => process.exit(0)));
 }
@@ -95,7 +111,9 @@ async function worker(configPath: string, search: string, dryRun: boolean): Prom
   const { createLogger, silentLogger } = await import('../src/shared/logger.js');
   const { createWriteStream } = await import('node:fs');
   // FILL_SIZING=<file>: the run's debug log there (the journey controller's resizes among it)
-  const logger = process.env.FILL_SIZING ? createLogger({ level: 'debug' }, createWriteStream(process.env.FILL_SIZING)) : silentLogger;
+  const logger = process.env.FILL_SIZING
+    ? createLogger({ level: 'debug' }, createWriteStream(process.env.FILL_SIZING))
+    : silentLogger;
   const { createRedis, deleteKeysUnder } = await import('../src/shared/redis.js');
   const config = parseConfig(await readFile(configPath, 'utf8'), configPath, process.env).config;
   const redis = createRedis(process.env.REDIS_URL);
@@ -107,25 +125,51 @@ async function worker(configPath: string, search: string, dryRun: boolean): Prom
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   try {
-    const summary = await syncSearch({ config, redis, prefix, logger }, {
-      search, runId: randomUUID(), dryRun,
-      onPlan: (p) => { planMs = performance.now() - t0; plan = { partitions: p.partitions.length, countRequests: p.countRequests, parallelism: p.parallelism }; },
-      onWalk: (w) => { walk = w; },
-      // The first batch written (the checkpoint's first move): the run's first page, fetched and through the CRM.
-      onProgress: () => { firstPageMs ??= performance.now() - t0; },
-    });
+    const summary = await syncSearch(
+      { config, redis, prefix, logger },
+      {
+        search,
+        runId: randomUUID(),
+        dryRun,
+        onPlan: (p) => {
+          planMs = performance.now() - t0;
+          plan = { partitions: p.partitions.length, countRequests: p.countRequests, parallelism: p.parallelism };
+        },
+        onWalk: (w) => {
+          walk = w;
+        },
+        // The first batch written (the checkpoint's first move): the run's first page, fetched and through the CRM.
+        onProgress: () => {
+          firstPageMs ??= performance.now() - t0;
+        },
+      },
+    );
     const cpu = process.cpuUsage(cpu0);
-    process.stdout.write(`${JSON.stringify({
-      status: summary.status, fetched: summary.fetched, durationMs: summary.durationMs, throttled: summary.throttled, planMs, firstPageMs,
-      plan, walk, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024,
-    })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({
+        status: summary.status,
+        fetched: summary.fetched,
+        durationMs: summary.durationMs,
+        throttled: summary.throttled,
+        planMs,
+        firstPageMs,
+        plan,
+        walk,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        maxRssMb: process.resourceUsage().maxRSS / 1024,
+      })}\n`,
+    );
   } finally {
     await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   }
 }
 
-interface Cell { rate: number; latencyMs: number; mode: 'dry' | 'hubspot' }
+interface Cell {
+  rate: number;
+  latencyMs: number;
+  mode: 'dry' | 'hubspot';
+}
 
 async function driver(): Promise<void> {
   const rates = values.rates.split(',').map(Number);
@@ -133,21 +177,47 @@ async function driver(): Promise<void> {
   const modes = values.modes.split(',') as Cell['mode'][];
   const companies = Number(values.records);
   const dir = await mkdtemp(join(tmpdir(), 'fill-matrix-'));
-  console.log(`| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | first page s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m | HubSpot peak requests / window |`);
-  console.log(`HubSpot answers ${HUBSPOT_PER_10S} requests / 10 s; config requestsPer10s: ${CONFIG_PER_10S}; pages ${values.latencies} ms + up to ${JITTER_MS} ms`);
+  console.log(
+    `| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | first page s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m | HubSpot peak requests / window |`,
+  );
+  console.log(
+    `HubSpot answers ${HUBSPOT_PER_10S} requests / 10 s; config requestsPer10s: ${CONFIG_PER_10S}; pages ${values.latencies} ms + up to ${JITTER_MS} ms`,
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   try {
-    for (const rate of rates) for (const latencyMs of latencies) for (const mode of modes) {
-      const row = await runCell({ rate, latencyMs, mode }, companies, dir).catch((error: unknown) => `| ${rate * 6} | ${latencyMs} | ${mode} | failed: ${String(error).slice(0, 200)} |`);
-      console.log(row);
-    }
+    for (const rate of rates)
+      for (const latencyMs of latencies)
+        for (const mode of modes) {
+          const row = await runCell({ rate, latencyMs, mode }, companies, dir).catch(
+            (error: unknown) => `| ${rate * 6} | ${latencyMs} | ${mode} | failed: ${String(error).slice(0, 200)} |`,
+          );
+          console.log(row);
+        }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 async function runCell(cell: Cell, companies: number, dir: string): Promise<string> {
-  const h = spawn(process.execPath, ['--import', 'tsx', self, '--host', JSON.stringify({ rate: cell.rate, latencyMs: cell.latencyMs, jitterMs: JITTER_MS, companies, crmLimit: HUBSPOT_PER_10S }), '--window-seconds', String(WINDOW_S)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const h = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      self,
+      '--host',
+      JSON.stringify({
+        rate: cell.rate,
+        latencyMs: cell.latencyMs,
+        jitterMs: JITTER_MS,
+        companies,
+        crmLimit: HUBSPOT_PER_10S,
+      }),
+      '--window-seconds',
+      String(WINDOW_S),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const lines: string[] = [];
   let wake: (() => void) | undefined;
   let buffer = '';
@@ -160,14 +230,19 @@ async function runCell(cell: Cell, companies: number, dir: string): Promise<stri
     wake?.();
   });
   const nextLine = async (): Promise<string> => {
-    while (lines.length === 0) await new Promise<void>((r) => { wake = r; });
+    while (lines.length === 0)
+      await new Promise<void>((r) => {
+        wake = r;
+      });
     return lines.shift() as string;
   };
   try {
     const urls = JSON.parse(await nextLine()) as { si: string; tokenUrl: string; hubspot: string };
     // The same config for every cell (only the emulators' URLs differ): parallelism auto, fallback limits default.
     const config = join(dir, `fill-${randomUUID().slice(0, 6)}.yaml`);
-    await writeFile(config, `
+    await writeFile(
+      config,
+      `
 source:
   baseUrl: ${urls.si}
   auth: {tokenUrl: "${urls.tokenUrl}", clientId: fill-client, clientSecret: "\${FILL_SI_SECRET}"}
@@ -182,24 +257,51 @@ searches:
     object: companies
     matchOn: {field: prospect_sync_id, from: id}
     fields: {name: name, domain: domain, numberofemployees: headcount}
-`);
+`,
+    );
     h.stdin.write('cpu\n');
     const emu0 = JSON.parse(await nextLine()) as { cpuMs: number; hubspotRequests: number; hubspotInputs: number };
     const emuCpu0 = emu0.cpuMs;
-    const w = spawn(process.execPath, ['--import', 'tsx', self, '--worker', config, '--search', 'fill', ...(cell.mode === 'dry' ? ['--dry-run'] : [])], {
-      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'fill', FILL_SI_SECRET: 'fill-secret', FILL_HUBSPOT_TOKEN: 'fill-token' },
-    });
+    const w = spawn(
+      process.execPath,
+      ['--import', 'tsx', self, '--worker', config, '--search', 'fill', ...(cell.mode === 'dry' ? ['--dry-run'] : [])],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: {
+          ...process.env,
+          QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'fill',
+          FILL_SI_SECRET: 'fill-secret',
+          FILL_HUBSPOT_TOKEN: 'fill-token',
+        },
+      },
+    );
     let out = '';
     w.stdout.setEncoding('utf8');
-    w.stdout.on('data', (d: string) => { out += d; });
+    w.stdout.on('data', (d: string) => {
+      out += d;
+    });
     const code = await new Promise<number | null>((r) => w.on('close', r));
     if (code !== 0) throw new Error(`worker exited ${code}: ${out.slice(0, 300)}`);
     const r = JSON.parse(out.trim().split('\n').pop() as string) as {
-      status: string; fetched: number; durationMs: number; throttled: number; planMs: number; firstPageMs?: number; cpuMs: number; maxRssMb: number;
-      plan: { partitions: number; countRequests: number; parallelism: number }; walk: { peakJourneys: number; peakUnwritten: number };
+      status: string;
+      fetched: number;
+      durationMs: number;
+      throttled: number;
+      planMs: number;
+      firstPageMs?: number;
+      cpuMs: number;
+      maxRssMb: number;
+      plan: { partitions: number; countRequests: number; parallelism: number };
+      walk: { peakJourneys: number; peakUnwritten: number };
     };
     h.stdin.write('cpu\n');
-    const emu = JSON.parse(await nextLine()) as { cpuMs: number; hubspot429: number; hubspotRequests: number; hubspotInputs: number; hubspotPeak: number };
+    const emu = JSON.parse(await nextLine()) as {
+      cpuMs: number;
+      hubspot429: number;
+      hubspotRequests: number;
+      hubspotInputs: number;
+      hubspotPeak: number;
+    };
     // Every HubSpot request of the run (schema checks, reads, upserts, 429s) and the records its batch calls carried.
     const crmRequests = emu.hubspotRequests - emu0.hubspotRequests;
     const crmInputs = emu.hubspotInputs - emu0.hubspotInputs;
@@ -208,10 +310,12 @@ searches:
     const ceiling = Math.min(sourceCeiling, (HUBSPOT_PER_10S * 100) / 10);
     const perSecond = r.fetched / (r.durationMs / 1000);
     const k = r.fetched / 1000;
-    return `| ${cell.rate * 6}${WINDOW_S === 10 ? '' : ` (${perWindow(cell.rate)}/${WINDOW_S} s)`} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
+    return (
+      `| ${cell.rate * 6}${WINDOW_S === 10 ? '' : ` (${perWindow(cell.rate)}/${WINDOW_S} s)`} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
       `**${(perSecond / ceiling).toFixed(2)}** | ${r.throttled} / ${emu.hubspot429} | ${r.walk.peakJourneys} | ${r.walk.peakUnwritten} | ` +
       `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${r.firstPageMs === undefined ? '—' : (r.firstPageMs / 1000).toFixed(1)} | ${crmRequests} (${(crmInputs / Math.max(1, crmRequests)).toFixed(1)}) | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
-      `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} | ${emu.hubspotPeak} |`;
+      `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} | ${emu.hubspotPeak} |`
+    );
   } finally {
     h.stdin.end();
     await new Promise((r) => h.on('close', r));

@@ -47,21 +47,40 @@ async function fillMetricsState(): Promise<void> {
     for (let r = 0; r < 5; r++) {
       const at = new Date(Date.now() - r * 3_600_000).toISOString();
       const summary: RunSummary = {
-        search: s.name, status: 'completed', ...emptyCounts(), fetched: 100, created: 10, durationMs: 60_000,
-        runId: randomUUID(), startedAt: at, finishedAt: at, dryRun: false, partitions: 1,
+        search: s.name,
+        status: 'completed',
+        ...emptyCounts(),
+        fetched: 100,
+        created: 10,
+        durationMs: 60_000,
+        runId: randomUUID(),
+        startedAt: at,
+        finishedAt: at,
+        dryRun: false,
+        partitions: 1,
       };
       await recordRun(redis, summary, { prefix });
     }
   }
-  const balance = { 'x-rate-results-limit': '100000', 'x-rate-results-limit-remaining': '90000', 'x-rate-results-limit-reset': '86400' };
+  const balance = {
+    'x-rate-results-limit': '100000',
+    'x-rate-results-limit-remaining': '90000',
+    'x-rate-results-limit-reset': '86400',
+  };
   for (const account of ['acct-a', 'acct-b']) {
     const ledger = new RedisBudgetLedger(redis, `${prefix}:source:${account}`, 0, {});
     await ledger.observeTokens(balance);
     const r = await ledger.reserveCredits('run', 10);
     await ledger.settleCredits('run', r.id, 10);
   }
-  for (const [remote, account, op] of [['source', 'acct-a', 'search'], ['source', 'acct-a', 'count'], ['source', 'acct-b', 'search'],
-    ['hubspot', '123', 'requests'], ['hubspot', '123', 'search'], ['salesforce', 'org1', 'requests']] as const) {
+  for (const [remote, account, op] of [
+    ['source', 'acct-a', 'search'],
+    ['source', 'acct-a', 'count'],
+    ['source', 'acct-b', 'search'],
+    ['hubspot', '123', 'requests'],
+    ['hubspot', '123', 'search'],
+    ['salesforce', 'org1', 'requests'],
+  ] as const) {
     const g = new RateGovernor(redis, prefix, remote, account, { untilLearned: 'open' });
     await g.learn(op, { limit: 100, windowMs: 10_000, mode: 'headers' });
     await g.record(op, '2xx');
@@ -85,8 +104,13 @@ const report = (label: string, figures: Record<string, unknown>): void => {
 const queues = openQueues({ connection: redis, prefix });
 try {
   await fillMetricsState();
-  const metrics = createMetricsEndpoint({ redis, prefix, queues: [queues.sync, queues.tick], searches: () => searches,
-    governorSnapshots: () => listGovernorSnapshots(redis, prefix) });
+  const metrics = createMetricsEndpoint({
+    redis,
+    prefix,
+    queues: [queues.sync, queues.tick],
+    searches: () => searches,
+    governorSnapshots: () => listGovernorSnapshots(redis, prefix),
+  });
   const timeScrapes = async (): Promise<number[]> => {
     const times: number[] = [];
     for (let i = 0; i < scrapes; i++) {
@@ -100,20 +124,30 @@ try {
   const alone = await timeScrapes();
   await fillUnrelated();
   // An upgraded database has keys but no index yet: its first read indexes it (one SCAN, once per database).
-  await redis.del(`${prefix}:index:budget-accounts`, `${prefix}:index:budget-accounts:built`, `${prefix}:index:governors`, `${prefix}:index:governors:built`);
+  await redis.del(
+    `${prefix}:index:budget-accounts`,
+    `${prefix}:index:budget-accounts:built`,
+    `${prefix}:index:governors`,
+    `${prefix}:index:governors:built`,
+  );
   const first = performance.now();
   await Promise.all([readBudgetStates(redis, prefix), listGovernorSnapshots(redis, prefix)]);
   const firstMs = ms(first);
   const warm = await metrics.render();
-  if (warm.status !== 200 || !warm.body.includes('prospect_sync_api_requests_total{remote="salesforce"')) throw new Error(`scrape incomplete: ${warm.status}`);
+  if (warm.status !== 200 || !warm.body.includes('prospect_sync_api_requests_total{remote="salesforce"'))
+    throw new Error(`scrape incomplete: ${warm.status}`);
   const times = await timeScrapes();
   const scanTimes: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t = performance.now();
-    for (const pattern of [`${prefix}:source:*:tokens`, `${prefix}:source:*:credits:total`, `${prefix}:gov:*`]) await scanKeys(redis, pattern);
+    for (const pattern of [`${prefix}:source:*:tokens`, `${prefix}:source:*:credits:total`, `${prefix}:gov:*`])
+      await scanKeys(redis, pattern);
     scanTimes.push(ms(t));
   }
-  report('first read after an upgrade (indexes the database once: the SCANs)', { ms: round(firstMs), keysInDb: await redis.dbsize() });
+  report('first read after an upgrade (indexes the database once: the SCANs)', {
+    ms: round(firstMs),
+    keysInDb: await redis.dbsize(),
+  });
   report(`scrape without the unrelated keys (${scrapes} times)`, stats(alone));
   report(`scrape with the unrelated keys (${scrapes} times)`, stats(times));
   report('the 3 SCANs a scrape ran before the index (5 times)', stats(scanTimes));

@@ -19,13 +19,35 @@ const HUBSPOT_PER_10S = Number(process.argv[4] ?? 190);
 
 ensureBuilt();
 const started = { machine: machine(), load: load(), at: new Date().toISOString() };
-console.log(JSON.stringify({ companies: COMPANIES, rate: `${LIMIT}/${WINDOW_S}s`, hubspotPer10s: HUBSPOT_PER_10S, ...started }));
+console.log(
+  JSON.stringify({ companies: COMPANIES, rate: `${LIMIT}/${WINDOW_S}s`, hubspotPer10s: HUBSPOT_PER_10S, ...started }),
+);
 const result = await runMirrorScenario({
-  companies: COMPANIES, rate: { limit: LIMIT, windowSeconds: WINDOW_S }, hubspotPer10s: HUBSPOT_PER_10S,
-  latency: { fixedMs: 150, jitterMs: 150 }, align: true, plainRun: true, runtime: 'dist',
+  companies: COMPANIES,
+  rate: { limit: LIMIT, windowSeconds: WINDOW_S },
+  hubspotPer10s: HUBSPOT_PER_10S,
+  latency: { fixedMs: 150, jitterMs: 150 },
+  align: true,
+  plainRun: true,
+  runtime: 'dist',
   onRun: (r) => console.log(JSON.stringify(r)),
 });
 console.log(JSON.stringify({ memory: result.memory }));
 console.log(JSON.stringify({ checks: result.checks, loadAtEnd: load() }));
-if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify({ ...started, companies: COMPANIES, rate: `${LIMIT}/${WINDOW_S}`, hubspotPer10s: HUBSPOT_PER_10S, ...result, loadAtEnd: load() }, null, 1));
+if (process.env.BENCH_OUT)
+  writeFileSync(
+    process.env.BENCH_OUT,
+    JSON.stringify(
+      {
+        ...started,
+        companies: COMPANIES,
+        rate: `${LIMIT}/${WINDOW_S}`,
+        hubspotPer10s: HUBSPOT_PER_10S,
+        ...result,
+        loadAtEnd: load(),
+      },
+      null,
+      1,
+    ),
+  );
 if (Object.values(result.checks).some((ok) => !ok)) process.exitCode = 1;

@@ -18,7 +18,12 @@ const CHURN = Number(process.argv[3] ?? 0.001);
 const DAYS = Number(process.argv[4] ?? 14);
 const MAX_AGE = Number(process.argv[5] ?? 14);
 const MAX_COUNTS = Number(process.argv[6] ?? 500);
-const account = { clientId: 'm-client', clientSecret: 'm-secret', accountId: 'm', limits: { search: 2000, count: 2000, dictionary: 500 } };
+const account = {
+  clientId: 'm-client',
+  clientSecret: 'm-secret',
+  accountId: 'm',
+  limits: { search: 2000, count: 2000, dictionary: 500 },
+};
 const si = await startSalesIntelEmulator({ port: 0, companies: N, accounts: [account] });
 const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['t'], limits: { perTenSeconds: 1000 } });
 const redis = createRedis(process.env.REDIS_URL);
@@ -45,23 +50,58 @@ const config = parseConfig(yaml, 'm.yaml', { S: account.clientSecret, H: 't' }).
 let now = Date.parse('2026-03-01T06:00:00Z');
 const deps = { config, redis, prefix, logger: silentLogger, now: () => now };
 let seed = 7;
-const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 try {
   const t0 = Date.now();
   const first = await syncSearch(deps, { search: 'm', runId: 'd0' });
-  console.log(JSON.stringify({ day: 0, tokens: first.tokensSpent, counted: first.counted, partitions: first.partitions, refresh: first.refresh, ms: Date.now() - t0 }));
-  const ids = [...(hubspot.state.tables.get('companies')?.objects.values() ?? [])].map((o) => String(o.properties.prospect_sync_id));
+  console.log(
+    JSON.stringify({
+      day: 0,
+      tokens: first.tokensSpent,
+      counted: first.counted,
+      partitions: first.partitions,
+      refresh: first.refresh,
+      ms: Date.now() - t0,
+    }),
+  );
+  const ids = [...(hubspot.state.tables.get('companies')?.objects.values() ?? [])].map((o) =>
+    String(o.properties.prospect_sync_id),
+  );
   let total = 0;
   for (let day = 1; day <= DAYS; day++) {
     now += 24 * 3600_000;
     const k = Math.round(N * CHURN);
-    for (let i = 0; i < k; i++) si.setCompanyHeadcount(ids[Math.floor(rand() * ids.length)]!, 1 + Math.floor(rand() * 5000));
+    for (let i = 0; i < k; i++)
+      si.setCompanyHeadcount(ids[Math.floor(rand() * ids.length)]!, 1 + Math.floor(rand() * 5000));
     const t = Date.now();
     const s = await syncSearch(deps, { search: 'm', runId: `d${day}` });
     total += s.tokensSpent;
-    console.log(JSON.stringify({ day, status: s.status, tokens: s.tokensSpent, share: +(s.tokensSpent / s.counted).toFixed(4), counts: s.refresh?.counts, walked: s.refresh?.walked, kept: s.refresh?.kept, rebuilt: s.refresh?.rebuilt, left: s.left, entered: s.entered, ms: Date.now() - t }));
+    console.log(
+      JSON.stringify({
+        day,
+        status: s.status,
+        tokens: s.tokensSpent,
+        share: +(s.tokensSpent / s.counted).toFixed(4),
+        counts: s.refresh?.counts,
+        walked: s.refresh?.walked,
+        kept: s.refresh?.kept,
+        rebuilt: s.refresh?.rebuilt,
+        left: s.left,
+        entered: s.entered,
+        ms: Date.now() - t,
+      }),
+    );
   }
-  console.log(JSON.stringify({ N, churn: CHURN, days: DAYS, maxAgeDays: MAX_AGE, maxCounts: MAX_COUNTS, meanShare: +(total / DAYS / N).toFixed(4) }));
+  console.log(
+    JSON.stringify({
+      N,
+      churn: CHURN,
+      days: DAYS,
+      maxAgeDays: MAX_AGE,
+      maxCounts: MAX_COUNTS,
+      meanShare: +(total / DAYS / N).toFixed(4),
+    }),
+  );
 } finally {
   await deleteKeysUnder(redis, prefix).catch(() => undefined);
   redis.disconnect();

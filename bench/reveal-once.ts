@@ -20,12 +20,20 @@ const memory = process.argv.includes('--memory');
 const seed = Number(process.argv.find((a) => a.startsWith('--seed='))?.slice('--seed='.length) ?? 1);
 const account = { clientId: 'bench-client', clientSecret: 'bench-secret', accountId: 'bench' };
 // 1 in 20 person slots hidden at random: room for the 2% inserted (at random places) between the runs
-const si = await startSalesIntelEmulator({ port: 0, seed, companies: 2_000, persons, personReserveEvery: 20, accounts: [account] });
+const si = await startSalesIntelEmulator({
+  port: 0,
+  seed,
+  companies: 2_000,
+  persons,
+  personReserveEvery: 20,
+  accounts: [account],
+});
 const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['bench-token'], limits: { perTenSeconds: 190 } });
 const redis = createRedis(process.env.REDIS_URL);
 const prefix = `pay-bench:${randomUUID().slice(0, 8)}`;
 const FILTER = { company: { headcount: { gte: 1 } } };
-const config = parseConfig(`
+const config = parseConfig(
+  `
 source:
   baseUrl: ${si.url}
   auth: {tokenUrl: "${si.tokenUrl}", clientId: ${account.clientId}, clientSecret: "\${SI_CLIENT_SECRET}"}
@@ -44,7 +52,10 @@ searches:
     object: contacts
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: firstName, lastname: lastName, phone: contacts.phone, mobilephone: contacts.mobile}
-`, 'bench.yaml', { SI_CLIENT_SECRET: account.clientSecret, HUBSPOT_TOKEN: 'bench-token' }).config;
+`,
+  'bench.yaml',
+  { SI_CLIENT_SECRET: account.clientSecret, HUBSPOT_TOKEN: 'bench-token' },
+).config;
 const deps = { config, redis, prefix, logger: silentLogger };
 const pct = (a: number, b: number): string => `${((Math.abs(a - b) / Math.max(1, b)) * 100).toFixed(2)}%`;
 
@@ -52,7 +63,9 @@ try {
   let plan1: RunPlan | undefined;
   const run1 = await syncSearch(deps, { search: 'people', runId: 'bench-1', onPlan: (p) => (plan1 = p) });
   const s1 = si.stats('bench');
-  console.log(`run 1 (first run): ${run1.status}, ${run1.counted} persons, credits ${s1.creditsCharged}, tokens ${s1.tokensCharged} (${(s1.tokensCharged / run1.counted).toFixed(3)}/record); forecast credits ${plan1?.forecastCredits} tokens ${plan1?.forecastTokens}`);
+  console.log(
+    `run 1 (first run): ${run1.status}, ${run1.counted} persons, credits ${s1.creditsCharged}, tokens ${s1.tokensCharged} (${(s1.tokensCharged / run1.counted).toFixed(3)}/record); forecast credits ${plan1?.forecastCredits} tokens ${plan1?.forecastTokens}`,
+  );
 
   const inserted = si.insertPersons(Math.round(run1.counted * 0.02), FILTER);
   si.resetStats();
@@ -60,17 +73,28 @@ try {
   const run2 = await syncSearch(deps, { search: 'people', runId: 'bench-2', onPlan: (p) => (plan2 = p) });
   const s2 = si.stats('bench');
   const records = run2.created + run2.updated + run2.unchanged;
-  console.log(`run 2: ${run2.status}, ${inserted.length} new persons inserted (${((inserted.length / run2.counted) * 100).toFixed(2)}%), ${records} records landed`);
-  console.log(`  credits of run 2 / new persons = ${s2.creditsCharged} / ${inserted.length} = ${(s2.creditsCharged / inserted.length).toFixed(3)} (goal <= 1.05)`);
-  console.log(`  tokens of run 2 / records = ${s2.tokensCharged} / ${records} = ${(s2.tokensCharged / records).toFixed(3)} (searches: ${s2.requests['persons.search']})`);
-  console.log(`  forecast (${plan2?.forecastMethod}): credits ${plan2?.forecastCredits} vs ${s2.creditsCharged} spent, error ${pct(plan2?.forecastCredits ?? 0, s2.creditsCharged)}; tokens ${plan2?.forecastTokens} vs ${s2.tokensCharged}, error ${pct(plan2?.forecastTokens ?? 0, s2.tokensCharged)} (goal <= 1%)`);
-  console.log(`  summary: personsRevealed ${run2.personsRevealed}, revealSkipped ${run2.revealSkipped}, tokensSpentPerRecord ${run2.tokensSpentPerRecord}, created ${run2.created}, updated ${run2.updated}, unchanged ${run2.unchanged}`);
+  console.log(
+    `run 2: ${run2.status}, ${inserted.length} new persons inserted (${((inserted.length / run2.counted) * 100).toFixed(2)}%), ${records} records landed`,
+  );
+  console.log(
+    `  credits of run 2 / new persons = ${s2.creditsCharged} / ${inserted.length} = ${(s2.creditsCharged / inserted.length).toFixed(3)} (goal <= 1.05)`,
+  );
+  console.log(
+    `  tokens of run 2 / records = ${s2.tokensCharged} / ${records} = ${(s2.tokensCharged / records).toFixed(3)} (searches: ${s2.requests['persons.search']})`,
+  );
+  console.log(
+    `  forecast (${plan2?.forecastMethod}): credits ${plan2?.forecastCredits} vs ${s2.creditsCharged} spent, error ${pct(plan2?.forecastCredits ?? 0, s2.creditsCharged)}; tokens ${plan2?.forecastTokens} vs ${s2.tokensCharged}, error ${pct(plan2?.forecastTokens ?? 0, s2.tokensCharged)} (goal <= 1%)`,
+  );
+  console.log(
+    `  summary: personsRevealed ${run2.personsRevealed}, revealSkipped ${run2.revealSkipped}, tokensSpentPerRecord ${run2.tokensSpentPerRecord}, created ${run2.created}, updated ${run2.updated}, unchanged ${run2.unchanged}`,
+  );
 
   if (memory) {
     const base = `${prefix}:mem`;
     const store = new RevealStore(redis, base, 180);
     const N = 1_000_000;
-    for (let i = 0; i < N; i += 10_000) await store.mark(Array.from({ length: 10_000 }, (_, k) => `p_${(i + k).toString(36).padStart(6, '0')}`));
+    for (let i = 0; i < N; i += 10_000)
+      await store.mark(Array.from({ length: 10_000 }, (_, k) => `p_${(i + k).toString(36).padStart(6, '0')}`));
     let bytes = 0;
     let keys = 0;
     let cursor = '0';
@@ -83,7 +107,9 @@ try {
       }
     } while (cursor !== '0');
     const encoding = await redis.object('ENCODING', `${base}:reveal:0000`);
-    console.log(`revealed-at store: ${N} persons in ${keys} hashes (${encoding}) = ${(bytes / 1e6).toFixed(1)} MB by MEMORY USAGE, ${(bytes / N).toFixed(1)} bytes/person`);
+    console.log(
+      `revealed-at store: ${N} persons in ${keys} hashes (${encoding}) = ${(bytes / 1e6).toFixed(1)} MB by MEMORY USAGE, ${(bytes / N).toFixed(1)} bytes/person`,
+    );
   }
 } finally {
   await deleteKeysUnder(redis, prefix);

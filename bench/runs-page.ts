@@ -18,13 +18,19 @@ import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
 import { RedisBudgetLedger } from '../src/source/budget-ledger.js';
 import { load, machine } from './lib/machine.js';
 
-const [searchCount, runCount] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
+const [searchCount, runCount] = process.argv
+  .slice(2)
+  .filter((a) => /^\d+$/.test(a))
+  .map(Number);
 const SEARCHES = searchCount ?? 100;
 const RUNS = runCount ?? 1_000;
 const renders = Number(process.argv.find((a) => a.startsWith('--renders='))?.slice('--renders='.length) ?? 30);
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/12');
 const prefix = `runs-page-bench:${randomUUID().slice(0, 8)}`;
-const searches = Array.from({ length: SEARCHES }, (_, i) => ({ name: `search-${i}`, destination: 'crm', schedule: { every: '1h' } }) as unknown as SavedSearch);
+const searches = Array.from(
+  { length: SEARCHES },
+  (_, i) => ({ name: `search-${i}`, destination: 'crm', schedule: { every: '1h' } }) as unknown as SavedSearch,
+);
 
 async function fill(): Promise<void> {
   const now = Date.now();
@@ -33,9 +39,21 @@ async function fill(): Promise<void> {
     for (let r = RUNS - 1; r >= 0; r--) {
       const at = new Date(now - r * 3_600_000).toISOString();
       const summary: RunSummary = {
-        search: s.name, status: r % 17 === 0 ? 'failed' : 'completed', ...emptyCounts(), fetched: 100 + (r % 50), created: r % 7,
-        updated: 20, unchanged: 80, tokensSpent: 100 + (r % 50), durationMs: 60_000 + r, runId: randomUUID(), startedAt: at, finishedAt: at,
-        dryRun: false, partitions: 1, trigger: 'schedule',
+        search: s.name,
+        status: r % 17 === 0 ? 'failed' : 'completed',
+        ...emptyCounts(),
+        fetched: 100 + (r % 50),
+        created: r % 7,
+        updated: 20,
+        unchanged: 80,
+        tokensSpent: 100 + (r % 50),
+        durationMs: 60_000 + r,
+        runId: randomUUID(),
+        startedAt: at,
+        finishedAt: at,
+        dryRun: false,
+        partitions: 1,
+        trigger: 'schedule',
       };
       lines.push(JSON.stringify(summary));
     }
@@ -43,7 +61,11 @@ async function fill(): Promise<void> {
     await redis.lpush(runKeys(s.name, prefix).history, ...lines);
   }
   const ledger = new RedisBudgetLedger(redis, `${prefix}:source:acct-a`, 0, {});
-  await ledger.observeTokens({ 'x-rate-results-limit': '1000000', 'x-rate-results-limit-remaining': '600000', 'x-rate-results-limit-reset': String(20 * 86_400) });
+  await ledger.observeTokens({
+    'x-rate-results-limit': '1000000',
+    'x-rate-results-limit-remaining': '600000',
+    'x-rate-results-limit-reset': String(20 * 86_400),
+  });
 }
 
 const round = (x: number): number => Math.round(x * 10) / 10;
@@ -56,15 +78,27 @@ const stats = (xs: number[]): { medianMs: number; p95Ms: number; maxMs: number }
 const queues = openQueues({ connection: redis, prefix });
 const auth = { username: 'ops', password: 'bench-pass' };
 const server = await startDashboardServer({
-  queues: [queues.sync, queues.tick], redis, prefix, port: 0, auth, logger: silentLogger, searches: () => searches,
-  creditCaps: () => ({ maxPerDay: 5_000 }), runActions: true,
+  queues: [queues.sync, queues.tick],
+  redis,
+  prefix,
+  port: 0,
+  auth,
+  logger: silentLogger,
+  searches: () => searches,
+  creditCaps: () => ({ maxPerDay: 5_000 }),
+  runActions: true,
 });
 const out: Record<string, unknown>[] = [];
 try {
   const filled = performance.now();
   await fill();
-  console.log(`filled ${SEARCHES} x ${RUNS} runs in ${Math.round(performance.now() - filled)} ms; ${machine()}; ${load()}`);
-  const headers = { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`, accept: 'text/html' };
+  console.log(
+    `filled ${SEARCHES} x ${RUNS} runs in ${Math.round(performance.now() - filled)} ms; ${machine()}; ${load()}`,
+  );
+  const headers = {
+    authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`,
+    accept: 'text/html',
+  };
   const get = async (): Promise<{ ms: number; bytes: number }> => {
     const t = performance.now();
     const res = await fetch(`${server.url}/runs`, { headers });
@@ -80,7 +114,14 @@ try {
     times.push(r.ms);
     bytes = r.bytes;
   }
-  const line = { label: `GET /runs, ${SEARCHES} searches x ${RUNS} runs (${renders} times)`, ...stats(times), htmlBytes: bytes, goalMs: 200, machine: machine(), load: load() };
+  const line = {
+    label: `GET /runs, ${SEARCHES} searches x ${RUNS} runs (${renders} times)`,
+    ...stats(times),
+    htmlBytes: bytes,
+    goalMs: 200,
+    machine: machine(),
+    load: load(),
+  };
   out.push(line);
   console.log(JSON.stringify(line));
 } finally {

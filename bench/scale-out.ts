@@ -29,27 +29,41 @@ console.log(`machine: ${machine()}; ${load()} at start`);
 const redis = createRedis(REDIS_URL);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-const newHost = (): Promise<EmulatorHost> => startEmulatorHost({
-  salesIntel: {
-    companies: COMPANIES, persons: 1000, windowSeconds: WINDOW_S, faults: { latency: { fixedMs: 150, jitterMs: 150 } },
-    accounts: [{ ...SI_CLIENT, limits: { search: LIMIT, count: LIMIT, dictionary: LIMIT } }],
-  },
-  hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 190, daily: 10_000_000 } },
-});
+const newHost = (): Promise<EmulatorHost> =>
+  startEmulatorHost({
+    salesIntel: {
+      companies: COMPANIES,
+      persons: 1000,
+      windowSeconds: WINDOW_S,
+      faults: { latency: { fixedMs: 150, jitterMs: 150 } },
+      accounts: [{ ...SI_CLIENT, limits: { search: LIMIT, count: LIMIT, dictionary: LIMIT } }],
+    },
+    hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 190, daily: 10_000_000 } },
+  });
 
 /** Headcount bounds splitting the companies into `parts` ranges of about equal count (bisection on free counts). */
 async function headcountSplits(host: EmulatorHost, parts: number): Promise<{ gte: number; lte?: number }[]> {
   const tokenRes = await fetch(host.salesIntel.tokenUrl, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: SI_CLIENT.clientId, client_secret: SI_CLIENT.clientSecret }),
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: SI_CLIENT.clientId,
+      client_secret: SI_CLIENT.clientSecret,
+    }),
   });
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   const count = async (lte: number): Promise<number> => {
     for (;;) {
       const res = await fetch(`${host.salesIntel.url}/companies/filter/count`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ company: { headcount: { gte: 0, lte } } }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ company: { headcount: { gte: 0, lte } } }),
       });
-      if (res.status === 429) { await sleep(1000); continue; }
+      if (res.status === 429) {
+        await sleep(1000);
+        continue;
+      }
       return ((await res.json()) as { total: number }).total;
     }
   };
@@ -65,7 +79,10 @@ async function headcountSplits(host: EmulatorHost, parts: number): Promise<{ gte
     }
     bounds.push(lo);
   }
-  return Array.from({ length: parts }, (_, k) => ({ gte: k === 0 ? 0 : bounds[k - 1]! + 1, ...(k < parts - 1 ? { lte: bounds[k]! } : {}) }));
+  return Array.from({ length: parts }, (_, k) => ({
+    gte: k === 0 ? 0 : bounds[k - 1]! + 1,
+    ...(k < parts - 1 ? { lte: bounds[k]! } : {}),
+  }));
 }
 
 for (const workers of WORKERS) {
@@ -73,12 +90,16 @@ for (const workers of WORKERS) {
   const ranges = await headcountSplits(host, SEARCHES);
   const names = ranges.map((_, k) => `part-${k + 1}`);
   const cfg = writeBenchConfig(host, {
-    name: `scale-${workers}-${WINDOW_S}s`, limits: { search: LIMIT, windowSeconds: WINDOW_S }, concurrency: 2,
+    name: `scale-${workers}-${WINDOW_S}s`,
+    limits: { search: LIMIT, windowSeconds: WINDOW_S },
+    concurrency: 2,
     searches: ranges.map((h, k) => companiesSearch(names[k]!, 'hs', 'companies', { company: { headcount: h } })),
   });
   const queues = openQueues({ connection: redis, prefix: cfg.prefix });
   // Warnings and errors of the workers are kept (stderr) and printed for a run that did not complete.
-  const procs = Array.from({ length: workers }, () => startWorker(['worker', '--config', cfg.file], { ...cfg.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }));
+  const procs = Array.from({ length: workers }, () =>
+    startWorker(['worker', '--config', cfg.file], { ...cfg.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }),
+  );
   try {
     // Ready when every process has registered its BullMQ worker.
     for (let i = 0; i < 120 && (await queues.sync.getWorkersCount()) < workers; i++) await sleep(250);
@@ -111,14 +132,37 @@ for (const workers of WORKERS) {
     // Records landed: what HubSpot holds (unique); the summaries count per attempt.
     const fetched = stats.hubspot!.stored.companies;
     const f = {
-      workers, rate: `${LIMIT} searches / ${WINDOW_S} s`, searches: names.length, statuses: runs.map((s) => s.status), attempts: runs.length + earlier.length,
-      errors: [...runs, ...earlier].filter((s) => s.error).map((s) => ({ search: s.search, status: s.status, fetched: s.fetched, error: s.error })), records: fetched, seconds: Number(seconds.toFixed(1)),
-      recordsPerSecond: Math.round(fetched / seconds), ceiling: CEILING, ratio: Number((fetched / seconds / CEILING).toFixed(3)),
-      api: { peakSearchesPerWindow: stats.salesIntel.peakPerWindow.search, peakCountsPerWindow: stats.salesIntel.peakPerWindow.count, limit: LIMIT, served429: stats.salesIntel.served429, searches: stats.salesIntel.operations.search },
-      hubspot: { peakPerRolling10s: stats.hubspot!.peakPerWindow, limit: 190, served429: stats.hubspot!.throttled.TEN_SECONDLY_ROLLING, stored: stats.hubspot!.stored.companies },
+      workers,
+      rate: `${LIMIT} searches / ${WINDOW_S} s`,
+      searches: names.length,
+      statuses: runs.map((s) => s.status),
+      attempts: runs.length + earlier.length,
+      errors: [...runs, ...earlier]
+        .filter((s) => s.error)
+        .map((s) => ({ search: s.search, status: s.status, fetched: s.fetched, error: s.error })),
+      records: fetched,
+      seconds: Number(seconds.toFixed(1)),
+      recordsPerSecond: Math.round(fetched / seconds),
+      ceiling: CEILING,
+      ratio: Number((fetched / seconds / CEILING).toFixed(3)),
+      api: {
+        peakSearchesPerWindow: stats.salesIntel.peakPerWindow.search,
+        peakCountsPerWindow: stats.salesIntel.peakPerWindow.count,
+        limit: LIMIT,
+        served429: stats.salesIntel.served429,
+        searches: stats.salesIntel.operations.search,
+      },
+      hubspot: {
+        peakPerRolling10s: stats.hubspot!.peakPerWindow,
+        limit: 190,
+        served429: stats.hubspot!.throttled.TEN_SECONDLY_ROLLING,
+        stored: stats.hubspot!.stored.companies,
+      },
       tokensPerRecord: Number(([...runs, ...earlier].reduce((n, s) => n + s.tokensSpent, 0) / fetched).toFixed(3)),
-      workerCpuMs: results.map((r) => Math.round(r.usage.cpuMs)), workerMaxRssMb: results.map((r) => Math.round(r.usage.maxRssMb)),
-      loadBefore, loadAfter: load(),
+      workerCpuMs: results.map((r) => Math.round(r.usage.cpuMs)),
+      workerMaxRssMb: results.map((r) => Math.round(r.usage.maxRssMb)),
+      loadBefore,
+      loadAfter: load(),
     };
     console.log(JSON.stringify(f));
     out.push(f);
@@ -126,7 +170,9 @@ for (const workers of WORKERS) {
       console.log(`  ${s.search}: ${s.status} after ${s.fetched} records: ${JSON.stringify(s.error ?? s.stopReason)}`);
     }
     if ([...runs, ...earlier].some((r) => r.status !== 'completed')) {
-      results.forEach((r, i) => console.log(`  worker ${i + 1} stderr (last 3,000 characters):\n${r.stderr.slice(-3000)}`));
+      results.forEach((r, i) =>
+        console.log(`  worker ${i + 1} stderr (last 3,000 characters):\n${r.stderr.slice(-3000)}`),
+      );
     }
   } finally {
     await Promise.all(procs.map((p) => p.stop()));

@@ -17,13 +17,29 @@ const LIMIT = 20;
 const WINDOW_S = 2;
 const target = Number(process.argv[2] ?? 10_000);
 
-const account = { clientId: 'bench-client', clientSecret: 'bench-secret', accountId: 'bench', limits: { search: LIMIT, count: LIMIT, dictionary: LIMIT } };
+const account = {
+  clientId: 'bench-client',
+  clientSecret: 'bench-secret',
+  accountId: 'bench',
+  limits: { search: LIMIT, count: LIMIT, dictionary: LIMIT },
+};
 const si = await startSalesIntelEmulator({
-  port: 0, companies: Math.max(target, 1000), windowSeconds: WINDOW_S, accounts: [account], faults: { latency: { fixedMs: 200, jitterMs: 0 } },
+  port: 0,
+  companies: Math.max(target, 1000),
+  windowSeconds: WINDOW_S,
+  accounts: [account],
+  faults: { latency: { fixedMs: 200, jitterMs: 0 } },
 });
 const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['bench-token'], limits: { perTenSeconds: 190 } });
 const em = {
-  env: { SI_BASE_URL: si.url, SI_TOKEN_URL: si.tokenUrl, SI_CLIENT_ID: account.clientId, SI_CLIENT_SECRET: account.clientSecret, HUBSPOT_BASE_URL: hubspot.url, HUBSPOT_TOKEN: 'bench-token' },
+  env: {
+    SI_BASE_URL: si.url,
+    SI_TOKEN_URL: si.tokenUrl,
+    SI_CLIENT_ID: account.clientId,
+    SI_CLIENT_SECRET: account.clientSecret,
+    HUBSPOT_BASE_URL: hubspot.url,
+    HUBSPOT_TOKEN: 'bench-token',
+  },
   salesIntel: si,
   hubspot,
   close: () => Promise.all([si.close(), hubspot.close()]),
@@ -52,7 +68,10 @@ searches:
 
 try {
   for (const parallelism of [1, 4]) {
-    const config = parseConfig(yaml(parallelism), 'bench.yaml', { SI_CLIENT_SECRET: em.env.SI_CLIENT_SECRET, HUBSPOT_TOKEN: em.env.HUBSPOT_TOKEN }).config;
+    const config = parseConfig(yaml(parallelism), 'bench.yaml', {
+      SI_CLIENT_SECRET: em.env.SI_CLIENT_SECRET,
+      HUBSPOT_TOKEN: em.env.HUBSPOT_TOKEN,
+    }).config;
     // maxRecords below the count walks sequentially; lift the cap so partitions run in parallel over ~target records
     const search = config.searches[0]!;
     search.maxRecords = undefined;
@@ -61,9 +80,16 @@ try {
     const cpu0 = process.cpuUsage();
     const t0 = Date.now();
     let planned = t0;
-    const summary = await syncSearch({ config, redis, prefix, logger: silentLogger }, {
-      search: search.name, runId: randomUUID(), onPlan: () => { planned = Date.now(); },
-    });
+    const summary = await syncSearch(
+      { config, redis, prefix, logger: silentLogger },
+      {
+        search: search.name,
+        runId: randomUUID(),
+        onPlan: () => {
+          planned = Date.now();
+        },
+      },
+    );
     const cpu = process.cpuUsage(cpu0);
     const perSecond = summary.fetched / (summary.durationMs / 1000);
     const walkPerSecond = summary.fetched / ((Date.now() - planned) / 1000);
@@ -72,7 +98,7 @@ try {
       `parallelism ${parallelism}: ${summary.status}, ${summary.fetched} records in ${(summary.durationMs / 1000).toFixed(1)} s = ${perSecond.toFixed(0)} records/s; ` +
         `ceiling ${ceiling.toFixed(0)} records/s -> ratio ${(perSecond / ceiling).toFixed(2)} (walk only, after the ${((planned - t0) / 1000).toFixed(1)} s plan: ${(walkPerSecond / ceiling).toFixed(2)}); partitions ${summary.partitions}; ` +
         `429s ${summary.throttled}; HubSpot 429s ${em.hubspot.stats.throttled.TEN_SECONDLY_ROLLING}; ` +
-        `worker CPU ${(((cpu.user + cpu.system) / 1000) / (summary.fetched / 1000)).toFixed(1)} ms per 1,000 records (in-process emulators included)`,
+        `worker CPU ${((cpu.user + cpu.system) / 1000 / (summary.fetched / 1000)).toFixed(1)} ms per 1,000 records (in-process emulators included)`,
     );
   }
 } finally {
@@ -83,15 +109,29 @@ try {
 
 /** The smallest headcount upper bound whose count reaches `n` (bisection on free counts against the emulator). */
 async function headcountFor(n: number): Promise<number> {
-  const token = ((await (await fetch(em.env.SI_TOKEN_URL, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: em.env.SI_CLIENT_ID, client_secret: em.env.SI_CLIENT_SECRET }),
-  })).json()) as { access_token: string }).access_token;
+  const token = (
+    (await (
+      await fetch(em.env.SI_TOKEN_URL, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: em.env.SI_CLIENT_ID,
+          client_secret: em.env.SI_CLIENT_SECRET,
+        }),
+      })
+    ).json()) as { access_token: string }
+  ).access_token;
   const count = async (lte: number): Promise<number> =>
-    ((await (await fetch(`${em.env.SI_BASE_URL}/companies/filter/count`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ company: { headcount: { gte: 1, lte } } }),
-    })).json()) as { total: number }).total;
+    (
+      (await (
+        await fetch(`${em.env.SI_BASE_URL}/companies/filter/count`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ company: { headcount: { gte: 1, lte } } }),
+        })
+      ).json()) as { total: number }
+    ).total;
   let lo = 1;
   let hi = 100_000;
   while (lo < hi) {

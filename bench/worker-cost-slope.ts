@@ -38,11 +38,17 @@ async function serve(companies: number): Promise<void> {
   const { startHubSpotEmulator } = await import('../src/emulators/hubspot/index.js');
   const limits = { search: SEARCHES_PER_WINDOW, count: SEARCHES_PER_WINDOW, dictionary: SEARCHES_PER_WINDOW };
   const si = await startSalesIntelEmulator({
-    companies, persons: 1_000, windowSeconds: WINDOW_S,
+    companies,
+    persons: 1_000,
+    windowSeconds: WINDOW_S,
     accounts: [{ clientId: 'bench', clientSecret: 'bench-secret', accountId: 'bench', limits }],
     faults: { latency: { fixedMs: LATENCY_MS, jitterMs: 0 } },
   });
-  const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['bench-token'], limits: { perTenSeconds: HUBSPOT_PER_10S } });
+  const hubspot = await startHubSpotEmulator({
+    port: 0,
+    accessTokens: ['bench-token'],
+    limits: { perTenSeconds: HUBSPOT_PER_10S },
+  });
   process.stdout.write(`${JSON.stringify({ si: si.url, token: si.tokenUrl, hubspot: hubspot.url })}\n`);
   process.stdin.resume();
   process.stdin.on('end', () => {
@@ -50,17 +56,33 @@ async function serve(companies: number): Promise<void> {
   });
 }
 
-interface Urls { si: string; token: string; hubspot: string }
-interface Measure { records: number; cpuMs: number; rssMb: number; wallS: number; status: string; throttled: number }
+interface Urls {
+  si: string;
+  token: string;
+  hubspot: string;
+}
+interface Measure {
+  records: number;
+  cpuMs: number;
+  rssMb: number;
+  wallS: number;
+  status: string;
+  throttled: number;
+}
 
 function arg(name: string): string | undefined {
   return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
 async function startEmulators(companies: number): Promise<{ urls: Urls; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve', String(companies)], {
-    cwd: root, stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve', String(companies)],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`emulator host exited ${code}`)));
@@ -90,25 +112,76 @@ searches:
 }
 
 /** One worker process: `run <search> --json [--dry-run]` under GNU time; its summary and its CPU and peak RSS. */
-async function runWorker(urls: Urls, dry: boolean, runtime: string, profDir: string | undefined, tag: string): Promise<Measure> {
+async function runWorker(
+  urls: Urls,
+  dry: boolean,
+  runtime: string,
+  profDir: string | undefined,
+  tag: string,
+): Promise<Measure> {
   const dir = mkdtempSync(join(tmpdir(), 'worker-cost-'));
   const config = join(dir, 'bench.yaml');
   writeFileSync(config, configYaml(urls, 'bench'));
   const node = join(root, 'node_modules', 'node', 'bin', 'node');
-  const entry = runtime === 'tsx' ? ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')] : [join(root, 'dist', 'src', 'cli', 'main.js')];
+  const entry =
+    runtime === 'tsx'
+      ? ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')]
+      : [join(root, 'dist', 'src', 'cli', 'main.js')];
   const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${tag}.cpuprofile`] : [];
   const timeFile = join(dir, 'time');
-  const args = ['-f', '%U %S %M %e', '-o', timeFile, node, ...prof, ...entry, 'run', 'bench', '--json', '--config', config, ...(dry ? ['--dry-run'] : [])];
+  const args = [
+    '-f',
+    '%U %S %M %e',
+    '-o',
+    timeFile,
+    node,
+    ...prof,
+    ...entry,
+    'run',
+    'bench',
+    '--json',
+    '--config',
+    config,
+    ...(dry ? ['--dry-run'] : []),
+  ];
   const prefix = `${process.env.QUEUE_PREFIX ?? 'bench'}-wc-${randomUUID().slice(0, 6)}`;
-  const child = spawn('/usr/bin/time', args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...(process.env.WC_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.WC_WORKER_NODE_OPTIONS } : {}), QUEUE_PREFIX: prefix, WC_SI_SECRET: 'bench-secret', WC_HUBSPOT_TOKEN: 'bench-token' } });
+  const child = spawn('/usr/bin/time', args, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      ...(process.env.WC_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.WC_WORKER_NODE_OPTIONS } : {}),
+      QUEUE_PREFIX: prefix,
+      WC_SI_SECRET: 'bench-secret',
+      WC_HUBSPOT_TOKEN: 'bench-token',
+    },
+  });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   await new Promise((resolve) => child.once('exit', resolve));
-  const [user, sys, maxKb, wall] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number) as [number, number, number, number];
-  const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { fetched?: number; status?: string; throttled?: number };
+  const [user, sys, maxKb, wall] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as {
+    fetched?: number;
+    status?: string;
+    throttled?: number;
+  };
   await cleanRedis(prefix);
   if (summary.fetched === undefined) throw new Error(`no run summary from the worker: ${out.trim().slice(-2000)}`);
-  return { records: summary.fetched ?? 0, cpuMs: (user + sys) * 1000, rssMb: maxKb / 1024, wallS: wall, status: summary.status ?? '?', throttled: summary.throttled ?? 0 };
+  return {
+    records: summary.fetched ?? 0,
+    cpuMs: (user + sys) * 1000,
+    rssMb: maxKb / 1024,
+    wallS: wall,
+    status: summary.status ?? '?',
+    throttled: summary.throttled ?? 0,
+  };
 }
 
 async function cleanRedis(prefix: string): Promise<void> {
@@ -119,13 +192,18 @@ async function cleanRedis(prefix: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const sizes = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
+  const sizes = process.argv
+    .slice(2)
+    .filter((a) => /^\d+$/.test(a))
+    .map(Number);
   const [small, large] = [sizes[0] ?? 30_000, sizes[1] ?? 150_000];
   const runtime = arg('runtime') ?? 'dist';
   const modes = (arg('mode') ?? 'dry,hubspot').split(',');
   const profDir = arg('cpu-prof');
   const reps = Number(arg('reps') ?? 1);
-  console.log(`worker-cost: runtime ${runtime}, ${SEARCHES_PER_WINDOW} searches / ${WINDOW_S} s, ${LATENCY_MS} ms latency, parallelism ${PARALLELISM}, HubSpot ${HUBSPOT_PER_10S} / 10 s`);
+  console.log(
+    `worker-cost: runtime ${runtime}, ${SEARCHES_PER_WINDOW} searches / ${WINDOW_S} s, ${LATENCY_MS} ms latency, parallelism ${PARALLELISM}, HubSpot ${HUBSPOT_PER_10S} / 10 s`,
+  );
   for (const mode of modes) {
     const at: Measure[] = [];
     for (const size of [small, large]) {
@@ -135,7 +213,9 @@ async function main(): Promise<void> {
         const emu = await startEmulators(size);
         try {
           const m = await runWorker(emu.urls, mode === 'dry', runtime, profDir, `${runtime}-${mode}-${size}-${r}`);
-          console.log(`  ${mode} ${size}: ${m.status}, ${m.records} records, CPU ${m.cpuMs.toFixed(0)} ms (${(m.cpuMs / (m.records / 1000)).toFixed(1)} ms per 1,000 incl. start), peak RSS ${m.rssMb.toFixed(0)} MB, wall ${m.wallS.toFixed(1)} s, 429s ${m.throttled}`);
+          console.log(
+            `  ${mode} ${size}: ${m.status}, ${m.records} records, CPU ${m.cpuMs.toFixed(0)} ms (${(m.cpuMs / (m.records / 1000)).toFixed(1)} ms per 1,000 incl. start), peak RSS ${m.rssMb.toFixed(0)} MB, wall ${m.wallS.toFixed(1)} s, 429s ${m.throttled}`,
+          );
           if (!best || m.cpuMs < best.cpuMs) best = m; // least-disturbed repetition on a shared machine
         } finally {
           emu.child.stdin!.end();
@@ -147,6 +227,8 @@ async function main(): Promise<void> {
     const [a, b] = at as [Measure, Measure];
     const slope = (b.cpuMs - a.cpuMs) / ((b.records - a.records) / 1000);
     const start = a.cpuMs - slope * (a.records / 1000);
-    console.log(`${mode}: ${slope.toFixed(1)} ms CPU per 1,000 records (slope ${a.records}->${b.records}); start/fixed ${start.toFixed(0)} ms; peak RSS ${a.rssMb.toFixed(0)} MB / ${b.rssMb.toFixed(0)} MB`);
+    console.log(
+      `${mode}: ${slope.toFixed(1)} ms CPU per 1,000 records (slope ${a.records}->${b.records}); start/fixed ${start.toFixed(0)} ms; peak RSS ${a.rssMb.toFixed(0)} MB / ${b.rssMb.toFixed(0)} MB`,
+    );
   }
 }

@@ -18,7 +18,9 @@ import { startEmulatorHost } from './lib/emulator-host-client.js';
 import { load, machine } from './lib/machine.js';
 import { ensureBuilt, lastJson, startWorker, type WorkerResult } from './lib/worker-process.js';
 
-const SIZES = (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : '100000,1000000').split(',').map(Number);
+const SIZES = (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : '100000,1000000')
+  .split(',')
+  .map(Number);
 const PROFILE = !process.argv.includes('--no-profile');
 // V8 heap flags passed to the worker only (e.g. is the RSS growth live data? what does a smaller young generation save?)
 const V8_FLAGS = process.argv.filter((a) => /^--max-(old|semi)-space-size=\d+$/.test(a));
@@ -40,45 +42,78 @@ function rssCurve(r: WorkerResult): number[] {
 for (const size of SIZES) {
   const host = await startEmulatorHost({
     salesIntel: {
-      companies: size, persons: 1000, windowSeconds: 10,
+      companies: size,
+      persons: 1000,
+      windowSeconds: 10,
       accounts: [{ ...SI_CLIENT, limits: { search: FAST, count: FAST, dictionary: FAST } }],
     },
     hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: FAST, daily: 100_000_000 } },
   });
   const cfg = writeBenchConfig(host, {
-    name: 'cost', limits: { search: FAST, windowSeconds: 10 }, hubspotPer10s: FAST,
+    name: 'cost',
+    limits: { search: FAST, windowSeconds: 10 },
+    hubspotPer10s: FAST,
     searches: [companiesSearch('cost-dry', 'hs', 'companies'), companiesSearch('cost-hs', 'hs', 'companies')],
   });
   try {
     if (size === SIZES[0]) {
       const v = await startWorker(['validate', '--config', cfg.file], cfg.env).done;
-      const f = { label: 'fixed cost: `validate` (start-up, config, exit; no run)', cpuMs: Math.round(v.usage.cpuMs), maxRssMb: Math.round(v.usage.maxRssMb), load: load() };
+      const f = {
+        label: 'fixed cost: `validate` (start-up, config, exit; no run)',
+        cpuMs: Math.round(v.usage.cpuMs),
+        maxRssMb: Math.round(v.usage.maxRssMb),
+        load: load(),
+      };
       console.log(JSON.stringify(f));
       out.push(f);
     }
-    const cases: [string, string[]][] = [['--dry-run', ['run', 'cost-dry', '--dry-run', '--json']], ['HubSpot writes', ['run', 'cost-hs', '--json']]];
+    const cases: [string, string[]][] = [
+      ['--dry-run', ['run', 'cost-dry', '--dry-run', '--json']],
+      ['HubSpot writes', ['run', 'cost-hs', '--json']],
+    ];
     if (DRY_ONLY) cases.pop();
     for (const [mode, args] of cases) {
       await host.reset();
       const loadBefore = load();
-      const r = await startWorker([...args, '--config', cfg.file], cfg.env, V8_FLAGS.length > 0 ? { nodeArgs: V8_FLAGS } : {}).done;
+      const r = await startWorker(
+        [...args, '--config', cfg.file],
+        cfg.env,
+        V8_FLAGS.length > 0 ? { nodeArgs: V8_FLAGS } : {},
+      ).done;
       let s: RunSummary;
       try {
         s = lastJson<RunSummary>(r.stdout);
       } catch {
         // e.g. the heap limit was too small: say so instead of a figure
-        const f = { label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`, exitCode: r.exitCode, noSummary: r.stderr.slice(-600), maxRssMb: Math.round(r.usage.maxRssMb), loadBefore };
+        const f = {
+          label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`,
+          exitCode: r.exitCode,
+          noSummary: r.stderr.slice(-600),
+          maxRssMb: Math.round(r.usage.maxRssMb),
+          loadBefore,
+        };
         console.log(JSON.stringify(f));
         out.push(f);
         continue;
       }
       const stats = await host.stats();
       const f = {
-        label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`, exitCode: r.exitCode, status: s.status, records: s.fetched, created: s.created, partitions: s.partitions,
-        wallSeconds: Number((r.wallMs / 1000).toFixed(1)), recordsPerSecond: Math.round(s.fetched / (r.wallMs / 1000)),
-        cpuMs: Math.round(r.usage.cpuMs), cpuMsPer1000: Number((r.usage.cpuMs / (s.fetched / 1000)).toFixed(2)),
-        maxRssMb: Math.round(r.usage.maxRssMb), rssAtQuarters: rssCurve(r),
-        emulatorHostCpuMs: Math.round(stats.hostCpuMs), hubspotRequests: stats.hubspot?.requests ?? 0, loadBefore, loadAfter: load(),
+        label: `${size} companies, ${mode}${HEAP ? `, worker ${HEAP}` : ''}`,
+        exitCode: r.exitCode,
+        status: s.status,
+        records: s.fetched,
+        created: s.created,
+        partitions: s.partitions,
+        wallSeconds: Number((r.wallMs / 1000).toFixed(1)),
+        recordsPerSecond: Math.round(s.fetched / (r.wallMs / 1000)),
+        cpuMs: Math.round(r.usage.cpuMs),
+        cpuMsPer1000: Number((r.usage.cpuMs / (s.fetched / 1000)).toFixed(2)),
+        maxRssMb: Math.round(r.usage.maxRssMb),
+        rssAtQuarters: rssCurve(r),
+        emulatorHostCpuMs: Math.round(stats.hostCpuMs),
+        hubspotRequests: stats.hubspot?.requests ?? 0,
+        loadBefore,
+        loadAfter: load(),
       };
       console.log(JSON.stringify(f));
       out.push(f);
@@ -87,14 +122,28 @@ for (const size of SIZES) {
       // A second HubSpot run of a fresh search (so it writes again), profiled: profiling slows it, so it is not timed.
       const dir = mkdtempSync(join(tmpdir(), 'bench-prof-'));
       const cfg2 = writeBenchConfig(host, {
-        name: 'cost-prof', limits: { search: FAST, windowSeconds: 10 }, hubspotPer10s: FAST,
-        searches: [{ ...companiesSearch('cost-prof', 'hs', 'companies'), matchOn: { field: 'prospect_sync_id_prof', from: 'id' } }],
+        name: 'cost-prof',
+        limits: { search: FAST, windowSeconds: 10 },
+        hubspotPer10s: FAST,
+        searches: [
+          {
+            ...companiesSearch('cost-prof', 'hs', 'companies'),
+            matchOn: { field: 'prospect_sync_id_prof', from: 'id' },
+          },
+        ],
       });
-      const r = await startWorker(['run', 'cost-prof', '--json', '--config', cfg2.file], cfg2.env, { cpuProfDir: dir }).done;
-      const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!);
+      const r = await startWorker(['run', 'cost-prof', '--json', '--config', cfg2.file], cfg2.env, { cpuProfDir: dir })
+        .done;
+      const file = join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!,
+      );
       const top = topSelfTime(file, 10);
-      console.log(`--cpu-prof of a ${size}-record HubSpot run (${lastJson<RunSummary>(r.stdout).status}), top 10 self time (profile: ${file}):`);
-      for (const t of top) console.log(`  ${String(t.ms).padStart(6)} ms ${(t.share * 100).toFixed(1).padStart(5)}%  ${t.fn}  ${t.where}`);
+      console.log(
+        `--cpu-prof of a ${size}-record HubSpot run (${lastJson<RunSummary>(r.stdout).status}), top 10 self time (profile: ${file}):`,
+      );
+      for (const t of top)
+        console.log(`  ${String(t.ms).padStart(6)} ms ${(t.share * 100).toFixed(1).padStart(5)}%  ${t.fn}  ${t.where}`);
       out.push({ label: `cpu profile, ${size} companies, HubSpot writes`, top });
       await deleteKeysUnder(redis, cfg2.prefix);
     }

@@ -26,7 +26,9 @@ function probeHost(host) {
 try {
   const { loadConfig, resolveConfigPath } = await configModule();
   const { server } = await loadConfig({ path: resolveConfigPath(undefined, process.env), env: process.env });
-  const res = await fetch(`http://${probeHost(server.host)}:${server.port}/healthz`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(`http://${probeHost(server.host)}:${server.port}/healthz`, {
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   process.exit(res.ok ? 0 : 1);
 } catch (err) {
   process.stderr.write(`healthcheck: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);

@@ -40,18 +40,36 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const earlier = run.finishedBefore; // this run already ended in an earlier attempt: report it, walk nothing
   if (earlier) return run.close().then(() => earlier);
   const { source, signal } = run;
-  const end = async (ending: RunEnding): Promise<RunSummary> => run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name), crm);
+  const end = async (ending: RunEnding): Promise<RunSummary> =>
+    run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name), crm);
   let crm: CrmEnd | undefined; // the CRM end, once open (closed with the run)
   // The CRM end opens while the free count is in flight (jobs/sync-search/open-soon.ts explains why).
-  const opening = openSoon(() => openDestination(config, search, resolved.destination, { redis: deps.redis, prefix: deps.prefix, logger: run.logger, fullResync: request.fullResync ?? false }));
+  const opening = openSoon(() =>
+    openDestination(config, search, resolved.destination, {
+      redis: deps.redis,
+      prefix: deps.prefix,
+      logger: run.logger,
+      fullResync: request.fullResync ?? false,
+    }),
+  );
   // Preflight (CRM credentials, object, fields): beside the free counts, before the walk's first search request (step 2).
   const checked = opening.then((d) => d.sink.preflight(d.mapping, { signal }));
   checked.catch(() => undefined); // awaited in step 2, or never when the plan refuses the run
   try {
     // 1. Plan: free count, budget and caps (a refusal needs only the count); the split, sized for the CRM's ceiling
     // as its preflight answer told it, runs while the walk does (a resumed run splits only what is left).
-    const ceiling = checked.then(() => opening).then((d) => d.sink.ceiling?.() ?? null, () => null);
-    const start = await startPlan(source, config, resolved, { runId: request.runId, signal, ...(await run.refreshPlan(resolved, opening)), ceiling });
+    const ceiling = checked
+      .then(() => opening)
+      .then(
+        (d) => d.sink.ceiling?.() ?? null,
+        () => null,
+      );
+    const start = await startPlan(source, config, resolved, {
+      runId: request.runId,
+      signal,
+      ...(await run.refreshPlan(resolved, opening)),
+      ceiling,
+    });
     const refused = refusalOf(start.plan, search.onShortfall, run.resumed !== null);
     if (refused) {
       crm = await opening.catch(() => undefined); // closed below; a refused run writes nothing
@@ -60,10 +78,13 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     }
     const ledger = run.begin(start.plan, !start.streams);
     const planning = streamPlan(start, ledger, signal);
-    planning.complete.then((plan) => {
-      run.planned(plan);
-      request.onPlan?.(plan);
-    }, () => undefined);
+    planning.complete.then(
+      (plan) => {
+        run.planned(plan);
+        request.onPlan?.(plan);
+      },
+      () => undefined,
+    );
 
     try {
       // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
@@ -75,14 +96,33 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       // 3. Walk: partitions stream in as the split settles them; per partition, pages -> write packer (map, skip
       // unchanged, upsert) -> ledger (counters, checkpoint); up to the first stop. Journeys in flight follow the
       // account's limit, the page latency, the CRM's pace and the account's other runs.
-      const { plan } = start, { sink } = crm;
-      const concurrency = new JourneyController({ source, config, pageSize: plan.pageSize, initial: plan.parallelism, max: plan.maxParallelism,
-        crmRecordsPerSecond: () => sink.ceiling?.() ?? destinationCeiling(resolved.destination), logger: run.logger,
+      const { plan } = start,
+        { sink } = crm;
+      const concurrency = new JourneyController({
+        source,
+        config,
+        pageSize: plan.pageSize,
+        initial: plan.parallelism,
+        max: plan.maxParallelism,
+        crmRecordsPerSecond: () => sink.ceiling?.() ?? destinationCeiling(resolved.destination),
+        logger: run.logger,
       });
       await concurrency.start();
       const walked = await walkPartitions({
-        source, plan, runId: request.runId, view: resolved.view, idField: config.source.idField, mode: search.mode, ledger, partitions: planning.partitions,
-        signal, writeSignal: run.writeSignal, crm, dryRun, writeBatch: writeBatchOf(plan.pageSize, sink.preferredBatchSize(plan.target)), concurrency,
+        source,
+        plan,
+        runId: request.runId,
+        view: resolved.view,
+        idField: config.source.idField,
+        mode: search.mode,
+        ledger,
+        partitions: planning.partitions,
+        signal,
+        writeSignal: run.writeSignal,
+        crm,
+        dryRun,
+        writeBatch: writeBatchOf(plan.pageSize, sink.preferredBatchSize(plan.target)),
+        concurrency,
       }).finally(() => concurrency.stop());
       request.onWalk?.(walked);
     } finally {
@@ -91,7 +131,13 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     }
 
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted; failed when the CRM refused too much).
-    return await end(refusedShareEnding(walkEnding(start.plan, ledger, signal.aborted), ledger.checkpoint, failAboveOf(config, search)));
+    return await end(
+      refusedShareEnding(
+        walkEnding(start.plan, ledger, signal.aborted),
+        ledger.checkpoint,
+        failAboveOf(config, search),
+      ),
+    );
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {

@@ -22,19 +22,35 @@ export interface BenchConfig {
 }
 
 /** `source` limits are the fallback only; the worker learns the real ones from the emulator's headers. */
-export function writeBenchConfig(host: EmulatorHost, opts: {
-  name: string;
-  limits: { search: number; windowSeconds: number };
-  searches: Record<string, unknown>[];
-  parallelism?: number;
-  credits?: { maxPerRun: number; maxPerDay: number };
-  hubspotPer10s?: number;
-  concurrency?: number;
-}): BenchConfig {
+export function writeBenchConfig(
+  host: EmulatorHost,
+  opts: {
+    name: string;
+    limits: { search: number; windowSeconds: number };
+    searches: Record<string, unknown>[];
+    parallelism?: number;
+    credits?: { maxPerRun: number; maxPerDay: number };
+    hubspotPer10s?: number;
+    concurrency?: number;
+  },
+): BenchConfig {
   const destinations: Record<string, unknown> = {};
-  if (host.hubspot) destinations.hs = { type: 'hubspot', accessToken: '${HUBSPOT_TOKEN}', baseUrl: host.hubspot, requestsPer10s: opts.hubspotPer10s ?? 190 };
+  if (host.hubspot)
+    destinations.hs = {
+      type: 'hubspot',
+      accessToken: '${HUBSPOT_TOKEN}',
+      baseUrl: host.hubspot,
+      requestsPer10s: opts.hubspotPer10s ?? 190,
+    };
   if (host.salesforce) {
-    const sf = { type: 'salesforce', loginUrl: host.salesforce, clientId: SF_CLIENT.clientId, clientSecret: '${SF_CLIENT_SECRET}', maxApiShare: 1, externalIdField: 'Prospect_Sync_Id__c' };
+    const sf = {
+      type: 'salesforce',
+      loginUrl: host.salesforce,
+      clientId: SF_CLIENT.clientId,
+      clientSecret: '${SF_CLIENT_SECRET}',
+      maxApiShare: 1,
+      externalIdField: 'Prospect_Sync_Id__c',
+    };
     destinations['sf-bulk'] = { ...sf, bulkThreshold: 2000 };
     destinations['sf-collections'] = { ...sf, bulkThreshold: 1_000_000_000 };
   }
@@ -60,27 +76,66 @@ export function writeBenchConfig(host: EmulatorHost, opts: {
     file,
     prefix,
     env: {
-      SI_CLIENT_SECRET: SI_CLIENT.clientSecret, HUBSPOT_TOKEN, SF_CLIENT_SECRET: SF_CLIENT.clientSecret,
-      REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      SI_CLIENT_SECRET: SI_CLIENT.clientSecret,
+      HUBSPOT_TOKEN,
+      SF_CLIENT_SECRET: SF_CLIENT.clientSecret,
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     },
   };
 }
 
-export const companiesSearch = (name: string, destination: string, object: string, filter: unknown = {}, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  name, segment: 'bench', entity: 'companies', filter, destination, object,
+export const companiesSearch = (
+  name: string,
+  destination: string,
+  object: string,
+  filter: unknown = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({
+  name,
+  segment: 'bench',
+  entity: 'companies',
+  filter,
+  destination,
+  object,
   matchOn: destination === 'hs' ? { field: 'prospect_sync_id', from: 'id' } : { from: 'id' },
-  fields: destination === 'hs'
-    ? { name: 'name', domain: 'domain', numberofemployees: 'headcount' }
-    : { Name: 'name', Website: 'domain', NumberOfEmployees: 'headcount', Industry: 'industry' },
+  fields:
+    destination === 'hs'
+      ? { name: 'name', domain: 'domain', numberofemployees: 'headcount' }
+      : { Name: 'name', Website: 'domain', NumberOfEmployees: 'headcount', Industry: 'industry' },
   ...extra,
 });
 
-export const personsSearch = (name: string, destination: string, object: string, filter: unknown = {}, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  name, segment: 'bench', entity: 'persons', filter, view: ['contacts'], destination, object,
+export const personsSearch = (
+  name: string,
+  destination: string,
+  object: string,
+  filter: unknown = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({
+  name,
+  segment: 'bench',
+  entity: 'persons',
+  filter,
+  view: ['contacts'],
+  destination,
+  object,
   matchOn: destination === 'hs' ? { field: 'prospect_sync_id', from: 'id' } : { from: 'id' },
-  fields: destination === 'hs'
-    ? { firstname: 'firstName', lastname: 'lastName', jobtitle: 'jobTitle', email: { from: 'contacts.email', overwrite: 'ifEmpty' } }
-    : { FirstName: 'firstName', LastName: 'lastName', Title: 'jobTitle', Email: { from: 'contacts.email', overwrite: 'ifEmpty' } },
+  fields:
+    destination === 'hs'
+      ? {
+          firstname: 'firstName',
+          lastname: 'lastName',
+          jobtitle: 'jobTitle',
+          email: { from: 'contacts.email', overwrite: 'ifEmpty' },
+        }
+      : {
+          FirstName: 'firstName',
+          LastName: 'lastName',
+          Title: 'jobTitle',
+          Email: { from: 'contacts.email', overwrite: 'ifEmpty' },
+        },
   associate: { company: { from: 'companyId' } },
   ...extra,
 });

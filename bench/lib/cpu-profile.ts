@@ -1,10 +1,22 @@
 /** Summarises a V8 `.cpuprofile` (Node's --cpu-prof): self time per function, the top N. */
 import { readFileSync } from 'node:fs';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
-export interface SelfTime { fn: string; where: string; ms: number; share: number }
+export interface SelfTime {
+  fn: string;
+  where: string;
+  ms: number;
+  share: number;
+}
 
 export function topSelfTime(file: string, n = 10): SelfTime[] {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -21,8 +33,11 @@ export function topSelfTime(file: string, n = 10): SelfTime[] {
     self.set(key, (self.get(key) ?? 0) + us);
     total += us;
   });
-  return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([key, us]) => {
-    const [fn, where] = key.split('\t') as [string, string];
-    return { fn, where, ms: Math.round(us / 1000), share: Number((us / total).toFixed(3)) };
-  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([key, us]) => {
+      const [fn, where] = key.split('\t') as [string, string];
+      return { fn, where, ms: Math.round(us / 1000), share: Number((us / total).toFixed(3)) };
+    });
 }

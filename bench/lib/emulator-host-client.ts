@@ -15,14 +15,24 @@ export interface HostOptions {
 export interface HostStats {
   salesIntel: EmulatorStats;
   hubspot?: {
-    requests: number; throttled: { TEN_SECONDLY_ROLLING: number; DAILY: number }; byRoute: Record<string, number>; byStatus: Record<string, number>;
-    inputs: number; peakPerWindow: number; stored: { companies: number; contacts: number };
+    requests: number;
+    throttled: { TEN_SECONDLY_ROLLING: number; DAILY: number };
+    byRoute: Record<string, number>;
+    byStatus: Record<string, number>;
+    inputs: number;
+    peakPerWindow: number;
+    stored: { companies: number; contacts: number };
     /** When each route was first and last called (ms since the epoch) since the last reset. */
     routeTimes: Record<string, { first: number; last: number }>;
     /** Members per list, by list name. */
     lists: Record<string, number>;
   };
-  salesforce?: { apiUsage: number; requests: Record<string, number>; statuses: Record<string, number>; stored: { Account: number; Contact: number; linkedContacts: number } };
+  salesforce?: {
+    apiUsage: number;
+    requests: Record<string, number>;
+    statuses: Record<string, number>;
+    stored: { Account: number; Contact: number; linkedContacts: number };
+  };
   hostCpuMs: number;
 }
 
@@ -38,14 +48,20 @@ export interface EmulatorHost {
 
 export async function startEmulatorHost(options: HostOptions): Promise<EmulatorHost> {
   const entry = fileURLToPath(new URL('./emulator-host.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(options)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async (): Promise<unknown> => {
     const line = await lines.next();
     if (line.done === true) throw new Error('emulator host exited');
     return JSON.parse(line.value as string);
   };
-  const urls = (await next()) as { salesIntel: { url: string; tokenUrl: string }; hubspot?: string; salesforce?: string };
+  const urls = (await next()) as {
+    salesIntel: { url: string; tokenUrl: string };
+    hubspot?: string;
+    salesforce?: string;
+  };
   // One request at a time: each command line gets exactly one answer line.
   let queue: Promise<unknown> = Promise.resolve();
   const ask = (cmd: string): Promise<HostStats> => {

@@ -4,15 +4,27 @@
  * URLs; then answers each stdin line (`stats`, `reset`) with one JSON line; exits when stdin closes.
  */
 import { createInterface } from 'node:readline';
-import { startHubSpotEmulator, type HubSpotEmulator, type HubSpotEmulatorOptions } from '../../src/emulators/hubspot/index.js';
+import {
+  startHubSpotEmulator,
+  type HubSpotEmulator,
+  type HubSpotEmulatorOptions,
+} from '../../src/emulators/hubspot/index.js';
 import { startSalesIntelEmulator, type SalesIntelEmulatorOptions } from '../../src/emulators/sales-intel/index.js';
-import { startSalesforceEmulator, type SalesforceEmulator, type SalesforceEmulatorOptions } from '../../src/emulators/salesforce/index.js';
+import {
+  startSalesforceEmulator,
+  type SalesforceEmulator,
+  type SalesforceEmulatorOptions,
+} from '../../src/emulators/salesforce/index.js';
 import type { HostOptions } from './emulator-host-client.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HostOptions;
 const si = await startSalesIntelEmulator(options.salesIntel as SalesIntelEmulatorOptions);
-const hubspot: HubSpotEmulator | undefined = options.hubspot ? await startHubSpotEmulator(options.hubspot as HubSpotEmulatorOptions) : undefined;
-const salesforce: SalesforceEmulator | undefined = options.salesforce ? await startSalesforceEmulator(options.salesforce as unknown as SalesforceEmulatorOptions) : undefined;
+const hubspot: HubSpotEmulator | undefined = options.hubspot
+  ? await startHubSpotEmulator(options.hubspot as HubSpotEmulatorOptions)
+  : undefined;
+const salesforce: SalesforceEmulator | undefined = options.salesforce
+  ? await startSalesforceEmulator(options.salesforce as unknown as SalesforceEmulatorOptions)
+  : undefined;
 
 // HubSpot's window is rolling: after every admitted request, the requests inside the 10 s ending now (read from the
 // emulator's own rate-limit headers) is the window's count; its maximum is the peak the bench reports.
@@ -21,16 +33,19 @@ let salesforceUsageBase = 0;
 // When each HubSpot route was first and last called (ms since the epoch), recorded as the emulator counts it.
 let routeTimes: Record<string, { first: number; last: number }> = {};
 function timedRoutes(): Record<string, number> {
-  return new Proxy<Record<string, number>>({}, {
-    set(target, route: string, value: number) {
-      const now = Date.now();
-      const t = routeTimes[route];
-      if (t === undefined) routeTimes[route] = { first: now, last: now };
-      else t.last = now;
-      target[route] = value;
-      return true;
+  return new Proxy<Record<string, number>>(
+    {},
+    {
+      set(target, route: string, value: number) {
+        const now = Date.now();
+        const t = routeTimes[route];
+        if (t === undefined) routeTimes[route] = { first: now, last: now };
+        else t.last = now;
+        target[route] = value;
+        return true;
+      },
     },
-  });
+  );
 }
 if (hubspot) hubspot.stats.byRoute = timedRoutes();
 if (hubspot) {
@@ -48,13 +63,22 @@ function stats(): unknown {
   return {
     salesIntel: si.stats(),
     hubspot: hubspot && {
-      ...hubspot.stats, byRoute: { ...hubspot.stats.byRoute }, routeTimes, peakPerWindow: hubspotPeak,
+      ...hubspot.stats,
+      byRoute: { ...hubspot.stats.byRoute },
+      routeTimes,
+      peakPerWindow: hubspotPeak,
       stored: { companies: hubspot.state.count('companies'), contacts: hubspot.state.count('contacts') },
       lists: Object.fromEntries([...hubspot.state.lists.byId.values()].map((l) => [l.name, l.members.size])),
     },
     salesforce: salesforce && {
-      apiUsage: salesforce.stats.apiUsage - salesforceUsageBase, requests: salesforce.stats.requests, statuses: salesforce.stats.statuses,
-      stored: { Account: salesforce.state.all('Account').length, Contact: salesforce.state.all('Contact').length, linkedContacts: salesforce.state.all('Contact').filter((c) => c.AccountId).length },
+      apiUsage: salesforce.stats.apiUsage - salesforceUsageBase,
+      requests: salesforce.stats.requests,
+      statuses: salesforce.stats.statuses,
+      stored: {
+        Account: salesforce.state.all('Account').length,
+        Contact: salesforce.state.all('Contact').length,
+        linkedContacts: salesforce.state.all('Contact').filter((c) => c.AccountId).length,
+      },
     },
     hostCpuMs: (cpu.user + cpu.system) / 1000,
   };
@@ -64,7 +88,13 @@ function reset(): void {
   si.resetStats();
   if (hubspot) {
     const s = hubspot.stats;
-    Object.assign(s, { requests: 0, throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, byRoute: timedRoutes(), byStatus: {}, inputs: 0 });
+    Object.assign(s, {
+      requests: 0,
+      throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 },
+      byRoute: timedRoutes(),
+      byStatus: {},
+      inputs: 0,
+    });
     hubspotPeak = 0;
     routeTimes = {};
   }
@@ -74,7 +104,9 @@ function reset(): void {
   }
 }
 
-process.stdout.write(`${JSON.stringify({ salesIntel: { url: si.url, tokenUrl: si.tokenUrl }, hubspot: hubspot?.url, salesforce: salesforce?.url })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ salesIntel: { url: si.url, tokenUrl: si.tokenUrl }, hubspot: hubspot?.url, salesforce: salesforce?.url })}\n`,
+);
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   if (line.trim() === 'reset') reset();

@@ -8,5 +8,7 @@ export function machine(): string {
 
 /** `uptime`'s three load averages (1, 5, 15 min), e.g. "load 6.92 8.31 7.86". */
 export function load(): string {
-  return `load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  return `load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 }

@@ -7,16 +7,28 @@ import v8 from 'node:v8';
 const file = process.env.BENCH_MEMORY_FILE;
 if (file) {
   const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10;
-  const statusMb = (status, field) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+  const statusMb = (status, field) =>
+    Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
   const started = Date.now();
   let peak;
   const sample = () => {
     const m = process.memoryUsage();
     const status = readFileSync('/proc/self/status', 'utf8');
     const s = {
-      s: (Date.now() - started) / 1000, rss: mb(m.rss), rssAnon: statusMb(status, 'RssAnon'), rssFile: statusMb(status, 'RssFile'),
-      heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers),
-      spaces: Object.fromEntries(v8.getHeapSpaceStatistics().filter((sp) => sp.space_size > 0).map((sp) => [sp.space_name, mb(sp.space_size)])),
+      s: (Date.now() - started) / 1000,
+      rss: mb(m.rss),
+      rssAnon: statusMb(status, 'RssAnon'),
+      rssFile: statusMb(status, 'RssFile'),
+      heapTotal: mb(m.heapTotal),
+      heapUsed: mb(m.heapUsed),
+      external: mb(m.external),
+      arrayBuffers: mb(m.arrayBuffers),
+      spaces: Object.fromEntries(
+        v8
+          .getHeapSpaceStatistics()
+          .filter((sp) => sp.space_size > 0)
+          .map((sp) => [sp.space_name, mb(sp.space_size)]),
+      ),
     };
     if (!peak || s.rss > peak.rss) peak = s;
     return s;

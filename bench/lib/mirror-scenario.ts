@@ -12,7 +12,14 @@ import { slotOfOrdinal } from '../../src/emulators/sales-intel/dataset.js';
 import { companyId } from '../../src/emulators/sales-intel/record-render.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { createRedis, deleteKeysUnder } from '../../src/shared/redis.js';
-import { companiesSearch, HUBSPOT_TOKEN, REDIS_URL, SI_CLIENT, writeBenchConfig, type BenchConfig } from './bench-config.js';
+import {
+  companiesSearch,
+  HUBSPOT_TOKEN,
+  REDIS_URL,
+  SI_CLIENT,
+  writeBenchConfig,
+  type BenchConfig,
+} from './bench-config.js';
 import { startEmulatorHost, type EmulatorHost, type HostStats } from './emulator-host-client.js';
 import { load } from './machine.js';
 import { lastJson, startWorker } from './worker-process.js';
@@ -105,16 +112,26 @@ export function listCallBound(changed: number): number {
 async function moveCompanies(host: EmulatorHost, moves: { id: string; headcount: number }[]): Promise<void> {
   for (let i = 0; i < moves.length; i += 10_000) {
     const res = await fetch(`${host.salesIntel.url}/__emulator/company-headcount`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ moves: moves.slice(i, i + 10_000) }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ moves: moves.slice(i, i + 10_000) }),
       signal: AbortSignal.timeout(30_000),
     });
     if (res.status !== 200) throw new Error(`company-headcount answered ${res.status}: ${await res.text()}`);
   }
 }
 
-function listFigures(label: string, summary: RunSummary, stats: HostStats, rates: MirrorScenarioOptions, loadBefore: string): RunFigures {
+function listFigures(
+  label: string,
+  summary: RunSummary,
+  stats: HostStats,
+  rates: MirrorScenarioOptions,
+  loadBefore: string,
+): RunFigures {
   const hs = stats.hubspot!;
-  const listCalls = Object.fromEntries(LIST_ROUTES.filter((r) => (hs.byRoute[r] ?? 0) > 0).map((r) => [r, hs.byRoute[r]!]));
+  const listCalls = Object.fromEntries(
+    LIST_ROUTES.filter((r) => (hs.byRoute[r] ?? 0) > 0).map((r) => [r, hs.byRoute[r]!]),
+  );
   const listCallsTotal = Object.values(listCalls).reduce((a, b) => a + b, 0);
   const times = LIST_ROUTES.map((r) => hs.routeTimes[r]).filter((t) => t !== undefined);
   const first = times.length > 0 ? Math.min(...times.map((t) => t.first)) : undefined;
@@ -124,19 +141,35 @@ function listFigures(label: string, summary: RunSummary, stats: HostStats, rates
   const changedMembers = (summary.listAdded ?? 0) + (summary.listRemoved ?? 0);
   const round = (x: number, d = 3): number => Number(x.toFixed(d));
   return {
-    label, status: summary.status, records: summary.fetched, created: summary.created, unchanged: summary.unchanged,
-    entered: summary.entered ?? 0, left: summary.left ?? 0, leaveActions: summary.leaveActions ?? 0,
-    listAdded: summary.listAdded ?? 0, listRemoved: summary.listRemoved ?? 0,
-    tokensSpent: summary.tokensSpent, tokensPerRecord: summary.fetched > 0 ? round(summary.tokensSpent / summary.fetched) : 0,
+    label,
+    status: summary.status,
+    records: summary.fetched,
+    created: summary.created,
+    unchanged: summary.unchanged,
+    entered: summary.entered ?? 0,
+    left: summary.left ?? 0,
+    leaveActions: summary.leaveActions ?? 0,
+    listAdded: summary.listAdded ?? 0,
+    listRemoved: summary.listRemoved ?? 0,
+    tokensSpent: summary.tokensSpent,
+    tokensPerRecord: summary.fetched > 0 ? round(summary.tokensSpent / summary.fetched) : 0,
     runSeconds: round(runSeconds, 1),
-    listCalls, listCallsTotal, listWrites: LIST_WRITE_ROUTES.reduce((n, r) => n + (hs.byRoute[r] ?? 0), 0),
-    changedMembers, callsPerChangedMember: changedMembers > 0 ? round(listCallsTotal / changedMembers, 4) : null,
-    listTailSeconds: tail === null ? null : round(tail, 2), listShareOfRun: tail === null ? null : round(tail / runSeconds),
+    listCalls,
+    listCallsTotal,
+    listWrites: LIST_WRITE_ROUTES.reduce((n, r) => n + (hs.byRoute[r] ?? 0), 0),
+    changedMembers,
+    callsPerChangedMember: changedMembers > 0 ? round(listCallsTotal / changedMembers, 4) : null,
+    listTailSeconds: tail === null ? null : round(tail, 2),
+    listShareOfRun: tail === null ? null : round(tail / runSeconds),
     listCallsAtCeilingSeconds: round(listCallsTotal / (rates.hubspotPer10s / 10), 2),
     listSpanSeconds: first === undefined || last === undefined ? null : round((last - first) / 1000, 2),
-    hubspotRequests: hs.requests, hubspotPeakPerWindow: hs.peakPerWindow, hubspot429: hs.throttled.TEN_SECONDLY_ROLLING + hs.throttled.DAILY,
-    api429: stats.salesIntel.served429.search + stats.salesIntel.served429.count + stats.salesIntel.served429.dictionary,
-    listSize: hs.lists[LIST_NAME], loadBefore,
+    hubspotRequests: hs.requests,
+    hubspotPeakPerWindow: hs.peakPerWindow,
+    hubspot429: hs.throttled.TEN_SECONDLY_ROLLING + hs.throttled.DAILY,
+    api429:
+      stats.salesIntel.served429.search + stats.salesIntel.served429.count + stats.salesIntel.served429.dictionary,
+    listSize: hs.lists[LIST_NAME],
+    loadBefore,
   };
 }
 
@@ -157,7 +190,9 @@ async function memoryOf(redis: Redis, prefix: string, search: string): Promise<M
   const total = Object.values(bytesByKey).reduce((a, b) => a + b, 0);
   const perMember = members > 0 ? total / members : 0;
   return {
-    members, bytesByKey, bytesPerMember: Number(perMember.toFixed(1)),
+    members,
+    bytesByKey,
+    bytesPerMember: Number(perMember.toFixed(1)),
     membersSetBytesPerMember: members > 0 ? Number(((bytesByKey.members ?? 0) / members).toFixed(1)) : 0,
     // bytes per member × 1,000,000 members, in MB (10^6 bytes): the same figure.
     mbPerMillionMembers: Number(perMember.toFixed(1)),
@@ -168,15 +203,23 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
   const moved = Math.max(1, Math.round(o.companies / 100));
   const host = await startEmulatorHost({
     salesIntel: {
-      companies: o.companies + moved, persons: 0, windowSeconds: o.rate.windowSeconds, faults: { latency: o.latency },
+      companies: o.companies + moved,
+      persons: 0,
+      windowSeconds: o.rate.windowSeconds,
+      faults: { latency: o.latency },
       accounts: [{ ...SI_CLIENT, limits: { search: o.rate.limit, count: o.rate.limit, dictionary: o.rate.limit } }],
     },
     hubspot: { accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: o.hubspotPer10s, daily: 10_000_000 } },
   });
   const listed = { list: { name: LIST_NAME }, onLeave: 'removeFromList', leave: { confirmRuns: 2 } };
   const written = writeBenchConfig(host, {
-    name: 'mirror', limits: { search: o.rate.limit, windowSeconds: o.rate.windowSeconds }, hubspotPer10s: o.hubspotPer10s,
-    searches: [companiesSearch('mirror', 'hs', 'companies', FILTER, listed), companiesSearch('plain', 'hs', 'companies', FILTER)],
+    name: 'mirror',
+    limits: { search: o.rate.limit, windowSeconds: o.rate.windowSeconds },
+    hubspotPer10s: o.hubspotPer10s,
+    searches: [
+      companiesSearch('mirror', 'hs', 'companies', FILTER, listed),
+      companiesSearch('plain', 'hs', 'companies', FILTER),
+    ],
   });
   const prefix = o.prefix ?? written.prefix;
   const redisUrl = o.redisUrl ?? REDIS_URL;
@@ -191,7 +234,8 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
     }
     await host.reset();
     const loadBefore = load();
-    const result = await startWorker(['run', search, '--json', '--config', cfg.file], cfg.env, { runtime: o.runtime }).done;
+    const result = await startWorker(['run', search, '--json', '--config', cfg.file], cfg.env, { runtime: o.runtime })
+      .done;
     let summary: RunSummary;
     try {
       summary = lastJson<RunSummary>(result.stdout);
@@ -209,9 +253,15 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
     const id = (k: number): string => companyId(slotOfOrdinal(k));
     const entering = Array.from({ length: moved }, (_, i) => id(o.companies + i));
     const leaving = Array.from({ length: moved }, (_, i) => id(Math.floor((i * o.companies) / moved) + 1));
-    await moveCompanies(host, entering.map((id) => ({ id, headcount: OUT })));
+    await moveCompanies(
+      host,
+      entering.map((id) => ({ id, headcount: OUT })),
+    );
     const r1 = await run('mirror', `run 1: ${o.companies} companies enter`);
-    await moveCompanies(host, [...leaving.map((id) => ({ id, headcount: OUT })), ...entering.map((id, i) => ({ id, headcount: 10 + (i % 500) }))]);
+    await moveCompanies(host, [
+      ...leaving.map((id) => ({ id, headcount: OUT })),
+      ...entering.map((id, i) => ({ id, headcount: 10 + (i % 500) })),
+    ]);
     const r2 = await run('mirror', `run 2: ${moved} entered, ${moved} absent once`);
     const r3 = await run('mirror', `run 3: ${moved} leavers confirmed`);
     const r4 = await run('mirror', 'run 4: unchanged');
@@ -219,13 +269,29 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
     const plain = o.plainRun ? await run('plain', 'run 5: the same filter without list:') : undefined;
     const n = o.companies;
     const checks: Record<string, boolean> = {
-      'run 1: every company entered and is in the list': r1.status === 'completed' && r1.records === n && r1.entered === n && r1.listAdded === n && r1.listSize === n,
-      'run 2: the entered are added, nobody removed yet': r2.entered === moved && r2.listAdded === moved && r2.listRemoved === 0 && r2.left === 0 && r2.listSize === n + moved,
-      'run 3: the leavers are confirmed and removed': r3.left === moved && r3.listRemoved === moved && r3.listAdded === 0 && r3.listSize === n,
-      'run 4 (unchanged): 0 list writes': r4.listWrites === 0 && r4.listAdded === 0 && r4.listRemoved === 0 && r4.listSize === n,
-      'list calls per run within 2 per 100 changed members + 2 name lookups': [r1, r2, r3, r4].every((r) => r.listCallsTotal <= listCallBound(r.changedMembers)),
+      'run 1: every company entered and is in the list':
+        r1.status === 'completed' && r1.records === n && r1.entered === n && r1.listAdded === n && r1.listSize === n,
+      'run 2: the entered are added, nobody removed yet':
+        r2.entered === moved &&
+        r2.listAdded === moved &&
+        r2.listRemoved === 0 &&
+        r2.left === 0 &&
+        r2.listSize === n + moved,
+      'run 3: the leavers are confirmed and removed':
+        r3.left === moved && r3.listRemoved === moved && r3.listAdded === 0 && r3.listSize === n,
+      'run 4 (unchanged): 0 list writes':
+        r4.listWrites === 0 && r4.listAdded === 0 && r4.listRemoved === 0 && r4.listSize === n,
+      'list calls per run within 2 per 100 changed members + 2 name lookups': [r1, r2, r3, r4].every(
+        (r) => r.listCallsTotal <= listCallBound(r.changedMembers),
+      ),
       'no 429 from the API or HubSpot': runs.every((r) => r.api429 === 0 && r.hubspot429 === 0),
-      ...(plain ? { 'no extra search tokens: tokens per record with list: <= without': [r1, r2, r3, r4].every((r) => r.tokensPerRecord <= plain.tokensPerRecord) } : {}),
+      ...(plain
+        ? {
+            'no extra search tokens: tokens per record with list: <= without': [r1, r2, r3, r4].every(
+              (r) => r.tokensPerRecord <= plain.tokensPerRecord,
+            ),
+          }
+        : {}),
     };
     return { runs, memory, checks };
   } finally {

@@ -6,6 +6,9 @@ const file = process.env.BENCH_USAGE_FILE;
 if (file) {
   process.on('exit', () => {
     const u = process.resourceUsage();
-    writeFileSync(file, JSON.stringify({ userMs: u.userCPUTime / 1000, systemMs: u.systemCPUTime / 1000, maxRssKb: u.maxRSS }));
+    writeFileSync(
+      file,
+      JSON.stringify({ userMs: u.userCPUTime / 1000, systemMs: u.systemCPUTime / 1000, maxRssKb: u.maxRSS }),
+    );
   });
 }

@@ -13,5 +13,7 @@ if (file) {
     counts[this.remotePort === redisPort ? 'redis' : 'other'] += 1;
     return write.apply(this, args);
   };
-  process.on('exit', () => appendFileSync(file, `${JSON.stringify({ args: process.argv.slice(2).join(' '), counts })}\n`));
+  process.on('exit', () =>
+    appendFileSync(file, `${JSON.stringify({ args: process.argv.slice(2).join(' '), counts })}\n`),
+  );
 }

@@ -27,7 +27,11 @@ function newestMtime(dir: string): number {
 
 /** Compiles src/ and jobs/ into dist/ unless dist is newer than every source file. */
 export function ensureBuilt(): void {
-  if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'jobs')))) return;
+  if (
+    existsSync(CLI) &&
+    statSync(CLI).mtimeMs >= Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'jobs')))
+  )
+    return;
   process.stderr.write('building dist/ (npm run build) ...\n');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
@@ -69,16 +73,35 @@ function rssMb(pid: number): number | undefined {
  * Starts `prospect-sync <args>` from dist/ (`runtime: 'tsx'`: from the source) with `env` added; `cpuProfDir` adds
  * Node's --cpu-prof, `nodeArgs` any other Node flag.
  */
-export function startWorker(args: string[], env: Record<string, string>, opts: { cpuProfDir?: string; sampleMs?: number; nodeArgs?: string[]; runtime?: 'dist' | 'tsx' } = {}): WorkerProcess {
+export function startWorker(
+  args: string[],
+  env: Record<string, string>,
+  opts: { cpuProfDir?: string; sampleMs?: number; nodeArgs?: string[]; runtime?: 'dist' | 'tsx' } = {},
+): WorkerProcess {
   const dir = mkdtempSync(join(tmpdir(), 'bench-usage-'));
   const usageFile = join(dir, 'usage.json');
-  const node = ['--import', REPORTER, ...(opts.nodeArgs ?? []), ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), ...(opts.runtime === 'tsx' ? CLI_SOURCE : [CLI]), ...args];
+  const node = [
+    '--import',
+    REPORTER,
+    ...(opts.nodeArgs ?? []),
+    ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []),
+    ...(opts.runtime === 'tsx' ? CLI_SOURCE : [CLI]),
+    ...args,
+  ];
   const t0 = performance.now();
-  const child = spawn(process.execPath, node, { cwd: ROOT, env: { ...process.env, ...env, BENCH_USAGE_FILE: usageFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, node, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, BENCH_USAGE_FILE: usageFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const rss: [number, number][] = [];
   const timer = setInterval(() => {
     const mb = rssMb(child.pid!);

@@ -26,11 +26,16 @@ export interface LeaversInput {
 /** The search's leave rules: its own `leave:` block over the top-level one. */
 export function leaveRules(config: AppConfig, search: SavedSearch): LeaveRules {
   // Configs built in code may lack the block: the schema's defaults then.
-  return { confirmRuns: search.leave?.confirmRuns ?? config.leave?.confirmRuns ?? 2, maxShare: search.leave?.maxShare ?? config.leave?.maxShare ?? 0.1 };
+  return {
+    confirmRuns: search.leave?.confirmRuns ?? config.leave?.confirmRuns ?? 2,
+    maxShare: search.leave?.maxShare ?? config.leave?.maxShare ?? 0.1,
+  };
 }
 
 /** The search's membership in the CRM instance its sink writes to. */
-export async function membershipOf(input: Pick<LeaversInput, 'redis' | 'prefix' | 'search' | 'crm' | 'signal'>): Promise<{ store: MembershipStore; instance: string }> {
+export async function membershipOf(
+  input: Pick<LeaversInput, 'redis' | 'prefix' | 'search' | 'crm' | 'signal'>,
+): Promise<{ store: MembershipStore; instance: string }> {
   const { sink } = input.crm;
   const instance = sink.identity ? await sink.identity(input.signal ? { signal: input.signal } : {}) : 'default';
   return { store: new MembershipStore(input.redis, input.search.name, instance, input.prefix), instance };
@@ -42,7 +47,9 @@ export async function membershipOf(input: Pick<LeaversInput, 'redis' | 'prefix' 
  * the CRM no longer holds count as done); leavers the CRM refused stay pending. Returns how many were acted on and
  * how many are still pending.
  */
-export async function actOnLeavers(input: LeaversInput): Promise<{ acted: number; pending: number; reason?: string; listRemoved?: number }> {
+export async function actOnLeavers(
+  input: LeaversInput,
+): Promise<{ acted: number; pending: number; reason?: string; listRemoved?: number }> {
   const { store, instance } = await membershipOf(input);
   const keys = await store.pending();
   const onLeave = input.search.onLeave ?? 'nothing';
@@ -56,10 +63,16 @@ export async function actOnLeavers(input: LeaversInput): Promise<{ acted: number
     return { acted: keys.length, pending: 0, listRemoved };
   }
   const common = {
-    sink: input.crm.sink, target: input.crm.mapping.target, keys,
-    hashes: { redis: input.redis, keyPrefix: input.prefix, destination: input.search.destination, instance }, ...(input.signal ? { signal: input.signal } : {}),
+    sink: input.crm.sink,
+    target: input.crm.mapping.target,
+    keys,
+    hashes: { redis: input.redis, keyPrefix: input.prefix, destination: input.search.destination, instance },
+    ...(input.signal ? { signal: input.signal } : {}),
   };
-  const { acted, refused, reason } = onLeave === 'archive' ? await archiveLeavers(common) : await applyLeaveFields({ ...common, setFields: onLeave.setFields });
+  const { acted, refused, reason } =
+    onLeave === 'archive'
+      ? await archiveLeavers(common)
+      : await applyLeaveFields({ ...common, setFields: onLeave.setFields });
   // An archived record left every list of the CRM: if it re-enters, the list step adds it (its new record) again.
   if (onLeave === 'archive') await store.markListed(acted, false);
   await store.done(acted);
@@ -81,7 +94,11 @@ export interface LeaversReport {
  */
 export async function reviewLeavers(deps: SyncDeps, name: string, apply: boolean): Promise<LeaversReport> {
   const { search, destination } = resolveSearch(deps.config, name);
-  const crm = await openDestination(deps.config, search, destination, { redis: deps.redis, prefix: deps.prefix, logger: deps.logger });
+  const crm = await openDestination(deps.config, search, destination, {
+    redis: deps.redis,
+    prefix: deps.prefix,
+    logger: deps.logger,
+  });
   try {
     const io = { redis: deps.redis, prefix: deps.prefix, search, crm };
     const { store } = await membershipOf(io);

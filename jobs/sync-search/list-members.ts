@@ -47,7 +47,10 @@ export async function addMembersToList(input: ListInput): Promise<number> {
   if (ids.size === 0) return 0;
   const change = await list.lists.changeMembers(list.listId, [...ids.values()], [], options(input));
   const missing = new Set(change.missing);
-  await input.store.markListed([...ids].filter(([, id]) => !missing.has(id)).map(([key]) => key), true);
+  await input.store.markListed(
+    [...ids].filter(([, id]) => !missing.has(id)).map(([key]) => key),
+    true,
+  );
   return change.added.length;
 }
 
@@ -56,7 +59,10 @@ export async function removeFromList(input: ListInput, keys: readonly string[]):
   const list = await openList(input);
   if (list === undefined) return 0;
   const ids = await resolve(list, input, keys);
-  const change = ids.size === 0 ? { removed: [] } : await list.lists.changeMembers(list.listId, [], [...ids.values()], options(input));
+  const change =
+    ids.size === 0
+      ? { removed: [] }
+      : await list.lists.changeMembers(list.listId, [], [...ids.values()], options(input));
   await input.store.markListed(keys, false);
   return change.removed.length;
 }

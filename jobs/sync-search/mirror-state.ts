@@ -27,17 +27,31 @@ export interface MirrorState {
   list: { name: string; unlisted: number } | null;
   onLeave: SavedSearch['onLeave'];
   /** The last complete (not dry, not capped) run's figures: the churn to expect; null before the first. */
-  lastComplete: { runId: string; finishedAt: string; entered: number; left: number; leaveActions: number; listAdded: number | null; listRemoved: number | null } | null;
+  lastComplete: {
+    runId: string;
+    finishedAt: string;
+    entered: number;
+    left: number;
+    leaveActions: number;
+    listAdded: number | null;
+    listRemoved: number | null;
+  } | null;
 }
 
 /** A run that settled the membership: completed, not capped at `maxRecords`, not a dry run. */
-const settled = (r: RunSummary): boolean => r.status === 'completed' && r.limitedBy === undefined && !r.dryRun && r.entered !== undefined;
+const settled = (r: RunSummary): boolean =>
+  r.status === 'completed' && r.limitedBy === undefined && !r.dryRun && r.entered !== undefined;
 
 function figures(run: RunSummary | undefined): MirrorState['lastComplete'] {
   if (run === undefined) return null;
   return {
-    runId: run.runId, finishedAt: run.finishedAt, entered: run.entered ?? 0, left: run.left ?? 0, leaveActions: run.leaveActions ?? 0,
-    listAdded: run.listAdded ?? null, listRemoved: run.listRemoved ?? null,
+    runId: run.runId,
+    finishedAt: run.finishedAt,
+    entered: run.entered ?? 0,
+    left: run.left ?? 0,
+    leaveActions: run.leaveActions ?? 0,
+    listAdded: run.listAdded ?? null,
+    listRemoved: run.listRemoved ?? null,
   };
 }
 
@@ -48,17 +62,38 @@ function pendingBecause(run: RunSummary | undefined, pending: number): PendingCo
 }
 
 /** Reads the mirror's state; the CRM is asked only who it is (its identity call, under the sink's deadline). */
-export async function mirrorState(deps: Pick<SyncDeps, 'config' | 'redis' | 'prefix' | 'logger'>, name: string, signal?: AbortSignal): Promise<MirrorState> {
+export async function mirrorState(
+  deps: Pick<SyncDeps, 'config' | 'redis' | 'prefix' | 'logger'>,
+  name: string,
+  signal?: AbortSignal,
+): Promise<MirrorState> {
   const { search, destination } = resolveSearch(deps.config, name);
-  const crm = await openDestination(deps.config, search, destination, { redis: deps.redis, prefix: deps.prefix, logger: deps.logger });
+  const crm = await openDestination(deps.config, search, destination, {
+    redis: deps.redis,
+    prefix: deps.prefix,
+    logger: deps.logger,
+  });
   try {
-    const { store, instance } = await membershipOf({ redis: deps.redis, prefix: deps.prefix, search, crm, ...(signal ? { signal } : {}) });
-    const [counts, runs] = await Promise.all([store.counts(search.list !== undefined), listRuns(deps.redis, name, { prefix: deps.prefix, limit: 50 })]);
+    const { store, instance } = await membershipOf({
+      redis: deps.redis,
+      prefix: deps.prefix,
+      search,
+      crm,
+      ...(signal ? { signal } : {}),
+    });
+    const [counts, runs] = await Promise.all([
+      store.counts(search.list !== undefined),
+      listRuns(deps.redis, name, { prefix: deps.prefix, limit: 50 }),
+    ]);
     const last = runs.find(settled);
     return {
-      instance, members: counts.members, leaversPending: counts.pending, pendingBecause: pendingBecause(last, counts.pending),
+      instance,
+      members: counts.members,
+      leaversPending: counts.pending,
+      pendingBecause: pendingBecause(last, counts.pending),
       list: search.list === undefined ? null : { name: search.list.name, unlisted: counts.unlisted },
-      onLeave: search.onLeave ?? 'nothing', lastComplete: figures(last),
+      onLeave: search.onLeave ?? 'nothing',
+      lastComplete: figures(last),
     };
   } finally {
     await crm.sink.close();

@@ -52,15 +52,33 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   }
   const settled = await store.settle(runId, rules);
   // A list the CRM refuses does not undo the settle: the members not added are tried again after the next complete run.
-  const listed = search.list === undefined ? undefined : await addMembersToList({ ...io, store }).catch((err: unknown) => listWarning(errorInfo(err).message));
-  const report = { entered: settled.entered, left: settled.left, leaveActions: 0, leaversPending: settled.pending, ...(listed === undefined ? {} : { listAdded: typeof listed === 'number' ? listed : 0, listRemoved: 0 }) };
+  const listed =
+    search.list === undefined
+      ? undefined
+      : await addMembersToList({ ...io, store }).catch((err: unknown) => listWarning(errorInfo(err).message));
+  const report = {
+    entered: settled.entered,
+    left: settled.left,
+    leaveActions: 0,
+    leaversPending: settled.pending,
+    ...(listed === undefined ? {} : { listAdded: typeof listed === 'number' ? listed : 0, listRemoved: 0 }),
+  };
   if (typeof listed === 'object') return { ...report, warning: listed };
   if (settled.guarded) return { ...report, warning: guardWarning(settled, search, rules) };
   if (settled.pending === 0) return report;
   // The CRM may refuse leavers' fields (say a setFields field it lacks), record by record or the whole write: those
   // leavers stay pending (the next complete run tries again), and the run says why.
-  const acted = await actOnLeavers(io).catch((err: unknown) => ({ acted: 0, pending: settled.pending, reason: errorInfo(err).message }));
-  const done = { ...report, leaveActions: acted.acted, leaversPending: acted.pending, ...('listRemoved' in acted && acted.listRemoved !== undefined ? { listRemoved: acted.listRemoved } : {}) };
+  const acted = await actOnLeavers(io).catch((err: unknown) => ({
+    acted: 0,
+    pending: settled.pending,
+    reason: errorInfo(err).message,
+  }));
+  const done = {
+    ...report,
+    leaveActions: acted.acted,
+    leaversPending: acted.pending,
+    ...('listRemoved' in acted && acted.listRemoved !== undefined ? { listRemoved: acted.listRemoved } : {}),
+  };
   if (acted.reason === undefined) return done;
   const reason = `onLeave refused for ${acted.pending} leavers (they stay pending): ${acted.reason}`;
   return { ...done, warning: { code: 'leave_refused', reason, line: reason } };
@@ -73,7 +91,13 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
 function forecast(f: Forecast, search: SavedSearch, rules: LeaveRules): MirrorReport {
   const leavers = f.pending + f.left;
   const list = search.list === undefined ? {} : { listAdded: f.listAdds, listRemoved: f.listRemoves };
-  const report = { entered: f.entered, left: f.left, leaveActions: f.guarded || search.onLeave === 'nothing' ? 0 : leavers, leaversPending: f.guarded ? leavers : 0, ...list };
+  const report = {
+    entered: f.entered,
+    left: f.left,
+    leaveActions: f.guarded || search.onLeave === 'nothing' ? 0 : leavers,
+    leaversPending: f.guarded ? leavers : 0,
+    ...list,
+  };
   return f.guarded ? { ...report, warning: guardWarning({ ...f, pending: leavers }, search, rules) } : report;
 }
 

@@ -24,18 +24,32 @@ export interface OpenDestinationOptions {
  * The company object and match field a person search links to: the match field of the search that writes that
  * destination's companies (falling back to the destination's default match field, then to this search's own).
  */
-function associateTarget(config: AppConfig, search: SavedSearch, destination: DestinationConfig): { object: string; matchField: string } | undefined {
+function associateTarget(
+  config: AppConfig,
+  search: SavedSearch,
+  destination: DestinationConfig,
+): { object: string; matchField: string } | undefined {
   if (!search.associate) return undefined;
   const object = companyObjectOf(destination.type);
-  const companies = config.searches.find((s) => s.destination === search.destination && s.entity === 'companies' && s.object === object);
+  const companies = config.searches.find(
+    (s) => s.destination === search.destination && s.entity === 'companies' && s.object === object,
+  );
   return { object, matchField: companies?.matchOn.field ?? defaultMatchField(destination) ?? search.matchOn.field };
 }
 
-export async function openDestination(config: AppConfig, search: SavedSearch, destination: DestinationConfig, options: OpenDestinationOptions): Promise<CrmEnd> {
+export async function openDestination(
+  config: AppConfig,
+  search: SavedSearch,
+  destination: DestinationConfig,
+  options: OpenDestinationOptions,
+): Promise<CrmEnd> {
   const associate = associateTarget(config, search, destination);
   const mapping = compileFieldMapping(
     {
-      matchOn: search.matchOn, fields: search.fields, ...(search.associate ? { associate: search.associate } : {}), ...(search.list ? { list: search.list } : {}),
+      matchOn: search.matchOn,
+      fields: search.fields,
+      ...(search.associate ? { associate: search.associate } : {}),
+      ...(search.list ? { list: search.list } : {}),
       ...(typeof search.onLeave === 'object' ? { setOnLeave: search.onLeave.setFields } : {}),
     },
     { object: search.object, ...(associate ? { associate } : {}) },

@@ -1,7 +1,15 @@
 import type { AppConfig } from '../../src/config/index.js';
 import { destinationCeiling } from '../../src/crm/destination-ceiling.js';
 import { minPartitionRecords } from '../../src/crm/destinations.js';
-import { fingerprintJourney, PartitionError, type Filter, type Partition, type PartitionProgress, type PieceRange, type SourceClient } from '../../src/source/index.js';
+import {
+  fingerprintJourney,
+  PartitionError,
+  type Filter,
+  type Partition,
+  type PartitionProgress,
+  type PieceRange,
+  type SourceClient,
+} from '../../src/source/index.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import { maxJourneys, planJourneys } from './pacing/plan-journeys.js';
 
@@ -100,7 +108,12 @@ const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
  * With `maxRecords` below the count the journeys share one record cap (pages reserve from it), so the cap is exact
  * even with partitions walked in parallel. The whole plan at once: what `plan` prints; a run streams it (`startPlan`).
  */
-export async function planRun(source: SourceClient, config: AppConfig, resolved: ResolvedSearch, options: PlanOptions): Promise<RunPlan> {
+export async function planRun(
+  source: SourceClient,
+  config: AppConfig,
+  resolved: ResolvedSearch,
+  options: PlanOptions,
+): Promise<RunPlan> {
   return (await startPlan(source, config, resolved, options)).splitRest(undefined, options.signal);
 }
 
@@ -110,7 +123,12 @@ export async function planRun(source: SourceClient, config: AppConfig, resolved:
  * here: their forecast (tokens to reach persons beyond offset 10,000) and their reveal registration need every
  * partition's count, and their split falls back to the depth limit when the offset limit cannot hold.
  */
-export async function startPlan(source: SourceClient, config: AppConfig, resolved: ResolvedSearch, options: PlanOptions): Promise<PlanStart> {
+export async function startPlan(
+  source: SourceClient,
+  config: AppConfig,
+  resolved: ResolvedSearch,
+  options: PlanOptions,
+): Promise<PlanStart> {
   const { search, view } = resolved;
   const entity = search.entity;
   const pageSize = config.source.pageSize;
@@ -118,60 +136,133 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   const countStarted = performance.now();
   const counted = options.counted ?? (await source.count(entity, search.filter as Filter, { signal: options.signal }));
   // The count's HTTP time stands in for page latency (a first request's token fetch and connection excluded).
-  const countMs = options.counted === undefined ? (source.searchTimings().countLatencyP50Ms ?? performance.now() - countStarted) : null;
+  const countMs =
+    options.counted === undefined
+      ? (source.searchTimings().countLatencyP50Ms ?? performance.now() - countStarted)
+      : null;
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
   const target = capped ? (search.maxRecords as number) : (options.walkRecords ?? counted);
   const withCredits = entity === 'persons' && view.includes('contacts');
   // A destination that takes fewer pages than the account may search bounds the journeys the walk will have, and
   // so the split's guided sizes.
-  const journeys = await planJourneys(source, config, countMs, (await options.ceiling) ?? destinationCeiling(resolved.destination));
+  const journeys = await planJourneys(
+    source,
+    config,
+    countMs,
+    (await options.ceiling) ?? destinationCeiling(resolved.destination),
+  );
   const maxParallelism = search.mode === 'offset' ? 1 : maxJourneys(config);
-  const saved = (options.partitions ?? []).map((p) => ({ filter: p.filter, count: p.count ?? 0, headcount: { gte: 0, lte: 0 } }));
-  const resume = options.pending && options.pending.pieces.length > 0
-    ? { pending: options.pending.pieces, settledCounts: (options.partitions ?? []).flatMap((p) => (p.count === undefined ? [] : [p.count])) }
-    : undefined;
+  const saved = (options.partitions ?? []).map((p) => ({
+    filter: p.filter,
+    count: p.count ?? 0,
+    headcount: { gte: 0, lte: 0 },
+  }));
+  const resume =
+    options.pending && options.pending.pieces.length > 0
+      ? {
+          pending: options.pending.pieces,
+          settledCounts: (options.partitions ?? []).flatMap((p) => (p.count === undefined ? [] : [p.count])),
+        }
+      : undefined;
   // Nothing left to split: a resumed plan that was complete, or one with nothing settled nor pending (split afresh).
-  const complete = (options.walkRecords !== undefined || (options.partitions !== undefined && options.partitions.length > 0)) && !resume;
-  const split = (onProgress?: (p: PartitionProgress) => void, signal?: AbortSignal, maxCounts?: number): Promise<Partition[]> =>
-    choosePartitions(source, config, resolved, counted, target, journeys, { signal, onProgress, resume, maxCounts, fine: options.fine });
+  const complete =
+    (options.walkRecords !== undefined || (options.partitions !== undefined && options.partitions.length > 0)) &&
+    !resume;
+  const split = (
+    onProgress?: (p: PartitionProgress) => void,
+    signal?: AbortSignal,
+    maxCounts?: number,
+  ): Promise<Partition[]> =>
+    choosePartitions(source, config, resolved, counted, target, journeys, {
+      signal,
+      onProgress,
+      resume,
+      maxCounts,
+      fine: options.fine,
+    });
   // Contacts: the split first (see above), so the forecast sees every partition.
-  const early = complete ? saved : withCredits ? [...saved, ...(await split(undefined, options.signal, options.pending?.countsLeft))] : null;
+  const early = complete
+    ? saved
+    : withCredits
+      ? [...saved, ...(await split(undefined, options.signal, options.pending?.countsLeft))]
+      : null;
 
   const tokensSpendable = finite(await source.ledger.spendableTokens());
   const credits = withCredits ? await source.ledger.creditHeadroom(options.runId) : null;
   const creditsSpendable = credits ? finite(credits.spendable) : null;
   const deepRecords = (early ?? []).reduce((n, p) => n + Math.max(0, p.count - MAX_REVEAL_OFFSET), 0);
-  const { creditsNeeded, ...forecast } = await forecastSpend(source, config, resolved, options.runId, { counted, target, journeys: early?.length ?? 1, deepRecords }, creditsSpendable);
+  const { creditsNeeded, ...forecast } = await forecastSpend(
+    source,
+    config,
+    resolved,
+    options.runId,
+    { counted, target, journeys: early?.length ?? 1, deepRecords },
+    creditsSpendable,
+  );
   const shortfall =
-    tokensSpendable !== null && tokensSpendable < target ? 'tokens'
-      : creditsSpendable !== null && creditsSpendable < creditsNeeded ? 'credits'
+    tokensSpendable !== null && tokensSpendable < target
+      ? 'tokens'
+      : creditsSpendable !== null && creditsSpendable < creditsNeeded
+        ? 'credits'
         : undefined;
   // Which cap binds is kept: a stop at the daily cap must not be reported as the per-run one.
-  const bindingCap = shortfall === 'tokens' ? 'token_reserve' : shortfall === 'credits' ? (credits?.binding ?? 'credit_cap_run') : undefined;
+  const bindingCap =
+    shortfall === 'tokens'
+      ? 'token_reserve'
+      : shortfall === 'credits'
+        ? (credits?.binding ?? 'credit_cap_run')
+        : undefined;
   const learned = await source.rateLimit('search');
   const rate = learned
     ? { requests: learned.limit, windowSeconds: learned.windowMs / 1000, source: learned.mode }
-    : { requests: config.source.fallbackLimits.search, windowSeconds: config.source.fallbackLimits.windowSeconds, source: 'fallback' as const };
+    : {
+        requests: config.source.fallbackLimits.search,
+        windowSeconds: config.source.fallbackLimits.windowSeconds,
+        source: 'fallback' as const,
+      };
 
   /** The figures the partitions decide. */
   const withPartitions = (plan: RunPlan, partitions: Partition[]): RunPlan => {
     const pages = Math.ceil(target / pageSize) + Math.max(0, partitions.length - 1);
     return {
-      ...plan, partitions, pages,
+      ...plan,
+      partitions,
+      pages,
       parallelism: search.mode === 'offset' ? 1 : Math.max(1, Math.min(journeys, partitions.length)),
       countRequests: source.stats().requests.count - countsBefore,
       // Pages are bounded by the account's search rate; journeys in parallel only help up to that.
       estimatedMs: Math.round((pages / rate.requests) * rate.windowSeconds * 1000),
     };
   };
-  const head: RunPlan = withPartitions({
-    search: search.name, entity, counted, target, pageSize, pages: 0, tokensNeeded: target, creditsNeeded,
-    tokensSpendable, creditsSpendable, ...(shortfall ? { shortfall } : {}), ...(bindingCap ? { bindingCap } : {}),
-    partitions: [], parallelism: 1, maxParallelism, countRequests: 0, quota: capped ? target : null, estimatedMs: 0, rate, ...forecast,
-  }, early ?? []);
+  const head: RunPlan = withPartitions(
+    {
+      search: search.name,
+      entity,
+      counted,
+      target,
+      pageSize,
+      pages: 0,
+      tokensNeeded: target,
+      creditsNeeded,
+      tokensSpendable,
+      creditsSpendable,
+      ...(shortfall ? { shortfall } : {}),
+      ...(bindingCap ? { bindingCap } : {}),
+      partitions: [],
+      parallelism: 1,
+      maxParallelism,
+      countRequests: 0,
+      quota: capped ? target : null,
+      estimatedMs: 0,
+      rate,
+      ...forecast,
+    },
+    early ?? [],
+  );
   if (early) {
     return {
-      plan: head, streams: false,
+      plan: head,
+      streams: false,
       splitRest: async (onProgress) => {
         // Every partition is in the plan already (and so in a new checkpoint): only the plan's completion to tell.
         onProgress?.({ settled: [], pending: [], countsLeft: 0 });
@@ -182,8 +273,13 @@ export async function startPlan(source: SourceClient, config: AppConfig, resolve
   // A streamed run starts journeys before the split is known: sized from the rate and the count's latency.
   const plan: RunPlan = { ...head, parallelism: search.mode === 'offset' ? 1 : journeys };
   return {
-    plan, streams: true,
-    splitRest: async (onProgress, signal) => withPartitions(plan, [...saved, ...(await split(onProgress, signal, options.pending?.countsLeft))].sort((a, b) => b.count - a.count)),
+    plan,
+    streams: true,
+    splitRest: async (onProgress, signal) =>
+      withPartitions(
+        plan,
+        [...saved, ...(await split(onProgress, signal, options.pending?.countsLeft))].sort((a, b) => b.count - a.count),
+      ),
   };
 }
 
@@ -200,19 +296,39 @@ type Forecast = Pick<RunPlan, 'forecastCredits' | 'forecastTokens' | 'forecastRe
  * below the forecast stops the run early, so tokens are scaled down with it.
  */
 async function forecastSpend(
-  source: SourceClient, config: AppConfig, resolved: ResolvedSearch, runId: string,
-  walk: { counted: number; target: number; journeys: number; deepRecords: number }, creditsSpendable: number | null,
+  source: SourceClient,
+  config: AppConfig,
+  resolved: ResolvedSearch,
+  runId: string,
+  walk: { counted: number; target: number; journeys: number; deepRecords: number },
+  creditsSpendable: number | null,
 ): Promise<Forecast & { creditsNeeded: number }> {
   const withCredits = resolved.search.entity === 'persons' && resolved.view.includes('contacts');
-  if (!withCredits) return { creditsNeeded: 0, forecastCredits: 0, forecastTokens: walk.target, forecastRevealSkipped: 0, forecastMethod: 'no-contacts' };
+  if (!withCredits)
+    return {
+      creditsNeeded: 0,
+      forecastCredits: 0,
+      forecastTokens: walk.target,
+      forecastRevealSkipped: 0,
+      forecastMethod: 'no-contacts',
+    };
   const r = await source.prepareReveal(runId, revealSearchKey(resolved), { ...walk, pageSize: config.source.pageSize });
   if (creditsSpendable === null || creditsSpendable >= r.credits || r.credits === 0) {
-    return { creditsNeeded: r.credits, forecastCredits: r.credits, forecastTokens: r.tokens, forecastRevealSkipped: r.revealSkipped, forecastMethod: r.method };
+    return {
+      creditsNeeded: r.credits,
+      forecastCredits: r.credits,
+      forecastTokens: r.tokens,
+      forecastRevealSkipped: r.revealSkipped,
+      forecastMethod: r.method,
+    };
   }
   const share = creditsSpendable / r.credits;
   return {
-    creditsNeeded: r.credits, forecastCredits: creditsSpendable, forecastTokens: Math.round(r.tokens * share),
-    forecastRevealSkipped: Math.round(r.revealSkipped * share), forecastMethod: r.method,
+    creditsNeeded: r.credits,
+    forecastCredits: creditsSpendable,
+    forecastTokens: Math.round(r.tokens * share),
+    forecastRevealSkipped: Math.round(r.revealSkipped * share),
+    forecastMethod: r.method,
   };
 }
 
@@ -231,7 +347,12 @@ interface SplitOptions {
 }
 
 async function choosePartitions(
-  source: SourceClient, config: AppConfig, { search, destination, view }: ResolvedSearch, counted: number, target: number, journeys: number,
+  source: SourceClient,
+  config: AppConfig,
+  { search, destination, view }: ResolvedSearch,
+  counted: number,
+  target: number,
+  journeys: number,
   { signal, onProgress, resume, maxCounts, fine }: SplitOptions,
 ): Promise<Partition[]> {
   const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
@@ -251,28 +372,37 @@ async function choosePartitions(
   // after it; the last ones about a page per journey (a small run: an eighth of its share per journey), so the
   // walk's last stretch is short and few partial pages (one per partition) are spent.
   // Refresh on change wants many small partitions instead, within its count budget (PlanOptions.fine).
-  const pieceRecords = fine?.pieceRecords ?? Math.max(minPiece, Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))));
+  const pieceRecords =
+    fine?.pieceRecords ??
+    Math.max(minPiece, Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))));
   if (!resume && counted <= depth && (counted <= pieceRecords || (!fine && maxJourneys(config) === 1))) return alone();
   const learned = await source.rateLimit('count');
-  const split = (maxJourneyRecords: number): Promise<Partition[]> => source.partition(search.entity, search.filter as Filter, {
-    maxJourneyRecords,
-    pieceRecords,
-    journeys,
-    total: counted,
-    maxCounts: maxCounts ?? fine?.maxCounts ?? Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
-    ...(fine ? { uniform: true } : {}),
-    signal,
-    ...(onProgress ? { onProgress } : {}),
-    ...(resume ? { resume } : {}),
-  });
+  const split = (maxJourneyRecords: number): Promise<Partition[]> =>
+    source.partition(search.entity, search.filter as Filter, {
+      maxJourneyRecords,
+      pieceRecords,
+      journeys,
+      total: counted,
+      maxCounts:
+        maxCounts ??
+        fine?.maxCounts ??
+        Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
+      ...(fine ? { uniform: true } : {}),
+      signal,
+      ...(onProgress ? { onProgress } : {}),
+      ...(resume ? { resume } : {}),
+    });
   // Contacts journeys stay within the largest offset where the data allows, so every person to reveal is reached
   // by offset (one token each; src/source/reveal-page.ts); else the depth limit is the only bound. (Contacts plans
   // are not streamed: a first split given up for the second has told nobody of its partitions.)
   const reveals = search.entity === 'persons' && view.includes('contacts');
-  const parts = reveals && depth > MAX_REVEAL_OFFSET ? await split(MAX_REVEAL_OFFSET).catch((err: unknown) => {
-    if (err instanceof PartitionError) return split(depth);
-    throw err;
-  }) : await split(depth);
+  const parts =
+    reveals && depth > MAX_REVEAL_OFFSET
+      ? await split(MAX_REVEAL_OFFSET).catch((err: unknown) => {
+          if (err instanceof PartitionError) return split(depth);
+          throw err;
+        })
+      : await split(depth);
   // Refresh on change keeps the empty partitions: they tile the search, so a record entering one is counted there.
   return fine ? parts : parts.filter((p) => p.count > 0);
 }

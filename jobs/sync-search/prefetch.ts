@@ -12,7 +12,14 @@ export async function* prefetch<T>(source: AsyncIterable<T>, depth = 1): AsyncGe
     const next = it.next();
     ahead.push(next);
     // Stop pulling once the source ended or failed; the rejection is re-raised to the consumer in order.
-    next.then((r) => { if (r.done) finished = true; }, () => { finished = true; });
+    next.then(
+      (r) => {
+        if (r.done) finished = true;
+      },
+      () => {
+        finished = true;
+      },
+    );
   };
   try {
     pull();

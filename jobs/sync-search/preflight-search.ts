@@ -8,7 +8,11 @@ import type { Logger } from '../../src/shared/logger.js';
 import { openDestination } from './open-destination.js';
 import { resolveSearch } from './resolve-search.js';
 
-export async function preflightSearch(config: AppConfig, name: string, deps: { redis: Redis; prefix: string; logger: Logger; signal?: AbortSignal }): Promise<void> {
+export async function preflightSearch(
+  config: AppConfig,
+  name: string,
+  deps: { redis: Redis; prefix: string; logger: Logger; signal?: AbortSignal },
+): Promise<void> {
   const resolved = resolveSearch(config, name);
   const destination = await openDestination(config, resolved.search, resolved.destination, deps);
   try {

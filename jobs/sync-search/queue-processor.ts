@@ -19,7 +19,9 @@ import { tokenPaceDecision } from './token-pace-gate.js';
  * `config`, or `getConfig` where the config can be reloaded (SIGHUP): each job reads it once at its start, so a run
  * keeps the config it started with while the next one sees the new.
  */
-export type ProcessorDeps = Omit<SyncDeps, 'config'> & { runsInFlight?: RunsInFlight } & ({ config: AppConfig; getConfig?: () => AppConfig } | { config?: AppConfig; getConfig: () => AppConfig });
+export type ProcessorDeps = Omit<SyncDeps, 'config'> & { runsInFlight?: RunsInFlight } & (
+    { config: AppConfig; getConfig?: () => AppConfig } | { config?: AppConfig; getConfig: () => AppConfig }
+  );
 
 /** When another attempt of the same run holds its lock, the job looks again after this long. */
 const SAME_RUN_RECHECK_MS = 15_000;
@@ -39,8 +41,17 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     const runDeps: SyncDeps = { ...deps, config: configNow() };
     // `after:`: the searches this one follows still have a run queued or active: wait (delayed, not failed).
     const queuedAt = Date.parse(job.data.requestedAt) || job.timestamp;
-    const wait = await afterWait(runDeps.config.searches.find((s) => s.name === search), queuedAt, job.attemptsStarted - 1, deps.runsInFlight);
-    if (wait?.late) deps.logger.warn({ search, runId, waitFor: wait.waitFor }, 'run starts although searches it runs after are not done: it waited long enough');
+    const wait = await afterWait(
+      runDeps.config.searches.find((s) => s.name === search),
+      queuedAt,
+      job.attemptsStarted - 1,
+      deps.runsInFlight,
+    );
+    if (wait?.late)
+      deps.logger.warn(
+        { search, runId, waitFor: wait.waitFor },
+        'run starts although searches it runs after are not done: it waited long enough',
+      );
     else if (wait) {
       await job.updateProgress({ waitingFor: wait.waitFor, since: queuedAt });
       await job.moveToDelayed(wait.lookAgainAt, token);
@@ -51,7 +62,10 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     if (paced?.delay && paced.retryAt !== null) {
       const summary = pacedSummary(search, runId, new Date(paced.retryAt));
       await recordRun(deps.redis, summary, { prefix: deps.prefix });
-      await job.updateProgress({ paced: { needed: paced.needed, run: paced.run, spendable: paced.spendable }, resumeAt: summary.resumeAt });
+      await job.updateProgress({
+        paced: { needed: paced.needed, run: paced.run, spendable: paced.spendable },
+        resumeAt: summary.resumeAt,
+      });
       await job.moveToDelayed(paced.retryAt, token);
       throw new DelayedError();
     }
@@ -59,11 +73,22 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     let summary: RunSummary;
     try {
       summary = await syncSearch(runDeps, {
-        search, runId, signal, fullResync: job.data.fullResync === true, trigger: job.data.trigger,
+        search,
+        runId,
+        signal,
+        fullResync: job.data.fullResync === true,
+        trigger: job.data.trigger,
         onProgress: (p) => {
           if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
           lastProgress = Date.now();
-          void job.updateProgress({ fetched: p.fetched, target: p.target, tokensSpent: p.tokensSpent, creditsSpent: p.creditsSpent }).catch(() => undefined);
+          void job
+            .updateProgress({
+              fetched: p.fetched,
+              target: p.target,
+              tokensSpent: p.tokensSpent,
+              creditsSpent: p.creditsSpent,
+            })
+            .catch(() => undefined);
         },
       });
     } catch (err) {
@@ -88,7 +113,8 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     if (summary.status === 'failed') {
       const cause = summary.error ?? { code: 'run_failed', message: 'unknown' };
       // hook (refusal guard): the CRM refused the run's records; a retry would spend the same tokens for the same refusal
-      if (CONFIG_ERROR_CODES.has(cause.code) || REFUSAL_CODES.has(cause.code)) throw new UnrecoverableError(cause.message);
+      if (CONFIG_ERROR_CODES.has(cause.code) || REFUSAL_CODES.has(cause.code))
+        throw new UnrecoverableError(cause.message);
       if (summary.stopReason === 'aborted') throw new RunAbortedError(search);
       throw new RunFailedError(search, cause, job.attemptsMade);
     }

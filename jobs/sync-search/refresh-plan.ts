@@ -5,7 +5,13 @@
  * it splits the search into many small partitions and walks them all. A resumed attempt keeps what the first chose.
  */
 import { refreshSettings } from '../../src/config/index.js';
-import { lastRegistryInstance, partitionId, RefreshRegistryStore, type RefreshRegistry, type RefreshState } from '../../src/runs/refresh-registry.js';
+import {
+  lastRegistryInstance,
+  partitionId,
+  RefreshRegistryStore,
+  type RefreshRegistry,
+  type RefreshState,
+} from '../../src/runs/refresh-registry.js';
 import { refreshCadence, selectPartitions, type Recounted } from '../../src/runs/refresh-selection.js';
 import { inLanes } from '../../src/shared/in-lanes.js';
 import { fingerprintJourney, type Filter, type SourceClient } from '../../src/source/index.js';
@@ -32,7 +38,9 @@ export interface RefreshPlanInput {
 }
 
 /** The plan's options and, in `changed` mode, the run's refresh state (the checkpoint keeps it). */
-export async function planRefresh(input: RefreshPlanInput): Promise<{ options: RefreshPlanOptions; state?: RefreshState }> {
+export async function planRefresh(
+  input: RefreshPlanInput,
+): Promise<{ options: RefreshPlanOptions; state?: RefreshState }> {
   const { deps, source, resolved, resumed, signal } = input;
   if (resumed) {
     const state = resumed.state;
@@ -44,7 +52,10 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   const settings = refreshSettings(deps.config, search);
   if (settings.mode !== 'changed') return { options: {} };
   const now = deps.now?.() ?? Date.now();
-  const [counted, instance] = await Promise.all([source.count(search.entity, search.filter as Filter, { signal }), input.instance()]);
+  const [counted, instance] = await Promise.all([
+    source.count(search.entity, search.filter as Filter, { signal }),
+    input.instance(),
+  ]);
   const registry = await new RefreshRegistryStore(deps.redis, search.name, instance, deps.prefix).load();
   const fingerprint = refreshFingerprint(resolved);
   const base = { instance, fingerprint, at: now, skipped: [] as string[] };
@@ -54,9 +65,13 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   // re-counts them all and the search (twice when the sum differs): so at most maxCounts - 3 counts, for re-counts
   // within maxCounts.
   const minPiece = Math.ceil(deps.config.source.pageSize / 10);
-  const split = { pieceRecords: Math.max(minPiece, Math.ceil(counted / settings.maxCounts)), maxCounts: Math.max(1, settings.maxCounts - 3) };
+  const split = {
+    pieceRecords: Math.max(minPiece, Math.ceil(counted / settings.maxCounts)),
+    maxCounts: Math.max(1, settings.maxCounts - 3),
+  };
   const rebuild = (rebuilt: NonNullable<RefreshState['rebuilt']>, kept: number) => ({
-    options: { counted, fine: split }, state: { ...base, kept, walked: { changed: 0, new: 0, stale: 0 }, rebuilt, split },
+    options: { counted, fine: split },
+    state: { ...base, kept, walked: { changed: 0, new: 0, stale: 0 }, rebuilt, split },
   });
   if (!registry) return rebuild('first', 0);
   const kept = registry.partitions.length;
@@ -67,14 +82,25 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
   const sum = recounted.reduce((n, p) => n + p.countNow, 0);
   // The live index may move while the partitions are re-counted: one more count of the search tells a record that
   // moved meanwhile (the sum matches it now) from partitions that no longer tile the search.
-  if (sum !== counted && sum !== (await source.count(search.entity, search.filter as Filter, { signal }))) return rebuild('untiled', kept);
-  const { walk, skipped } = selectPartitions(recounted, settings.maxAgeDays, refreshCadence(search.schedule, settings.maxAgeDays, now));
+  if (sum !== counted && sum !== (await source.count(search.entity, search.filter as Filter, { signal })))
+    return rebuild('untiled', kept);
+  const { walk, skipped } = selectPartitions(
+    recounted,
+    settings.maxAgeDays,
+    refreshCadence(search.schedule, settings.maxAgeDays, now),
+  );
   const partitions: SavedPartition[] = walk.map(({ partition: p }) => ({ filter: p.filter, count: p.countNow }));
   const walkRecords = walk.reduce((n, w) => n + w.partition.countNow, 0);
   const by = (reason: string): number => walk.filter((w) => w.reason === reason).length;
   return {
     options: { counted, partitions, walkRecords },
-    state: { ...base, kept, walked: { changed: by('changed'), new: by('new'), stale: by('stale') }, skipped: skipped.map((p) => p.id), walkRecords },
+    state: {
+      ...base,
+      kept,
+      walked: { changed: by('changed'), new: by('new'), stale: by('stale') },
+      skipped: skipped.map((p) => p.id),
+      walkRecords,
+    },
   };
 }
 
@@ -82,8 +108,14 @@ export async function planRefresh(input: RefreshPlanInput): Promise<{ options: R
  * `plan <search>`: the plan of the next run, in refresh mode `changed` with its choice (re-counting is free) in the
  * CRM instance the search's registry was last saved for (none kept: the first walk, a new split).
  */
-export async function planNextRun(deps: RefreshPlanInput['deps'], source: SourceClient, resolved: ResolvedSearch, runId: string): Promise<{ plan: RunPlan; refresh?: RefreshState }> {
-  const instance = async (): Promise<string> => (await lastRegistryInstance(deps.redis, resolved.search.name, deps.prefix)) ?? 'none';
+export async function planNextRun(
+  deps: RefreshPlanInput['deps'],
+  source: SourceClient,
+  resolved: ResolvedSearch,
+  runId: string,
+): Promise<{ plan: RunPlan; refresh?: RefreshState }> {
+  const instance = async (): Promise<string> =>
+    (await lastRegistryInstance(deps.redis, resolved.search.name, deps.prefix)) ?? 'none';
   const { options, state } = await planRefresh({ deps, source, resolved, instance, resumed: null });
   const plan = await planRun(source, deps.config, resolved, { runId, ...options });
   if (state?.rebuilt) state.walked = { changed: 0, new: plan.partitions.length, stale: 0 };
@@ -92,12 +124,25 @@ export async function planNextRun(deps: RefreshPlanInput['deps'], source: Source
 
 /** What the registry's partitions split: the search's entity, filter and view, and what it writes (a new mapping walks every record again). */
 export function refreshFingerprint({ search, view }: ResolvedSearch): string {
-  const body = JSON.stringify({ filter: search.filter, object: search.object, matchOn: search.matchOn, fields: search.fields, associate: search.associate ?? null });
+  const body = JSON.stringify({
+    filter: search.filter,
+    object: search.object,
+    matchOn: search.matchOn,
+    fields: search.fields,
+    associate: search.associate ?? null,
+  });
   return fingerprintJourney(search.entity, body, view, 'cursor');
 }
 
-async function recount(source: SourceClient, entity: ResolvedSearch['search']['entity'], registry: RefreshRegistry, signal: AbortSignal | undefined): Promise<Recounted[]> {
+async function recount(
+  source: SourceClient,
+  entity: ResolvedSearch['search']['entity'],
+  registry: RefreshRegistry,
+  signal: AbortSignal | undefined,
+): Promise<Recounted[]> {
   return inLanes(registry.partitions, RECOUNT_LANES, async (p) => ({
-    ...p, id: p.id || partitionId(p.filter), countNow: await source.count(entity, p.filter as Filter, { signal }),
+    ...p,
+    id: p.id || partitionId(p.filter),
+    countNow: await source.count(entity, p.filter as Filter, { signal }),
   }));
 }

@@ -6,7 +6,14 @@
  */
 import type { SavedSearch } from '../../src/config/index.js';
 import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
-import { dropRegistries, dropRunKeys, partitionId, RefreshRegistryStore, type KeptPartition, type RefreshState } from '../../src/runs/refresh-registry.js';
+import {
+  dropRegistries,
+  dropRunKeys,
+  partitionId,
+  RefreshRegistryStore,
+  type KeptPartition,
+  type RefreshState,
+} from '../../src/runs/refresh-registry.js';
 import type { RefreshSummary } from '../../src/runs/run-summary.js';
 import type { RunOutcome } from './run-outcome.js';
 import type { SyncDeps } from './run-request.js';
@@ -35,7 +42,12 @@ export async function refreshStep(input: RefreshStepInput): Promise<RefreshSumma
   const walkedParts = checkpoint?.partitions ?? [];
   const walked = state.rebuilt ? { changed: 0, new: walkedParts.length, stale: 0 } : state.walked;
   const summary: RefreshSummary = {
-    mode: 'changed', kept: state.kept, walked, skipped: state.skipped.length, counts: input.counts, fullTokens: input.counted,
+    mode: 'changed',
+    kept: state.kept,
+    walked,
+    skipped: state.skipped.length,
+    counts: input.counts,
+    fullTokens: input.counted,
     ...(state.rebuilt ? { rebuilt: state.rebuilt } : {}),
   };
   if (!complete) {
@@ -49,7 +61,12 @@ export async function refreshStep(input: RefreshStepInput): Promise<RefreshSumma
   // A partition split mid-walk (the live index grew past the depth) has pieces without a planned count: the walk was
   // complete, but its partitions no longer tile as counted, so the next run splits afresh.
   const split = walkedParts.some((p) => p.count === undefined);
-  const fresh: KeptPartition[] = walkedParts.map((p) => ({ id: partitionId(p.filter), filter: p.filter, count: p.count ?? 0, walkedAt: state.at }));
+  const fresh: KeptPartition[] = walkedParts.map((p) => ({
+    id: partitionId(p.filter),
+    filter: p.filter,
+    count: p.count ?? 0,
+    walkedAt: state.at,
+  }));
   const partitions = [...fresh, ...kept];
   const registry = input.dryRun || split ? null : { fingerprint: state.fingerprint, savedAt: state.at, partitions };
   // Members gone from a walked partition are held until every partition holding records was walked after they went.

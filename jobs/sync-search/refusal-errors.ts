@@ -8,7 +8,9 @@ import { AppError } from '../../src/shared/app-error.js';
  */
 export class CrmRefusedError extends AppError {
   constructor(code: 'crm_refused_all' | 'crm_refused_share', message: string, group: RejectGroup | undefined) {
-    super(code, message, { details: group ? { crmCode: group.code, ...(group.field === undefined ? {} : { field: group.field }) } : {} });
+    super(code, message, {
+      details: group ? { crmCode: group.code, ...(group.field === undefined ? {} : { field: group.field }) } : {},
+    });
   }
 }
 

@@ -52,7 +52,11 @@ export class RefusalGuard {
     if (this.sent < EARLY_REFUSAL_RECORDS || this.reason === undefined) return;
     const group = { ...this.reason, count: this.sent, example: this.reason.reason };
     this.disarm();
-    throw new CrmRefusedError('crm_refused_all', `the CRM refused each of the first ${group.count} records sent for the same reason, ${refusalText(group)}; the run stopped before fetching the rest (fix the mapping or the CRM field, then run again)`, group);
+    throw new CrmRefusedError(
+      'crm_refused_all',
+      `the CRM refused each of the first ${group.count} records sent for the same reason, ${refusalText(group)}; the run stopped before fetching the rest (fix the mapping or the CRM field, then run again)`,
+      group,
+    );
   }
 
   private disarm(): void {
@@ -69,13 +73,21 @@ export function failAboveOf(config: AppConfig, search: SavedSearch): number {
  * A walk that ended normally but whose refused share is above `failAbove` becomes a failure naming the largest group
  * of rejects; any other ending is returned as it is.
  */
-export function refusedShareEnding(ending: RunEnding, checkpoint: Readonly<RunCheckpoint> | undefined, failAbove: number): RunEnding {
+export function refusedShareEnding(
+  ending: RunEnding,
+  checkpoint: Readonly<RunCheckpoint> | undefined,
+  failAbove: number,
+): RunEnding {
   if (ending.kind !== 'walked' || ending.aborted || !checkpoint) return ending;
   const { created, updated, rejected } = checkpoint.counts;
   const sent = created + updated + rejected;
   if (sent === 0 || rejected / sent <= failAbove) return ending;
   const group = checkpoint.warnings?.groups?.find((g) => g.code !== 'link_failed');
   const share = (n: number): string => `${Math.round(n * 1000) / 10}%`;
-  const error = new CrmRefusedError('crm_refused_share', `the CRM refused ${rejected} of the ${sent} records sent (${share(rejected / sent)}, above rejects.failAbove ${share(failAbove)}); most often ${refusalText(group)}`, group);
+  const error = new CrmRefusedError(
+    'crm_refused_share',
+    `the CRM refused ${rejected} of the ${sent} records sent (${share(rejected / sent)}, above rejects.failAbove ${share(failAbove)}); most often ${refusalText(group)}`,
+    group,
+  );
   return { kind: 'threw', error, aborted: false };
 }

@@ -15,7 +15,11 @@ export interface ResolvedSearch {
  */
 export function resolveSearch(config: AppConfig, name: string): ResolvedSearch {
   const search = config.searches.find((s) => s.name === name);
-  if (!search) throw new SearchNotFoundError(name, config.searches.map((s) => s.name));
+  if (!search)
+    throw new SearchNotFoundError(
+      name,
+      config.searches.map((s) => s.name),
+    );
   const view = search.entity === 'persons' ? [...(search.view ?? [])] : [];
   if (view.includes('contacts') && !config.reveal.contactsAllowedSegments.includes(search.segment)) {
     throw new ContactsNotAllowedError(search.name, search.segment);

@@ -6,11 +6,16 @@ import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
  * were revealed before, tokens per record landed, and whether a journey fell back to revealing whole pages.
  * Figures of this attempt's client (a resumed run reports its last attempt's reveals).
  */
-export function revealSummary(source: SourceClient, counts: RunCounts): Pick<RunSummary, 'personsRevealed' | 'revealSkipped' | 'tokensSpentPerRecord' | 'revealFallback'> {
+export function revealSummary(
+  source: SourceClient,
+  counts: RunCounts,
+): Pick<RunSummary, 'personsRevealed' | 'revealSkipped' | 'tokensSpentPerRecord' | 'revealFallback'> {
   const stats = source.stats();
   const landed = counts.created + counts.updated + counts.unchanged;
   return {
-    ...(stats.personsRevealed > 0 || stats.revealSkipped > 0 ? { personsRevealed: stats.personsRevealed, revealSkipped: stats.revealSkipped } : {}),
+    ...(stats.personsRevealed > 0 || stats.revealSkipped > 0
+      ? { personsRevealed: stats.personsRevealed, revealSkipped: stats.revealSkipped }
+      : {}),
     ...(landed > 0 ? { tokensSpentPerRecord: Math.round((counts.tokensSpent / landed) * 1000) / 1000 } : {}),
     ...(stats.revealFallbacks > 0 ? { revealFallback: true } : {}),
   };

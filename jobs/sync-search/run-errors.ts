@@ -25,7 +25,9 @@ export class RunFailedError extends AppError {
   readonly retryAfterMs: number | undefined;
   constructor(search: string, cause: { code: string; message: string }, attemptsMade = 0) {
     super(cause.code, `run of '${search}' failed: ${cause.message}`);
-    this.retryAfterMs = crmLimitCodes().has(cause.code) ? Math.min(CRM_LIMIT_RETRY_MAX_MS, CRM_LIMIT_RETRY_MS * 2 ** attemptsMade) : undefined;
+    this.retryAfterMs = crmLimitCodes().has(cause.code)
+      ? Math.min(CRM_LIMIT_RETRY_MAX_MS, CRM_LIMIT_RETRY_MS * 2 ** attemptsMade)
+      : undefined;
   }
 }
 

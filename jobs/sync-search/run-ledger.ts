@@ -10,7 +10,13 @@ import type { RefreshState } from '../../src/runs/refresh-registry.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import { addCounts, emptyCounts, runCounts, type RunCounts } from '../../src/runs/run-counters.js';
 import { addWarnings, type RunWarnings, type Warning } from '../../src/runs/run-warnings.js';
-import type { Filter, JourneyCheckpoint, JourneyPage, PartitionProgress, SourceClient } from '../../src/source/index.js';
+import type {
+  Filter,
+  JourneyCheckpoint,
+  JourneyPage,
+  PartitionProgress,
+  SourceClient,
+} from '../../src/source/index.js';
 import type { RunPlan } from './plan-run.js';
 import { redactText } from './run-errors.js';
 import type { CheckpointFate } from './run-outcome.js';
@@ -60,9 +66,13 @@ export class RunLedger {
   begin(plan: RunPlan, complete: boolean, refresh?: RefreshState): void {
     this.target = plan.target;
     this.cp = this.deps.resumed ?? {
-      runId: this.deps.request.runId, startedAt: this.deps.startedAt, counted: plan.counted, counts: emptyCounts(),
+      runId: this.deps.request.runId,
+      startedAt: this.deps.startedAt,
+      counted: plan.counted,
+      counts: emptyCounts(),
       partitions: plan.partitions.map((p) => ({ filter: p.filter, state: null, done: false, count: p.count })),
-      plan: { complete, pending: [], countsLeft: 0 }, ...(refresh ? { refresh } : {}),
+      plan: { complete, pending: [], countsLeft: 0 },
+      ...(refresh ? { refresh } : {}),
     };
   }
 
@@ -112,7 +122,9 @@ export class RunLedger {
   addPlanned(progress: PartitionProgress): { added: number[]; saved: Promise<void> } {
     const cp = this.cp;
     if (!cp) return { added: [], saved: Promise.resolve() };
-    const added = progress.settled.map((p) => cp.partitions.push({ filter: p.filter, state: null, done: false, count: p.count }) - 1);
+    const added = progress.settled.map(
+      (p) => cp.partitions.push({ filter: p.filter, state: null, done: false, count: p.count }) - 1,
+    );
     cp.plan = { complete: progress.pending.length === 0, pending: progress.pending, countsLeft: progress.countsLeft };
     return { added, saved: this.save() };
   }
@@ -125,22 +137,36 @@ export class RunLedger {
   async commit(index: number, batch: JourneyPage, result: WriteResult): Promise<void> {
     const cp = this.cp;
     if (!cp) return;
-    if (this.mapping) cp.absentPaths = tallyAbsent(cp.absentPaths, this.mapping, batch.records, batch.revealSkipped !== undefined);
+    if (this.mapping)
+      cp.absentPaths = tallyAbsent(cp.absentPaths, this.mapping, batch.records, batch.revealSkipped !== undefined);
     // The CRM holds these persons' contacts now: later runs pass them by without paying again.
     if (!this.dryRun && batch.revealed) await this.deps.source.markRevealed(batch.revealed);
     addCounts(cp.counts, {
-      fetched: batch.returned, unique: batch.records.length, created: result.created, updated: result.updated,
-      unchanged: result.unchanged, rejected: result.rejected, tokensSpent: batch.tokensCharged, creditsSpent: batch.creditsCharged,
+      fetched: batch.returned,
+      unique: batch.records.length,
+      created: result.created,
+      updated: result.updated,
+      unchanged: result.unchanged,
+      rejected: result.rejected,
+      tokensSpent: batch.tokensCharged,
+      creditsSpent: batch.creditsCharged,
     });
     if (result.linkErrors > 0) cp.linkErrors = (cp.linkErrors ?? 0) + result.linkErrors;
     const warnings = addWarnings(cp.warnings, warningReasons(result));
     if (warnings) cp.warnings = warnings;
     this.deps.request.onProgress?.({
-      fetched: cp.counts.fetched, target: this.target, tokensSpent: cp.counts.tokensSpent,
-      creditsSpent: cp.counts.creditsSpent, elapsedMs: Date.now() - this.deps.started,
+      fetched: cp.counts.fetched,
+      target: this.target,
+      tokensSpent: cp.counts.tokensSpent,
+      creditsSpent: cp.counts.creditsSpent,
+      elapsedMs: Date.now() - this.deps.started,
     });
     // Before the checkpoint moves past the batch: a resumed attempt never misses a committed batch's keys.
-    if (this.deps.matched) await this.deps.matched(result.outcomes.map((o) => o.key), cp.partitions[index]?.filter ?? {});
+    if (this.deps.matched)
+      await this.deps.matched(
+        result.outcomes.map((o) => o.key),
+        cp.partitions[index]?.filter ?? {},
+      );
     this.move(index, batch.done ? null : batch.checkpoint, batch.done);
     await this.save();
     this.refusals.book(result);
@@ -186,9 +212,17 @@ export class RunLedger {
   get findings(): { linkErrors?: number; warnings?: RunWarnings; partitions?: number } {
     const cp = this.cp;
     if (!cp) return {};
-    const absent = absentPathWarnings(cp.absentPaths).map((text): Warning => ({ code: 'absent_path', reason: redactText(text), line: redactText(text) }));
+    const absent = absentPathWarnings(cp.absentPaths).map((text): Warning => ({
+      code: 'absent_path',
+      reason: redactText(text),
+      line: redactText(text),
+    }));
     const warnings = addWarnings(cp.warnings, absent);
-    return { ...(cp.linkErrors ? { linkErrors: cp.linkErrors } : {}), ...(warnings ? { warnings } : {}), partitions: cp.partitions.length };
+    return {
+      ...(cp.linkErrors ? { linkErrors: cp.linkErrors } : {}),
+      ...(warnings ? { warnings } : {}),
+      partitions: cp.partitions.length,
+    };
   }
 
   /** Saves the checkpoint (after every accepted write; never in a dry run). */
@@ -219,7 +253,12 @@ function warningReasons(result: WriteResult): Warning[] {
   for (const o of result.outcomes) {
     if (o.status === 'rejected') {
       const reason = redactText(o.reason);
-      warnings.push({ code: o.code, ...(o.field === undefined ? {} : { field: o.field }), reason, line: redactText(`rejected (${o.code}): ${o.reason}`) });
+      warnings.push({
+        code: o.code,
+        ...(o.field === undefined ? {} : { field: o.field }),
+        reason,
+        line: redactText(`rejected (${o.code}): ${o.reason}`),
+      });
     } else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) {
       const reason = redactText(o.linkError);
       warnings.push({ code: 'link_failed', reason, line: `link failed: ${reason}` });

@@ -26,7 +26,12 @@ export interface AfterWait {
  * The wait a run of `search` owes its `after` searches now, or null when it may start. `looks` is how many times this
  * job started before (BullMQ's attemptsStarted - 1): each look waits twice as long as the one before.
  */
-export async function afterWait(search: SavedSearch | undefined, queuedAt: number, looks: number, runsInFlight: RunsInFlight | undefined): Promise<AfterWait | null> {
+export async function afterWait(
+  search: SavedSearch | undefined,
+  queuedAt: number,
+  looks: number,
+  runsInFlight: RunsInFlight | undefined,
+): Promise<AfterWait | null> {
   if (!search?.after || !runsInFlight) return null;
   const now = Date.now();
   const step = Math.min(LONGEST_LOOK_MS, FIRST_LOOK_MS * 2 ** Math.max(0, looks));

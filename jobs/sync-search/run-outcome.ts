@@ -67,7 +67,11 @@ export function refusalOf(plan: RunPlan, onShortfall: 'stop' | 'refuse', resumed
  * How the walk ended, from the checkpoint it left. `maxRecords` is the user's limit, the same for cursor and offset
  * searches: the run holds that many distinct records (the first N of the walk's order; the top N of the sort).
  */
-export function walkEnding(plan: RunPlan, ledger: { checkpoint: Readonly<RunCheckpoint> | undefined }, aborted: boolean): RunEnding {
+export function walkEnding(
+  plan: RunPlan,
+  ledger: { checkpoint: Readonly<RunCheckpoint> | undefined },
+  aborted: boolean,
+): RunEnding {
   const checkpoint = ledger.checkpoint;
   if (!checkpoint) return { kind: 'walked', aborted, capped: false };
   return {
@@ -87,15 +91,27 @@ export async function runOutcome(ending: RunEnding, facts: OutcomeFacts, search:
       return ending.capped ? LIMITED : { status: 'completed', checkpoint: CLEAR };
     case 'refused':
       // Not one token may be spent: the same state as the ledger stopping the first page.
-      if (ending.plan.tokensSpendable === 0) return stopped(new BudgetStopError('token_reserve', 'no search tokens may be spent until the budget resets'), facts);
-      return { status: 'partial', stopReason: ending.plan.bindingCap ?? 'token_reserve', error: shortfallError(ending.plan), checkpoint: KEEP };
+      if (ending.plan.tokensSpendable === 0)
+        return stopped(
+          new BudgetStopError('token_reserve', 'no search tokens may be spent until the budget resets'),
+          facts,
+        );
+      return {
+        status: 'partial',
+        stopReason: ending.plan.bindingCap ?? 'token_reserve',
+        error: shortfallError(ending.plan),
+        checkpoint: KEEP,
+      };
     case 'threw':
       // A journey that found the shared record cap used up: the run has its N (other journeys wrote what they paid).
-      if (ending.error instanceof BudgetStopError && ending.error.cap === 'max_records' && !ending.aborted) return LIMITED;
-      if (ending.error instanceof TokensExhaustedError || ending.error instanceof BudgetStopError) return stopped(ending.error, facts);
+      if (ending.error instanceof BudgetStopError && ending.error.cap === 'max_records' && !ending.aborted)
+        return LIMITED;
+      if (ending.error instanceof TokensExhaustedError || ending.error instanceof BudgetStopError)
+        return stopped(ending.error, facts);
       if (ending.aborted) return aborted(search);
       // hook (refusal guard): a run the CRM refused is not retried, so its checkpoint has nothing to resume
-      if (ending.error instanceof CrmRefusedError) return { status: 'failed', error: errorInfo(ending.error), checkpoint: CLEAR };
+      if (ending.error instanceof CrmRefusedError)
+        return { status: 'failed', error: errorInfo(ending.error), checkpoint: CLEAR };
       return { status: 'failed', error: errorInfo(ending.error), checkpoint: KEEP };
   }
 }
@@ -107,14 +123,29 @@ export async function runOutcome(ending: RunEnding, facts: OutcomeFacts, search:
  */
 async function stopped(error: TokensExhaustedError | BudgetStopError, facts: OutcomeFacts): Promise<RunOutcome> {
   const resetAt = await exhaustedUntil(error, facts);
-  if (resetAt === null) return { status: 'partial', stopReason: (error as BudgetStopError).cap, error: errorInfo(error), checkpoint: CLEAR };
+  if (resetAt === null)
+    return {
+      status: 'partial',
+      stopReason: (error as BudgetStopError).cap,
+      error: errorInfo(error),
+      checkpoint: CLEAR,
+    };
   const delayMs = Math.max(0, resetAt.getTime() - Date.now());
   // Kept until a little after the reset, so the run resumes where it was.
   const ttlMs = Math.max(DEFAULT_CHECKPOINT_TTL_MS, Math.min(MAX_DELAYED_CHECKPOINT_MS, delayMs + 3600_000));
-  return { status: 'delayed', stopReason: 'tokens_exhausted', resumeAt: resetAt.toISOString(), error: errorInfo(error), checkpoint: { keep: true, ttlMs } };
+  return {
+    status: 'delayed',
+    stopReason: 'tokens_exhausted',
+    resumeAt: resetAt.toISOString(),
+    error: errorInfo(error),
+    checkpoint: { keep: true, ttlMs },
+  };
 }
 
-async function exhaustedUntil(error: TokensExhaustedError | BudgetStopError, facts: OutcomeFacts): Promise<Date | null> {
+async function exhaustedUntil(
+  error: TokensExhaustedError | BudgetStopError,
+  facts: OutcomeFacts,
+): Promise<Date | null> {
   if (error instanceof TokensExhaustedError) return error.resetAt;
   if (error.cap !== 'token_reserve' || facts.tokenReserve > 0) return null;
   const balance = await facts.tokenBalance();
@@ -127,7 +158,9 @@ function aborted(search: string): RunOutcome {
 
 function shortfallError(plan: RunPlan): { code: string; message: string } {
   const tokens = plan.shortfall === 'tokens';
-  const [what, need, have] = tokens ? ['search tokens', plan.tokensNeeded, plan.tokensSpendable] : ['credits', plan.creditsNeeded, plan.creditsSpendable];
+  const [what, need, have] = tokens
+    ? ['search tokens', plan.tokensNeeded, plan.tokensSpendable]
+    : ['credits', plan.creditsNeeded, plan.creditsSpendable];
   return {
     code: 'budget_insufficient',
     message: `the run needs ${need} ${what} but only ${have} may be spent; nothing was fetched (onShortfall: refuse; set onShortfall: stop to spend up to the cap and stop there)`,
@@ -135,6 +168,9 @@ function shortfallError(plan: RunPlan): { code: string; message: string } {
 }
 
 /** The facts of a config and source client. */
-export function outcomeFacts(config: AppConfig, ledger: { tokenBalance(): Promise<TokenBalance | null> }): OutcomeFacts {
+export function outcomeFacts(
+  config: AppConfig,
+  ledger: { tokenBalance(): Promise<TokenBalance | null> },
+): OutcomeFacts {
   return { tokenReserve: config.source.tokens.reserve, tokenBalance: () => ledger.tokenBalance() };
 }

@@ -58,24 +58,49 @@ export class RunSession {
       await addRunMatched(deps.redis, request.search, request.runId, keys, deps.prefix);
       if (this.refresh) await addRunKeys(deps.redis, request.search, request.runId, filter, keys, deps.prefix);
     };
-    this.ledger = new RunLedger({ store, source, request, resumed, started: this.started, startedAt: this.startedAt, matched });
+    this.ledger = new RunLedger({
+      store,
+      source,
+      request,
+      resumed,
+      started: this.started,
+      startedAt: this.startedAt,
+      matched,
+    });
   }
 
   /** Takes the search's run lock (throws RunAlreadyActiveError) and loads this run's checkpoint. */
   static async open(deps: SyncDeps, search: string, request: RunRequest): Promise<RunSession> {
     const { redis, prefix, logger } = deps;
     const log = logger.child({ search, runId: request.runId });
-    const store = new CheckpointStore<JourneyCheckpoint>(redis, search, { prefix, ttlMs: deps.checkpointTtlMs ?? DEFAULT_CHECKPOINT_TTL_MS });
-    const lock = await acquireRunLock(redis, search, request.runId, { prefix, ...(deps.lockTtlMs ? { ttlMs: deps.lockTtlMs } : {}) });
-    const signal = AbortSignal.any([request.signal ?? new AbortController().signal, lock.lost]);
-    const loaded = request.dryRun ? { resumed: null, finished: null } : await Promise.all([
-      store.load(request.runId),
-      findFinishedRun(redis, search, request.runId, { prefix }),
-    ]).then(([resumed, finished]) => ({ resumed, finished: resumed ? null : finished })).catch(async (err: unknown) => {
-      await lock.release().catch(() => undefined);
-      throw err;
+    const store = new CheckpointStore<JourneyCheckpoint>(redis, search, {
+      prefix,
+      ttlMs: deps.checkpointTtlMs ?? DEFAULT_CHECKPOINT_TTL_MS,
     });
-    return new RunSession(deps, request, log, lock, store, loaded.resumed, openSource(deps.config, redis, prefix, log), signal, loaded.finished);
+    const lock = await acquireRunLock(redis, search, request.runId, {
+      prefix,
+      ...(deps.lockTtlMs ? { ttlMs: deps.lockTtlMs } : {}),
+    });
+    const signal = AbortSignal.any([request.signal ?? new AbortController().signal, lock.lost]);
+    const loaded = request.dryRun
+      ? { resumed: null, finished: null }
+      : await Promise.all([store.load(request.runId), findFinishedRun(redis, search, request.runId, { prefix })])
+          .then(([resumed, finished]) => ({ resumed, finished: resumed ? null : finished }))
+          .catch(async (err: unknown) => {
+            await lock.release().catch(() => undefined);
+            throw err;
+          });
+    return new RunSession(
+      deps,
+      request,
+      log,
+      lock,
+      store,
+      loaded.resumed,
+      openSource(deps.config, redis, prefix, log),
+      signal,
+      loaded.finished,
+    );
   }
 
   get logger(): Logger {
@@ -115,7 +140,15 @@ export class RunSession {
       const { sink } = await opening;
       return sink.identity ? sink.identity({ signal: this.signal }) : 'default';
     };
-    const planned = await planRefresh({ deps: this.deps, source: this.source, resolved, instance, resumed, fullResync: this.request.fullResync ?? false, signal: this.signal });
+    const planned = await planRefresh({
+      deps: this.deps,
+      source: this.source,
+      resolved,
+      instance,
+      resumed,
+      fullResync: this.request.fullResync ?? false,
+      signal: this.signal,
+    });
     this.refresh = planned.state;
     return planned.options;
   }
@@ -126,8 +159,13 @@ export class RunSession {
     if (!resumed) return {};
     return {
       counted: resumed.counted,
-      partitions: resumed.partitions.map((p) => ({ filter: p.filter, ...(p.count === undefined ? {} : { count: p.count }) })),
-      ...(resumed.plan && !resumed.plan.complete ? { pending: { pieces: resumed.plan.pending, countsLeft: resumed.plan.countsLeft } } : {}),
+      partitions: resumed.partitions.map((p) => ({
+        filter: p.filter,
+        ...(p.count === undefined ? {} : { count: p.count }),
+      })),
+      ...(resumed.plan && !resumed.plan.complete
+        ? { pending: { pieces: resumed.plan.pending, countsLeft: resumed.plan.countsLeft } }
+        : {}),
     };
   }
 
@@ -145,39 +183,75 @@ export class RunSession {
    * end when open), then the summary into the run history and the log.
    */
   async finish(outcome: RunOutcome, crm?: CrmEnd): Promise<RunSummary> {
-    await this.ledger.end(outcome.checkpoint, (err: unknown) => this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'));
+    await this.ledger.end(outcome.checkpoint, (err: unknown) =>
+      this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'),
+    );
     const counts = this.ledger.counts();
     const counted = this.plan?.counted ?? this.resumed?.counted ?? 0;
     const search = this.deps.config.searches.find((s) => s.name === this.request.search);
     // Before the mirror: the members of partitions it skipped join the run's matched set. Without them the mirror
     // would take every member of a skipped partition for a leaver: a failed step skips the mirror too.
     let refreshed = true;
-    const refresh = search && await refreshStep({
-      deps: this.deps, search, runId: this.request.runId, dryRun: this.dryRun, outcome, checkpoint: this.ledger.checkpoint, state: this.refresh, counted, counts: counts.requests.count,
-    }).catch((err: unknown) => {
-      this.log.warn({ err: errorInfo(err) }, 'refresh step failed');
-      refreshed = this.refresh === undefined;
-      return undefined;
-    });
+    const refresh =
+      search &&
+      (await refreshStep({
+        deps: this.deps,
+        search,
+        runId: this.request.runId,
+        dryRun: this.dryRun,
+        outcome,
+        checkpoint: this.ledger.checkpoint,
+        state: this.refresh,
+        counted,
+        counts: counts.requests.count,
+      }).catch((err: unknown) => {
+        this.log.warn({ err: errorInfo(err) }, 'refresh step failed');
+        refreshed = this.refresh === undefined;
+        return undefined;
+      }));
     const mirror = refreshed ? await this.mirror(outcome, crm) : undefined;
     const { warning, ...mirrored } = mirror ?? {};
     const findings = this.ledger.findings;
     const warnings = warning ? addWarnings(findings.warnings, [warning]) : findings.warnings;
     const summary: RunSummary = {
       search: this.request.search,
-      status: outcome.status, ...counts, counted,
-      durationMs: Date.now() - this.started, runId: this.request.runId, startedAt: this.startedAt, finishedAt: new Date().toISOString(),
-      dryRun: this.dryRun, partitions: this.plan?.partitions.length ?? 0, ...findings, ...(warnings ? { warnings } : {}), ...mirrored,
-      ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}), ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}), ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}), ...revealSummary(this.source, counts),
-      ...(this.request.trigger ? { trigger: this.request.trigger } : {}), ...(this.request.fullResync ? { fullResync: true as const } : {}),
+      status: outcome.status,
+      ...counts,
+      counted,
+      durationMs: Date.now() - this.started,
+      runId: this.request.runId,
+      startedAt: this.startedAt,
+      finishedAt: new Date().toISOString(),
+      dryRun: this.dryRun,
+      partitions: this.plan?.partitions.length ?? 0,
+      ...findings,
+      ...(warnings ? { warnings } : {}),
+      ...mirrored,
+      ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
+      ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}),
+      ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      ...revealSummary(this.source, counts),
+      ...(this.request.trigger ? { trigger: this.request.trigger } : {}),
+      ...(this.request.fullResync ? { fullResync: true as const } : {}),
       ...(refresh ? { refresh } : {}),
     };
     await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
-    if (summary.status === 'failed' && summary.stopReason !== 'aborted') this.log.error({ err: summary.error }, 'run failed');
+    if (summary.status === 'failed' && summary.stopReason !== 'aborted')
+      this.log.error({ err: summary.error }, 'run failed');
     // Warnings make a completed run worth a look: the line is at warn, with how many and the first reasons.
     const level = summary.warnings ? 'warn' : 'info';
-    this.log[level]({ status: summary.status, stopReason: summary.stopReason, fetched: summary.fetched, created: summary.created, updated: summary.updated, warnings: summary.warnings }, 'run finished');
+    this.log[level](
+      {
+        status: summary.status,
+        stopReason: summary.stopReason,
+        fetched: summary.fetched,
+        created: summary.created,
+        updated: summary.updated,
+        warnings: summary.warnings,
+      },
+      'run finished',
+    );
     return summary;
   }
 
@@ -185,7 +259,15 @@ export class RunSession {
   private async mirror(outcome: RunOutcome, crm: CrmEnd | undefined): ReturnType<typeof mirrorStep> {
     const search = this.deps.config.searches.find((s) => s.name === this.request.search);
     if (!search) return undefined;
-    return mirrorStep({ deps: this.deps, search, runId: this.request.runId, dryRun: this.dryRun, outcome, crm, signal: this.signal }).catch((err: unknown) => {
+    return mirrorStep({
+      deps: this.deps,
+      search,
+      runId: this.request.runId,
+      dryRun: this.dryRun,
+      outcome,
+      crm,
+      signal: this.signal,
+    }).catch((err: unknown) => {
       this.log.warn({ err: errorInfo(err) }, 'mirror step failed');
       return undefined;
     });

@@ -30,7 +30,10 @@ export function streamPlan(start: PlanStart, ledger: RunLedger, signal: AbortSig
     await saving;
     return plan;
   });
-  complete.then(() => partitions.planDone(), (err: unknown) => partitions.planFailed(err));
+  complete.then(
+    () => partitions.planDone(),
+    (err: unknown) => partitions.planFailed(err),
+  );
   return {
     partitions,
     complete,

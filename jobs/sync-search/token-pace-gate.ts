@@ -15,7 +15,11 @@ import type { SyncDeps } from './run-request.js';
 const HISTORY_DEPTH = 20;
 
 /** The decision for a run of `search` now; null when pacing is off, the search unknown or the balance not known yet. */
-export async function tokenPaceDecision(deps: Pick<SyncDeps, 'config' | 'redis' | 'prefix'>, search: string, now = new Date()): Promise<PaceDecision | null> {
+export async function tokenPaceDecision(
+  deps: Pick<SyncDeps, 'config' | 'redis' | 'prefix'>,
+  search: string,
+  now = new Date(),
+): Promise<PaceDecision | null> {
   const { config, redis, prefix } = deps;
   const own = config.searches.find((s) => s.name === search);
   if (!config.source.tokens.pace || !own) return null;
@@ -28,5 +32,13 @@ export async function tokenPaceDecision(deps: Pick<SyncDeps, 'config' | 'redis' 
     const pace = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
     if (pace) searches.push({ search: s.name, schedule: s.schedule, pace, priority: s.priority });
   }
-  return paceRun({ search, priority: own.priority, schedule: own.schedule, searches, balance, reserve: config.source.tokens.reserve, now });
+  return paceRun({
+    search,
+    priority: own.priority,
+    schedule: own.schedule,
+    searches,
+    balance,
+    reserve: config.source.tokens.reserve,
+    now,
+  });
 }

@@ -3,7 +3,13 @@
  * each to the run's ledger once the CRM answered it. A partition that grew past the depth limit is split and its
  * pieces go back into the run's partition stream.
  */
-import { CheckpointMismatchError, PaginationDepthError, type Filter, type JourneyPage, type RecordQuota } from '../../src/source/index.js';
+import {
+  CheckpointMismatchError,
+  PaginationDepthError,
+  type Filter,
+  type JourneyPage,
+  type RecordQuota,
+} from '../../src/source/index.js';
 import { prefetch } from './prefetch.js';
 import type { WalkContext } from './walk-context.js';
 import type { WritePacker } from './write-packer.js';
@@ -33,7 +39,12 @@ function mergePages(pages: JourneyPage[]): JourneyPage {
     tokensCharged: pages.reduce((n, p) => n + p.tokensCharged, 0),
     creditsCharged: pages.reduce((n, p) => n + p.creditsCharged, 0),
     restarted: pages.some((p) => p.restarted),
-    ...(pages.some((p) => p.revealed) ? { revealed: pages.flatMap((p) => p.revealed ?? []), revealSkipped: pages.reduce((n, p) => n + (p.revealSkipped ?? 0), 0) } : {}),
+    ...(pages.some((p) => p.revealed)
+      ? {
+          revealed: pages.flatMap((p) => p.revealed ?? []),
+          revealSkipped: pages.reduce((n, p) => n + (p.revealSkipped ?? 0), 0),
+        }
+      : {}),
   };
 }
 
@@ -93,7 +104,8 @@ export async function walkJourney(ctx: JourneyDeps, index: number): Promise<void
     try {
       for await (const page of prefetch(arrived(until(journey, ctx.stopped), ctx), 1)) {
         pending.push(page);
-        if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= ledger.writeBatch(ctx.writeBatch)) await flush();
+        if (page.done || pending.reduce((n, p) => n + p.returned, 0) >= ledger.writeBatch(ctx.writeBatch))
+          await flush();
       }
     } catch (error) {
       stop = { error };
@@ -117,9 +129,18 @@ export async function walkJourney(ctx: JourneyDeps, index: number): Promise<void
       // The live index grew past the depth: split this partition and walk the pieces (dedup drops repeats).
       const filter = partition.filter as Filter;
       const count = await ctx.source.count(ctx.plan.entity, filter, { signal });
-      const pieces = await ctx.source.splitPartition(ctx.plan.entity, { filter, count, headcount: { gte: 0, lte: 0 } }, { signal });
+      const pieces = await ctx.source.splitPartition(
+        ctx.plan.entity,
+        { filter, count, headcount: { gte: 0, lte: 0 } },
+        { signal },
+      );
       // The pieces are walked after the planned partitions (they have no planned count).
-      ctx.partitions.add(await ledger.replace(index, pieces.map((piece) => piece.filter)));
+      ctx.partitions.add(
+        await ledger.replace(
+          index,
+          pieces.map((piece) => piece.filter),
+        ),
+      );
       return;
     }
     throw err;

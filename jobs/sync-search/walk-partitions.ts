@@ -41,12 +41,21 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   // flight were admitted and charged: they complete and are written, so nothing paid for is dropped.
   const stopped = (): boolean => stop.aborted;
   const stats: WalkStats = { peakJourneys: 0, peakUnwritten: 0, packedWrites: 0 };
-  const gauge = { unwritten: 0, add(n: number): void { this.unwritten += n; stats.peakUnwritten = Math.max(stats.peakUnwritten, this.unwritten); } };
+  const gauge = {
+    unwritten: 0,
+    add(n: number): void {
+      this.unwritten += n;
+      stats.peakUnwritten = Math.max(stats.peakUnwritten, this.unwritten);
+    },
+  };
   const bound = ctx.mode === 'offset' ? 1 : Math.max(1, ctx.plan.maxParallelism);
   // Something the journeys' figure depends on changed: the walk looks again whether it has room.
   let wake: () => void = () => undefined;
   const changed = (): void => wake();
-  const nextChange = (): Promise<void> => new Promise<void>((resolve) => { wake = resolve; });
+  const nextChange = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+    });
 
   const running = new Set<Promise<void>>();
   // A journey whose partition's last batch waits in the packer (or is being written) is done walking: another starts in its place.
@@ -66,8 +75,17 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
   };
   const room = (): boolean => walking() < target();
   const packer: WritePacker = new WritePacker({
-    get size() { return ledger.writeBatch(ctx.writeBatch); }, ledger, stopped,
-    write: (records) => ctx.crm.writer.write(records, ctx.crm.mapping, { runVolume: ctx.plan.target, dryRun: ctx.dryRun, signal: ctx.writeSignal }),
+    get size() {
+      return ledger.writeBatch(ctx.writeBatch);
+    },
+    ledger,
+    stopped,
+    write: (records) =>
+      ctx.crm.writer.write(records, ctx.crm.mapping, {
+        runVolume: ctx.plan.target,
+        dryRun: ctx.dryRun,
+        signal: ctx.writeSignal,
+      }),
     joinable: (waiting) => running.size > waiting || (!stopped() && partitions.waitingCount > 0 && room()),
     onHold: changed,
     onWrite: (records, ms) => {
@@ -76,7 +94,11 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
     },
   });
   const journeyDeps: JourneyDeps = {
-    ...ctx, quota, stopped, gauge, packer,
+    ...ctx,
+    quota,
+    stopped,
+    gauge,
+    packer,
     onFetched: (records) => {
       fetched += records;
       ctx.concurrency?.pageFetched();

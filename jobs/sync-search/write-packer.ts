@@ -99,7 +99,17 @@ export class WritePacker {
       return;
     }
     const done = new Promise<void>((resolve, reject) => {
-      this.held.push({ partition, page, since: performance.now(), next: 0, unanswered: n, outcomes: new Array<WriteOutcome>(n), finished: false, resolve, reject });
+      this.held.push({
+        partition,
+        page,
+        since: performance.now(),
+        next: 0,
+        unanswered: n,
+        outcomes: new Array<WriteOutcome>(n),
+        finished: false,
+        resolve,
+        reject,
+      });
     });
     this.poke();
     if (this.held.length > 0) this.deps.onHold?.();
@@ -184,7 +194,14 @@ export class WritePacker {
       batch.unanswered -= to - from;
       if (batch.unanswered === 0 && !batch.finished) answered.push(batch);
     }
-    await Promise.all(answered.map((batch) => this.deps.ledger.commit(batch.partition, batch.page, summarize(batch.outcomes)).then(() => this.finish(batch), (err: unknown) => this.finish(batch, err))));
+    await Promise.all(
+      answered.map((batch) =>
+        this.deps.ledger.commit(batch.partition, batch.page, summarize(batch.outcomes)).then(
+          () => this.finish(batch),
+          (err: unknown) => this.finish(batch, err),
+        ),
+      ),
+    );
   }
 
   /** The batch's journey goes on (or fails: a batch with a failed piece is not committed, its other pieces dropped). */

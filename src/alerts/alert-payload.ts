@@ -17,12 +17,25 @@ export interface AlertPayload {
   source?: 'prospect-sync';
 }
 
-export function alertPayload(condition: AlertCondition, transition: Transition, format: WebhookFormat, now: Date): AlertPayload {
-  const text = transition === 'fired' ? `[prospect-sync] FIRING ${condition.rule}: ${condition.text}` : `[prospect-sync] RESOLVED ${condition.rule}: ${condition.id.replace(/^[^:]+:/, '')} is back to normal`;
+export function alertPayload(
+  condition: AlertCondition,
+  transition: Transition,
+  format: WebhookFormat,
+  now: Date,
+): AlertPayload {
+  const text =
+    transition === 'fired'
+      ? `[prospect-sync] FIRING ${condition.rule}: ${condition.text}`
+      : `[prospect-sync] RESOLVED ${condition.rule}: ${condition.id.replace(/^[^:]+:/, '')} is back to normal`;
   if (format === 'slack') return { text };
   return {
-    text, source: 'prospect-sync', alert: condition.rule, state: transition === 'fired' ? 'firing' : 'resolved',
-    subject: condition.subject, details: condition.details, at: now.toISOString(),
+    text,
+    source: 'prospect-sync',
+    alert: condition.rule,
+    state: transition === 'fired' ? 'firing' : 'resolved',
+    subject: condition.subject,
+    details: condition.details,
+    at: now.toISOString(),
   };
 }
 

@@ -11,7 +11,14 @@ import { warningCount } from '../runs/run-warnings.js';
 import type { BudgetState } from '../source/budget-states.js';
 import { schedulePeriodMs } from './schedule-period.js';
 
-export type AlertRule = 'run_failed' | 'run_warnings' | 'rejects_share' | 'tokens_low' | 'credits_low' | 'search_stale' | 'tokens_exhaust_before_reset';
+export type AlertRule =
+  | 'run_failed'
+  | 'run_warnings'
+  | 'rejects_share'
+  | 'tokens_low'
+  | 'credits_low'
+  | 'search_stale'
+  | 'tokens_exhaust_before_reset';
 
 export interface AlertCondition {
   /** Stable id of rule and subject: the key of its state. */
@@ -45,27 +52,52 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
     const subject = { search: search.name };
     if (rules.runFailed && last) {
       out.push({
-        id: `run_failed:${search.name}`, rule: 'run_failed', subject, firing: last.status === 'failed',
+        id: `run_failed:${search.name}`,
+        rule: 'run_failed',
+        subject,
+        firing: last.status === 'failed',
         text: `run of ${search.name} failed (${last.error?.code ?? 'unknown error'})`,
-        details: { status: last.status, errorCode: last.error?.code ?? null, runId: last.runId, finishedAt: last.finishedAt },
+        details: {
+          status: last.status,
+          errorCode: last.error?.code ?? null,
+          runId: last.runId,
+          finishedAt: last.finishedAt,
+        },
       });
     }
     if (rules.warningsAbove !== undefined && last) {
       const warnings = warningCount(last);
       out.push({
-        id: `run_warnings:${search.name}`, rule: 'run_warnings', subject,
+        id: `run_warnings:${search.name}`,
+        rule: 'run_warnings',
+        subject,
         firing: last.status === 'completed' && warnings > rules.warningsAbove,
         text: `run of ${search.name} completed with ${warnings} warnings (threshold ${rules.warningsAbove})`,
-        details: { warnings, threshold: rules.warningsAbove, rejected: last.rejected, linkErrors: last.linkErrors ?? 0, runId: last.runId },
+        details: {
+          warnings,
+          threshold: rules.warningsAbove,
+          rejected: last.rejected,
+          linkErrors: last.linkErrors ?? 0,
+          runId: last.runId,
+        },
       });
     }
     if (rules.rejectsShareAbove !== undefined && last) {
       const written = last.unique || last.fetched;
       const share = written > 0 ? last.rejected / written : 0;
       out.push({
-        id: `rejects_share:${search.name}`, rule: 'rejects_share', subject, firing: share > rules.rejectsShareAbove,
+        id: `rejects_share:${search.name}`,
+        rule: 'rejects_share',
+        subject,
+        firing: share > rules.rejectsShareAbove,
         text: `run of ${search.name} rejected ${(share * 100).toFixed(1)}% of its records (threshold ${(rules.rejectsShareAbove * 100).toFixed(1)}%)`,
-        details: { rejected: last.rejected, records: written, share: Number(share.toFixed(4)), threshold: rules.rejectsShareAbove, runId: last.runId },
+        details: {
+          rejected: last.rejected,
+          records: written,
+          share: Number(share.toFixed(4)),
+          threshold: rules.rejectsShareAbove,
+          runId: last.runId,
+        },
       });
     }
     if (rules.staleAfterPeriods !== undefined) {
@@ -76,9 +108,16 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
       if (period !== undefined && since !== undefined) {
         const ageMs = now.getTime() - Date.parse(since);
         out.push({
-          id: `search_stale:${search.name}`, rule: 'search_stale', subject, firing: ageMs > rules.staleAfterPeriods * period,
+          id: `search_stale:${search.name}`,
+          rule: 'search_stale',
+          subject,
+          firing: ageMs > rules.staleAfterPeriods * period,
           text: `${search.name} has not completed for ${Math.round(ageMs / 60_000)} min (more than ${rules.staleAfterPeriods} schedule periods)`,
-          details: { lastCompletedAt: completed?.finishedAt ?? null, periodSeconds: Math.round(period / 1000), periods: rules.staleAfterPeriods },
+          details: {
+            lastCompletedAt: completed?.finishedAt ?? null,
+            periodSeconds: Math.round(period / 1000),
+            periods: rules.staleAfterPeriods,
+          },
         });
       }
     }
@@ -87,25 +126,55 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
     const subject = { account: b.account };
     if (rules.tokensBelow !== undefined && b.tokens && b.tokens.resetAt > now.getTime()) {
       out.push({
-        id: `tokens_low:${b.account}`, rule: 'tokens_low', subject, firing: b.tokens.remaining < rules.tokensBelow,
+        id: `tokens_low:${b.account}`,
+        rule: 'tokens_low',
+        subject,
+        firing: b.tokens.remaining < rules.tokensBelow,
         text: `search-token balance ${b.tokens.remaining} is below ${rules.tokensBelow} until ${new Date(b.tokens.resetAt).toISOString()}`,
-        details: { remaining: b.tokens.remaining, limit: b.tokens.limit, threshold: rules.tokensBelow, resetAt: new Date(b.tokens.resetAt).toISOString() },
+        details: {
+          remaining: b.tokens.remaining,
+          limit: b.tokens.limit,
+          threshold: rules.tokensBelow,
+          resetAt: new Date(b.tokens.resetAt).toISOString(),
+        },
       });
     }
     if (rules.tokensExhaustBeforeReset && b.tokens && b.tokens.resetAt > now.getTime()) {
       const f = forecastAllotment({ balance: b.tokens, reserve: input.tokenReserve ?? 0, searches: paces(input), now });
       out.push({
-        id: `tokens_exhaust_before_reset:${b.account}`, rule: 'tokens_exhaust_before_reset', subject, firing: f.exhaustsAt !== null,
+        id: `tokens_exhaust_before_reset:${b.account}`,
+        rule: 'tokens_exhaust_before_reset',
+        subject,
+        firing: f.exhaustsAt !== null,
         text: `at this pace the search tokens run out ${f.exhaustsAt ?? 'never'} (run of ${f.exhaustedBy ?? '-'}), before the reset at ${f.resetAt}`,
-        details: { exhaustsAt: f.exhaustsAt, exhaustedBy: f.exhaustedBy, remaining: f.remaining, limit: f.limit, tokensUntilReset: f.tokens, resetAt: f.resetAt },
+        details: {
+          exhaustsAt: f.exhaustsAt,
+          exhaustedBy: f.exhaustedBy,
+          remaining: f.remaining,
+          limit: f.limit,
+          tokensUntilReset: f.tokens,
+          resetAt: f.resetAt,
+        },
       });
     }
-    if (rules.creditsLeftTodayBelow !== undefined && input.maxCreditsPerDay !== undefined && input.maxCreditsPerDay > 0) {
+    if (
+      rules.creditsLeftTodayBelow !== undefined &&
+      input.maxCreditsPerDay !== undefined &&
+      input.maxCreditsPerDay > 0
+    ) {
       const left = Math.max(0, input.maxCreditsPerDay - b.creditsToday);
       out.push({
-        id: `credits_low:${b.account}`, rule: 'credits_low', subject, firing: left < rules.creditsLeftTodayBelow,
+        id: `credits_low:${b.account}`,
+        rule: 'credits_low',
+        subject,
+        firing: left < rules.creditsLeftTodayBelow,
         text: `credits left today ${left} of ${input.maxCreditsPerDay} are below ${rules.creditsLeftTodayBelow}`,
-        details: { left, spentToday: b.creditsToday, maxPerDay: input.maxCreditsPerDay, threshold: rules.creditsLeftTodayBelow },
+        details: {
+          left,
+          spentToday: b.creditsToday,
+          maxPerDay: input.maxCreditsPerDay,
+          threshold: rules.creditsLeftTodayBelow,
+        },
       });
     }
   }

@@ -43,7 +43,13 @@ export function alertStateKey(prefix: string): string {
  * evaluator holds it (a claim lasts `leaseMs`, longer than one delivery may take). Else null: a first evaluation
  * that is fine sends nothing.
  */
-export async function swapAlertState(redis: Redis, prefix: string, id: string, firing: boolean, leaseMs: number): Promise<ClaimedTransition | null> {
+export async function swapAlertState(
+  redis: Redis,
+  prefix: string,
+  id: string,
+  firing: boolean,
+  leaseMs: number,
+): Promise<ClaimedTransition | null> {
   const key = alertStateKey(prefix);
   const next = firing ? 'firing' : 'ok';
   const cmd = commands(redis);

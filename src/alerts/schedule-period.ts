@@ -6,7 +6,10 @@ export function schedulePeriodMs(schedule: SavedSearch['schedule'], now = new Da
   if (!schedule) return undefined;
   if ('every' in schedule) return parseEvery(schedule.every);
   // Cron: the gap between the next two firings (uneven patterns use the next gap).
-  const it = CronExpressionParser.parse(schedule.cron, { currentDate: now, ...(schedule.timezone ? { tz: schedule.timezone } : {}) });
+  const it = CronExpressionParser.parse(schedule.cron, {
+    currentDate: now,
+    ...(schedule.timezone ? { tz: schedule.timezone } : {}),
+  });
   const a = it.next().getTime();
   const b = it.next().getTime();
   return b - a;

@@ -27,7 +27,12 @@ const CLOSE_WAIT_MS = 2_000;
 
 async function atMost(work: Promise<unknown> | undefined, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work?.catch(() => undefined), new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+  await Promise.race([
+    work?.catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
   clearTimeout(timer);
 }
 
@@ -66,7 +71,8 @@ export function startAlerting(opts: AlertingOptions): Alerting {
   const stop = new AbortController();
   let senders: { url: string; send: WebhookSender } | undefined;
   const senderFor = (url: string): WebhookSender => {
-    if (senders?.url !== url) senders = { url, send: opts.sender ? opts.sender(url) : createWebhookSender({ url, logger: log }) };
+    if (senders?.url !== url)
+      senders = { url, send: opts.sender ? opts.sender(url) : createWebhookSender({ url, logger: log }) };
     return senders.send;
   };
 
@@ -80,10 +86,23 @@ export function startAlerting(opts: AlertingOptions): Alerting {
     const now = new Date();
     const searches = opts.searches();
     const [runs, budgets] = await Promise.all([
-      Promise.all(searches.map(async (s) => [s.name, await listRuns(opts.redis, s.name, { prefix: opts.prefix, limit: HISTORY_DEPTH })] as const)),
+      Promise.all(
+        searches.map(
+          async (s) =>
+            [s.name, await listRuns(opts.redis, s.name, { prefix: opts.prefix, limit: HISTORY_DEPTH })] as const,
+        ),
+      ),
       readBudgetStates(opts.redis, opts.prefix),
     ]);
-    const conditions = evaluateRules({ rules, searches, runs: new Map(runs), budgets, maxCreditsPerDay: opts.maxCreditsPerDay?.(), tokenReserve: opts.tokenReserve?.(), now });
+    const conditions = evaluateRules({
+      rules,
+      searches,
+      runs: new Map(runs),
+      budgets,
+      maxCreditsPerDay: opts.maxCreditsPerDay?.(),
+      tokenReserve: opts.tokenReserve?.(),
+      now,
+    });
     const send = senderFor(rules.webhook.url);
     const format = formatFor(rules.webhook.url, rules.webhook.payload);
     const due: { event: AlertEvent; claim: ClaimedTransition }[] = [];
@@ -96,25 +115,33 @@ export function startAlerting(opts: AlertingOptions): Alerting {
       due.push({ event: { condition, transition, payload, delivered: false }, claim });
     }
     // Pending until a 2xx: an undelivered alert is claimed again by the next evaluation (of any process).
-    await Promise.all(due.map(async ({ event, claim }) => {
-      event.delivered = await send(event.payload, stop.signal);
-      await (event.delivered ? claim.delivered() : claim.retryLater());
-    }));
+    await Promise.all(
+      due.map(async ({ event, claim }) => {
+        event.delivered = await send(event.payload, stop.signal);
+        await (event.delivered ? claim.delivered() : claim.retryLater());
+      }),
+    );
     return due.map((d) => d.event);
   };
   const evaluate = (): Promise<AlertEvent[]> => {
     if (!running) {
-      running = evaluateOnce().finally(() => { running = undefined; });
+      running = evaluateOnce().finally(() => {
+        running = undefined;
+      });
       return running;
     }
-    queued ??= running.catch(() => undefined).then(() => {
-      queued = undefined;
-      return evaluate();
-    });
+    queued ??= running
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        return evaluate();
+      });
     return queued;
   };
   const tick = (): void => {
-    void evaluate().catch((err: unknown) => log.warn({ err: { message: (err as Error).message } }, 'alert evaluation failed'));
+    void evaluate().catch((err: unknown) =>
+      log.warn({ err: { message: (err as Error).message } }, 'alert evaluation failed'),
+    );
   };
 
   const everyMs = (opts.alerts()?.evaluateEverySeconds ?? 60) * 1000;

@@ -67,11 +67,21 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
       if (attempt < attempts) {
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, baseDelayMs * 2 ** (attempt - 1));
-          stop.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+          stop.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(t);
+              resolve();
+            },
+            { once: true },
+          );
         });
       }
     }
-    log.warn({ alert: payload.alert, state: payload.state, lastStatus }, 'alert webhook failed; the alert stays pending and is sent again on the next evaluation');
+    log.warn(
+      { alert: payload.alert, state: payload.state, lastStatus },
+      'alert webhook failed; the alert stays pending and is sent again on the next evaluation',
+    );
     return false;
   };
 }

@@ -17,7 +17,9 @@ export class UsageError extends AppError {
 /** The command names a search the config does not have. */
 export class UnknownSearchError extends AppError {
   constructor(search: string, known: readonly string[]) {
-    super('search_not_found', `unknown search '${search}' (known: ${known.join(', ') || 'none'})`, { details: { search } });
+    super('search_not_found', `unknown search '${search}' (known: ${known.join(', ') || 'none'})`, {
+      details: { search },
+    });
   }
 }
 
@@ -46,8 +48,10 @@ export interface ErrorReport {
 
 /** Code and message to show (contact details masked by errorInfo); a config error keeps its file:line issues. */
 export async function errorReport(err: unknown): Promise<ErrorReport> {
-  if (err instanceof ConfigError) return { code: err.code, message: err.issues.map(formatIssue).join('\n'), issues: err.issues };
-  if (err instanceof UsageError || err instanceof UnknownSearchError || err instanceof RedisUnreachableError) return { code: err.code, message: err.message };
+  if (err instanceof ConfigError)
+    return { code: err.code, message: err.issues.map(formatIssue).join('\n'), issues: err.issues };
+  if (err instanceof UsageError || err instanceof UnknownSearchError || err instanceof RedisUnreachableError)
+    return { code: err.code, message: err.message };
   return (await runErrors()).errorInfo(err);
 }
 

@@ -43,7 +43,11 @@ export async function loadCommandConfig(flag: string | undefined): Promise<{ con
 /** Loads the config, checks `search` is one of its searches, then connects to Redis (RedisUnreachableError). */
 export async function openSearchCommand(search: string, configFlag: string | undefined): Promise<SearchCommand> {
   const { config } = await loadCommandConfig(configFlag);
-  if (!config.searches.some((s) => s.name === search)) throw new UnknownSearchError(search, config.searches.map((s) => s.name));
+  if (!config.searches.some((s) => s.name === search))
+    throw new UnknownSearchError(
+      search,
+      config.searches.map((s) => s.name),
+    );
   const redis = await connectRedis();
   return { search, config, redis, prefix: queuePrefix(), close: () => redis.disconnect() };
 }
@@ -58,7 +62,10 @@ export interface SourceCommand {
 }
 
 /** Loads the config, connects to Redis and opens the source client for `use`; closes both after it. */
-export async function withSourceCommand<T>(configFlag: string | undefined, use: (cmd: SourceCommand) => Promise<T>): Promise<T> {
+export async function withSourceCommand<T>(
+  configFlag: string | undefined,
+  use: (cmd: SourceCommand) => Promise<T>,
+): Promise<T> {
   const { config } = await loadCommandConfig(configFlag);
   const redis = await connectRedis();
   const prefix = queuePrefix();

@@ -11,7 +11,10 @@ const CACHE_SECONDS = 3600;
 
 export type EntriesLookup = (name: string) => Promise<DictionaryEntry[]>;
 
-export function withDictionaries<T>(configFlag: string | undefined, use: (lookup: EntriesLookup) => Promise<T>): Promise<T> {
+export function withDictionaries<T>(
+  configFlag: string | undefined,
+  use: (lookup: EntriesLookup) => Promise<T>,
+): Promise<T> {
   return withSourceCommand(configFlag, ({ source, redis, prefix }) => use(cachedEntries(source, redis, prefix)));
 }
 

@@ -13,7 +13,11 @@ export interface LiveConfig {
   reload(): Promise<ReloadResult>;
 }
 
-export function createLiveConfig(initial: AppConfig, path: string, load: (path: string) => Promise<AppConfig> = (p) => loadConfig({ path: p })): LiveConfig {
+export function createLiveConfig(
+  initial: AppConfig,
+  path: string,
+  load: (path: string) => Promise<AppConfig> = (p) => loadConfig({ path: p }),
+): LiveConfig {
   let config = initial;
   let queue: Promise<unknown> = Promise.resolve();
   const reloadOnce = async (): Promise<ReloadResult> => {

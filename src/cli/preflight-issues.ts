@@ -14,12 +14,16 @@ function issueAt(loaded: LoadedConfig, path: Path, message: string): ConfigIssue
 }
 
 /** The API refused the client credentials: one issue at the secret; other failures are thrown on. */
-export async function sourceAuthIssues(loaded: LoadedConfig, authenticate: () => Promise<void>): Promise<ConfigIssue[]> {
+export async function sourceAuthIssues(
+  loaded: LoadedConfig,
+  authenticate: () => Promise<void>,
+): Promise<ConfigIssue[]> {
   try {
     await authenticate();
     return [];
   } catch (error) {
-    if (error instanceof AppError && error.code === 'source_unauthorized') return [issueAt(loaded, ['source', 'auth', 'clientSecret'], error.message)];
+    if (error instanceof AppError && error.code === 'source_unauthorized')
+      return [issueAt(loaded, ['source', 'auth', 'clientSecret'], error.message)];
     throw error;
   }
 }
@@ -37,7 +41,10 @@ function problemPath(index: number, problem: PreflightProblem): Path {
  * Each search's preflight: a refused credential once per destination (at the credential), schema problems at the
  * search's lines.
  */
-export async function crmPreflightIssues(loaded: LoadedConfig, preflight: (search: string) => Promise<void>): Promise<ConfigIssue[]> {
+export async function crmPreflightIssues(
+  loaded: LoadedConfig,
+  preflight: (search: string) => Promise<void>,
+): Promise<ConfigIssue[]> {
   const issues: ConfigIssue[] = [];
   const refused = new Set<string>();
   for (const [index, search] of loaded.config.searches.entries()) {
@@ -46,7 +53,8 @@ export async function crmPreflightIssues(loaded: LoadedConfig, preflight: (searc
       await preflight(search.name);
     } catch (error) {
       if (error instanceof CrmPreflightError) {
-        for (const problem of error.problems) issues.push(issueAt(loaded, problemPath(index, problem), problem.message));
+        for (const problem of error.problems)
+          issues.push(issueAt(loaded, problemPath(index, problem), problem.message));
       } else if (error instanceof AppError && error.code === 'crm_auth_failed') {
         refused.add(search.destination);
         const type = loaded.config.destinations[search.destination]?.type ?? '';

@@ -33,14 +33,19 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   let exitCode: number = EXIT.ok;
   const program = new Command('prospect-sync');
   program
-    .description('Mirrors B2B company and people data from a Sales-Intelligence API into HubSpot or Salesforce on a schedule.')
+    .description(
+      'Mirrors B2B company and people data from a Sales-Intelligence API into HubSpot or Salesforce on a schedule.',
+    )
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
       outputError: (str, write) => {
-        if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'usage_error', message: str.replace(/^error: /, '').trim() } })}\n`);
+        if (json)
+          process.stdout.write(
+            `${JSON.stringify({ error: { code: 'usage_error', message: str.replace(/^error: /, '').trim() } })}\n`,
+          );
         else write(`prospect-sync: ${str.replace(/^error: /, '')}`);
       },
     })
@@ -87,23 +92,32 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
   program
     .command('plan')
-    .description('count matches (free) and print pages, tokens, credits, partitions and time against the budget left; --all: every scheduled search until the token reset')
+    .description(
+      'count matches (free) and print pages, tokens, credits, partitions and time against the budget left; --all: every scheduled search until the token reset',
+    )
     .argument('[search]', 'saved search name (or --all)')
-    .option('--all', 'forecast every scheduled search until the token reset: runs left, tokens and credits, the day the allotment runs out')
+    .option(
+      '--all',
+      'forecast every scheduled search until the token reset: runs left, tokens and credits, the day the allotment runs out',
+    )
     .addOption(configOption())
     .addOption(jsonOption('print the plan (with --all: {forecast, searches}) as one JSON object'))
-    .action(act('plan', async (a, o) => {
-      if (o.all === true) {
-        if (a[0] !== undefined) throw new UsageError('plan takes a search or --all, not both');
-        return (await import('./commands/plan-all.js')).runCommand(o);
-      }
-      if (a[0] === undefined) throw new UsageError("missing required argument 'search' (or --all)");
-      return (await import('./commands/plan.js')).runCommand(a[0], o);
-    }));
+    .action(
+      act('plan', async (a, o) => {
+        if (o.all === true) {
+          if (a[0] !== undefined) throw new UsageError('plan takes a search or --all, not both');
+          return (await import('./commands/plan-all.js')).runCommand(o);
+        }
+        if (a[0] === undefined) throw new UsageError("missing required argument 'search' (or --all)");
+        return (await import('./commands/plan.js')).runCommand(a[0], o);
+      }),
+    );
 
   program
     .command('account')
-    .description('the package as the worker knows it: learned limits, token balance and reset, credits today, account settings')
+    .description(
+      'the package as the worker knows it: learned limits, token balance and reset, credits today, account settings',
+    )
     .addOption(configOption())
     .addOption(jsonOption('print {limits, tokens, credits, settings} as one JSON object'))
     .action(act('account', async (_, o) => (await import('./commands/account.js')).runCommand(o)));
@@ -124,28 +138,68 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .description('enqueue a run now through the queue (a pending run of the search is reported, not doubled)')
     .argument('<search>', 'saved search name')
     .option('--full-resync', 'the run sends every record, also those unchanged since the last run')
-    .option('--force', 'this run is not paced (source.tokens.pace): it starts even when higher-priority searches need the tokens')
+    .option(
+      '--force',
+      'this run is not paced (source.tokens.pace): it starts even when higher-priority searches need the tokens',
+    )
     .addOption(configOption())
     .addOption(jsonOption('print {search, jobId, deduplicated, state?} as one JSON object'))
     .action(act('trigger', async (a, o) => (await import('./commands/trigger.js')).runCommand(arg(a), o)));
 
-  const roles = (name: string, description: string, set: { scheduler: boolean; worker: boolean; dashboard: boolean }): Command => {
+  const roles = (
+    name: string,
+    description: string,
+    set: { scheduler: boolean; worker: boolean; dashboard: boolean },
+  ): Command => {
     const cmd = program.command(name).description(description).addOption(configOption());
-    if (set.worker) cmd.addOption(new Option('--concurrency <n>', 'runs at once in this process (overrides worker.concurrency)').argParser(positiveInteger));
+    if (set.worker)
+      cmd.addOption(
+        new Option('--concurrency <n>', 'runs at once in this process (overrides worker.concurrency)').argParser(
+          positiveInteger,
+        ),
+      );
     if (set.dashboard) {
-      cmd.addOption(new Option('--port <n>', 'dashboard port, 0 for a free one (overrides server.port)').argParser(tcpPort));
+      cmd.addOption(
+        new Option('--port <n>', 'dashboard port, 0 for a free one (overrides server.port)').argParser(tcpPort),
+      );
       cmd.addOption(new Option('--host <addr>', 'dashboard address (overrides server.host)'));
     }
-    cmd.addHelpText('after', '\nRuns until SIGTERM/SIGINT (graceful). SIGHUP re-reads the config (see docs/operations.md).');
+    cmd.addHelpText(
+      'after',
+      '\nRuns until SIGTERM/SIGINT (graceful). SIGHUP re-reads the config (see docs/operations.md).',
+    );
     return cmd.action(act(name, async (_, o) => (await import('./commands/start.js')).runRoles(set, o)));
   };
-  roles('start', 'scheduler + workers + dashboard server in one process', { scheduler: true, worker: true, dashboard: true });
-  roles('worker', 'the workers only (runs sync jobs), for scaling out', { scheduler: false, worker: true, dashboard: false });
-  roles('scheduler', 'the scheduler only (job schedulers from the config, ticks into runs)', { scheduler: true, worker: false, dashboard: false });
-  roles('dashboard', 'the dashboard server only (bull-board, /healthz, /metrics, /runs)', { scheduler: false, worker: false, dashboard: true });
+  roles('start', 'scheduler + workers + dashboard server in one process', {
+    scheduler: true,
+    worker: true,
+    dashboard: true,
+  });
+  roles('worker', 'the workers only (runs sync jobs), for scaling out', {
+    scheduler: false,
+    worker: true,
+    dashboard: false,
+  });
+  roles('scheduler', 'the scheduler only (job schedulers from the config, ticks into runs)', {
+    scheduler: true,
+    worker: false,
+    dashboard: false,
+  });
+  roles('dashboard', 'the dashboard server only (bull-board, /healthz, /metrics, /runs)', {
+    scheduler: false,
+    worker: false,
+    dashboard: true,
+  });
 
   // `runs` and `rejects`: a search's recent history, newest first, as text or one JSON object.
-  const history = (name: string, description: string, limit: number, json: string, load: () => Promise<typeof RejectsCommand>, extra: Option[] = []): void => {
+  const history = (
+    name: string,
+    description: string,
+    limit: number,
+    json: string,
+    load: () => Promise<typeof RejectsCommand>,
+    extra: Option[] = [],
+  ): void => {
     const command = program
       .command(name)
       .description(description)
@@ -164,13 +218,20 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .addOption(configOption())
     .addOption(jsonOption('print {search, runs} (without a search: {searches: [{search, last}]}) as one JSON object'))
     .action(act('runs', async (a, o) => (await import('./commands/runs.js')).runCommand(a[0], o as LimitOption)));
-  history('rejects', 'records the CRM (or the mapping) rejected, grouped by code and field (count and one example); --all lists each, newest first', 100,
-    'print {search, pending, rejects, groups} as one JSON object (every entry, up to --limit)', () => import('./commands/rejects.js'),
-    [new Option('--all', 'list every reject (up to --limit), newest first, instead of the groups')]);
+  history(
+    'rejects',
+    'records the CRM (or the mapping) rejected, grouped by code and field (count and one example); --all lists each, newest first',
+    100,
+    'print {search, pending, rejects, groups} as one JSON object (every entry, up to --limit)',
+    () => import('./commands/rejects.js'),
+    [new Option('--all', 'list every reject (up to --limit), newest first, instead of the groups')],
+  );
 
   program
     .command('leavers')
-    .description("a search's confirmed leavers not acted on yet (held back by the leave guard); --apply acts on them as its onLeave says")
+    .description(
+      "a search's confirmed leavers not acted on yet (held back by the leave guard); --apply acts on them as its onLeave says",
+    )
     .argument('<search>', 'saved search name')
     .option('--apply', "act on them now and accept the drop (the last run's matches become the guard's baseline)")
     .addOption(configOption())
@@ -180,9 +241,21 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   program
     .command('emulate')
     .description('start the local Sales-Intelligence, HubSpot and Salesforce emulators and print their URLs')
-    .addOption(new Option('--si-port <n>', 'Sales-Intelligence emulator port (default: 4010)').env('SI_EMULATOR_PORT').argParser(tcpPort))
-    .addOption(new Option('--hubspot-port <n>', 'HubSpot emulator port (default: 4020)').env('HUBSPOT_EMULATOR_PORT').argParser(tcpPort))
-    .addOption(new Option('--sf-port <n>', 'Salesforce emulator port (default: 4030)').env('SF_EMULATOR_PORT').argParser(tcpPort))
+    .addOption(
+      new Option('--si-port <n>', 'Sales-Intelligence emulator port (default: 4010)')
+        .env('SI_EMULATOR_PORT')
+        .argParser(tcpPort),
+    )
+    .addOption(
+      new Option('--hubspot-port <n>', 'HubSpot emulator port (default: 4020)')
+        .env('HUBSPOT_EMULATOR_PORT')
+        .argParser(tcpPort),
+    )
+    .addOption(
+      new Option('--sf-port <n>', 'Salesforce emulator port (default: 4030)')
+        .env('SF_EMULATOR_PORT')
+        .argParser(tcpPort),
+    )
     .addOption(jsonOption('print {urls, env} as one JSON line'))
     .action(act('emulate', async (_, o) => (await import('./commands/emulate.js')).runCommand(o)));
 

@@ -35,7 +35,12 @@ export function redisUrlForDisplay(url: string): string {
  * RedisUnreachableError when the connection is refused, times out or is not ready.
  */
 export async function connectRedis(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL): Promise<Redis> {
-  const redis = createRedis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: CONNECT_TIMEOUT_MS });
+  const redis = createRedis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+  });
   // Without a listener ioredis prints each error raw; the first one says why (connect() only says "closed").
   let cause: Error | undefined;
   redis.on('error', (err: Error) => void (cause ??= err));

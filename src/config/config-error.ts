@@ -23,9 +23,13 @@ export class ConfigError extends AppError {
   constructor(issues: ConfigIssue[]) {
     const shown = issues.slice(0, 20).map(formatIssue).join('\n');
     const more = issues.length > 20 ? `\n(${issues.length - 20} more)` : '';
-    super('config_invalid', `invalid config (${issues.length} error${issues.length === 1 ? '' : 's'}):\n${shown}${more}`, {
-      details: { issues },
-    });
+    super(
+      'config_invalid',
+      `invalid config (${issues.length} error${issues.length === 1 ? '' : 's'}):\n${shown}${more}`,
+      {
+        details: { issues },
+      },
+    );
     this.issues = issues;
   }
 }

@@ -16,5 +16,7 @@ export const secret = z.string().min(1, 'must not be empty').meta({ secret: true
 export function isSecretField(field: z.ZodType | undefined): boolean {
   if (field === undefined) return false;
   if (z.globalRegistry.get(field)?.secret === true) return true;
-  return field instanceof z.ZodOptional || field instanceof z.ZodDefault ? isSecretField(field.unwrap() as z.ZodType) : false;
+  return field instanceof z.ZodOptional || field instanceof z.ZodDefault
+    ? isSecretField(field.unwrap() as z.ZodType)
+    : false;
 }

@@ -1,6 +1,13 @@
 /** Rules that relate several fields of the config; the schema has already checked each field alone. */
 // CRM facts (objects per destination type, match-field defaults) are the crm layer's: asked, not repeated here.
-import { archivesOf, defaultMatchField, listObjectsOf, matchFieldDefaults, objectsFor, objectsOf } from '../crm/destinations.js';
+import {
+  archivesOf,
+  defaultMatchField,
+  listObjectsOf,
+  matchFieldDefaults,
+  objectsFor,
+  objectsOf,
+} from '../crm/destinations.js';
 import type { AppConfig, ParsedConfig, SavedSearch } from './schema.js';
 import { checkDeprecated } from './deprecations.js';
 import { cronProblem, isValidTimezone, parseEvery } from './schedule.js';
@@ -34,7 +41,10 @@ function checkSchedule(search: ParsedSearch, at: ConfigPath, issues: PathIssue[]
       issues.push({ path: [...at, 'schedule', 'timezone'], message: `unknown time zone '${schedule.timezone}'` });
     }
   } else if (parseEvery(schedule.every) === undefined) {
-    issues.push({ path: [...at, 'schedule', 'every'], message: 'expected milliseconds or <n>ms|s|m|h|d such as 30m, 1h, 1d' });
+    issues.push({
+      path: [...at, 'schedule', 'every'],
+      message: 'expected milliseconds or <n>ms|s|m|h|d such as 30m, 1h, 1d',
+    });
   }
 }
 
@@ -42,13 +52,21 @@ function checkOffsetMode(search: ParsedSearch, at: ConfigPath, pageSize: number,
   const sortFields = search.filter.options?.sortFields;
   if (search.mode !== 'offset') {
     if (sortFields) {
-      issues.push({ path: [...at, 'filter', 'options', 'sortFields'], message: 'applies only in offset mode: add mode: offset' });
+      issues.push({
+        path: [...at, 'filter', 'options', 'sortFields'],
+        message: 'applies only in offset mode: add mode: offset',
+      });
     }
     return;
   }
-  if (!sortFields) issues.push({ path: [...at, 'mode'], message: 'offset mode is for top-N searches: set filter.options.sortFields' });
+  if (!sortFields)
+    issues.push({ path: [...at, 'mode'], message: 'offset mode is for top-N searches: set filter.options.sortFields' });
   // Written on the search itself it must mean it; the source block's mode simply does not apply to a top-N search.
-  if (search.refresh?.mode === 'changed') issues.push({ path: [...at, 'refresh', 'mode'], message: 'changed needs a partitioned walk: an offset search walks in full' });
+  if (search.refresh?.mode === 'changed')
+    issues.push({
+      path: [...at, 'refresh', 'mode'],
+      message: 'changed needs a partitioned walk: an offset search walks in full',
+    });
   const ceiling = MAX_OFFSET + pageSize;
   if (search.maxRecords === undefined) {
     issues.push({ path: [...at, 'mode'], message: `offset mode needs maxRecords (at most ${ceiling})` });
@@ -64,12 +82,20 @@ function checkOffsetMode(search: ParsedSearch, at: ConfigPath, pageSize: number,
  * `view` and `associate` mean nothing for companies. The contract's own example (docs/contract.md) shows them on a companies
  * search (as annotations), so there they are dropped with a warning rather than refused.
  */
-function checkPersonOnly(search: ParsedSearch, at: ConfigPath, config: ParsedConfig, issues: PathIssue[], warnings: PathIssue[]): void {
+function checkPersonOnly(
+  search: ParsedSearch,
+  at: ConfigPath,
+  config: ParsedConfig,
+  issues: PathIssue[],
+  warnings: PathIssue[],
+): void {
   if (search.entity !== 'persons') {
     for (const key of ['view', 'associate'] as const) {
-      if (search[key] !== undefined) warnings.push({ path: [...at, key], message: 'ignored: only for entity: persons', at: 'key' });
+      if (search[key] !== undefined)
+        warnings.push({ path: [...at, key], message: 'ignored: only for entity: persons', at: 'key' });
     }
-    if (search.filter.person !== undefined) issues.push({ path: [...at, 'filter', 'person'], message: 'only for entity: persons' });
+    if (search.filter.person !== undefined)
+      issues.push({ path: [...at, 'filter', 'person'], message: 'only for entity: persons' });
     return;
   }
   const view = search.view ?? [];
@@ -101,19 +127,29 @@ function matchFieldRequired(): string {
 
 /** `list:` needs a destination whose lists hold the search's object; `onLeave: removeFromList` needs `list:`. */
 function checkList(search: ParsedSearch, at: ConfigPath, type: string, issues: PathIssue[]): void {
-  if (search.onLeave === 'removeFromList' && search.list === undefined) issues.push({ path: [...at, 'onLeave'], message: 'removeFromList needs a list: {name: ...} on the search' });
+  if (search.onLeave === 'removeFromList' && search.list === undefined)
+    issues.push({ path: [...at, 'onLeave'], message: 'removeFromList needs a list: {name: ...} on the search' });
   if (search.list === undefined) return;
   const holds = listObjectsOf(type);
   if (holds.length === 0) issues.push({ path: [...at, 'list'], message: `${type} destinations have no lists` });
-  else if (!holds.includes(search.object)) issues.push({ path: [...at, 'list'], message: `${type} lists hold ${holds.join(' | ')}, not ${search.object}` });
+  else if (!holds.includes(search.object))
+    issues.push({ path: [...at, 'list'], message: `${type} lists hold ${holds.join(' | ')}, not ${search.object}` });
 }
 
 /** Checks `search` against its destination and resolves `matchOn.field`; undefined when it cannot be resolved. */
-function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedConfig, issues: PathIssue[]): string | undefined {
+function checkDestination(
+  search: ParsedSearch,
+  at: ConfigPath,
+  config: ParsedConfig,
+  issues: PathIssue[],
+): string | undefined {
   const destination = config.destinations[search.destination];
   if (!destination) {
     const known = Object.keys(config.destinations).join(', ');
-    issues.push({ path: [...at, 'destination'], message: `unknown destination '${search.destination}' (defined: ${known || 'none'})` });
+    issues.push({
+      path: [...at, 'destination'],
+      message: `unknown destination '${search.destination}' (defined: ${known || 'none'})`,
+    });
     return search.matchOn.field;
   }
   const all = objectsOf(destination.type);
@@ -121,10 +157,17 @@ function checkDestination(search: ParsedSearch, at: ConfigPath, config: ParsedCo
   if (!all.includes(search.object)) {
     issues.push({ path: [...at, 'object'], message: `${destination.type} objects are ${all.join(' | ')}` });
   } else if (!fitting.includes(search.object)) {
-    issues.push({ path: [...at, 'object'], message: `${search.entity} land in ${fitting.join(' | ')} on ${destination.type}` });
+    issues.push({
+      path: [...at, 'object'],
+      message: `${search.entity} land in ${fitting.join(' | ')} on ${destination.type}`,
+    });
   }
   checkList(search, at, destination.type, issues);
-  if (search.onLeave === 'archive' && !archivesOf(destination.type)) issues.push({ path: [...at, 'onLeave'], message: `${destination.type} destinations cannot archive records: pick nothing, removeFromList or setFields` });
+  if (search.onLeave === 'archive' && !archivesOf(destination.type))
+    issues.push({
+      path: [...at, 'onLeave'],
+      message: `${destination.type} destinations cannot archive records: pick nothing, removeFromList or setFields`,
+    });
   const field = search.matchOn.field ?? defaultMatchField(destination);
   if (field === undefined) {
     issues.push({ path: [...at, 'matchOn', 'field'], message: matchFieldRequired() });
@@ -148,7 +191,11 @@ export function crossCheck(config: ParsedConfig): CrossCheckResult {
   config.searches.forEach((search, index) => {
     const at: ConfigPath = ['searches', index];
     const first = firstByName.get(search.name);
-    if (first !== undefined) issues.push({ path: [...at, 'name'], message: `duplicate search name '${search.name}' (also searches[${first}])` });
+    if (first !== undefined)
+      issues.push({
+        path: [...at, 'name'],
+        message: `duplicate search name '${search.name}' (also searches[${first}])`,
+      });
     else firstByName.set(search.name, index);
     checkRanges(search.filter, [...at, 'filter'], issues);
     checkSchedule(search, at, issues);

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 
 /** Result of interpolating one scalar: the value, or why it failed (messages never carry variable values). */
 export type Interpolated =
-  | { ok: true; value: string; usedVariable: boolean; wholeValueIsVariable: boolean }
-  | { ok: false; message: string };
+  { ok: true; value: string; usedVariable: boolean; wholeValueIsVariable: boolean } | { ok: false; message: string };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -11,7 +10,11 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * A variable's value: `NAME` from the environment, else the trimmed contents of the file named by `NAME_FILE`
  * (Docker/Kubernetes secrets), else the default. Empty counts as unset, as in the shell's `${VAR:-default}`.
  */
-function lookup(name: string, fallback: string | undefined, env: NodeJS.ProcessEnv): { value: string } | { message: string } {
+function lookup(
+  name: string,
+  fallback: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { value: string } | { message: string } {
   const direct = env[name];
   if (direct !== undefined && direct !== '') return { value: direct };
   const file = env[`${name}_FILE`];
@@ -57,7 +60,8 @@ export function interpolate(text: string, env: NodeJS.ProcessEnv): Interpolated 
     const sep = inner.indexOf(':-');
     const name = sep < 0 ? inner : inner.slice(0, sep);
     const fallback = sep < 0 ? undefined : inner.slice(sep + 2);
-    if (!NAME.test(name)) return { ok: false, message: `invalid variable name in \${${name}} (expected [A-Za-z_][A-Za-z0-9_]*)` };
+    if (!NAME.test(name))
+      return { ok: false, message: `invalid variable name in \${${name}} (expected [A-Za-z_][A-Za-z0-9_]*)` };
     const found = lookup(name, fallback, env);
     if ('message' in found) return { ok: false, message: found.message };
     out += found.value;

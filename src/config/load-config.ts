@@ -39,10 +39,18 @@ function byPlace(a: ConfigIssue, b: ConfigIssue): number {
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const tree = readYamlTree(text, file, env);
   const place = (issues: PathIssue[]): ConfigIssue[] =>
-    issues.map((issue) => ({ file, ...tree.locate(issue.path, issue.at ?? 'value'), path: formatPath(issue.path), message: issue.message }));
+    issues.map((issue) => ({
+      file,
+      ...tree.locate(issue.path, issue.at ?? 'value'),
+      path: formatPath(issue.path),
+      message: issue.message,
+    }));
   if (tree.value === undefined && tree.issues.length > 0) throw new ConfigError(tree.issues);
   if (tree.value === null || typeof tree.value !== 'object' || Array.isArray(tree.value)) {
-    throw new ConfigError([...tree.issues, { file, line: 1, column: 1, path: '', message: 'expected a mapping with source, destinations, searches' }]);
+    throw new ConfigError([
+      ...tree.issues,
+      { file, line: 1, column: 1, path: '', message: 'expected a mapping with source, destinations, searches' },
+    ]);
   }
   const parsed = configSchema().safeParse(tree.value);
   if (!parsed.success) {
@@ -55,7 +63,12 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const checked = crossCheck(parsed.data);
   const issues = [...tree.issues, ...place(checked.issues)].sort(byPlace);
   if (issues.length > 0 || !checked.config) throw new ConfigError(issues);
-  return { config: checked.config, file, locate: tree.locate, warnings: [...tree.warnings, ...place(checked.warnings)].sort(byPlace) };
+  return {
+    config: checked.config,
+    file,
+    locate: tree.locate,
+    warnings: [...tree.warnings, ...place(checked.warnings)].sort(byPlace),
+  };
 }
 
 /** Reads and parses the config file, keeping positions. Throws ConfigError (code `config_invalid`). */

@@ -13,7 +13,10 @@ export const DEFAULT_REFRESH: RefreshSettings = { mode: 'full', maxAgeDays: 14, 
  * The settings a run of `search` uses. `changed` needs a partitioned walk that ends complete: an offset search (one
  * journey, top-N) and a search capped by `maxRecords` (never complete) walk in full whatever the config says.
  */
-export function refreshSettings(config: Pick<AppConfig, 'source'>, search: Pick<SavedSearch, 'refresh' | 'mode' | 'maxRecords'>): RefreshSettings {
+export function refreshSettings(
+  config: Pick<AppConfig, 'source'>,
+  search: Pick<SavedSearch, 'refresh' | 'mode' | 'maxRecords'>,
+): RefreshSettings {
   // Configs built in code may lack the block: the schema's defaults then.
   const base = config.source.refresh ?? DEFAULT_REFRESH;
   const own = search.refresh ?? {};

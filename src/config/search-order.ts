@@ -17,13 +17,17 @@ export function checkOrder(searches: readonly OrderedSearch[], issues: OrderIssu
     search.after?.forEach((name, i) => {
       const path: ConfigPath = ['searches', index, 'after', i];
       if (name === search.name) issues.push({ path, message: 'a search cannot run after itself' });
-      else if (!names.has(name)) issues.push({ path, message: `unknown search '${name}' (defined: ${[...names].join(', ')})` });
+      else if (!names.has(name))
+        issues.push({ path, message: `unknown search '${name}' (defined: ${[...names].join(', ')})` });
     });
   });
   const cycle = findCycle(searches);
   if (cycle) {
     const index = searches.findIndex((s) => s.name === cycle[0]);
-    issues.push({ path: ['searches', index, 'after'], message: `runs would wait for each other forever: ${cycle.join(' -> ')}` });
+    issues.push({
+      path: ['searches', index, 'after'],
+      message: `runs would wait for each other forever: ${cycle.join(' -> ')}`,
+    });
   }
 }
 

@@ -15,11 +15,17 @@ function closestBranch(branches: ZodIssue[][]): ZodIssue[] {
 /** zod's message without its category prefix (zod's messages name types and limits, never the input). */
 function message(issue: ZodIssue, present: boolean): string {
   if (!present) return 'missing (required)';
-  return issue.message.replace(/^(Invalid input|Invalid option|Invalid string|Too small|Too big): /, '').replace(/^Invalid (option|input)$/, 'invalid value');
+  return issue.message
+    .replace(/^(Invalid input|Invalid option|Invalid string|Too small|Too big): /, '')
+    .replace(/^Invalid (option|input)$/, 'invalid value');
 }
 
 /** Flattens zod issues (unions to their closest branch, unknown keys one per key) into path issues. */
-export function fromZodIssues(issues: readonly ZodIssue[], exists: (path: ConfigPath) => boolean, base: ConfigPath = []): PathIssue[] {
+export function fromZodIssues(
+  issues: readonly ZodIssue[],
+  exists: (path: ConfigPath) => boolean,
+  base: ConfigPath = [],
+): PathIssue[] {
   const out: PathIssue[] = [];
   for (const issue of issues) {
     const path: ConfigPath = [...base, ...(issue.path as (string | number)[])];
@@ -30,7 +36,12 @@ export function fromZodIssues(issues: readonly ZodIssue[], exists: (path: Config
       for (const key of issue.keys) out.push({ path: [...path, key], message: 'unknown key', at: 'key' });
     } else if (issue.code === 'invalid_union' && issue.errors.length > 0 && exists(path)) {
       out.push(...fromZodIssues(closestBranch(issue.errors), exists, path));
-    } else if (issue.code === 'invalid_union' && issue.discriminator !== undefined && 'options' in issue && issue.options) {
+    } else if (
+      issue.code === 'invalid_union' &&
+      issue.discriminator !== undefined &&
+      'options' in issue &&
+      issue.options
+    ) {
       const at = path[path.length - 1] === issue.discriminator ? path : [...path, issue.discriminator];
       out.push({ path: at, message: exists(at) ? `expected ${issue.options.join(' | ')}` : 'missing (required)' });
     } else {

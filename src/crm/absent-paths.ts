@@ -22,10 +22,18 @@ const PASSED_BY_SEGMENT = 'contacts';
  * `tally` plus these records (a new object). `revealOnce`: the page came from a reveal-once journey, so a record
  * without its `contacts` segment was passed by on purpose and is not counted for paths into it.
  */
-export function tallyAbsent(tally: AbsentTally | undefined, mapping: FieldMapping, records: readonly unknown[], revealOnce = false): AbsentTally {
+export function tallyAbsent(
+  tally: AbsentTally | undefined,
+  mapping: FieldMapping,
+  records: readonly unknown[],
+  revealOnce = false,
+): AbsentTally {
   const next: AbsentTally = { records: tally?.records ?? 0, absent: { ...tally?.absent } };
   // Each path once, however many fields it feeds; constants have none.
-  const paths = new Map([[mapping.matchFrom.join('.'), mapping.matchFrom], ...mapping.fields.flatMap((f) => (f.path === undefined ? [] : [[f.from, f.path] as const]))]);
+  const paths = new Map([
+    [mapping.matchFrom.join('.'), mapping.matchFrom],
+    ...mapping.fields.flatMap((f) => (f.path === undefined ? [] : [[f.from, f.path] as const])),
+  ]);
   for (const record of records) {
     next.records += 1;
     for (const [from, path] of paths) {

@@ -45,7 +45,12 @@ const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
  * booleans by String, anything else as JSON) with another seed.
  */
 export function fieldHash(value: unknown): string {
-  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value ?? null);
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : JSON.stringify(value ?? null);
   const seed = typeof value === 'string' ? 0x9e3779b9 : 0x85ebca6b;
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
@@ -56,11 +61,19 @@ export function fieldHash(value: unknown): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return B64URL[h1 & 63]! + B64URL[(h1 >>> 6) & 63]! + B64URL[(h1 >>> 12) & 63]! + B64URL[(h1 >>> 18) & 63]! + B64URL[(h1 >>> 24) & 63]! + B64URL[((h1 >>> 30) | (h2 << 2)) & 63]!;
+  return (
+    B64URL[h1 & 63]! +
+    B64URL[(h1 >>> 6) & 63]! +
+    B64URL[(h1 >>> 12) & 63]! +
+    B64URL[(h1 >>> 18) & 63]! +
+    B64URL[(h1 >>> 24) & 63]! +
+    B64URL[((h1 >>> 30) | (h2 << 2)) & 63]!
+  );
 }
 
 /** The field hash of stored form '2', kept to compare (and upgrade) values written before form '3'. */
-const legacyFieldHash = (value: unknown): string => hash('sha256', JSON.stringify(value ?? null), 'base64url').slice(0, FIELD_HASH);
+const legacyFieldHash = (value: unknown): string =>
+  hash('sha256', JSON.stringify(value ?? null), 'base64url').slice(0, FIELD_HASH);
 
 /** Hash of every mapped value of a record and its company link (whole-record form, kept for callers and tests). */
 export function recordHash(record: CrmRecord): string {
@@ -80,7 +93,12 @@ function mappingFingerprint(target: ObjectTarget): string {
  * `instance` is the CRM's own identity (HubSpot portal id, Salesforce org id): pointing a destination at another
  * portal or a restored org finds no hashes and sends everything.
  */
-export function changeHashKey(keyPrefix: string, destination: string, target: ObjectTarget, instance = 'default'): string {
+export function changeHashKey(
+  keyPrefix: string,
+  destination: string,
+  target: ObjectTarget,
+  instance = 'default',
+): string {
   return `${keyPrefix}:crm:hash:${destination}:${instance}:${target.object}:${mappingFingerprint(target)}`;
 }
 
@@ -96,7 +114,11 @@ interface RecordHashes {
 const RENEW_ON_READ_MS = 3600_000;
 const renewedAt = new Map<string, number>();
 
-function hashesOf(fields: readonly string[], record: CrmRecord, of: (value: unknown) => string = fieldHash): RecordHashes {
+function hashesOf(
+  fields: readonly string[],
+  record: CrmRecord,
+  of: (value: unknown) => string = fieldHash,
+): RecordHashes {
   return {
     company: of(record.companyKey ?? null),
     fields: fields.map((f) => (Object.hasOwn(record.properties, f) ? of(record.properties[f]) : undefined)),
@@ -118,7 +140,12 @@ interface StoredHashes {
 
 /** Field hashes of a stored value, or null when absent or of a whole-record form (then the record counts as changed). */
 function decode(fields: readonly string[], stored: string | null): StoredHashes | null {
-  if (stored === null || (stored[0] !== VERSION && stored[0] !== LEGACY_VERSION) || stored.length !== 1 + FIELD_HASH * (fields.length + 1)) return null;
+  if (
+    stored === null ||
+    (stored[0] !== VERSION && stored[0] !== LEGACY_VERSION) ||
+    stored.length !== 1 + FIELD_HASH * (fields.length + 1)
+  )
+    return null;
   const at = (i: number): string => stored.slice(1 + FIELD_HASH * i, 1 + FIELD_HASH * (i + 1));
   return { legacy: stored[0] === LEGACY_VERSION, company: at(0), fields: fields.map((_, i) => at(i + 1)) };
 }
@@ -130,7 +157,13 @@ function sameAs(now: RecordHashes, old: { company: string; fields: string[] }): 
 
 const CHUNK = 1000;
 
-export function createChangeDetector(redis: Redis, keyPrefix: string, destination: string, target: ObjectTarget, instance?: string): ChangeDetector {
+export function createChangeDetector(
+  redis: Redis,
+  keyPrefix: string,
+  destination: string,
+  target: ObjectTarget,
+  instance?: string,
+): ChangeDetector {
   const key = changeHashKey(keyPrefix, destination, target, instance);
   const fields = [...target.fields].sort();
   // A record checked by `unchanged` and then accepted is hashed once: `remember` gets the same record objects.
@@ -147,13 +180,21 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
   const read = async (keys: string[]): Promise<(string | null)[]> => {
     const now = Date.now();
     if (now - (renewedAt.get(key) ?? Number.NEGATIVE_INFINITY) < RENEW_ON_READ_MS) return redis.hmget(key, ...keys);
-    const [[err, stored]] = (await redis.multi().hmget(key, ...keys).expire(key, CHANGE_HASH_TTL_SECONDS).exec()) as [[Error | null, (string | null)[]]];
+    const [[err, stored]] = (await redis
+      .multi()
+      .hmget(key, ...keys)
+      .expire(key, CHANGE_HASH_TTL_SECONDS)
+      .exec()) as [[Error | null, (string | null)[]]];
     if (err !== null) throw err;
     renewedAt.set(key, now);
     return stored;
   };
   const write = async (pairs: string[]): Promise<void> => {
-    await redis.multi().hset(key, ...pairs).expire(key, CHANGE_HASH_TTL_SECONDS).exec();
+    await redis
+      .multi()
+      .hset(key, ...pairs)
+      .expire(key, CHANGE_HASH_TTL_SECONDS)
+      .exec();
     renewedAt.set(key, Date.now());
   };
   return {
@@ -175,7 +216,8 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
           if (!sameAs(hashesOf(fields, r, legacyFieldHash), old)) return;
           same.add(r.key);
           // Rewritten in the current form unless that would lose a stored hash of a field this record lacks.
-          if (options.upgrade === true && now.fields.every((h, j) => h !== undefined || old.fields[j] === ABSENT)) upgraded.push(r.key, encode(now, null));
+          if (options.upgrade === true && now.fields.every((h, j) => h !== undefined || old.fields[j] === ABSENT))
+            upgraded.push(r.key, encode(now, null));
         });
         if (upgraded.length > 0) await write(upgraded);
       }
@@ -185,12 +227,16 @@ export function createChangeDetector(redis: Redis, keyPrefix: string, destinatio
       for (const part of chunks(records, CHUNK)) {
         // Fields a record lacks keep their stored hash (the CRM kept their value).
         // (read by `unchanged` just before, or read now).
-        const partial = part.filter((r) => hashed(r).stored === undefined && fields.some((f) => !Object.hasOwn(r.properties, f)));
+        const partial = part.filter(
+          (r) => hashed(r).stored === undefined && fields.some((f) => !Object.hasOwn(r.properties, f)),
+        );
         const stored = partial.length > 0 ? await read(partial.map((r) => r.key)) : [];
-        const previous = new Map(partial.map((r, i) => {
-          const old = decode(fields, stored[i] ?? null);
-          return [r.key, old === null || old.legacy ? null : old.fields];
-        }));
+        const previous = new Map(
+          partial.map((r, i) => {
+            const old = decode(fields, stored[i] ?? null);
+            return [r.key, old === null || old.legacy ? null : old.fields];
+          }),
+        );
         // Flat field/value pairs: an object keyed by record ids would be built in dictionary mode, then walked again.
         const pairs: string[] = [];
         for (const r of part) {

@@ -40,7 +40,12 @@ export interface ListPort {
    * The CRM record ids of these match keys (by the object's unique `matchField`, in batches the CRM takes); keys
    * the CRM does not hold are absent from the map.
    */
-  recordIds(object: string, matchField: string, keys: readonly string[], options?: SinkCallOptions): Promise<Map<string, string>>;
+  recordIds(
+    object: string,
+    matchField: string,
+    keys: readonly string[],
+    options?: SinkCallOptions,
+  ): Promise<Map<string, string>>;
 }
 
 /**
@@ -67,9 +72,18 @@ export interface CrmSink {
   /** Checks (or on HubSpot creates) the unique match field and checks every mapped field exists. */
   prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void>;
   /** Current values of `fields` for the records with these keys (missing keys are absent from the map). */
-  readCurrent(target: ObjectTarget, keys: string[], fields: string[], options?: SinkCallOptions): Promise<Map<string, Record<string, CrmValue>>>;
+  readCurrent(
+    target: ObjectTarget,
+    keys: string[],
+    fields: string[],
+    options?: SinkCallOptions,
+  ): Promise<Map<string, Record<string, CrmValue>>>;
   /** Upserts a batch; exactly one outcome per input record, in input order. Never drops a record silently. */
-  upsert(target: ObjectTarget, records: CrmRecord[], options?: SinkCallOptions & { runVolume?: number }): Promise<UpsertOutcome[]>;
+  upsert(
+    target: ObjectTarget,
+    records: CrmRecord[],
+    options?: SinkCallOptions & { runVolume?: number },
+  ): Promise<UpsertOutcome[]>;
   /**
    * The most records per second the destination takes now, as learned from its answers (e.g. a HubSpot portal's
    * answered requests per 10 s × a batch), read again whenever the walk re-sizes; absent (or null): no short-window

@@ -59,18 +59,23 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
   // Change hashes and rejects belong to the CRM instance (portal / org) the sink talks to: asked once per writer.
   let instance: Promise<string> | undefined;
   const identity = (signal?: AbortSignal): Promise<string> => {
-    instance ??= (sink.identity ? sink.identity(signal ? { signal } : {}) : Promise.resolve('default')).catch((err: unknown) => {
-      instance = undefined;
-      throw err;
-    });
+    instance ??= (sink.identity ? sink.identity(signal ? { signal } : {}) : Promise.resolve('default')).catch(
+      (err: unknown) => {
+        instance = undefined;
+        throw err;
+      },
+    );
     return instance;
   };
 
   // Per CRM instance, once per writer (one run, under its run lock): the search's current instance is set once, and
   // whether its retry set is known to be empty (then accepted records have nothing to leave it: no ZREM per batch).
-  let opened: { instance: string; rejects: RejectStore; set?: Promise<void>; retryEmpty?: boolean; linksEmpty?: boolean } | undefined;
+  let opened:
+    | { instance: string; rejects: RejectStore; set?: Promise<void>; retryEmpty?: boolean; linksEmpty?: boolean }
+    | undefined;
   const rejectStoreFor = (current: string): NonNullable<typeof opened> => {
-    if (opened?.instance !== current) opened = { instance: current, rejects: createRejectStore(redis, keyPrefix, current) };
+    if (opened?.instance !== current)
+      opened = { instance: current, rejects: createRejectStore(redis, keyPrefix, current) };
     return opened;
   };
 
@@ -97,12 +102,27 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();
-      const reject = (index: number, key: string | undefined, code: string, reason: string, record?: CrmRecord, field?: string): void => {
+      const reject = (
+        index: number,
+        key: string | undefined,
+        code: string,
+        reason: string,
+        record?: CrmRecord,
+        field?: string,
+      ): void => {
         const safe = redactReason(reason, record);
         const shown = key ?? `#${index}`;
         const named = field === undefined ? {} : { field };
         outcomes[index] = { key: shown, status: 'rejected', code, reason: safe, ...named };
-        newRejects.push({ key: shown, object: target.object, code, reason: safe, at, ...named, ...(key === undefined ? { keyless: true as const } : {}) });
+        newRejects.push({
+          key: shown,
+          object: target.object,
+          code,
+          reason: safe,
+          at,
+          ...named,
+          ...(key === undefined ? { keyless: true as const } : {}),
+        });
       };
 
       // Map; the last copy of a key wins (HubSpot refuses duplicate ids in one batch).
@@ -142,18 +162,31 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
 
       let pending = [...byKey.values()];
       if (options.fullResync !== true) {
-        const same = await detector.unchanged(pending.map((p) => p.record), { upgrade: !dryRun });
-        for (const p of pending) if (same.has(p.record.key)) outcomes[p.index] = { key: p.record.key, status: 'unchanged' };
+        const same = await detector.unchanged(
+          pending.map((p) => p.record),
+          { upgrade: !dryRun },
+        );
+        for (const p of pending)
+          if (same.has(p.record.key)) outcomes[p.index] = { key: p.record.key, status: 'unchanged' };
         pending = pending.filter((p) => !same.has(p.record.key));
       }
 
       const guarded = mapping.fields.filter((f) => f.overwrite !== 'always').map((f) => f.field);
       if (pending.length > 0 && (guarded.length > 0 || dryRun)) {
-        const current = await sink.readCurrent(target, pending.map((p) => p.record.key), guarded, { signal });
+        const current = await sink.readCurrent(
+          target,
+          pending.map((p) => p.record.key),
+          guarded,
+          { signal },
+        );
         pending = pending.map((p) => {
           const existing = current.get(p.record.key);
           if (dryRun) {
-            outcomes[p.index] = { key: p.record.key, status: existing === undefined ? 'created' : 'updated', crmId: '' };
+            outcomes[p.index] = {
+              key: p.record.key,
+              status: existing === undefined ? 'created' : 'updated',
+              crmId: '',
+            };
           }
           return existing === undefined ? p : { ...p, record: withoutGuarded(p.record, mapping, existing) };
         });
@@ -163,7 +196,11 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
         const batchSize = Math.max(1, sink.preferredBatchSize(runVolume ?? sources.length));
         for (const batch of chunks(pending, batchSize)) {
           signal?.throwIfAborted();
-          const results = await sink.upsert(target, batch.map((p) => p.record), { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) });
+          const results = await sink.upsert(
+            target,
+            batch.map((p) => p.record),
+            { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) },
+          );
           const accepted: CrmRecord[] = [];
           const linkFailed: string[] = [];
           const failed: string[] = [];
@@ -181,7 +218,14 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
               if (outcome.linkError === undefined) accepted.push(fullRecord(byKey, p.record.key));
               else {
                 linkFailed.push(p.record.key);
-                newRejects.push({ key: p.record.key, object: target.object, code: 'link_failed', reason: redactReason(outcome.linkError, p.record), at, kind: 'link' });
+                newRejects.push({
+                  key: p.record.key,
+                  object: target.object,
+                  code: 'link_failed',
+                  reason: redactReason(outcome.linkError, p.record),
+                  at,
+                  kind: 'link',
+                });
               }
             }
           });
@@ -194,8 +238,21 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
         }
       }
 
-      const result = summarize(outcomes.map((o, i) => o ?? { key: `#${i}`, status: 'rejected', code: 'no_outcome', reason: 'not processed' }));
-      log.info({ search: searchName, object: target.object, dryRun, created: result.created, updated: result.updated, unchanged: result.unchanged, rejected: result.rejected }, 'crm write');
+      const result = summarize(
+        outcomes.map((o, i) => o ?? { key: `#${i}`, status: 'rejected', code: 'no_outcome', reason: 'not processed' }),
+      );
+      log.info(
+        {
+          search: searchName,
+          object: target.object,
+          dryRun,
+          created: result.created,
+          updated: result.updated,
+          unchanged: result.unchanged,
+          rejected: result.rejected,
+        },
+        'crm write',
+      );
       return result;
     },
   };
@@ -216,14 +273,23 @@ function isEmpty(value: CrmValue | undefined): boolean {
 function withoutGuarded(record: CrmRecord, mapping: FieldMapping, existing: Record<string, CrmValue>): CrmRecord {
   const properties = { ...record.properties };
   for (const f of mapping.fields) {
-    if (f.overwrite === 'never' || (f.overwrite === 'ifEmpty' && !isEmpty(existing[f.field]))) delete properties[f.field];
+    if (f.overwrite === 'never' || (f.overwrite === 'ifEmpty' && !isEmpty(existing[f.field])))
+      delete properties[f.field];
   }
   return { ...record, properties };
 }
 
 /** The figures of a write (or of any run of its outcomes: a packed write's share of one batch). */
 export function summarize(outcomes: WriteOutcome[]): WriteResult {
-  const result: WriteResult = { created: 0, updated: 0, unchanged: 0, rejected: 0, linkErrors: 0, duplicates: 0, outcomes };
+  const result: WriteResult = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    rejected: 0,
+    linkErrors: 0,
+    duplicates: 0,
+    outcomes,
+  };
   for (const o of outcomes) {
     if (o.status === 'duplicate') result.duplicates += 1;
     else result[o.status] += 1;

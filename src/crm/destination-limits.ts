@@ -8,8 +8,14 @@ import { destinationPort } from './destinations.js';
  * per window, a Salesforce org's daily allowance), and when: its governor's snapshots under `prefix`. Empty when
  * its port keeps no governor account or nothing was learned yet.
  */
-export async function destinationLimits(destination: DestinationConfig, redis: Redis, prefix: string): Promise<GovernorSnapshot[]> {
+export async function destinationLimits(
+  destination: DestinationConfig,
+  redis: Redis,
+  prefix: string,
+): Promise<GovernorSnapshot[]> {
   const account = destinationPort(destination.type).governorAccount?.(destination);
   if (account === undefined) return [];
-  return (await listGovernorSnapshots(redis, prefix)).filter((g) => g.remote === destination.type && g.account === account);
+  return (await listGovernorSnapshots(redis, prefix)).filter(
+    (g) => g.remote === destination.type && g.account === account,
+  );
 }

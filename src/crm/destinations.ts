@@ -4,7 +4,13 @@
  * only when a destination of its type opens. `registerDestination` adds a port at run time (tests, embedders).
  */
 import type { CrmSink } from './crm-sink.js';
-import type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
+import type {
+  DestinationConfig,
+  DestinationContext,
+  DestinationPort,
+  DestinationSchema,
+  EntityKind,
+} from './destination-port.js';
 import { DestinationTypeError } from './errors.js';
 import { hubspotDestination } from './hubspot/destination.js';
 import { salesforceDestination } from './salesforce/destination.js';
@@ -22,7 +28,10 @@ function port<S extends DestinationSchema>(p: DestinationPort<S>): DestinationPo
 /** Adds a port; its type must be new. Returns a function that removes it again. */
 export function registerDestination<S extends DestinationSchema>(added: DestinationPort<S>): () => void {
   if (ports.some((p) => p.type === added.type)) {
-    throw new DestinationTypeError(`a destination type '${added.type}' is already registered`, { type: added.type, known: ports.map((p) => p.type) });
+    throw new DestinationTypeError(`a destination type '${added.type}' is already registered`, {
+      type: added.type,
+      known: ports.map((p) => p.type),
+    });
   }
   const erased = port(added);
   ports = [...ports, erased];
@@ -41,7 +50,10 @@ export function destinationPort(type: string): DestinationPort {
   const found = ports.find((p) => p.type === type);
   if (!found) {
     const known = ports.map((p) => p.type);
-    throw new DestinationTypeError(`no destination type '${type}' is registered (known: ${known.join(', ')})`, { type, known });
+    throw new DestinationTypeError(`no destination type '${type}' is registered (known: ${known.join(', ')})`, {
+      type,
+      known,
+    });
   }
   return found;
 }

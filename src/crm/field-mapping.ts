@@ -13,7 +13,12 @@ export type OverwritePolicy = 'always' | 'ifEmpty' | 'never';
 export interface FieldMappingConfig {
   matchOn: { field: string; from: string };
   /** A record path, `{from, transform?, overwrite?}`, or a constant `{value, overwrite?}` written to every record. */
-  fields: Record<string, string | { from: string; transform?: string; overwrite?: OverwritePolicy } | { value: ConstantValue; overwrite?: OverwritePolicy }>;
+  fields: Record<
+    string,
+    | string
+    | { from: string; transform?: string; overwrite?: OverwritePolicy }
+    | { value: ConstantValue; overwrite?: OverwritePolicy }
+  >;
   associate?: { company: { from: string } };
   /** The search's CRM list (`list: {name}`): the preflight checks the CRM can hold the object in a list. */
   list?: { name: string };
@@ -41,7 +46,10 @@ export type MappedField = {
   field: string;
   transform: TransformName | undefined;
   overwrite: OverwritePolicy;
-} & ({ from: string; path: RecordPath; constant?: undefined } | { from?: undefined; path?: undefined; constant: ConstantValue });
+} & (
+  | { from: string; path: RecordPath; constant?: undefined }
+  | { from?: undefined; path?: undefined; constant: ConstantValue }
+);
 
 export interface FieldMapping {
   target: ObjectTarget;
@@ -56,11 +64,21 @@ export interface FieldMapping {
 
 export type MapResult =
   | { ok: true; record: CrmRecord }
-  | { ok: false; key: string | undefined; code: 'missing_match_key' | 'transform_failed'; reason: string; field?: string };
+  | {
+      ok: false;
+      key: string | undefined;
+      code: 'missing_match_key' | 'transform_failed';
+      reason: string;
+      field?: string;
+    };
 
 function pathOf(path: string, where: string): RecordPath {
   const parsed = parseRecordPath(path);
-  if (parsed === undefined) throw new CrmMappingConfigError(`${where}: "${path}" is not a record path (use dots: a.b or a.0.b)`, { where, path });
+  if (parsed === undefined)
+    throw new CrmMappingConfigError(`${where}: "${path}" is not a record path (use dots: a.b or a.0.b)`, {
+      where,
+      path,
+    });
   return parsed;
 }
 
@@ -69,21 +87,33 @@ export function compileFieldMapping(config: FieldMappingConfig, info: MappingObj
   const matchField = config.matchOn.field;
   const fields: MappedField[] = Object.entries(config.fields).map(([field, spec]): MappedField => {
     if (field === matchField) {
-      throw new CrmMappingConfigError(`fields.${field}: the match field is written from matchOn.from; remove it from fields`, { field });
+      throw new CrmMappingConfigError(
+        `fields.${field}: the match field is written from matchOn.from; remove it from fields`,
+        { field },
+      );
     }
     if (typeof spec !== 'string' && 'value' in spec) {
       const constant = spec.value as unknown;
-      if (!isConstant(constant)) throw new CrmMappingConfigError(`fields.${field}.value: a constant is a string, a finite number or a boolean`, { field });
+      if (!isConstant(constant))
+        throw new CrmMappingConfigError(`fields.${field}.value: a constant is a string, a finite number or a boolean`, {
+          field,
+        });
       return { field, constant, transform: undefined, overwrite: spec.overwrite ?? 'always' };
     }
-    const { from, transform, overwrite } = typeof spec === 'string' ? { from: spec, transform: undefined, overwrite: undefined } : spec;
+    const { from, transform, overwrite } =
+      typeof spec === 'string' ? { from: spec, transform: undefined, overwrite: undefined } : spec;
     if (transform !== undefined && !isTransformName(transform)) {
-      throw new CrmMappingConfigError(`fields.${field}: unknown transform "${transform}" (known: ${TRANSFORMS.join(', ')})`, { field, transform });
+      throw new CrmMappingConfigError(
+        `fields.${field}: unknown transform "${transform}" (known: ${TRANSFORMS.join(', ')})`,
+        { field, transform },
+      );
     }
     return { field, from, path: pathOf(from, `fields.${field}`), transform, overwrite: overwrite ?? 'always' };
   });
   if (config.associate !== undefined && info.associate === undefined) {
-    throw new CrmMappingConfigError(`associate: object ${info.object} has no company object to link to`, { object: info.object });
+    throw new CrmMappingConfigError(`associate: object ${info.object} has no company object to link to`, {
+      object: info.object,
+    });
   }
   return {
     target: {
@@ -94,14 +124,19 @@ export function compileFieldMapping(config: FieldMappingConfig, info: MappingObj
     },
     matchFrom: pathOf(config.matchOn.from, 'matchOn.from'),
     fields,
-    companyFrom: config.associate === undefined ? undefined : pathOf(config.associate.company.from, 'associate.company.from'),
+    companyFrom:
+      config.associate === undefined ? undefined : pathOf(config.associate.company.from, 'associate.company.from'),
     ...(config.list === undefined ? {} : { list: { name: config.list.name } }),
-    ...(config.setOnLeave === undefined ? {} : { leaveFields: Object.entries(config.setOnLeave).map(([field, value]) => ({ field, value })) }),
+    ...(config.setOnLeave === undefined
+      ? {}
+      : { leaveFields: Object.entries(config.setOnLeave).map(([field, value]) => ({ field, value })) }),
   };
 }
 
 function isConstant(value: unknown): value is ConstantValue {
-  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
 function keyOf(value: unknown): string | undefined {
@@ -113,7 +148,8 @@ function keyOf(value: unknown): string | undefined {
 /** Maps one source record; a bad record yields a reject reason instead of throwing. */
 export function mapRecord(mapping: FieldMapping, source: unknown): MapResult {
   const key = keyOf(readPath(source, mapping.matchFrom));
-  if (key === undefined) return { ok: false, key: undefined, code: 'missing_match_key', reason: 'the record has no value at matchOn.from' };
+  if (key === undefined)
+    return { ok: false, key: undefined, code: 'missing_match_key', reason: 'the record has no value at matchOn.from' };
   const properties: Record<string, CrmValue> = {};
   for (const f of mapping.fields) {
     try {
@@ -121,7 +157,13 @@ export function mapRecord(mapping: FieldMapping, source: unknown): MapResult {
       if (value !== undefined) properties[f.field] = value;
     } catch (err) {
       if (!(err instanceof TransformFailure)) throw err;
-      return { ok: false, key, code: 'transform_failed', reason: `field ${f.field} (${f.transform ?? 'none'}): ${err.message}`, field: f.field };
+      return {
+        ok: false,
+        key,
+        code: 'transform_failed',
+        reason: `field ${f.field} (${f.transform ?? 'none'}): ${err.message}`,
+        field: f.field,
+      };
     }
   }
   const companyKey = mapping.companyFrom === undefined ? undefined : keyOf(readPath(source, mapping.companyFrom));

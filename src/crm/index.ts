@@ -3,9 +3,27 @@
  * (paths + transforms) ─▶ change detection (Redis hashes) ─▶ overwrite policy (sink.readCurrent) ─▶ sink.upsert
  * ─▶ hashes for accepted records, rejects (with reasons, no values) for the others.
  */
-export type { ArchiveResult, CrmRecord, CrmSink, CrmValue, ListChange, ListPort, ObjectTarget, SinkCallOptions, UpsertOutcome } from './crm-sink.js';
+export type {
+  ArchiveResult,
+  CrmRecord,
+  CrmSink,
+  CrmValue,
+  ListChange,
+  ListPort,
+  ObjectTarget,
+  SinkCallOptions,
+  UpsertOutcome,
+} from './crm-sink.js';
 export { compileFieldMapping, mapRecord } from './field-mapping.js';
-export type { ConstantValue, FieldMapping, FieldMappingConfig, MappedField, MappingObjectInfo, MapResult, OverwritePolicy } from './field-mapping.js';
+export type {
+  ConstantValue,
+  FieldMapping,
+  FieldMappingConfig,
+  MappedField,
+  MappingObjectInfo,
+  MapResult,
+  OverwritePolicy,
+} from './field-mapping.js';
 export { TRANSFORMS, applyTransform } from './transforms.js';
 export type { TransformName } from './transforms.js';
 export { CHANGE_HASH_TTL_SECONDS, createChangeDetector } from './change-detector.js';
@@ -16,9 +34,36 @@ export { addToGroups, groupLabel, groupRejects } from './reject-groups.js';
 export type { RejectGroup, Refused } from './reject-groups.js';
 export { createCrmWriter, summarize } from './crm-writer.js';
 export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
-export { CrmAuthError, CrmDailyLimitError, CrmListError, CrmMappingConfigError, CrmRequestError, CrmSchemaError, CrmUnavailableError } from './errors.js';
-export { archivesOf, companyObjectOf, crmLimitCodes, defaultMatchField, destinationPort, destinationPorts, listObjectsOf, matchFieldDefaults, objectsFor, objectsOf, openSink, registerDestination } from './destinations.js';
-export type { DestinationConfig, DestinationContext, DestinationPort, DestinationSchema, EntityKind } from './destination-port.js';
+export {
+  CrmAuthError,
+  CrmDailyLimitError,
+  CrmListError,
+  CrmMappingConfigError,
+  CrmRequestError,
+  CrmSchemaError,
+  CrmUnavailableError,
+} from './errors.js';
+export {
+  archivesOf,
+  companyObjectOf,
+  crmLimitCodes,
+  defaultMatchField,
+  destinationPort,
+  destinationPorts,
+  listObjectsOf,
+  matchFieldDefaults,
+  objectsFor,
+  objectsOf,
+  openSink,
+  registerDestination,
+} from './destinations.js';
+export type {
+  DestinationConfig,
+  DestinationContext,
+  DestinationPort,
+  DestinationSchema,
+  EntityKind,
+} from './destination-port.js';
 export { destinationLimits } from './destination-limits.js';
 export { destinationCeiling } from './destination-ceiling.js';
 export { CrmPreflightError } from './preflight-error.js';

@@ -23,14 +23,21 @@ export interface LeaveArchiveInput {
  * Archives every leaver; returns the keys done (archived, or gone already), how many the CRM refused (those stay
  * pending) and the first refusal's reason (redacted by the sink).
  */
-export async function archiveLeavers(input: LeaveArchiveInput): Promise<{ acted: string[]; refused: number; reason?: string }> {
+export async function archiveLeavers(
+  input: LeaveArchiveInput,
+): Promise<{ acted: string[]; refused: number; reason?: string }> {
   const { sink, keys, hashes } = input;
   // The config check refuses `onLeave: archive` on a destination whose port does not archive; a sink built in code may still lack it.
-  if (sink.archive === undefined) throw new CrmMappingConfigError(`onLeave: archive: ${sink.kind} destinations cannot archive records`, { kind: sink.kind });
+  if (sink.archive === undefined)
+    throw new CrmMappingConfigError(`onLeave: archive: ${sink.kind} destinations cannot archive records`, {
+      kind: sink.kind,
+    });
   if (keys.length === 0) return { acted: [], refused: 0 };
   const target: ObjectTarget = { object: input.target.object, matchField: input.target.matchField, fields: [] };
   const result = await sink.archive(target, keys, input.signal ? { signal: input.signal } : {});
   const acted = [...result.archived, ...result.missing];
-  await createChangeDetector(hashes.redis, hashes.keyPrefix, hashes.destination, input.target, hashes.instance).forget(acted);
+  await createChangeDetector(hashes.redis, hashes.keyPrefix, hashes.destination, input.target, hashes.instance).forget(
+    acted,
+  );
   return { acted, refused: result.refused.length, ...(result.reason === undefined ? {} : { reason: result.reason }) };
 }

@@ -29,24 +29,37 @@ export interface LeaveFieldsInput {
  * Writes the fields on every leaver; returns the keys the CRM took, how many it refused (those stay pending) and the
  * first refusal's reason (redacted by the sink, as reject reasons are).
  */
-export async function applyLeaveFields(input: LeaveFieldsInput): Promise<{ acted: string[]; refused: number; reason?: string }> {
+export async function applyLeaveFields(
+  input: LeaveFieldsInput,
+): Promise<{ acted: string[]; refused: number; reason?: string }> {
   const { sink, keys, hashes } = input;
   const now = (input.now ?? new Date()).toISOString();
-  const properties = Object.fromEntries(Object.entries(input.setFields).map(([field, value]) => [field, value === NOW_VALUE ? now : value]));
-  const target: ObjectTarget = { object: input.target.object, matchField: input.target.matchField, fields: Object.keys(properties) };
+  const properties = Object.fromEntries(
+    Object.entries(input.setFields).map(([field, value]) => [field, value === NOW_VALUE ? now : value]),
+  );
+  const target: ObjectTarget = {
+    object: input.target.object,
+    matchField: input.target.matchField,
+    fields: Object.keys(properties),
+  };
   const acted: string[] = [];
   let refused = 0;
   let reason: string | undefined;
   for (const part of chunks(keys, sink.preferredBatchSize(keys.length))) {
-    const outcomes = await sink.upsert(target, part.map((key) => ({ key, properties })), input.signal ? { signal: input.signal } : {});
+    const outcomes = await sink.upsert(
+      target,
+      part.map((key) => ({ key, properties })),
+      input.signal ? { signal: input.signal } : {},
+    );
     for (const o of outcomes) {
       if (o.status === 'rejected') {
         refused += 1;
         reason ??= `${o.code}${o.field === undefined ? '' : ` [${o.field}]`}: ${o.reason}`;
-      }
-      else acted.push(o.key);
+      } else acted.push(o.key);
     }
   }
-  await createChangeDetector(hashes.redis, hashes.keyPrefix, hashes.destination, input.target, hashes.instance).forget(acted);
+  await createChangeDetector(hashes.redis, hashes.keyPrefix, hashes.destination, input.target, hashes.instance).forget(
+    acted,
+  );
   return { acted, refused, ...(reason === undefined ? {} : { reason }) };
 }

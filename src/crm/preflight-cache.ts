@@ -20,10 +20,14 @@ const running = new Map<string, Promise<void>>();
  */
 export function preflightKey(crm: string, endpoint: readonly string[], mapping: FieldMapping): string {
   const asks = {
-    target: mapping.target, fields: mapping.fields.map((f) => [f.field, valueKindOf(f), f.overwrite]), list: mapping.list !== undefined,
+    target: mapping.target,
+    fields: mapping.fields.map((f) => [f.field, valueKindOf(f), f.overwrite]),
+    list: mapping.list !== undefined,
     leaveFields: (mapping.leaveFields ?? []).map((f) => [f.field, leaveValueKind(f.value)]),
   };
-  return createHash('sha256').update(JSON.stringify([crm, endpoint, asks])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([crm, endpoint, asks]))
+    .digest('base64url');
 }
 
 export function cachedPreflight(key: string, check: () => Promise<void>, now: () => number = Date.now): Promise<void> {
@@ -31,9 +35,11 @@ export function cachedPreflight(key: string, check: () => Promise<void>, now: ()
   if (until !== undefined && until > now()) return Promise.resolve();
   let pending = running.get(key);
   if (pending === undefined) {
-    pending = check().then(() => {
-      passed.set(key, now() + PREFLIGHT_TTL_MS);
-    }).finally(() => running.delete(key));
+    pending = check()
+      .then(() => {
+        passed.set(key, now() + PREFLIGHT_TTL_MS);
+      })
+      .finally(() => running.delete(key));
     running.set(key, pending);
   }
   return pending;

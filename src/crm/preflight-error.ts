@@ -22,6 +22,9 @@ export class CrmPreflightError extends CrmSchemaError {
     object: string,
     readonly problems: readonly PreflightProblem[],
   ) {
-    super(`${crm} ${object} does not fit the mapping: ${problems.map((p) => p.message).join('; ')}`, { object, problems: problems.map((p) => ({ at: p.at, field: p.field })) });
+    super(`${crm} ${object} does not fit the mapping: ${problems.map((p) => p.message).join('; ')}`, {
+      object,
+      problems: problems.map((p) => ({ at: p.at, field: p.field })),
+    });
   }
 }

@@ -26,13 +26,23 @@ const keyOf = (r: { code: string; field?: string }): string => `${r.code}\u0000$
  * `groups` with `refused` added: a new array, largest group first (ties: first seen first). At most `maxGroups`
  * groups: refusals of a group beyond that are not listed (callers keep the total count themselves).
  */
-export function addToGroups(groups: readonly RejectGroup[], refused: Iterable<Refused>, maxGroups = Number.POSITIVE_INFINITY): RejectGroup[] {
+export function addToGroups(
+  groups: readonly RejectGroup[],
+  refused: Iterable<Refused>,
+  maxGroups = Number.POSITIVE_INFINITY,
+): RejectGroup[] {
   const byKey = new Map(groups.map((g) => [keyOf(g), { ...g }]));
   for (const r of refused) {
     const key = keyOf(r);
     const group = byKey.get(key);
     if (group) group.count += 1;
-    else if (byKey.size < maxGroups) byKey.set(key, { code: r.code, ...(r.field === undefined ? {} : { field: r.field }), count: 1, example: r.reason });
+    else if (byKey.size < maxGroups)
+      byKey.set(key, {
+        code: r.code,
+        ...(r.field === undefined ? {} : { field: r.field }),
+        count: 1,
+        example: r.reason,
+      });
   }
   // Array.prototype.sort is stable: equal counts keep the order they were first seen in.
   return [...byKey.values()].sort((a, b) => b.count - a.count);

@@ -54,8 +54,15 @@ const ARGS_PER_COMMAND = 1000;
  * Rejects are kept per search and CRM instance (portal / org, see CrmSink.identity): a new or restored instance
  * starts with none. The instance `default` (sinks without an identity) keeps the original key form.
  */
-export function rejectKeys(keyPrefix: string, searchName: string, instance = 'default'): { history: string; retry: string; links: string } {
-  const base = instance === 'default' ? `${keyPrefix}:crm:rejects:${searchName}` : `${keyPrefix}:crm:rejects:${searchName}@${instance}`;
+export function rejectKeys(
+  keyPrefix: string,
+  searchName: string,
+  instance = 'default',
+): { history: string; retry: string; links: string } {
+  const base =
+    instance === 'default'
+      ? `${keyPrefix}:crm:rejects:${searchName}`
+      : `${keyPrefix}:crm:rejects:${searchName}@${instance}`;
   // retry: a sorted set (score = time of the last reject) so the cap drops the oldest keys; links: the match keys
   // with a failed link in the history, so a write that linked them knows (one SREM) whether the history needs a look.
   return { history: `${base}:history`, retry: `${base}:retry`, links: `${base}:links` };
@@ -64,7 +71,8 @@ export function rejectKeys(keyPrefix: string, searchName: string, instance = 'de
 /** Drops the history's failed-link entries of keys a later write linked (the script says how). */
 const RESOLVE_LINKS = luaScript('rejectLinksResolve', 2, new URL('./reject-links-resolve.lua', import.meta.url));
 
-const instanceKey = (keyPrefix: string, searchName: string): string => `${keyPrefix}:crm:rejects-instance:${searchName}`;
+const instanceKey = (keyPrefix: string, searchName: string): string =>
+  `${keyPrefix}:crm:rejects-instance:${searchName}`;
 
 /** `instance`: the CRM instance written to; without it, the search's current instance (set by the writer). */
 export function createRejectStore(redis: Redis, keyPrefix: string, instance?: string): RejectStore {
@@ -79,7 +87,11 @@ export function createRejectStore(redis: Redis, keyPrefix: string, instance?: st
       const keys = await keysOf(searchName);
       // Only the newest MAX_REJECT_HISTORY can survive the trim.
       const history = entries.slice(-MAX_REJECT_HISTORY).map((e) => JSON.stringify(e));
-      const multi = redis.multi().lpush(keys.history, ...history).ltrim(keys.history, 0, MAX_REJECT_HISTORY - 1).expire(keys.history, REJECT_TTL_SECONDS);
+      const multi = redis
+        .multi()
+        .lpush(keys.history, ...history)
+        .ltrim(keys.history, 0, MAX_REJECT_HISTORY - 1)
+        .expire(keys.history, REJECT_TTL_SECONDS);
       const links = entries.filter((e) => e.kind === 'link').map((e) => e.key);
       if (links.length > 0) {
         for (const part of chunks(links, ARGS_PER_COMMAND)) multi.sadd(keys.links, ...part);
@@ -88,7 +100,8 @@ export function createRejectStore(redis: Redis, keyPrefix: string, instance?: st
       const retry = entries.filter((e) => e.keyless !== true && e.kind !== 'link').map((e) => e.key);
       if (retry.length > 0) {
         const score = String(Date.now());
-        for (const part of chunks(retry, ARGS_PER_COMMAND)) multi.zadd(keys.retry, ...part.flatMap((key) => [score, key]));
+        for (const part of chunks(retry, ARGS_PER_COMMAND))
+          multi.zadd(keys.retry, ...part.flatMap((key) => [score, key]));
         // Cap after the add, in the same transaction: the newest MAX_PENDING_REJECTS keys stay.
         multi.zremrangebyrank(keys.retry, 0, -(MAX_PENDING_REJECTS + 1)).expire(keys.retry, REJECT_TTL_SECONDS);
       }
@@ -112,7 +125,8 @@ export function createRejectStore(redis: Redis, keyPrefix: string, instance?: st
     async resolveLinks(searchName, keys) {
       const { history, links } = await keysOf(searchName);
       let resolved = 0;
-      for (const part of chunks(keys, ARGS_PER_COMMAND)) resolved += Number(await runLua(redis, RESOLVE_LINKS, [history, links], part));
+      for (const part of chunks(keys, ARGS_PER_COMMAND))
+        resolved += Number(await runLua(redis, RESOLVE_LINKS, [history, links], part));
       return resolved;
     },
     linkCount: async (searchName) => redis.scard((await keysOf(searchName)).links),

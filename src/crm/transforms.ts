@@ -1,7 +1,17 @@
 import type { CrmValue } from './crm-record.js';
 
 /** Value transforms a mapped field may name in the config. */
-export const TRANSFORMS = ['string', 'number', 'lowercase', 'uppercase', 'trim', 'join', 'first', 'domain', 'date'] as const;
+export const TRANSFORMS = [
+  'string',
+  'number',
+  'lowercase',
+  'uppercase',
+  'trim',
+  'join',
+  'first',
+  'domain',
+  'date',
+] as const;
 export type TransformName = (typeof TRANSFORMS)[number];
 
 export function isTransformName(name: string): name is TransformName {

@@ -12,7 +12,15 @@ export type ValueKind = 'any' | 'text' | 'number' | 'boolean' | 'date';
 export type FieldClass = 'text' | 'number' | 'boolean' | 'date' | 'none';
 
 const TRANSFORM_KINDS: Readonly<Record<TransformName, ValueKind>> = {
-  string: 'any', trim: 'any', first: 'any', join: 'text', lowercase: 'text', uppercase: 'text', domain: 'text', number: 'number', date: 'date',
+  string: 'any',
+  trim: 'any',
+  first: 'any',
+  join: 'text',
+  lowercase: 'text',
+  uppercase: 'text',
+  domain: 'text',
+  number: 'number',
+  date: 'date',
 };
 
 export function constantKind(value: string | number | boolean): ValueKind {

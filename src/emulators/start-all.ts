@@ -3,7 +3,11 @@
  * tests. Returns their handles, URLs and the environment a config needs to point at them.
  */
 import { startHubSpotEmulator, type HubSpotEmulator } from './hubspot/index.js';
-import { startSalesIntelEmulator, type SalesIntelEmulator, type SalesIntelEmulatorOptions } from './sales-intel/index.js';
+import {
+  startSalesIntelEmulator,
+  type SalesIntelEmulator,
+  type SalesIntelEmulatorOptions,
+} from './sales-intel/index.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from './salesforce/index.js';
 
 export const DEFAULT_EMULATOR_PORTS = { salesIntel: 4010, hubspot: 4020, salesforce: 4030 } as const;

@@ -24,7 +24,14 @@ export async function enqueueRun(
   options: { fullResync?: boolean; force?: boolean } = {},
 ): Promise<EnqueueResult> {
   const runId = randomUUID();
-  const data: SyncJobData = { search, runId, trigger, requestedAt: new Date().toISOString(), ...(options.fullResync ? { fullResync: true } : {}), ...(options.force ? { force: true } : {}) };
+  const data: SyncJobData = {
+    search,
+    runId,
+    trigger,
+    requestedAt: new Date().toISOString(),
+    ...(options.fullResync ? { fullResync: true } : {}),
+    ...(options.force ? { force: true } : {}),
+  };
   const job = await queue.add(SYNC_JOB, data, { jobId: runId, deduplication: { id: search } });
   const jobId = job.id ?? runId;
   if (jobId !== runId && options.force) await forceWaiting(queue, jobId);

@@ -69,7 +69,12 @@ export class LeaderLock {
   private async tick(): Promise<void> {
     try {
       if (this.leader) {
-        const renewed = await runLua(this.opts.redis, RENEW_IF_OWNER, [this.opts.key], [this.token, String(this.ttlMs)]);
+        const renewed = await runLua(
+          this.opts.redis,
+          RENEW_IF_OWNER,
+          [this.opts.key],
+          [this.token, String(this.ttlMs)],
+        );
         if (renewed !== 1) {
           this.leader = false;
           this.opts.logger.warn({ key: this.opts.key }, 'scheduler leadership lost');
@@ -86,7 +91,8 @@ export class LeaderLock {
         }
       }
     } catch (err) {
-      if (isRedisConnectionError(err)) this.opts.logger.debug({ err: (err as Error).message }, 'scheduler leader lock: Redis unreachable');
+      if (isRedisConnectionError(err))
+        this.opts.logger.debug({ err: (err as Error).message }, 'scheduler leader lock: Redis unreachable');
       else this.opts.logger.error({ err }, 'scheduler leader lock check failed');
     } finally {
       this.schedule();
@@ -99,7 +105,8 @@ export class LeaderLock {
     if (this.leader) {
       this.leader = false;
       // With Redis unreachable the command would wait for it: let the lease lapse instead.
-      if (this.opts.redis.status === 'ready') await runLua(this.opts.redis, RELEASE_IF_OWNER, [this.opts.key], [this.token]).catch(() => undefined);
+      if (this.opts.redis.status === 'ready')
+        await runLua(this.opts.redis, RELEASE_IF_OWNER, [this.opts.key], [this.token]).catch(() => undefined);
     }
   }
 }

@@ -9,7 +9,12 @@ import type { Redis } from 'ioredis';
 const IN_FLIGHT = new Set(['waiting', 'active', 'prioritized', 'waiting-children']);
 
 /** `redis` is the connection the queue was opened on (QueueContext). */
-export async function runsInFlight(queue: Queue, redis: Redis, searches: readonly string[], dueWithinMs: number): Promise<string[]> {
+export async function runsInFlight(
+  queue: Queue,
+  redis: Redis,
+  searches: readonly string[],
+  dueWithinMs: number,
+): Promise<string[]> {
   const now = Date.now();
   const pending = await Promise.all(
     searches.map(async (search) => {

@@ -40,8 +40,13 @@ export async function startScheduler(opts: SchedulerOptions): Promise<SchedulerH
     const result = await syncJobSchedulers(queues.tick, searches);
     logger.info(result, 'job schedulers synced with the config');
     // Run state of searches no longer in the config expires (docs/operations.md "Keys and their lifetimes").
-    const retention = await retireRemovedSearches(opts.ctx.connection, opts.ctx.prefix, searches.map((s) => s.name));
-    if (retention.retired.length + retention.restored.length > 0) logger.info(retention, 'run state of removed searches set to expire');
+    const retention = await retireRemovedSearches(
+      opts.ctx.connection,
+      opts.ctx.prefix,
+      searches.map((s) => s.name),
+    );
+    if (retention.retired.length + retention.restored.length > 0)
+      logger.info(retention, 'run state of removed searches set to expire');
   };
 
   const lock = new LeaderLock({
@@ -61,13 +66,20 @@ export async function startScheduler(opts: SchedulerOptions): Promise<SchedulerH
         return undefined;
       }
       const result = await enqueueRun(queues.sync, search, 'schedule');
-      logger.info(result, result.deduplicated ? 'scheduled run skipped: one is already pending' : 'scheduled run queued');
+      logger.info(
+        result,
+        result.deduplicated ? 'scheduled run skipped: one is already pending' : 'scheduled run queued',
+      );
       return result;
     },
     { connection: opts.ctx.connection, prefix: opts.ctx.prefix, concurrency: 1 },
   );
   // Redis outages are logged once by the connection's watcher (shared/redis-watch.ts), not on every retry.
-  tickWorker.on('error', (err) => (isRedisConnectionError(err) ? logger.debug({ err: err.message }, 'tick worker: Redis unreachable') : logger.error({ err }, 'tick worker error')));
+  tickWorker.on('error', (err) =>
+    isRedisConnectionError(err)
+      ? logger.debug({ err: err.message }, 'tick worker: Redis unreachable')
+      : logger.error({ err }, 'tick worker error'),
+  );
 
   await lock.start();
 

@@ -67,16 +67,26 @@ export function startSyncWorker(opts: SyncWorkerOptions): SyncWorkerHandle {
     maxStalledCount: MAX_STARTED_ATTEMPTS,
     // Per-minute completed/failed counts behind /metrics' bullmq_job_*_total.
     metrics: { maxDataPoints: MetricsTime.ONE_WEEK },
-    settings: { backoffStrategy: (attempts, type, err, job) => (type === SYNC_BACKOFF_TYPE ? syncBackoff(attempts, type, err, job) : 0) },
+    settings: {
+      backoffStrategy: (attempts, type, err, job) =>
+        type === SYNC_BACKOFF_TYPE ? syncBackoff(attempts, type, err, job) : 0,
+    },
     lockDuration: opts.lockDuration ?? SYNC_LOCK_DURATION_MS,
     // An explicit shorter lock without its own renewal period renews at BullMQ's default (half the lock).
     lockRenewTime: opts.lockRenewTime ?? (opts.lockDuration === undefined ? SYNC_LOCK_RENEW_MS : opts.lockDuration / 2),
     stalledInterval: opts.stalledInterval ?? SYNC_STALLED_INTERVAL_MS,
   });
   // Redis outages are logged once by the connection's watcher (shared/redis-watch.ts), not on every retry.
-  worker.on('error', (err) => (isRedisConnectionError(err) ? logger.debug({ err: err.message }, 'sync worker: Redis unreachable') : logger.error({ err }, 'sync worker error')));
+  worker.on('error', (err) =>
+    isRedisConnectionError(err)
+      ? logger.debug({ err: err.message }, 'sync worker: Redis unreachable')
+      : logger.error({ err }, 'sync worker error'),
+  );
   worker.on('failed', (job, err) =>
-    logger.warn({ jobId: job?.id, search: job?.data.search, attemptsMade: job?.attemptsMade, err: err.message }, 'run attempt failed'),
+    logger.warn(
+      { jobId: job?.id, search: job?.data.search, attemptsMade: job?.attemptsMade, err: err.message },
+      'run attempt failed',
+    ),
   );
   worker.on('completed', (job, result) => logger.info({ jobId: job.id, ...result }, 'run finished'));
 
@@ -93,7 +103,8 @@ export function startSyncWorker(opts: SyncWorkerOptions): SyncWorkerHandle {
       });
       const done = await Promise.race([closed.then(() => true as const), timedOut]);
       clearTimeout(timer);
-      if (!done) logger.error({ graceMs }, 'runs did not stop in time; their locks will expire and they resume as stalled');
+      if (!done)
+        logger.error({ graceMs }, 'runs did not stop in time; their locks will expire and they resume as stalled');
       return done;
     },
   };

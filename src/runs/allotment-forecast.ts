@@ -17,7 +17,12 @@ export const PACE_RUNS = 5;
  * Start times (epoch ms) of the scheduled runs in (`fromMs`, `untilMs`): `every` is aligned to the epoch as BullMQ's
  * job schedulers align it; cron in its time zone. None for a manual-only search.
  */
-export function scheduledRunTimes(schedule: SavedSearch['schedule'], fromMs: number, untilMs: number, max = MAX_RUNS_AHEAD): number[] {
+export function scheduledRunTimes(
+  schedule: SavedSearch['schedule'],
+  fromMs: number,
+  untilMs: number,
+  max = MAX_RUNS_AHEAD,
+): number[] {
   const out: number[] = [];
   if (!schedule || untilMs <= fromMs) return out;
   if ('every' in schedule) {
@@ -26,7 +31,10 @@ export function scheduledRunTimes(schedule: SavedSearch['schedule'], fromMs: num
     for (let t = Math.floor(fromMs / every) * every + every; t < untilMs && out.length < max; t += every) out.push(t);
     return out;
   }
-  const it = CronExpressionParser.parse(schedule.cron, { currentDate: new Date(fromMs), ...(schedule.timezone ? { tz: schedule.timezone } : {}) });
+  const it = CronExpressionParser.parse(schedule.cron, {
+    currentDate: new Date(fromMs),
+    ...(schedule.timezone ? { tz: schedule.timezone } : {}),
+  });
   while (out.length < max) {
     const t = it.next().getTime();
     if (t >= untilMs) break;
@@ -61,8 +69,14 @@ export function paceFromHistory(runs: readonly RunSummary[]): RunPace | null {
   const steady = all.filter((r) => r.refresh !== undefined && r.refresh.rebuilt === undefined);
   const walked = (all[0]?.refresh !== undefined && steady.length > 0 ? steady : all).slice(0, PACE_RUNS);
   if (walked.length === 0) return null;
-  const mean = (f: (r: RunSummary) => number): number => Math.ceil(walked.reduce((n, r) => n + f(r), 0) / walked.length);
-  return { tokens: mean((r) => r.tokensSpent), credits: mean((r) => r.creditsSpent), basis: 'history', runs: walked.length };
+  const mean = (f: (r: RunSummary) => number): number =>
+    Math.ceil(walked.reduce((n, r) => n + f(r), 0) / walked.length);
+  return {
+    tokens: mean((r) => r.tokensSpent),
+    credits: mean((r) => r.creditsSpent),
+    basis: 'history',
+    runs: walked.length,
+  };
 }
 
 /**
@@ -70,7 +84,12 @@ export function paceFromHistory(runs: readonly RunSummary[]): RunPace | null {
  * contacts. In refresh mode `changed` (`runsPerInterval`: its runs in `maxAgeDays`) only the first run walks every
  * match; each later one its refresh share, 1/runsPerInterval of them (the changes are not known before it has run).
  */
-export function paceFromCount(counted: number, search: Pick<SavedSearch, 'maxRecords'>, withCredits: boolean, changed?: { runsPerInterval: number }): RunPace {
+export function paceFromCount(
+  counted: number,
+  search: Pick<SavedSearch, 'maxRecords'>,
+  withCredits: boolean,
+  changed?: { runsPerInterval: number },
+): RunPace {
   const records = search.maxRecords !== undefined ? Math.min(counted, search.maxRecords) : counted;
   const pace: RunPace = { tokens: records, credits: withCredits ? records : 0, basis: 'count', runs: 0 };
   if (!changed) return pace;
@@ -137,9 +156,14 @@ export function forecastAllotment(input: ForecastInput): AllotmentForecast {
     const first = s.pace.firstRunTokens ?? s.pace.tokens;
     times.forEach((at, i) => runs.push({ at, order, tokens: i === 0 ? first : s.pace.tokens }));
     return {
-      search: s.search, runsLeft: times.length, nextRunAt: times[0] === undefined ? null : new Date(times[0]).toISOString(),
-      tokensPerRun: s.pace.tokens, creditsPerRun: s.pace.credits, basis: s.pace.basis,
-      tokens: times.length === 0 ? 0 : first + (times.length - 1) * s.pace.tokens, credits: times.length * s.pace.credits,
+      search: s.search,
+      runsLeft: times.length,
+      nextRunAt: times[0] === undefined ? null : new Date(times[0]).toISOString(),
+      tokensPerRun: s.pace.tokens,
+      creditsPerRun: s.pace.credits,
+      basis: s.pace.basis,
+      tokens: times.length === 0 ? 0 : first + (times.length - 1) * s.pace.tokens,
+      credits: times.length * s.pace.credits,
     };
   });
   runs.sort((a, b) => a.at - b.at || a.order - b.order);
@@ -154,8 +178,15 @@ export function forecastAllotment(input: ForecastInput): AllotmentForecast {
   }
   const tokens = searches.reduce((n, s) => n + s.tokens, 0);
   return {
-    at: input.now.toISOString(), resetAt: new Date(resetAt).toISOString(), limit, remaining, reserve, searches,
-    tokens, credits: searches.reduce((n, s) => n + s.credits, 0), tokensLeftAtReset: remaining - reserve - tokens,
+    at: input.now.toISOString(),
+    resetAt: new Date(resetAt).toISOString(),
+    limit,
+    remaining,
+    reserve,
+    searches,
+    tokens,
+    credits: searches.reduce((n, s) => n + s.credits, 0),
+    tokensLeftAtReset: remaining - reserve - tokens,
     exhaustsAt: exhausted ? new Date(exhausted.at).toISOString() : null,
     exhaustedBy: exhausted ? (input.searches[exhausted.order]?.search ?? null) : null,
   };

@@ -68,7 +68,11 @@ export class CheckpointStore<S = unknown> {
   private pendingTtl = 0;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly redis: Redis, search: string, options: CheckpointStoreOptions = {}) {
+  constructor(
+    private readonly redis: Redis,
+    search: string,
+    options: CheckpointStoreOptions = {},
+  ) {
     this.key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).checkpoint;
     this.ttlMs = options.ttlMs ?? DEFAULT_CHECKPOINT_TTL_MS;
   }
@@ -88,12 +92,14 @@ export class CheckpointStore<S = unknown> {
     this.pendingTtl = ttlMs;
     if (first) {
       // A failed write rejects its callers but must not wedge later saves.
-      this.writing = this.writing.catch(() => undefined).then(async () => {
-        const payload = this.pending;
-        const ttl = this.pendingTtl;
-        this.pending = null;
-        if (payload !== null) await this.redis.set(this.key, payload, 'PX', ttl);
-      });
+      this.writing = this.writing
+        .catch(() => undefined)
+        .then(async () => {
+          const payload = this.pending;
+          const ttl = this.pendingTtl;
+          this.pending = null;
+          if (payload !== null) await this.redis.set(this.key, payload, 'PX', ttl);
+        });
     }
     return this.writing;
   }

@@ -10,13 +10,23 @@ export function formatSummary(s: RunSummary): string {
     `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
   ];
   if (s.personsRevealed !== undefined) {
-    lines.push(`  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`);
+    lines.push(
+      `  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`,
+    );
   }
-  if (s.entered !== undefined) lines.push(`  entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}  leavers pending ${s.leaversPending ?? 0}${listPart(s)}`);
+  if (s.entered !== undefined)
+    lines.push(
+      `  entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}  leavers pending ${s.leaversPending ?? 0}${listPart(s)}`,
+    );
   if (s.refresh) lines.push(`  refresh changed  ${refreshPart(s.refresh)}`);
   if (s.tokensSpentPerRecord !== undefined) lines.push(`  tokens per record landed ${s.tokensSpentPerRecord}`);
-  if (s.warnings?.groups) lines.push(`  warnings ${s.warnings.count}, by code and field:`, ...s.warnings.groups.map((g) => `    ${g.count} x ${groupLabel(g)}, e.g. ${g.example}`));
-  else if (s.warnings) lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
+  if (s.warnings?.groups)
+    lines.push(
+      `  warnings ${s.warnings.count}, by code and field:`,
+      ...s.warnings.groups.map((g) => `    ${g.count} x ${groupLabel(g)}, e.g. ${g.example}`),
+    );
+  else if (s.warnings)
+    lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
   if (s.resumeAt) lines.push(`  resumes after the budget resets at ${s.resumeAt}`);
   if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
   return lines.join('\n');
@@ -36,11 +46,29 @@ function refreshPart(r: NonNullable<RunSummary['refresh']>): string {
 /** One line per run, newest first, for `runs <search>`. */
 export function formatRunLine(s: RunSummary): string {
   return [
-    s.finishedAt, s.status.padEnd(9), `fetched ${s.fetched}`, `created ${s.created}`, `updated ${s.updated}`,
-    `unchanged ${s.unchanged}`, `rejected ${s.rejected}`, `tokens ${s.tokensSpent}`, `credits ${s.creditsSpent}`,
+    s.finishedAt,
+    s.status.padEnd(9),
+    `fetched ${s.fetched}`,
+    `created ${s.created}`,
+    `updated ${s.updated}`,
+    `unchanged ${s.unchanged}`,
+    `rejected ${s.rejected}`,
+    `tokens ${s.tokensSpent}`,
+    `credits ${s.creditsSpent}`,
     s.personsRevealed !== undefined ? `revealed ${s.personsRevealed}` : '',
-    s.refresh ? `refresh walked ${s.refresh.walked.changed + s.refresh.walked.new + s.refresh.walked.stale} skipped ${s.refresh.skipped} of full ${s.refresh.fullTokens}` : '',
-    s.entered !== undefined ? `entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}${s.leaversPending ? `  leavers pending ${s.leaversPending}` : ''}${listPart(s)}` : '', s.revealSkipped ? `reveal skipped ${s.revealSkipped}` : '',
-    `${(s.durationMs / 1000).toFixed(1)}s`, s.stopReason ?? '', s.limitedBy ? `limited by ${s.limitedBy}` : '', s.warnings ? `warnings ${s.warnings.count}` : '', s.error ? `${s.error.code}` : '',
-  ].filter((part) => part !== '').join('  ');
+    s.refresh
+      ? `refresh walked ${s.refresh.walked.changed + s.refresh.walked.new + s.refresh.walked.stale} skipped ${s.refresh.skipped} of full ${s.refresh.fullTokens}`
+      : '',
+    s.entered !== undefined
+      ? `entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}${s.leaversPending ? `  leavers pending ${s.leaversPending}` : ''}${listPart(s)}`
+      : '',
+    s.revealSkipped ? `reveal skipped ${s.revealSkipped}` : '',
+    `${(s.durationMs / 1000).toFixed(1)}s`,
+    s.stopReason ?? '',
+    s.limitedBy ? `limited by ${s.limitedBy}` : '',
+    s.warnings ? `warnings ${s.warnings.count}` : '',
+    s.error ? `${s.error.code}` : '',
+  ]
+    .filter((part) => part !== '')
+    .join('  ');
 }

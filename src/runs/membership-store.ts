@@ -65,23 +65,49 @@ export function runMatchedKey(search: string, runId: string, prefix: string = DE
 }
 
 /** Adds one committed batch's match keys to the run's matched set (and renews its TTL). */
-export async function addRunMatched(redis: Redis, search: string, runId: string, keys: readonly string[], prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+export async function addRunMatched(
+  redis: Redis,
+  search: string,
+  runId: string,
+  keys: readonly string[],
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<void> {
   if (keys.length === 0) return;
   const key = runMatchedKey(search, runId, prefix);
-  await redis.multi().sadd(key, ...keys).expire(key, RUN_MATCHED_TTL_SECONDS).exec();
+  await redis
+    .multi()
+    .sadd(key, ...keys)
+    .expire(key, RUN_MATCHED_TTL_SECONDS)
+    .exec();
 }
 
 /** Drops a run's matched set: the run ended without a complete walk and nothing will resume it. */
-export async function dropRunMatched(redis: Redis, search: string, runId: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+export async function dropRunMatched(
+  redis: Redis,
+  search: string,
+  runId: string,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<void> {
   await redis.del(runMatchedKey(search, runId, prefix));
 }
 
 export class MembershipStore {
   private readonly keys: { members: string; absent: string; pending: string; meta: string; listed: string };
 
-  constructor(private readonly redis: Redis, private readonly search: string, instance: string, private readonly prefix: string = DEFAULT_RUNS_PREFIX) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly search: string,
+    instance: string,
+    private readonly prefix: string = DEFAULT_RUNS_PREFIX,
+  ) {
     const b = `${base(search, prefix)}:${instance}`;
-    this.keys = { members: `${b}:members`, absent: `${b}:absent`, pending: `${b}:pending`, meta: `${b}:meta`, listed: `${b}:listed` };
+    this.keys = {
+      members: `${b}:members`,
+      absent: `${b}:absent`,
+      pending: `${b}:pending`,
+      meta: `${b}:meta`,
+      listed: `${b}:listed`,
+    };
   }
 
   /** A complete run's matched set becomes the membership (its set is consumed). */
@@ -100,13 +126,26 @@ export class MembershipStore {
     const mode = { none: 0, list: 1, removeFromList: 2 }[list];
     const keys = [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), listed];
     const reply = await runLua<number[]>(this.redis, FORECAST, keys, [rules.confirmRuns, rules.maxShare, mode]);
-    const [entered, left, matched, guarded, waiting, listAdds, listRemoves] = reply.map(Number) as [number, number, number, number, number, number, number];
+    const [entered, left, matched, guarded, waiting, listAdds, listRemoves] = reply.map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     return { entered, left, matched, guarded: guarded === 1, pending: waiting, listAdds, listRemoves };
   }
 
   private async run(script: LuaScript, runId: string, rules: LeaveRules): Promise<Settled> {
     const { members, absent, pending, meta } = this.keys;
-    const reply = await runLua<number[]>(this.redis, script, [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix)], [rules.confirmRuns, rules.maxShare]);
+    const reply = await runLua<number[]>(
+      this.redis,
+      script,
+      [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix)],
+      [rules.confirmRuns, rules.maxShare],
+    );
     const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
     return { entered, left, matched, guarded: guarded === 1, pending: waiting };
   }
@@ -114,7 +153,9 @@ export class MembershipStore {
   /** The mirror's size now; `unlisted` only for a search with a list (`withList`), else 0. */
   async counts(withList: boolean): Promise<MembershipCounts> {
     const { members, pending, listed } = this.keys;
-    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed], [withList ? 1 : 0])).map(Number) as [number, number, number];
+    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed], [withList ? 1 : 0])).map(
+      Number,
+    ) as [number, number, number];
     return { members: m, pending: p, unlisted: u };
   }
 

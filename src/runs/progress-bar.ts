@@ -27,7 +27,8 @@ function formatDuration(ms: number): string {
 export function renderProgress(p: RunProgress): string {
   const ratio = p.target > 0 ? Math.min(1, p.fetched / p.target) : 0;
   const filled = Math.round(ratio * WIDTH);
-  const eta = p.fetched > 0 && p.target > p.fetched ? formatDuration((p.elapsedMs / p.fetched) * (p.target - p.fetched)) : '-';
+  const eta =
+    p.fetched > 0 && p.target > p.fetched ? formatDuration((p.elapsedMs / p.fetched) * (p.target - p.fetched)) : '-';
   return `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${p.fetched}/${p.target} records  tokens ${p.tokensSpent}  credits ${p.creditsSpent}  ETA ${eta}`;
 }
 

@@ -43,28 +43,59 @@ function base(search: string, prefix: string): string {
 }
 
 /** Adds one committed batch's match keys, found in the partition of `filter`, to the run's keys by partition. */
-export async function addRunKeys(redis: Redis, search: string, runId: string, filter: Record<string, unknown>, keys: readonly string[], prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+export async function addRunKeys(
+  redis: Redis,
+  search: string,
+  runId: string,
+  filter: Record<string, unknown>,
+  keys: readonly string[],
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<void> {
   if (keys.length === 0) return;
   const key = `${base(search, prefix)}:run:${runId}`;
   const id = partitionId(filter);
-  await redis.multi().hset(key, ...keys.flatMap((k) => [k, id])).expire(key, RUN_MATCHED_TTL_SECONDS).exec();
+  await redis
+    .multi()
+    .hset(key, ...keys.flatMap((k) => [k, id]))
+    .expire(key, RUN_MATCHED_TTL_SECONDS)
+    .exec();
 }
 
 /** Drops a run's keys by partition: the run ended without a complete walk and nothing will resume it. */
-export async function dropRunKeys(redis: Redis, search: string, runId: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+export async function dropRunKeys(
+  redis: Redis,
+  search: string,
+  runId: string,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<void> {
   await redis.del(`${base(search, prefix)}:run:${runId}`);
 }
 
 /** A complete run in refresh mode `full`: every instance's registry goes (a later `changed` run starts afresh). */
-export async function dropRegistries(redis: Redis, search: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<void> {
+export async function dropRegistries(
+  redis: Redis,
+  search: string,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<void> {
   const instances = `${base(search, prefix)}:instances`;
   const names = await redis.smembers(instances);
   if (names.length === 0) return;
-  await redis.del(instances, ...names.flatMap((n) => [`${base(search, prefix)}:${n}`, `${base(search, prefix)}:${n}:keys`, `${base(search, prefix)}:${n}:held`]));
+  await redis.del(
+    instances,
+    ...names.flatMap((n) => [
+      `${base(search, prefix)}:${n}`,
+      `${base(search, prefix)}:${n}:keys`,
+      `${base(search, prefix)}:${n}:held`,
+    ]),
+  );
 }
 
 /** The CRM instance whose registry of `search` was saved last (what `plan` previews), or null when none is kept. */
-export async function lastRegistryInstance(redis: Redis, search: string, prefix: string = DEFAULT_RUNS_PREFIX): Promise<string | null> {
+export async function lastRegistryInstance(
+  redis: Redis,
+  search: string,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<string | null> {
   let last: { instance: string; savedAt: number } | null = null;
   for (const instance of await redis.smembers(`${base(search, prefix)}:instances`)) {
     const registry = await new RefreshRegistryStore(redis, search, instance, prefix).load();
@@ -76,9 +107,19 @@ export async function lastRegistryInstance(redis: Redis, search: string, prefix:
 export class RefreshRegistryStore {
   private readonly keys: { registry: string; keys: string; instances: string; held: string };
 
-  constructor(private readonly redis: Redis, private readonly search: string, private readonly instance: string, private readonly prefix: string = DEFAULT_RUNS_PREFIX) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly search: string,
+    private readonly instance: string,
+    private readonly prefix: string = DEFAULT_RUNS_PREFIX,
+  ) {
     const b = base(search, prefix);
-    this.keys = { registry: `${b}:${instance}`, keys: `${b}:${instance}:keys`, instances: `${b}:instances`, held: `${b}:${instance}:held` };
+    this.keys = {
+      registry: `${b}:${instance}`,
+      keys: `${b}:${instance}:keys`,
+      instances: `${b}:instances`,
+      held: `${b}:${instance}:held`,
+    };
   }
 
   /** The registry, or null (none yet, expired, or unreadable). */
@@ -98,11 +139,35 @@ export class RefreshRegistryStore {
    * after they went: `covered`, the oldest last walk after this run); unless `registry` is null (a dry run) its keys
    * and `registry` replace the registry. Returns the members kept of skipped partitions, and those held.
    */
-  async commit(runId: string, at: number, covered: number, skipped: readonly string[], registry: RefreshRegistry | null): Promise<{ kept: number; held: number }> {
+  async commit(
+    runId: string,
+    at: number,
+    covered: number,
+    skipped: readonly string[],
+    registry: RefreshRegistry | null,
+  ): Promise<{ kept: number; held: number }> {
     const runKeys = `${base(this.search, this.prefix)}:run:${runId}`;
-    const [kept, held] = await runLua<[number, number]>(this.redis, COMMIT, [this.keys.keys, runKeys, runMatchedKey(this.search, runId, this.prefix), this.keys.registry, this.keys.instances, this.keys.held], [
-      registry ? '1' : '0', registry ? JSON.stringify(registry) : '', REFRESH_REGISTRY_TTL_SECONDS, this.instance, at, covered, ...skipped,
-    ]);
+    const [kept, held] = await runLua<[number, number]>(
+      this.redis,
+      COMMIT,
+      [
+        this.keys.keys,
+        runKeys,
+        runMatchedKey(this.search, runId, this.prefix),
+        this.keys.registry,
+        this.keys.instances,
+        this.keys.held,
+      ],
+      [
+        registry ? '1' : '0',
+        registry ? JSON.stringify(registry) : '',
+        REFRESH_REGISTRY_TTL_SECONDS,
+        this.instance,
+        at,
+        covered,
+        ...skipped,
+      ],
+    );
     return { kept, held };
   }
 

@@ -41,7 +41,11 @@ export interface Selection {
  * share (kept partitions / runs per interval, rounded up), more when some would pass `maxAgeDays` before the next
  * run. Ties go by id, so the share moves through the partitions in a stable order.
  */
-export function selectPartitions(partitions: readonly Recounted[], maxAgeDays: number, cadence: RefreshCadence): Selection {
+export function selectPartitions(
+  partitions: readonly Recounted[],
+  maxAgeDays: number,
+  cadence: RefreshCadence,
+): Selection {
   const walk: Selection['walk'] = [];
   const unchanged: Recounted[] = [];
   for (const p of partitions) {
@@ -49,8 +53,12 @@ export function selectPartitions(partitions: readonly Recounted[], maxAgeDays: n
     else unchanged.push(p);
   }
   // An empty partition has nothing to refresh: walked again only once its count moves.
-  const holding = unchanged.filter((p) => p.countNow > 0).sort((a, b) => a.walkedAt - b.walkedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const share = Math.ceil(partitions.filter((p) => p.countNow > 0 || p.count > 0).length / Math.max(1, cadence.runsPerInterval));
+  const holding = unchanged
+    .filter((p) => p.countNow > 0)
+    .sort((a, b) => a.walkedAt - b.walkedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const share = Math.ceil(
+    partitions.filter((p) => p.countNow > 0 || p.count > 0).length / Math.max(1, cadence.runsPerInterval),
+  );
   const maxAgeMs = maxAgeDays * DAY_MS;
   const due = holding.filter((p) => cadence.nextRunAt - p.walkedAt > maxAgeMs).length;
   const stale = holding.slice(0, Math.max(share, due));

@@ -19,14 +19,36 @@ export interface RunCounts {
 
 export function emptyCounts(): RunCounts {
   return {
-    counted: 0, fetched: 0, unique: 0, created: 0, updated: 0, unchanged: 0, rejected: 0,
-    tokensSpent: 0, creditsSpent: 0, requests: { search: 0, count: 0 }, throttled: 0,
+    counted: 0,
+    fetched: 0,
+    unique: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    rejected: 0,
+    tokensSpent: 0,
+    creditsSpent: 0,
+    requests: { search: 0, count: 0 },
+    throttled: 0,
   };
 }
 
 /** Adds `b` into `a` (counters only; `counted` is a plan figure, not a sum). */
-export function addCounts(a: RunCounts, b: Partial<Omit<RunCounts, 'requests'>> & { requests?: Partial<RunCounts['requests']> }): void {
-  for (const k of ['fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected', 'tokensSpent', 'creditsSpent', 'throttled'] as const) {
+export function addCounts(
+  a: RunCounts,
+  b: Partial<Omit<RunCounts, 'requests'>> & { requests?: Partial<RunCounts['requests']> },
+): void {
+  for (const k of [
+    'fetched',
+    'unique',
+    'created',
+    'updated',
+    'unchanged',
+    'rejected',
+    'tokensSpent',
+    'creditsSpent',
+    'throttled',
+  ] as const) {
     a[k] += b[k] ?? 0;
   }
   a.requests.search += b.requests?.search ?? 0;
@@ -48,7 +70,8 @@ export interface AttemptSpend {
  * timeout) yields no page to add up, yet may have been charged, and the client books it at its worst case.
  */
 export function runCounts(accumulated: RunCounts, earlier: RunCounts | undefined, attempt: AttemptSpend): RunCounts {
-  const atLeast = (total: number, before: number, thisAttempt: number): number => before + Math.max(total - before, thisAttempt);
+  const atLeast = (total: number, before: number, thisAttempt: number): number =>
+    before + Math.max(total - before, thisAttempt);
   return {
     ...accumulated,
     tokensSpent: atLeast(accumulated.tokensSpent, earlier?.tokensSpent ?? 0, attempt.tokensSpent),

@@ -15,12 +15,20 @@ const DEFAULT_HISTORY_KEEP = 50;
 export async function recordRun(redis: Redis, summary: RunSummary, options: RunHistoryOptions = {}): Promise<void> {
   const key = runKeys(summary.search, options.prefix ?? DEFAULT_RUNS_PREFIX).history;
   const keep = options.keep ?? DEFAULT_HISTORY_KEEP;
-  await redis.multi().lpush(key, JSON.stringify(summary)).ltrim(key, 0, keep - 1).exec();
+  await redis
+    .multi()
+    .lpush(key, JSON.stringify(summary))
+    .ltrim(key, 0, keep - 1)
+    .exec();
   await addRunTotals(redis, summary, options);
 }
 
 /** The most recent summaries of a search, newest first. */
-export async function listRuns(redis: Redis, search: string, options: { prefix?: string; limit?: number } = {}): Promise<RunSummary[]> {
+export async function listRuns(
+  redis: Redis,
+  search: string,
+  options: { prefix?: string; limit?: number } = {},
+): Promise<RunSummary[]> {
   const key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).history;
   const raw = await redis.lrange(key, 0, (options.limit ?? 20) - 1);
   return raw.map((line) => JSON.parse(line) as RunSummary);
@@ -30,7 +38,12 @@ export async function listRuns(redis: Redis, search: string, options: { prefix?:
  * The summary of run `runId` if it already ended `completed` or `partial` (among the search's recent runs): a later
  * attempt of the same queued run (its job stalled while the first worker lived on) returns it instead of walking again.
  */
-export async function findFinishedRun(redis: Redis, search: string, runId: string, options: { prefix?: string } = {}): Promise<RunSummary | null> {
+export async function findFinishedRun(
+  redis: Redis,
+  search: string,
+  runId: string,
+  options: { prefix?: string } = {},
+): Promise<RunSummary | null> {
   const runs = await listRuns(redis, search, { ...options, limit: 50 });
   return runs.find((r) => r.runId === runId && (r.status === 'completed' || r.status === 'partial')) ?? null;
 }

@@ -43,12 +43,18 @@ const runIdOf = (value: string | null): string | null => (value === null ? null 
  * While another attempt of the same run holds it, this waits (a live holder finishes or checkpoints; a crashed one's
  * lock expires within `ttlMs`), up to `ttlMs` plus one renewal; then RunAlreadyActiveError names this run itself.
  */
-export async function acquireRunLock(redis: Redis, search: string, runId: string, options: RunLockOptions = {}): Promise<RunLock> {
+export async function acquireRunLock(
+  redis: Redis,
+  search: string,
+  runId: string,
+  options: RunLockOptions = {},
+): Promise<RunLock> {
   const key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).lock;
   // As short-lived as the queue job's lock (src/queue/worker-locks.ts): a crashed holder blocks the run's next
   // attempt for at most 10 s; renewed every 2 s, it survives an event loop blocked for several seconds.
   const ttlMs = options.ttlMs ?? 10_000;
-  const renewEveryMs = options.renewEveryMs ?? (options.ttlMs === undefined ? 2_000 : Math.max(100, Math.floor(ttlMs / 3)));
+  const renewEveryMs =
+    options.renewEveryMs ?? (options.ttlMs === undefined ? 2_000 : Math.max(100, Math.floor(ttlMs / 3)));
   const owner = `${runId}#${randomUUID().slice(0, 8)}`;
   const deadline = Date.now() + ttlMs + renewEveryMs;
   for (;;) {

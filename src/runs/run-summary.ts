@@ -96,21 +96,52 @@ export { addCounts, emptyCounts, type RunCounts } from './run-counters.js';
 /** Exit code of `run` for a summary, as the contract promises: 0 completed, 1 failed, 3 partial/delayed. */
 export function exitCodeOf(summary: Pick<RunSummary, 'status'>): 0 | 1 | 3 {
   switch (summary.status) {
-    case 'completed': return 0;
-    case 'failed': return 1;
+    case 'completed':
+      return 0;
+    case 'failed':
+      return 1;
     case 'partial':
-    case 'delayed': return 3;
+    case 'delayed':
+      return 3;
   }
 }
 
 /** The summary of a queued run pacing delayed before it started: nothing fetched; it looks again at `resumeAt`. */
 export function pacedSummary(search: string, runId: string, resumeAt: Date): RunSummary {
   const now = new Date().toISOString();
-  return { search, status: 'delayed', ...emptyCounts(), durationMs: 0, runId, startedAt: now, finishedAt: now, dryRun: false, partitions: 0, stopReason: 'paced', resumeAt: resumeAt.toISOString() };
+  return {
+    search,
+    status: 'delayed',
+    ...emptyCounts(),
+    durationMs: 0,
+    runId,
+    startedAt: now,
+    finishedAt: now,
+    dryRun: false,
+    partitions: 0,
+    stopReason: 'paced',
+    resumeAt: resumeAt.toISOString(),
+  };
 }
 
 /** The summary of a run that could not start (another run active, search refused at run time). */
-export function notStartedSummary(search: string, runId: string, dryRun: boolean, error: { code: string; message: string }): RunSummary {
+export function notStartedSummary(
+  search: string,
+  runId: string,
+  dryRun: boolean,
+  error: { code: string; message: string },
+): RunSummary {
   const now = new Date().toISOString();
-  return { search, status: 'failed', ...emptyCounts(), durationMs: 0, runId, startedAt: now, finishedAt: now, dryRun, partitions: 0, error };
+  return {
+    search,
+    status: 'failed',
+    ...emptyCounts(),
+    durationMs: 0,
+    runId,
+    startedAt: now,
+    finishedAt: now,
+    dryRun,
+    partitions: 0,
+    error,
+  };
 }

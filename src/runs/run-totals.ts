@@ -12,8 +12,22 @@ import type { RunSummary } from './run-summary.js';
 export const RUN_DURATION_BUCKETS_SECONDS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 21600] as const;
 
 export const TOTAL_COUNTERS = [
-  'fetched', 'created', 'updated', 'unchanged', 'rejected', 'linkErrors', 'tokensSpent', 'creditsSpent',
-  'requestsSearch', 'requestsCount', 'throttled', 'entered', 'left', 'leaveActions', 'listAdded', 'listRemoved',
+  'fetched',
+  'created',
+  'updated',
+  'unchanged',
+  'rejected',
+  'linkErrors',
+  'tokensSpent',
+  'creditsSpent',
+  'requestsSearch',
+  'requestsCount',
+  'throttled',
+  'entered',
+  'left',
+  'leaveActions',
+  'listAdded',
+  'listRemoved',
 ] as const;
 export type TotalCounter = (typeof TOTAL_COUNTERS)[number];
 
@@ -30,10 +44,22 @@ export function runTotalsKey(search: string, prefix: string = DEFAULT_RUNS_PREFI
 
 function counterValues(s: RunSummary): Record<TotalCounter, number> {
   return {
-    fetched: s.fetched, created: s.created, updated: s.updated, unchanged: s.unchanged, rejected: s.rejected,
-    linkErrors: s.linkErrors ?? 0, tokensSpent: s.tokensSpent, creditsSpent: s.creditsSpent,
-    requestsSearch: s.requests.search, requestsCount: s.requests.count, throttled: s.throttled,
-    entered: s.entered ?? 0, left: s.left ?? 0, leaveActions: s.leaveActions ?? 0, listAdded: s.listAdded ?? 0, listRemoved: s.listRemoved ?? 0,
+    fetched: s.fetched,
+    created: s.created,
+    updated: s.updated,
+    unchanged: s.unchanged,
+    rejected: s.rejected,
+    linkErrors: s.linkErrors ?? 0,
+    tokensSpent: s.tokensSpent,
+    creditsSpent: s.creditsSpent,
+    requestsSearch: s.requests.search,
+    requestsCount: s.requests.count,
+    throttled: s.throttled,
+    entered: s.entered ?? 0,
+    left: s.left ?? 0,
+    leaveActions: s.leaveActions ?? 0,
+    listAdded: s.listAdded ?? 0,
+    listRemoved: s.listRemoved ?? 0,
   };
 }
 
@@ -57,25 +83,45 @@ const RUN_COUNTERS_TTL_SECONDS = 14 * 24 * 3600;
  * and the duration histogram count every recorded summary; record, token, credit and request counters add only
  * what the run id has not recorded before.
  */
-export async function addRunTotals(redis: Redis, summary: RunSummary, options: { prefix?: string } = {}): Promise<void> {
+export async function addRunTotals(
+  redis: Redis,
+  summary: RunSummary,
+  options: { prefix?: string } = {},
+): Promise<void> {
   if (summary.dryRun) return;
   const key = runTotalsKey(summary.search, options.prefix);
   const counters = Object.entries(counterValues(summary)).flatMap(([name, value]) => [name, String(value)]);
   await commands(redis).runTotalsAdd(
-    key, `${key}:run:${summary.runId}`,
-    RUN_COUNTERS_TTL_SECONDS, `runs|${summary.status}|${summary.stopReason ?? summary.limitedBy ?? 'none'}`, summary.durationMs / 1000,
-    RUN_DURATION_BUCKETS_SECONDS.length, ...RUN_DURATION_BUCKETS_SECONDS, ...counters,
+    key,
+    `${key}:run:${summary.runId}`,
+    RUN_COUNTERS_TTL_SECONDS,
+    `runs|${summary.status}|${summary.stopReason ?? summary.limitedBy ?? 'none'}`,
+    summary.durationMs / 1000,
+    RUN_DURATION_BUCKETS_SECONDS.length,
+    ...RUN_DURATION_BUCKETS_SECONDS,
+    ...counters,
   );
 }
 
-export async function readRunTotals(redis: Redis, search: string, options: { prefix?: string } = {}): Promise<RunTotals> {
+export async function readRunTotals(
+  redis: Redis,
+  search: string,
+  options: { prefix?: string } = {},
+): Promise<RunTotals> {
   const raw = await redis.hgetall(runTotalsKey(search, options.prefix));
-  const counters = Object.fromEntries(TOTAL_COUNTERS.map((c) => [c, Number(raw[c] ?? 0)])) as Record<TotalCounter, number>;
+  const counters = Object.fromEntries(TOTAL_COUNTERS.map((c) => [c, Number(raw[c] ?? 0)])) as Record<
+    TotalCounter,
+    number
+  >;
   const runs: Record<string, number> = {};
   const buckets: Record<string, number> = {};
   for (const [field, value] of Object.entries(raw)) {
     if (field.startsWith('runs|')) runs[field.slice(5)] = Number(value);
     else if (field.startsWith('duration|le|')) buckets[field.slice(12)] = Number(value);
   }
-  return { counters, runs, duration: { sum: Number(raw['duration|sum'] ?? 0), count: Number(raw['duration|count'] ?? 0), buckets } };
+  return {
+    counters,
+    runs,
+    duration: { sum: Number(raw['duration|sum'] ?? 0), count: Number(raw['duration|count'] ?? 0), buckets },
+  };
 }

@@ -28,7 +28,11 @@ export function addWarnings(warnings: RunWarnings | undefined, added: readonly W
   if (added.length === 0) return warnings;
   const first = [...(warnings?.first ?? [])];
   for (const { line } of added) if (first.length < MAX_WARNING_REASONS && !first.includes(line)) first.push(line);
-  return { count: (warnings?.count ?? 0) + added.length, first, groups: addToGroups(warnings?.groups ?? [], added, MAX_WARNING_GROUPS) };
+  return {
+    count: (warnings?.count ?? 0) + added.length,
+    first,
+    groups: addToGroups(warnings?.groups ?? [], added, MAX_WARNING_GROUPS),
+  };
 }
 
 /**
@@ -38,4 +42,3 @@ export function addWarnings(warnings: RunWarnings | undefined, added: readonly W
 export function warningCount(summary: { warnings?: RunWarnings; rejected: number; linkErrors?: number }): number {
   return summary.warnings?.count ?? summary.rejected + (summary.linkErrors ?? 0);
 }
-

@@ -25,17 +25,26 @@ export interface RetentionResult {
  * Sets the expiry on the keys of every search that has run state but is not in `current`, and removes it from the
  * history and totals of searches in `current`. The countdown starts once: later syncs do not push it back.
  */
-export async function retireRemovedSearches(redis: Redis, prefix: string, current: readonly string[]): Promise<RetentionResult> {
+export async function retireRemovedSearches(
+  redis: Redis,
+  prefix: string,
+  current: readonly string[],
+): Promise<RetentionResult> {
   const known = new Set<string>();
   const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:run:([^:]+):(?:history|totals)$`);
-  for (const key of [...(await scanKeys(redis, `${prefix}:run:*:history`)), ...(await scanKeys(redis, `${prefix}:run:*:totals`))]) {
+  for (const key of [
+    ...(await scanKeys(redis, `${prefix}:run:*:history`)),
+    ...(await scanKeys(redis, `${prefix}:run:*:totals`)),
+  ]) {
     const name = pattern.exec(key)?.[1];
     if (name !== undefined) known.add(name);
   }
   const keep = new Set(current);
   const result: RetentionResult = { retired: [], restored: [] };
   for (const name of known) {
-    const membership = (await scanKeys(redis, membershipKeysPattern(name, prefix))).filter((k) => !isRunMatchedKey(k, name, prefix));
+    const membership = (await scanKeys(redis, membershipKeysPattern(name, prefix))).filter(
+      (k) => !isRunMatchedKey(k, name, prefix),
+    );
     const own = [runKeys(name, prefix).history, runTotalsKey(name, prefix), ...membership];
     if (keep.has(name)) {
       const lifted = await Promise.all(own.map((k) => redis.persist(k)));

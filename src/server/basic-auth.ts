@@ -18,7 +18,11 @@ const clientOf = (req: Request): string => (req.socket.remoteAddress ?? 'unknown
  * count against the client's address and a client past the limit gets 429 with Retry-After (requests without
  * credentials, a browser's first request, are challenged without counting).
  */
-export function basicAuth(credentials: BasicCredentials, realm = 'prospect-sync', throttle?: LoginThrottle): RequestHandler {
+export function basicAuth(
+  credentials: BasicCredentials,
+  realm = 'prospect-sync',
+  throttle?: LoginThrottle,
+): RequestHandler {
   const expectedUser = digest(credentials.username);
   const expectedPass = digest(credentials.password);
   return (req, res, next) => {
@@ -26,7 +30,11 @@ export function basicAuth(credentials: BasicCredentials, realm = 'prospect-sync'
     const waitMs = throttle?.retryAfterMs(client) ?? 0;
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
-      res.set('Retry-After', String(seconds)).status(429).type('text/plain').send(`too many failed logins from this client: retry in ${seconds} s\n`);
+      res
+        .set('Retry-After', String(seconds))
+        .status(429)
+        .type('text/plain')
+        .send(`too many failed logins from this client: retry in ${seconds} s\n`);
       return;
     }
     const header = req.headers.authorization ?? '';
@@ -45,6 +53,10 @@ export function basicAuth(credentials: BasicCredentials, realm = 'prospect-sync'
       }
     }
     if (header !== '') throttle?.failed(client);
-    res.set('WWW-Authenticate', `Basic realm="${realm}", charset="UTF-8"`).status(401).type('text/plain').send('authentication required\n');
+    res
+      .set('WWW-Authenticate', `Basic realm="${realm}", charset="UTF-8"`)
+      .status(401)
+      .type('text/plain')
+      .send('authentication required\n');
   };
 }

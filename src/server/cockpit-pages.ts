@@ -19,13 +19,33 @@ export interface CockpitSources extends RunViewSources {
 const CHART_RUNS = 200;
 
 export async function overviewHtml(src: CockpitSources, req: Request, res: Response): Promise<string> {
-  const [rows, budgets, alerts] = await Promise.all([searchRows(src), readBudgetStates(src.redis, src.prefix), alertsInForce(src.redis, src.prefix)]);
-  const budget = budgetStrip({ budgets, caps: src.creditCaps?.() ?? {}, reserve: src.tokenReserve?.() ?? 0, searches: rows, now: Date.now() });
+  const [rows, budgets, alerts] = await Promise.all([
+    searchRows(src),
+    readBudgetStates(src.redis, src.prefix),
+    alertsInForce(src.redis, src.prefix),
+  ]);
+  const budget = budgetStrip({
+    budgets,
+    caps: src.creditCaps?.() ?? {},
+    reserve: src.tokenReserve?.() ?? 0,
+    searches: rows,
+    now: Date.now(),
+  });
   const token = src.runActions ? csrfToken(req, res) : undefined;
-  return runsIndexPage(rows, { budget, alerts, ...(token ? { actions: (search: string) => runButtons(search, token) } : {}) });
+  return runsIndexPage(rows, {
+    budget,
+    alerts,
+    ...(token ? { actions: (search: string) => runButtons(search, token) } : {}),
+  });
 }
 
-export async function searchHtml(src: CockpitSources, search: string, limit: number, req: Request, res: Response): Promise<string> {
+export async function searchHtml(
+  src: CockpitSources,
+  search: string,
+  limit: number,
+  req: Request,
+  res: Response,
+): Promise<string> {
   const [runs, live, alerts] = await Promise.all([
     listRuns(src.redis, search, { prefix: src.prefix, limit: Math.max(limit, CHART_RUNS) }),
     activeRuns(src),

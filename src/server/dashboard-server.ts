@@ -69,9 +69,13 @@ export interface DashboardServer {
 
 export class DashboardAuthError extends AppError {
   constructor(host: string) {
-    super('dashboard_auth_required', `refusing to serve the dashboard on ${host} without authentication: set server.auth (or bind to 127.0.0.1)`, {
-      details: { host },
-    });
+    super(
+      'dashboard_auth_required',
+      `refusing to serve the dashboard on ${host} without authentication: set server.auth (or bind to 127.0.0.1)`,
+      {
+        details: { host },
+      },
+    );
   }
 }
 
@@ -101,7 +105,15 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   const prefix = opts.prefix ?? 'prospect-sync';
   const searches = opts.searches ?? (() => []);
   const runActions = opts.runActions ?? opts.adminActions === true;
-  const views = { redis: opts.redis, prefix, queues: opts.queues, searches, creditCaps: opts.creditCaps, tokenReserve: opts.tokenReserve, runActions };
+  const views = {
+    redis: opts.redis,
+    prefix,
+    queues: opts.queues,
+    searches,
+    creditCaps: opts.creditCaps,
+    tokenReserve: opts.tokenReserve,
+    runActions,
+  };
 
   const adminActions = opts.adminActions === true;
   const readOnly = (name: string): boolean =>
@@ -111,10 +123,22 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   createBullBoard({
     queues: opts.queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly(q.name) })),
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'prospect-sync', miscLinks: [{ text: 'Runs', url: '/runs' }, { text: 'Metrics', url: '/metrics' }] } },
+    options: {
+      uiConfig: {
+        boardTitle: 'prospect-sync',
+        miscLinks: [
+          { text: 'Runs', url: '/runs' },
+          { text: 'Metrics', url: '/metrics' },
+        ],
+      },
+    },
   });
   const metrics = createMetricsEndpoint({
-    redis: opts.redis, prefix, queues: opts.queues, searches, timeoutMs,
+    redis: opts.redis,
+    prefix,
+    queues: opts.queues,
+    searches,
+    timeoutMs,
     ...(opts.creditCaps ? { creditCaps: opts.creditCaps } : {}),
     ...(opts.governorSnapshots ? { governorSnapshots: opts.governorSnapshots } : {}),
   });
@@ -137,7 +161,10 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
       opts.apiHealthUrl ? apiAnswers(opts.apiHealthUrl, timeoutMs) : Promise.resolve(undefined),
     ]);
     const ready = redis && api !== false;
-    const reasons = [...(redis ? [] : ['redis did not answer a PING']), ...(api === false ? ['the API health probe failed'] : [])];
+    const reasons = [
+      ...(redis ? [] : ['redis did not answer a PING']),
+      ...(api === false ? ['the API health probe failed'] : []),
+    ];
     res.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'unavailable',
       checks: { redis: redis ? 'up' : 'down', api: api === undefined ? 'not_checked' : api ? 'up' : 'down' },
@@ -156,7 +183,11 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     // Not only bull-board's per-queue flag: no route under the board changes anything unless the user opted in.
     app.use('/admin/queues/api', (req, res, next) => {
       if (req.method === 'GET' || req.method === 'HEAD') next();
-      else res.status(405).type('text/plain').send('the queue board is read-only: set server.adminActions: true to act on jobs and queues\n');
+      else
+        res
+          .status(405)
+          .type('text/plain')
+          .send('the queue board is read-only: set server.adminActions: true to act on jobs and queues\n');
     });
   }
   // Last line of defence for handlers we do not own (bull-board): whatever hangs on Redis, the client gets a 503.
@@ -172,14 +203,17 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     if (await redisAnswers(opts.redis, timeoutMs)) next();
     else res.status(503).type('text/plain').send('unavailable: redis did not answer a PING\n');
   });
-  const bounded = (handler: Handler): express.RequestHandler => async (req, res, next) => {
-    try {
-      await withDeadline(handler(req, res), timeoutMs * 2, 'redis');
-    } catch (err) {
-      if (err instanceof DependencyUnavailableError && !res.headersSent) res.status(503).type('text/plain').send(`unavailable: ${err.message}\n`);
-      else next(err);
-    }
-  };
+  const bounded =
+    (handler: Handler): express.RequestHandler =>
+    async (req, res, next) => {
+      try {
+        await withDeadline(handler(req, res), timeoutMs * 2, 'redis');
+      } catch (err) {
+        if (err instanceof DependencyUnavailableError && !res.headersSent)
+          res.status(503).type('text/plain').send(`unavailable: ${err.message}\n`);
+        else next(err);
+      }
+    };
   const known = (search: string): boolean => searches().some((s) => s.name === search);
   const limitOf = (req: express.Request): number => Math.min(200, Math.max(1, Number(req.query.limit ?? 20) || 20));
   const runsJson = async (req: express.Request<{ search: string }>, res: express.Response): Promise<void> => {
@@ -189,36 +223,49 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
   };
 
   app.get('/', (_req, res) => res.redirect('/runs'));
-  app.get('/runs', bounded(async (req, res) => {
-    res.type('html').send(await overviewHtml(views, req, res));
-  }));
-  app.get('/api/runs/:search', bounded((req, res) => runsJson(req as express.Request<{ search: string }>, res)));
-  app.get('/runs/:search', bounded(async (req, res) => {
-    const search = String(req.params.search);
-    // HTML only for clients that ask for it by name (browsers): scripts and `curl` (Accept: */*) rely on its JSON.
-    if (!/\btext\/html\b/.test(req.get('accept') ?? '')) return runsJson(req as express.Request<{ search: string }>, res);
-    if (!known(search)) {
-      res.status(404).type('text/plain').send('unknown search\n');
-      return;
-    }
-    res.type('html').send(await searchHtml(views, search, limitOf(req), req, res));
-  }));
+  app.get(
+    '/runs',
+    bounded(async (req, res) => {
+      res.type('html').send(await overviewHtml(views, req, res));
+    }),
+  );
+  app.get(
+    '/api/runs/:search',
+    bounded((req, res) => runsJson(req as express.Request<{ search: string }>, res)),
+  );
+  app.get(
+    '/runs/:search',
+    bounded(async (req, res) => {
+      const search = String(req.params.search);
+      // HTML only for clients that ask for it by name (browsers): scripts and `curl` (Accept: */*) rely on its JSON.
+      if (!/\btext\/html\b/.test(req.get('accept') ?? ''))
+        return runsJson(req as express.Request<{ search: string }>, res);
+      if (!known(search)) {
+        res.status(404).type('text/plain').send('unknown search\n');
+        return;
+      }
+      res.type('html').send(await searchHtml(views, search, limitOf(req), req, res));
+    }),
+  );
   const rejectStore = createRejectStore(opts.redis, prefix);
-  app.get('/rejects/:file', bounded(async (req, res) => {
-    const file = String(req.params.file);
-    const csv = file.endsWith('.csv');
-    const search = csv ? file.slice(0, -4) : file;
-    if (!known(search)) {
-      res.status(404).type('text/plain').send('unknown search\n');
-      return;
-    }
-    const list = await rejectStore.list(search, { limit: 1000 });
-    if (csv) {
-      res.type('text/csv').attachment(`rejects-${search}.csv`).send(rejectsCsv(list));
-      return;
-    }
-    res.type('html').send(rejectsPage(search, list, await rejectStore.pendingCount(search)));
-  }));
+  app.get(
+    '/rejects/:file',
+    bounded(async (req, res) => {
+      const file = String(req.params.file);
+      const csv = file.endsWith('.csv');
+      const search = csv ? file.slice(0, -4) : file;
+      if (!known(search)) {
+        res.status(404).type('text/plain').send('unknown search\n');
+        return;
+      }
+      const list = await rejectStore.list(search, { limit: 1000 });
+      if (csv) {
+        res.type('text/csv').attachment(`rejects-${search}.csv`).send(rejectsCsv(list));
+        return;
+      }
+      res.type('html').send(rejectsPage(search, list, await rejectStore.pendingCount(search)));
+    }),
+  );
   const sync = opts.queues.find((q) => q.name === SYNC_QUEUE);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the options' queues are untyped; this is the sync queue
   if (runActions && sync) app.use(runActionsRouter(sync as Queue<any, any>, known));

@@ -31,17 +31,29 @@ export function page(title: string, body: string, options: { refreshSeconds?: nu
 <main><h1>${esc(title)}</h1>${body}</main></body></html>`;
 }
 
-export interface Column<T> { head: string; cell: (row: T) => string; numeric?: boolean; className?: string }
+export interface Column<T> {
+  head: string;
+  cell: (row: T) => string;
+  numeric?: boolean;
+  className?: string;
+}
 
 /** `cell` returns HTML: callers escape values (esc) themselves. */
-export function table<T>(rows: readonly T[], columns: readonly Column<T>[], empty: string, options: { className?: string; caption?: string } = {}): string {
+export function table<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  empty: string,
+  options: { className?: string; caption?: string } = {},
+): string {
   if (rows.length === 0) return `<p>${esc(empty)}</p>`;
   const head = columns.map((c) => `<th scope="col">${esc(c.head)}</th>`).join('');
   const cls = (c: Column<T>): string => {
     const names = [c.numeric ? 'n' : '', c.className ?? ''].filter(Boolean).join(' ');
     return names ? ` class="${names}"` : '';
   };
-  const body = rows.map((r) => `<tr>${columns.map((c) => `<td${cls(c)} data-label="${esc(c.head)}">${c.cell(r)}</td>`).join('')}</tr>`).join('\n');
+  const body = rows
+    .map((r) => `<tr>${columns.map((c) => `<td${cls(c)} data-label="${esc(c.head)}">${c.cell(r)}</td>`).join('')}</tr>`)
+    .join('\n');
   const caption = options.caption ? `<caption class="muted">${esc(options.caption)}</caption>` : '';
   return `<table${options.className ? ` class="${options.className}"` : ''}>${caption}<thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
@@ -56,5 +68,10 @@ export function seconds(ms: number | undefined): string {
 export function when(iso: string | number | undefined): string {
   if (iso === undefined) return '';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return Number.isNaN(d.getTime())
+    ? ''
+    : d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z');
 }

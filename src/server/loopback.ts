@@ -29,6 +29,8 @@ export function loopbackHostOnly(): RequestHandler {
     res
       .status(421)
       .type('text/plain')
-      .send('misdirected request: without server.auth the dashboard answers only to localhost, 127.0.0.1 or [::1] as Host\n');
+      .send(
+        'misdirected request: without server.auth the dashboard answers only to localhost, 127.0.0.1 or [::1] as Host\n',
+      );
   };
 }

@@ -31,7 +31,11 @@ export function requestErrorHandler(logger: Logger): ErrorRequestHandler {
     if (status !== undefined) logger.debug({ status, method: req.method }, 'dashboard request refused');
     else logger.error({ err }, 'dashboard request failed');
     if (res.headersSent) return;
-    if (status !== undefined) res.status(status).type('text/plain').send(`${STATUS_CODES[status] ?? 'bad request'}\n`);
+    if (status !== undefined)
+      res
+        .status(status)
+        .type('text/plain')
+        .send(`${STATUS_CODES[status] ?? 'bad request'}\n`);
     else res.status(500).type('text/plain').send('internal error\n');
   };
 }

@@ -65,18 +65,27 @@ function queuedPage(result: EnqueueResult, fullResync: boolean, place: number | 
     ? `A run of ${esc(result.search)} was already ${esc(result.state)}: nothing new was queued (never two runs of one search).`
     : `${fullResync ? 'Full resync' : 'Run'} of ${esc(result.search)} queued.`;
   const where = place !== undefined ? `place ${esc(place)} in the waiting list` : `state: ${esc(result.state)}`;
-  return page(`Run of ${result.search}`, `<p role="status" id="queued">${what} Job <a href="/admin/queues/queue/prospect-sync/${encodeURIComponent(result.jobId)}">${esc(result.jobId)}</a>, ${where}.</p>
-<p><a href="/runs/${s}">Back to ${esc(result.search)}</a> · <a href="/runs">All runs</a></p>`);
+  return page(
+    `Run of ${result.search}`,
+    `<p role="status" id="queued">${what} Job <a href="/admin/queues/queue/prospect-sync/${encodeURIComponent(result.jobId)}">${esc(result.jobId)}</a>, ${where}.</p>
+<p><a href="/runs/${s}">Back to ${esc(result.search)}</a> · <a href="/runs">All runs</a></p>`,
+  );
 }
 
 /** POST /runs/<search>/run (fields `csrf`, optional `fullResync=1`): queues the run, answers with its job and place. */
-export function runActionsRouter(queue: Queue<SyncJobData, SyncJobResult>, known: (search: string) => boolean): express.Router {
+export function runActionsRouter(
+  queue: Queue<SyncJobData, SyncJobResult>,
+  known: (search: string) => boolean,
+): express.Router {
   const router = express.Router();
   router.post('/runs/:search/run', express.urlencoded({ extended: false, limit: '2kb' }), async (req, res, next) => {
     try {
       const search = String(req.params.search);
       if (!validToken(req)) {
-        res.status(403).type('text/plain').send('forbidden: the form\'s CSRF token is missing or stale; reload the page and try again\n');
+        res
+          .status(403)
+          .type('text/plain')
+          .send("forbidden: the form's CSRF token is missing or stale; reload the page and try again\n");
         return;
       }
       if (!known(search)) {
@@ -88,7 +97,10 @@ export function runActionsRouter(queue: Queue<SyncJobData, SyncJobResult>, known
       const place = await placeInLine(queue, result.jobId);
       // A worker may have taken it meanwhile: say where it is now.
       const now = place === undefined ? { ...result, state: await queue.getJobState(result.jobId) } : result;
-      res.status(result.deduplicated ? 200 : 202).type('html').send(queuedPage(now, fullResync, place));
+      res
+        .status(result.deduplicated ? 200 : 202)
+        .type('html')
+        .send(queuedPage(now, fullResync, place));
     } catch (err) {
       next(err);
     }

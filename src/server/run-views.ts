@@ -52,14 +52,25 @@ export function scheduleText(search: SavedSearch): string {
 }
 
 function liveRun(job: Job, now: number): LiveRun {
-  const p = (typeof job.progress === 'object' && job.progress !== null ? job.progress : {}) as Partial<Record<'fetched' | 'target' | 'tokensSpent' | 'creditsSpent', number>> & { waitingFor?: string[] };
+  const p = (typeof job.progress === 'object' && job.progress !== null ? job.progress : {}) as Partial<
+    Record<'fetched' | 'target' | 'tokensSpent' | 'creditsSpent', number>
+  > & { waitingFor?: string[] };
   const fetched = p.fetched ?? 0;
   const target = p.target ?? 0;
   const started = job.processedOn;
   const elapsed = started === undefined ? 0 : now - started;
   const etaMs = fetched > 0 && target > fetched && elapsed > 0 ? ((target - fetched) * elapsed) / fetched : undefined;
   const runId = String((job.data as { runId?: string }).runId ?? job.id);
-  return { runId, startedAt: started, fetched, target, tokensSpent: p.tokensSpent ?? 0, creditsSpent: p.creditsSpent ?? 0, etaMs, ...(Array.isArray(p.waitingFor) ? { waitingFor: p.waitingFor } : {}) };
+  return {
+    runId,
+    startedAt: started,
+    fetched,
+    target,
+    tokensSpent: p.tokensSpent ?? 0,
+    creditsSpent: p.creditsSpent ?? 0,
+    etaMs,
+    ...(Array.isArray(p.waitingFor) ? { waitingFor: p.waitingFor } : {}),
+  };
 }
 
 export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveRun>> {
@@ -88,10 +99,22 @@ export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveR
 
 export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
   const tick = src.queues.find((q) => q.name === TICK_QUEUE);
-  const [schedulers, live] = await Promise.all([tick ? tick.getJobSchedulers(0, -1) : Promise.resolve([]), activeRuns(src)]);
+  const [schedulers, live] = await Promise.all([
+    tick ? tick.getJobSchedulers(0, -1) : Promise.resolve([]),
+    activeRuns(src),
+  ]);
   const next = new Map(schedulers.map((s) => [s.key, s.next]));
-  return Promise.all(src.searches().map(async (search): Promise<SearchRow> => {
-    const recent = await listRuns(src.redis, search.name, { prefix: src.prefix, limit: SPARK_RUNS });
-    return { search, schedule: scheduleText(search), nextRunAt: next.get(search.name), last: recent[0], recent, live: live.get(search.name) };
-  }));
+  return Promise.all(
+    src.searches().map(async (search): Promise<SearchRow> => {
+      const recent = await listRuns(src.redis, search.name, { prefix: src.prefix, limit: SPARK_RUNS });
+      return {
+        search,
+        schedule: scheduleText(search),
+        nextRunAt: next.get(search.name),
+        last: recent[0],
+        recent,
+        live: live.get(search.name),
+      };
+    }),
+  );
 }

@@ -16,16 +16,23 @@ const enc = encodeURIComponent;
 function statusCell(s: RunSummary | undefined): string {
   if (!s) return '<span>never run</span>';
   const w = warningCount(s);
-  const warn = s.status === 'completed' && w > 0 ? ` <span class="warn">with ${esc(w)} warning${w === 1 ? '' : 's'}</span>` : '';
+  const warn =
+    s.status === 'completed' && w > 0 ? ` <span class="warn">with ${esc(w)} warning${w === 1 ? '' : 's'}</span>` : '';
   const reason = s.stopReason ? ` (${esc(s.stopReason)})` : s.limitedBy ? ` (limited by ${esc(s.limitedBy)})` : '';
   return `<span class="${esc(s.status)}">${esc(s.status)}</span>${reason}${warn}`;
 }
 
 function liveText(live: LiveRun, now = Date.now()): string {
   if (live.waitingFor) return `waiting for ${esc(live.waitingFor.join(', '))} (runs after them)`;
-  if (live.delayedUntil !== undefined) return `delayed (paced): resumes in ${esc(countdown(live.delayedUntil - now))}, ${esc(when(live.delayedUntil))}`;
+  if (live.delayedUntil !== undefined)
+    return `delayed (paced): resumes in ${esc(countdown(live.delayedUntil - now))}, ${esc(when(live.delayedUntil))}`;
   const target = live.target > 0 ? ` of ${esc(live.target)}` : '';
-  const eta = live.etaMs === undefined ? (live.fetched === 0 ? ', ETA after the first records' : '') : `, ETA ${esc(seconds(live.etaMs))}`;
+  const eta =
+    live.etaMs === undefined
+      ? live.fetched === 0
+        ? ', ETA after the first records'
+        : ''
+      : `, ETA ${esc(seconds(live.etaMs))}`;
   return `running: ${esc(live.fetched)}${target} records, ${esc(live.tokensSpent)} tokens, ${esc(live.creditsSpent)} credits${eta}`;
 }
 
@@ -38,7 +45,8 @@ function progressBar(live: LiveRun, search: string): string {
 /** The mirror's figures of a complete run (docs/runs.md, Mirror), on one line; empty for other runs. */
 function mirrorLine(s: RunSummary): string {
   if (s.entered === undefined) return '';
-  const list = s.listAdded === undefined ? '' : ` · ${n(s.listAdded)} added to the list · ${n(s.listRemoved)} removed from it`;
+  const list =
+    s.listAdded === undefined ? '' : ` · ${n(s.listAdded)} added to the list · ${n(s.listRemoved)} removed from it`;
   const pending = s.leaversPending ? ` · ${n(s.leaversPending)} leavers pending` : '';
   return `<br>${n(s.entered)} entered · ${n(s.left)} left · ${n(s.leaveActions)} leave actions${pending}${list}`;
 }
@@ -54,16 +62,20 @@ const figure = (v: number | undefined): string => (v === undefined ? '' : esc(v)
 
 /** The history's mirror columns, once a shown run carries the figures; the list's once a run of a list: search does. */
 function mirrorColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
-  const mirror: Column<RunSummary>[] = runs.some((s) => s.entered !== undefined) ? [
-    { head: 'Entered', cell: (s) => figure(s.entered), numeric: true },
-    { head: 'Left', cell: (s) => figure(s.left), numeric: true },
-    { head: 'Leave actions', cell: (s) => figure(s.leaveActions), numeric: true },
-    { head: 'Leavers pending', cell: (s) => figure(s.leaversPending), numeric: true },
-  ] : [];
-  const list: Column<RunSummary>[] = runs.some((s) => s.listAdded !== undefined) ? [
-    { head: 'List added', cell: (s) => figure(s.listAdded), numeric: true },
-    { head: 'List removed', cell: (s) => figure(s.listRemoved), numeric: true },
-  ] : [];
+  const mirror: Column<RunSummary>[] = runs.some((s) => s.entered !== undefined)
+    ? [
+        { head: 'Entered', cell: (s) => figure(s.entered), numeric: true },
+        { head: 'Left', cell: (s) => figure(s.left), numeric: true },
+        { head: 'Leave actions', cell: (s) => figure(s.leaveActions), numeric: true },
+        { head: 'Leavers pending', cell: (s) => figure(s.leaversPending), numeric: true },
+      ]
+    : [];
+  const list: Column<RunSummary>[] = runs.some((s) => s.listAdded !== undefined)
+    ? [
+        { head: 'List added', cell: (s) => figure(s.listAdded), numeric: true },
+        { head: 'List removed', cell: (s) => figure(s.listRemoved), numeric: true },
+      ]
+    : [];
   return [...mirror, ...list];
 }
 
@@ -79,13 +91,16 @@ function refreshCell(s: RunSummary): string {
 
 /** The refresh column, once a shown run was walked in refresh mode `changed`. */
 function refreshColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
-  return runs.some((s) => s.refresh !== undefined) ? [{ head: 'Refresh', cell: refreshCell, className: 'cell-wide' }] : [];
+  return runs.some((s) => s.refresh !== undefined)
+    ? [{ head: 'Refresh', cell: refreshCell, className: 'cell-wide' }]
+    : [];
 }
 
 function alertsBox(alerts: readonly AlertInForce[]): string {
   if (alerts.length === 0) return '<p class="muted" id="alerts">No alert in force.</p>';
   return `<section class="alerts" id="alerts" aria-label="Alerts in force"><h2>Alerts in force (${alerts.length})</h2><ul>${alerts
-    .map((a) => `<li><strong>${esc(a.rule)}</strong>${a.subject ? ` · ${esc(a.subject)}` : ''}</li>`).join('')}</ul></section>`;
+    .map((a) => `<li><strong>${esc(a.rule)}</strong>${a.subject ? ` · ${esc(a.subject)}` : ''}</li>`)
+    .join('')}</ul></section>`;
 }
 
 export interface OverviewExtras {
@@ -98,22 +113,53 @@ export interface OverviewExtras {
 
 export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras = {}): string {
   const cols: Column<SearchRow>[] = [
-    { head: 'Search', cell: (r) => `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>` },
-    { head: 'Now', cell: (r) => (r.live ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}` : 'idle'), className: 'cell-wide' },
+    {
+      head: 'Search',
+      cell: (r) =>
+        `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>`,
+    },
+    {
+      head: 'Now',
+      cell: (r) =>
+        r.live ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}` : 'idle',
+      className: 'cell-wide',
+    },
     { head: 'Next run', cell: (r) => `<span class="nowrap">${esc(when(r.nextRunAt)) || '—'}</span>` },
-    { head: 'Last result', cell: (r) => lastResult(r.last) + (r.last?.rejected ? ` · <a href="/rejects/${enc(r.search.name)}">rejects</a>` : ''), className: 'cell-wide' },
+    {
+      head: 'Last result',
+      cell: (r) =>
+        lastResult(r.last) + (r.last?.rejected ? ` · <a href="/rejects/${enc(r.search.name)}">rejects</a>` : ''),
+      className: 'cell-wide',
+    },
     { head: 'Last duration', cell: (r) => esc(seconds(r.last?.durationMs)), numeric: true },
-    { head: 'Records (last 30)', cell: (r) => sparkline([...r.recent].reverse().map((s) => s.fetched), `records fetched per run of ${r.search.name}`) },
-    { head: 'Tokens (last 30)', cell: (r) => sparkline([...r.recent].reverse().map((s) => s.tokensSpent), `tokens per run of ${r.search.name}`) },
+    {
+      head: 'Records (last 30)',
+      cell: (r) =>
+        sparkline(
+          [...r.recent].reverse().map((s) => s.fetched),
+          `records fetched per run of ${r.search.name}`,
+        ),
+    },
+    {
+      head: 'Tokens (last 30)',
+      cell: (r) =>
+        sparkline(
+          [...r.recent].reverse().map((s) => s.tokensSpent),
+          `tokens per run of ${r.search.name}`,
+        ),
+    },
     ...(extras.actions ? [{ head: 'Act', cell: (r: SearchRow) => extras.actions?.(r.search.name) ?? '' }] : []),
   ];
-  const running = rows.some((r) => r.live !== undefined && r.live.waitingFor === undefined && r.live.delayedUntil === undefined);
+  const running = rows.some(
+    (r) => r.live !== undefined && r.live.waitingFor === undefined && r.live.delayedUntil === undefined,
+  );
   const body = `${extras.budget ?? ''}${extras.alerts ? alertsBox(extras.alerts) : ''}<h2>Searches</h2>${table(rows, cols, 'no saved searches configured', { className: 'cards' })}`;
   return page('Runs', body, running ? { refreshSeconds: 5 } : {});
 }
 
 const TRIGGERS: Record<string, string> = { schedule: 'schedule', manual: 'manual' };
-const triggerText = (s: RunSummary): string => (s.fullResync ? 'full resync' : (s.trigger && TRIGGERS[s.trigger]) ?? '—');
+const triggerText = (s: RunSummary): string =>
+  s.fullResync ? 'full resync' : ((s.trigger && TRIGGERS[s.trigger]) ?? '—');
 
 function charts(runs: readonly RunSummary[]): string {
   const old = [...runs].reverse();
@@ -127,19 +173,25 @@ function charts(runs: readonly RunSummary[]): string {
     ]),
     barChart('Tokens', [{ name: 'tokens', color: '#8250df', values: of((s) => s.tokensSpent) }]),
     barChart('Credits', [{ name: 'credits', color: '#bc4c00', values: of((s) => s.creditsSpent) }]),
-    barChart('Duration', [{ name: 'duration', color: '#57606a', values: of((s) => s.durationMs) }], { format: (v) => seconds(v) }),
+    barChart('Duration', [{ name: 'duration', color: '#57606a', values: of((s) => s.durationMs) }], {
+      format: (v) => seconds(v),
+    }),
     // The mirror's figures, once a complete run has kept the search's matches.
     ...(runs.some((s) => s.entered !== undefined || s.left !== undefined)
-      ? [barChart('Entered and left', [
-        { name: 'entered', color: '#1a7f37', values: of((s) => s.entered) },
-        { name: 'left', color: '#cf222e', values: of((s) => s.left) },
-      ])]
+      ? [
+          barChart('Entered and left', [
+            { name: 'entered', color: '#1a7f37', values: of((s) => s.entered) },
+            { name: 'left', color: '#cf222e', values: of((s) => s.left) },
+          ]),
+        ]
       : []),
     ...(runs.some((s) => s.listAdded !== undefined)
-      ? [barChart('List added and removed', [
-        { name: 'added', color: '#1a7f37', values: of((s) => s.listAdded) },
-        { name: 'removed', color: '#cf222e', values: of((s) => s.listRemoved) },
-      ])]
+      ? [
+          barChart('List added and removed', [
+            { name: 'added', color: '#1a7f37', values: of((s) => s.listAdded) },
+            { name: 'removed', color: '#cf222e', values: of((s) => s.listRemoved) },
+          ]),
+        ]
       : []),
   ].join('')}</div>`;
 }
@@ -160,20 +212,43 @@ export interface HistoryExtras {
   actions?: string;
 }
 
-export function runHistoryPage(search: string, runs: readonly RunSummary[], live: LiveRun | undefined, extras: HistoryExtras = {}): string {
+export function runHistoryPage(
+  search: string,
+  runs: readonly RunSummary[],
+  live: LiveRun | undefined,
+  extras: HistoryExtras = {},
+): string {
   const rejects = `/rejects/${enc(search)}`;
   const shown = runs.slice(0, extras.limit ?? runs.length);
   const cols: Column<RunSummary>[] = [
-    { head: 'Started', cell: (s) => esc(when(s.startedAt)).split(' ').map((part) => `<span class="nowrap">${part}</span>`).join('<br>') },
+    {
+      head: 'Started',
+      cell: (s) =>
+        esc(when(s.startedAt))
+          .split(' ')
+          .map((part) => `<span class="nowrap">${part}</span>`)
+          .join('<br>'),
+    },
     { head: 'Trigger', cell: (s) => esc(triggerText(s)) },
     { head: 'Run id', cell: (s) => `<code title="${esc(s.runId)}">${esc(s.runId.slice(0, 8))}</code>` },
-    { head: 'Status', cell: (s) => statusCell(s) + (s.dryRun ? ' (dry run)' : '') + (s.error ? `<br>${esc(s.error.code)}: ${esc(s.error.message)}` : ''), className: 'cell-wide' },
+    {
+      head: 'Status',
+      cell: (s) =>
+        statusCell(s) +
+        (s.dryRun ? ' (dry run)' : '') +
+        (s.error ? `<br>${esc(s.error.code)}: ${esc(s.error.message)}` : ''),
+      className: 'cell-wide',
+    },
     { head: 'Warnings', cell: warningsCell, className: 'cell-wide' },
     { head: 'Fetched', cell: (s) => n(s.fetched), numeric: true },
     { head: 'Created', cell: (s) => n(s.created), numeric: true },
     { head: 'Updated', cell: (s) => n(s.updated), numeric: true },
     { head: 'Unchanged', cell: (s) => n(s.unchanged), numeric: true },
-    { head: 'Rejected', cell: (s) => (s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)), numeric: true },
+    {
+      head: 'Rejected',
+      cell: (s) => (s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)),
+      numeric: true,
+    },
     { head: 'Link errors', cell: (s) => n(s.linkErrors), numeric: true },
     { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
     { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
@@ -186,10 +261,14 @@ export function runHistoryPage(search: string, runs: readonly RunSummary[], live
     ? `<h2>Now</h2><p id="live">${liveText(live)} (run ${esc(live.runId)}${live.startedAt ? `, started ${esc(when(live.startedAt))}` : ''})</p>`
     : '<h2>Now</h2><p id="live">No run in progress.</p>';
   const mine = (extras.alerts ?? []).filter((a) => a.subject === search);
-  const alerts = mine.length ? `<p class="alerts">Alerts in force: ${mine.map((a) => `<strong>${esc(a.rule)}</strong>`).join(', ')}</p>` : '';
+  const alerts = mine.length
+    ? `<p class="alerts">Alerts in force: ${mine.map((a) => `<strong>${esc(a.rule)}</strong>`).join(', ')}</p>`
+    : '';
   const links = `<p><a href="${rejects}">Rejected records and failed links</a> · <a href="/api/runs/${enc(search)}">JSON</a> · <a href="/admin/queues/queue/prospect-sync">Queue in bull-board</a></p>`;
-  const history = shown.length === 0 ? '<p>no finished runs yet</p>'
-    : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
+  const history =
+    shown.length === 0
+      ? '<p>no finished runs yet</p>'
+      : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
   const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs)}<h2>History</h2>${history}`;
   const running = live !== undefined && live.waitingFor === undefined && live.delayedUntil === undefined;
   return page(`Runs of ${search}`, body, running ? { refreshSeconds: 5 } : {});

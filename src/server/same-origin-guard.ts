@@ -37,7 +37,10 @@ export function sameOriginGuard(formPath: (path: string) => boolean = () => fals
       return;
     }
     if (crossSite(req)) {
-      res.status(403).type('text/plain').send('forbidden: cross-site request refused (Origin / Sec-Fetch-Site is not this dashboard)\n');
+      res
+        .status(403)
+        .type('text/plain')
+        .send('forbidden: cross-site request refused (Origin / Sec-Fetch-Site is not this dashboard)\n');
       return;
     }
     const type = req.headers['content-type'];
@@ -45,6 +48,9 @@ export function sameOriginGuard(formPath: (path: string) => boolean = () => fals
       next();
       return;
     }
-    res.status(415).type('text/plain').send('unsupported media type: state-changing requests must send Content-Type: application/json\n');
+    res
+      .status(415)
+      .type('text/plain')
+      .send('unsupported media type: state-changing requests must send Content-Type: application/json\n');
   };
 }

@@ -11,7 +11,15 @@ import { readRunTotals, type RunTotals } from '../runs/run-totals.js';
 import { readBudgetStates, type BudgetState } from '../source/budget-states.js';
 import type { GovernorSnapshot, GovernorSnapshotSource } from './governor-snapshot.js';
 
-export const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
+export const JOB_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'waiting-children',
+  'completed',
+  'failed',
+] as const;
 
 export interface SearchScrape {
   search: string;
@@ -53,20 +61,33 @@ export async function loadScrapeData(src: ScrapeSources): Promise<ScrapeData> {
   const searches = src.searches();
   const caps = src.creditCaps?.() ?? {};
   const [perSearch, budgets, queues, governors] = await Promise.all([
-    Promise.all(searches.map(async (s): Promise<SearchScrape> => {
-      const [totals, last] = await Promise.all([
-        readRunTotals(src.redis, s.name, { prefix: src.prefix }),
-        listRuns(src.redis, s.name, { prefix: src.prefix, limit: 1 }),
-      ]);
-      return { search: s.name, destination: s.destination, totals, last: last[0] };
-    })),
+    Promise.all(
+      searches.map(async (s): Promise<SearchScrape> => {
+        const [totals, last] = await Promise.all([
+          readRunTotals(src.redis, s.name, { prefix: src.prefix }),
+          listRuns(src.redis, s.name, { prefix: src.prefix, limit: 1 }),
+        ]);
+        return { search: s.name, destination: s.destination, totals, last: last[0] };
+      }),
+    ),
     readBudgetStates(src.redis, src.prefix),
-    Promise.all(src.queues.map(async (q): Promise<QueueScrape> => {
-      const [counts, schedulers, completed, failed] = await Promise.all([
-        q.getJobCounts(...JOB_STATES), q.getJobSchedulersCount(), q.getMetrics('completed', 0, 0), q.getMetrics('failed', 0, 0),
-      ]);
-      return { name: q.name, counts, schedulers, completedTotal: completed.meta.count, failedTotal: failed.meta.count };
-    })),
+    Promise.all(
+      src.queues.map(async (q): Promise<QueueScrape> => {
+        const [counts, schedulers, completed, failed] = await Promise.all([
+          q.getJobCounts(...JOB_STATES),
+          q.getJobSchedulersCount(),
+          q.getMetrics('completed', 0, 0),
+          q.getMetrics('failed', 0, 0),
+        ]);
+        return {
+          name: q.name,
+          counts,
+          schedulers,
+          completedTotal: completed.meta.count,
+          failedTotal: failed.meta.count,
+        };
+      }),
+    ),
     src.governorSnapshots ? src.governorSnapshots() : Promise.resolve([]),
   ]);
   return {

@@ -13,7 +13,8 @@ export interface Series {
 }
 
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
-const compact = (v: number): string => (v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e4 ? `${Math.round(v / 1e3)}k` : String(Math.round(v)));
+const compact = (v: number): string =>
+  v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e4 ? `${Math.round(v / 1e3)}k` : String(Math.round(v));
 
 /** A small line of `values` (oldest first) in a 100 x 24 box; `label` is its text alternative. */
 export function sparkline(values: readonly number[], label: string): string {
@@ -22,21 +23,27 @@ export function sparkline(values: readonly number[], label: string): string {
   if (values.length === 0) return `<span class="muted">no runs</span>`;
   const max = Math.max(1, ...values.map(finite));
   const step = values.length > 1 ? w / (values.length - 1) : 0;
-  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(h - 2 - (finite(v) / max) * (h - 4)).toFixed(1)}`).join(' ');
+  const points = values
+    .map((v, i) => `${(i * step).toFixed(1)},${(h - 2 - (finite(v) / max) * (h - 4)).toFixed(1)}`)
+    .join(' ');
   const last = values.at(-1) ?? 0;
   const alt = `${label}: last ${last}, highest ${max}, over ${values.length} run${values.length === 1 ? '' : 's'}`;
-  const line = values.length > 1
-    ? `<polygon fill="#ddf4ff" points="0,${h} ${points} ${((values.length - 1) * step).toFixed(1)},${h}"/><polyline fill="none" stroke="#0969da" stroke-width="1.5" points="${points}"/>`
-    : `<circle cx="2" cy="${(h - 2 - (finite(last) / max) * (h - 4)).toFixed(1)}" r="2" fill="#0969da"/>`;
+  const line =
+    values.length > 1
+      ? `<polygon fill="#ddf4ff" points="0,${h} ${points} ${((values.length - 1) * step).toFixed(1)},${h}"/><polyline fill="none" stroke="#0969da" stroke-width="1.5" points="${points}"/>`
+      : `<circle cx="2" cy="${(h - 2 - (finite(last) / max) * (h - 4)).toFixed(1)}" r="2" fill="#0969da"/>`;
   return `<span class="spark-wrap"><svg class="spark" role="img" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><title>${esc(alt)}</title>${line}</svg><span class="muted" aria-hidden="true">${esc(compact(last))}</span></span>`;
 }
-
 
 /**
  * Stacked bars, one per run (oldest left), with a legend and the largest total on the axis. `format` writes the axis
  * figure (durations, counts).
  */
-export function barChart(title: string, series: readonly Series[], options: { format?: (v: number) => string } = {}): string {
+export function barChart(
+  title: string,
+  series: readonly Series[],
+  options: { format?: (v: number) => string } = {},
+): string {
   const format = options.format ?? compact;
   const runs = Math.max(0, ...series.map((s) => s.values.length));
   const w = 360;
@@ -57,17 +64,24 @@ export function barChart(title: string, series: readonly Series[], options: { fo
       if (v <= 0) continue;
       const bh = (v / max) * plotH;
       y -= bh;
-      bars.push(`<rect x="${(w - 4 - (runs - i) * slot).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${bh.toFixed(1)}" fill="${s.color}"/>`);
+      bars.push(
+        `<rect x="${(w - 4 - (runs - i) * slot).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${bh.toFixed(1)}" fill="${s.color}"/>`,
+      );
     }
   }
   const sums = series.map((s) => `${s.name} ${s.values.reduce((n, v) => n + finite(v), 0)}`).join(', ');
-  const alt = runs === 0 ? `${title}: no runs yet` : `${title} over the last ${runs} runs, oldest first; highest ${format(max)}; totals: ${sums}`;
-  const axis = `<line x1="${left - 2}" y1="${top + plotH}" x2="${w}" y2="${top + plotH}" stroke="#57606a"/>`
-    + `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${esc(format(max))}</text>`
-    + `<text x="${left - 4}" y="${top + plotH}" text-anchor="end">0</text>`
-    + `<text x="${left}" y="${h - 4}">oldest</text><text x="${w - 2}" y="${h - 4}" text-anchor="end">newest</text>`;
-  const legend = series.length > 1
-    ? `<p class="legend">${series.map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`).join(' ')}</p>`
-    : '';
+  const alt =
+    runs === 0
+      ? `${title}: no runs yet`
+      : `${title} over the last ${runs} runs, oldest first; highest ${format(max)}; totals: ${sums}`;
+  const axis =
+    `<line x1="${left - 2}" y1="${top + plotH}" x2="${w}" y2="${top + plotH}" stroke="#57606a"/>` +
+    `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${esc(format(max))}</text>` +
+    `<text x="${left - 4}" y="${top + plotH}" text-anchor="end">0</text>` +
+    `<text x="${left}" y="${h - 4}">oldest</text><text x="${w - 2}" y="${h - 4}" text-anchor="end">newest</text>`;
+  const legend =
+    series.length > 1
+      ? `<p class="legend">${series.map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`).join(' ')}</p>`
+      : '';
   return `<figure class="chart"><figcaption>${esc(title)}</figcaption><svg role="img" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none"><title>${esc(alt)}</title>${axis}${bars.join('')}</svg>${legend}</figure>`;
 }

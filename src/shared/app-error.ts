@@ -14,6 +14,11 @@ export class AppError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
-    return { name: this.name, code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+    };
   }
 }

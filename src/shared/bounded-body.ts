@@ -7,7 +7,9 @@ import { AppError } from './app-error.js';
 /** A remote's answer passed the size this worker reads from it; the connection was dropped. */
 export class ResponseTooLargeError extends AppError {
   constructor(remote: string, maxBytes: number) {
-    super('response_too_large', `${remote} sent an answer larger than ${maxBytes} bytes; it was not read`, { details: { remote, maxBytes } });
+    super('response_too_large', `${remote} sent an answer larger than ${maxBytes} bytes; it was not read`, {
+      details: { remote, maxBytes },
+    });
   }
 }
 
@@ -22,11 +24,17 @@ export function announcesMoreThan(contentLength: string | string[] | undefined |
  * Reads a body stream to a UTF-8 string, throwing ResponseTooLargeError once more than `maxBytes` arrived (the caller
  * then destroys the stream: `onTooLarge`).
  */
-export async function readBounded(body: AsyncIterable<Uint8Array | string>, maxBytes: number, remote: string, onTooLarge?: () => void): Promise<string> {
+export async function readBounded(
+  body: AsyncIterable<Uint8Array | string>,
+  maxBytes: number,
+  remote: string,
+  onTooLarge?: () => void,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf =
+      typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     size += buf.byteLength;
     if (size > maxBytes) {
       onTooLarge?.();

@@ -33,7 +33,11 @@ export type Decide = (error: unknown, tally: AttemptTally) => RetryDecision | Pr
  * Runs `attempt` until it succeeds or `decide` gives up. An abort of `signal` ends the loop: while waiting it
  * surfaces as the signal's reason; during an attempt as whatever the attempt threw.
  */
-export async function callWithPolicy<T>(decide: Decide, attempt: (n: number) => Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function callWithPolicy<T>(
+  decide: Decide,
+  attempt: (n: number) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   const tally = new AttemptTally();
   for (let n = 1; ; n++) {
     try {

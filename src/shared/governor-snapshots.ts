@@ -42,13 +42,28 @@ export async function listGovernorSnapshots(redis: Redis, prefix: string): Promi
     const [remote = '', account = '', operation = ''] = id.split(':');
     const k = governorKeys(prefix, remote, account, operation);
     const [st, stats] = await Promise.all([
-      redis.hmget(k.state, 'limit', 'windowMs', 'mode', 'learnedAt', 'changedAt', 'dailyLimit', 'dailyRemaining', 'dailyAt'), redis.hgetall(k.stats),
+      redis.hmget(
+        k.state,
+        'limit',
+        'windowMs',
+        'mode',
+        'learnedAt',
+        'changedAt',
+        'dailyLimit',
+        'dailyRemaining',
+        'dailyAt',
+      ),
+      redis.hgetall(k.stats),
     ]);
     const empty = st.every((v) => v === null) && Object.keys(stats).length === 0;
     if (empty && (await pruneKeyIndex(redis, index, id, [k.state, k.stats]))) continue;
-    const requests = Object.fromEntries(OUTCOMES.map((o) => [o, Number(stats[o] ?? 0)])) as GovernorSnapshot['requests'];
+    const requests = Object.fromEntries(
+      OUTCOMES.map((o) => [o, Number(stats[o] ?? 0)]),
+    ) as GovernorSnapshot['requests'];
     snapshots.push({
-      remote, account, operation,
+      remote,
+      account,
+      operation,
       limit: numberOrNull(st[0]),
       windowMs: numberOrNull(st[1]),
       mode: st[2] === 'headers' || st[2] === 'fallback' ? st[2] : null,

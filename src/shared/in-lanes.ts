@@ -9,10 +9,14 @@ export async function inLanes<T, R>(items: readonly T[], lanes: number, work: (i
   const lane = async (): Promise<void> => {
     for (let i = next++; i < items.length && !failed; i = next++) results[i] = await work(items[i] as T);
   };
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(Math.max(1, lanes), items.length) }, () => lane().catch((err: unknown) => {
-    failed = true;
-    throw err;
-  })));
+  const settled = await Promise.allSettled(
+    Array.from({ length: Math.min(Math.max(1, lanes), items.length) }, () =>
+      lane().catch((err: unknown) => {
+        failed = true;
+        throw err;
+      }),
+    ),
+  );
   const rejection = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (rejection) throw rejection.reason;
   return results;

@@ -14,7 +14,11 @@ const PRUNE_IF_GONE = luaScript('keyIndexPrune', 3, new URL('./key-index-prune.l
  * The index's members. Its first read on a database that predates the index (no `<index>:built` marker) fills it
  * once from `backfill` (a SCAN of the indexed keys); every later read is one SMEMBERS.
  */
-export async function readKeyIndex(redis: Redis, indexKey: string, backfill: () => Promise<string[]>): Promise<string[]> {
+export async function readKeyIndex(
+  redis: Redis,
+  indexKey: string,
+  backfill: () => Promise<string[]>,
+): Promise<string[]> {
   const [members, built] = await Promise.all([redis.smembers(indexKey), redis.exists(builtKey(indexKey))]);
   if (built) return members.sort();
   // A large database takes seconds to SCAN: reads that come meanwhile (the next scrapes) wait for the same one.
@@ -42,6 +46,11 @@ async function fillIndex(redis: Redis, indexKey: string, backfill: () => Promise
  * Drops `member` from the index when none of `keys` (what it indexes) exists any more: they expired or were deleted.
  * Returns whether it was dropped.
  */
-export async function pruneKeyIndex(redis: Redis, indexKey: string, member: string, keys: readonly [string, string]): Promise<boolean> {
+export async function pruneKeyIndex(
+  redis: Redis,
+  indexKey: string,
+  member: string,
+  keys: readonly [string, string],
+): Promise<boolean> {
   return Number(await runLua(redis, PRUNE_IF_GONE, [indexKey, ...keys], [member])) === 1;
 }

@@ -7,12 +7,34 @@ import { redact } from './redact.js';
  * Redaction is the safety net, not the plan: code should not pass secrets or contact details to the logger.
  */
 const REDACTED_PATHS = [
-  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'accessToken', '*.accessToken', 'access_token', '*.access_token',
-  'clientSecret', '*.clientSecret', 'client_secret', '*.client_secret',
-  'token', '*.token', 'password', '*.password',
-  'email', '*.email', 'emails', '*.emails', 'phone', '*.phone', 'phones', '*.phones', 'mobile', '*.mobile',
-  'contacts', '*.contacts',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'accessToken',
+  '*.accessToken',
+  'access_token',
+  '*.access_token',
+  'clientSecret',
+  '*.clientSecret',
+  'client_secret',
+  '*.client_secret',
+  'token',
+  '*.token',
+  'password',
+  '*.password',
+  'email',
+  '*.email',
+  'emails',
+  '*.emails',
+  'phone',
+  '*.phone',
+  'phones',
+  '*.phones',
+  'mobile',
+  '*.mobile',
+  'contacts',
+  '*.contacts',
 ];
 
 export type { Logger };
@@ -26,7 +48,10 @@ export function createLogger(options: LoggerOptions = {}, destination?: Destinat
     level: process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     ...options,
-    hooks: { ...options.hooks, streamWrite: (line: string) => redact(options.hooks?.streamWrite ? options.hooks.streamWrite(line) : line) },
+    hooks: {
+      ...options.hooks,
+      streamWrite: (line: string) => redact(options.hooks?.streamWrite ? options.hooks.streamWrite(line) : line),
+    },
   };
   return destination ? pino(settings, destination) : pino(settings);
 }

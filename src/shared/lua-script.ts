@@ -48,21 +48,33 @@ type LuaArg = string | number;
 type LuaCommand = (...keysAndArgs: LuaArg[]) => unknown;
 
 function commandOf(target: Redis | ChainableCommander, script: LuaScript, keys: readonly string[]): LuaCommand {
-  if (keys.length !== script.numberOfKeys) throw new LuaScriptError(script.name, `takes ${script.numberOfKeys} keys, got ${keys.length}`);
+  if (keys.length !== script.numberOfKeys)
+    throw new LuaScriptError(script.name, `takes ${script.numberOfKeys} keys, got ${keys.length}`);
   const command = (target as unknown as Record<string, unknown>)[script.name];
   // ioredis copies a connection's commands into a batch when the batch is made
-  if (typeof command !== 'function') throw new LuaScriptError(script.name, 'not defined on the connection this batch was made from (defineLua first)');
+  if (typeof command !== 'function')
+    throw new LuaScriptError(script.name, 'not defined on the connection this batch was made from (defineLua first)');
   return (command as LuaCommand).bind(target);
 }
 
 /** Runs `script` on `redis` (defining it there first if need be) and returns its reply. */
-export async function runLua<T = unknown>(redis: Redis, script: LuaScript, keys: readonly string[], args: readonly LuaArg[] = []): Promise<T> {
+export async function runLua<T = unknown>(
+  redis: Redis,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly LuaArg[] = [],
+): Promise<T> {
   defineLua(redis, script);
   return (await commandOf(redis, script, keys)(...keys, ...args)) as T;
 }
 
 /** Appends `script` to `batch`; the batch's connection must have it defined (`defineLua`) before the batch was made. */
-export function queueLua(batch: ChainableCommander, script: LuaScript, keys: readonly string[], args: readonly LuaArg[] = []): ChainableCommander {
+export function queueLua(
+  batch: ChainableCommander,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly LuaArg[] = [],
+): ChainableCommander {
   commandOf(batch, script, keys)(...keys, ...args);
   return batch;
 }

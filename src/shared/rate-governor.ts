@@ -27,9 +27,20 @@ import { REDIS_NOW_LUA } from './redis-now.js';
 const LEARN_FN = new URL('./governor-learn-fn.lua', import.meta.url);
 const ACQUIRE = luaScript('governorAcquire', 3, REDIS_NOW_LUA, new URL('./governor-acquire.lua', import.meta.url));
 const LEARN = luaScript('governorLearn', 4, REDIS_NOW_LUA, LEARN_FN, new URL('./governor-learn.lua', import.meta.url));
-const ANSWER = luaScript('governorAnswer', 5, REDIS_NOW_LUA, LEARN_FN, new URL('./governor-answer.lua', import.meta.url));
+const ANSWER = luaScript(
+  'governorAnswer',
+  5,
+  REDIS_NOW_LUA,
+  LEARN_FN,
+  new URL('./governor-answer.lua', import.meta.url),
+);
 const HOLD = luaScript('governorHold', 1, REDIS_NOW_LUA, new URL('./governor-hold.lua', import.meta.url));
-const HEARTBEAT = luaScript('governorHeartbeat', 1, REDIS_NOW_LUA, new URL('./governor-heartbeat.lua', import.meta.url));
+const HEARTBEAT = luaScript(
+  'governorHeartbeat',
+  1,
+  REDIS_NOW_LUA,
+  new URL('./governor-heartbeat.lua', import.meta.url),
+);
 
 export type OutcomeClass = '2xx' | '4xx' | '5xx' | '429' | 'network';
 
@@ -107,9 +118,20 @@ const limitKey = (learned: LearnedLimit): string => `${learned.limit}/${learned.
 /** The SET of `remote:account:operation` with governor state under `prefix` (read by /metrics instead of a SCAN). */
 export const governorIndexKey = (prefix: string): string => `${prefix}:index:governors`;
 
-export function governorKeys(prefix: string, remote: string, account: string, operation: string): { log: string; state: string; probe: string; stats: string; runs: string } {
+export function governorKeys(
+  prefix: string,
+  remote: string,
+  account: string,
+  operation: string,
+): { log: string; state: string; probe: string; stats: string; runs: string } {
   const base = `${prefix}:gov:${remote}:${account}:${operation}`;
-  return { log: `${base}:log`, state: `${base}:state`, probe: `${base}:probe`, stats: `${base}:stats`, runs: `${base}:runs` };
+  return {
+    log: `${base}:log`,
+    state: `${base}:state`,
+    probe: `${base}:probe`,
+    stats: `${base}:stats`,
+    runs: `${base}:runs`,
+  };
 }
 
 export class RateGovernor {
@@ -123,7 +145,8 @@ export class RateGovernor {
     readonly account: string,
     private readonly settings: GovernorSettings,
   ) {
-    for (const label of [remote, account]) if (label.includes(':')) throw new Error(`governor label ${label} must not contain ':'`);
+    for (const label of [remote, account])
+      if (label.includes(':')) throw new Error(`governor label ${label} must not contain ':'`);
     // before any batch is made: batches carry the commands their connection had then
     defineLua(redis, ACQUIRE, LEARN, ANSWER, HOLD, HEARTBEAT);
   }
@@ -148,7 +171,15 @@ export class RateGovernor {
     const defaultWindowMs = this.settings.defaultWindowMs ?? fixed?.windowMs ?? 10_000;
     const grant = randomUUID();
     const keys = [k.log, k.state, k.probe];
-    const args = [this.settings.guardMs ?? -1, grant, PROBE_TTL_MS, defaultWindowMs, mode, fixed?.limit ?? 0, fixed?.windowMs ?? 0];
+    const args = [
+      this.settings.guardMs ?? -1,
+      grant,
+      PROBE_TTL_MS,
+      defaultWindowMs,
+      mode,
+      fixed?.limit ?? 0,
+      fixed?.windowMs ?? 0,
+    ];
     let waitedMs = 0;
     let first = alongside;
     for (;;) {
@@ -173,15 +204,20 @@ export class RateGovernor {
       }
       const [granted, ms] = answer;
       if (granted === 1) break;
-      if (granted === 2) throw (this.settings.closedError ?? ((o) => new Error(`${this.remote} ${o} is closed`)))(op, ms);
+      if (granted === 2)
+        throw (this.settings.closedError ?? ((o) => new Error(`${this.remote} ${o} is closed`)))(op, ms);
       // A little jitter so waiting processes do not wake in lockstep.
       const wait = ms + Math.random() * 5;
       await sleep(wait, signal);
       waitedMs += wait;
     }
     if (waitedMs > 0) {
-      await this.redis.pipeline().hincrby(k.stats, 'waitedMs', Math.round(waitedMs)).expire(k.stats, STATS_TTL_S)
-        .sadd(governorIndexKey(this.prefix), this.member(op)).exec();
+      await this.redis
+        .pipeline()
+        .hincrby(k.stats, 'waitedMs', Math.round(waitedMs))
+        .expire(k.stats, STATS_TTL_S)
+        .sadd(governorIndexKey(this.prefix), this.member(op))
+        .exec();
     }
     return grant;
   }
@@ -196,7 +232,12 @@ export class RateGovernor {
   async learn(op: string, learned: LearnedLimit, remaining?: number): Promise<void> {
     if (!this.learnNeeded(op, learned, remaining)) return;
     const k = this.keys(op);
-    await runLua(this.redis, LEARN, [k.state, k.probe, k.log, governorIndexKey(this.prefix)], [learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS, remaining ?? -1, randomUUID(), this.member(op)]);
+    await runLua(
+      this.redis,
+      LEARN,
+      [k.state, k.probe, k.log, governorIndexKey(this.prefix)],
+      [learned.limit, learned.windowMs, learned.mode, STATE_TTL_MS, remaining ?? -1, randomUUID(), this.member(op)],
+    );
     this.learnWritten(op, learned);
   }
 
@@ -219,12 +260,25 @@ export class RateGovernor {
     const k = this.keys(op);
     const now = Date.now();
     const touch = now - (this.statsTouched.get(op) ?? Number.NEGATIVE_INFINITY) >= STATS_TOUCH_AFTER_MS;
-    const learned = facts.learned !== undefined && this.learnNeeded(op, facts.learned, facts.remaining) ? facts.learned : undefined;
+    const learned =
+      facts.learned !== undefined && this.learnNeeded(op, facts.learned, facts.remaining) ? facts.learned : undefined;
     const args: (string | number)[] = [
-      facts.outcome, facts.grant ?? '', touch ? STATS_TTL_S : 0, facts.releaseProbe === true ? '1' : '0',
-      learned ? '1' : '0', learned?.limit ?? 0, learned?.windowMs ?? 0, learned?.mode ?? '', STATE_TTL_MS, facts.remaining ?? -1,
-      learned ? randomUUID() : '', facts.daily ? '1' : '0', facts.daily?.limit ?? 0, facts.daily?.remaining ?? 0,
-      facts.windowEndsInMs !== undefined && facts.windowEndsInMs >= 0 ? Math.ceil(facts.windowEndsInMs) : -1, this.member(op),
+      facts.outcome,
+      facts.grant ?? '',
+      touch ? STATS_TTL_S : 0,
+      facts.releaseProbe === true ? '1' : '0',
+      learned ? '1' : '0',
+      learned?.limit ?? 0,
+      learned?.windowMs ?? 0,
+      learned?.mode ?? '',
+      STATE_TTL_MS,
+      facts.remaining ?? -1,
+      learned ? randomUUID() : '',
+      facts.daily ? '1' : '0',
+      facts.daily?.limit ?? 0,
+      facts.daily?.remaining ?? 0,
+      facts.windowEndsInMs !== undefined && facts.windowEndsInMs >= 0 ? Math.ceil(facts.windowEndsInMs) : -1,
+      this.member(op),
     ];
     const keys = [k.log, k.stats, k.state, k.probe, governorIndexKey(this.prefix)];
     if (more === undefined) await runLua(this.redis, ANSWER, keys, args);

@@ -24,7 +24,10 @@ const PHONES: readonly RegExp[] = [
   new RegExp(String.raw`${NOT_AFTER}0\d{1,4}(?:[ /\-]\d{1,8}){1,5}${NOT_BEFORE}`, 'g'),
   // National or international written bare or dotted: 015112345678, 0049301234567, 0171.2345678. After `00` the
   // national number never starts with 0, which keeps a Salesforce id of digits (001000000000001) out.
-  new RegExp(String.raw`${NOT_AFTER}(?:00[1-9]\d{0,2}[1-9]\d{5,12}|0[1-9]\d{6,13}|0\d{1,4}(?:\.\d{2,8}){1,3})${NOT_BEFORE}`, 'g'),
+  new RegExp(
+    String.raw`${NOT_AFTER}(?:00[1-9]\d{0,2}[1-9]\d{5,12}|0[1-9]\d{6,13}|0\d{1,4}(?:\.\d{2,8}){1,3})${NOT_BEFORE}`,
+    'g',
+  ),
   // North American 3-3-4: 415-555-0100, 415.555.0100, 415 555 0100.
   new RegExp(String.raw`${NOT_AFTER}\d{3}[ .\-]\d{3}[ .\-]\d{4}${NOT_BEFORE}`, 'g'),
 ];
@@ -35,7 +38,8 @@ const PHONES: readonly RegExp[] = [
  */
 const BARE_NANP = new RegExp(String.raw`${NOT_AFTER}(?:1)?[2-9]\d{2}[2-9]\d{6}${NOT_BEFORE}`, 'g');
 /** Words after which a run of digits names a record (an id), not a phone number. */
-const RECORD_WORD = /(?:\b(?:id|ids|object|objects|record|records|company|companies|contact|contacts|deal|deals|lead|leads|account|accounts|owner|portal|hub|vid|run|job)\s*[:=#]?\s*|#)$/i;
+const RECORD_WORD =
+  /(?:\b(?:id|ids|object|objects|record|records|company|companies|contact|contacts|deal|deals|lead|leads|account|accounts|owner|portal|hub|vid|run|job)\s*[:=#]?\s*|#)$/i;
 
 // Starts only where a word starts: scanning from every character would make long lines quadratic.
 const DATE_LIKE = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/;
@@ -47,7 +51,8 @@ function isPhone(candidate: string): boolean {
 }
 
 /** Letters of any script (jürgen.müller@bücher.de), digits, marks; the top-level domain may be punycode. */
-const EMAIL = /(?<![\p{L}\p{M}\p{N}_.%+-])[\p{L}\p{M}\p{N}_.%+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)*\.(?:\p{L}{2,}|xn--[a-z0-9-]+)/giu;
+const EMAIL =
+  /(?<![\p{L}\p{M}\p{N}_.%+-])[\p{L}\p{M}\p{N}_.%+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)*\.(?:\p{L}{2,}|xn--[a-z0-9-]+)/giu;
 
 /** `Authorization: <anything>` up to the end of the header value (JSON, header or log syntax). */
 const AUTHORIZATION = /(\bauthorization\\?["']?\s*[:=]\s*\\?["']?)[^"'\\\r\n,;}]+/gi;
@@ -60,7 +65,8 @@ const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+(?![A-Za-z][a-z]{0,19}(?![\w.~+/=-
  * `<key>=value` or `"<key>": "value"` where the key names a secret (client_secret, access_token, password...);
  * not a URL path's last segment (`/oauth/token: 400`).
  */
-const SECRET_PAIR = /((?<![/.])(?:secret|token|password|passwd|api[_-]?key)\\?["']?\s*[:=]\s*\\?["']?)[^\s&,;"'\\})\]]+/gi;
+const SECRET_PAIR =
+  /((?<![/.])(?:secret|token|password|passwd|api[_-]?key)\\?["']?\s*[:=]\s*\\?["']?)[^\s&,;"'\\})\]]+/gi;
 
 /**
  * The user-info part of a URL (`redis://user:password@host`, `redis://SECRET@host`): a credential, whole. Scheme and
@@ -77,12 +83,20 @@ export interface RedactOptions {
 export function redact(text: string, options: RedactOptions = {}): string {
   let out = text;
   if (options.values) {
-    const values = options.values.filter((v): v is string => typeof v === 'string' && v.length >= 3).sort((a, b) => b.length - a.length);
+    const values = options.values
+      .filter((v): v is string => typeof v === 'string' && v.length >= 3)
+      .sort((a, b) => b.length - a.length);
     for (const value of values) out = out.split(value).join('[value]');
   }
-  out = out.replace(URL_USERINFO, '$1[secret]@').replace(AUTHORIZATION, '$1[secret]').replace(SCHEME_CREDENTIAL, '$1 [secret]').replace(SECRET_PAIR, '$1[secret]');
+  out = out
+    .replace(URL_USERINFO, '$1[secret]@')
+    .replace(AUTHORIZATION, '$1[secret]')
+    .replace(SCHEME_CREDENTIAL, '$1 [secret]')
+    .replace(SECRET_PAIR, '$1[secret]');
   if (out.includes('@')) out = out.replace(EMAIL, '[email]');
   for (const phone of PHONES) out = out.replace(phone, (match) => (isPhone(match) ? '[phone]' : match));
-  out = out.replace(BARE_NANP, (match, offset: number, whole: string) => (RECORD_WORD.test(whole.slice(Math.max(0, offset - 24), offset)) ? match : '[phone]'));
+  out = out.replace(BARE_NANP, (match, offset: number, whole: string) =>
+    RECORD_WORD.test(whole.slice(Math.max(0, offset - 24), offset)) ? match : '[phone]',
+  );
   return out;
 }

@@ -1,7 +1,18 @@
 /** Tells errors that only mean "Redis is not reachable right now" from real failures. */
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
-const CONNECTION_MESSAGES = /Connection is closed|Socket closed unexpectedly|connect ETIMEDOUT|Stream isn't writeable|max retries per request/i;
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
+const CONNECTION_MESSAGES =
+  /Connection is closed|Socket closed unexpectedly|connect ETIMEDOUT|Stream isn't writeable|max retries per request/i;
 
 /**
  * True for socket-level errors and ioredis' "connection closed" errors. Those are reported once per outage by the

@@ -22,7 +22,8 @@ export const REDIS_PROGRESS_EVERY_MS = 30_000;
 function describe(redis: Redis): string {
   // a Cluster from createRedis (typed Redis): its seed nodes; its `options` name no host
   const cluster = redis as unknown as { isCluster?: boolean; startupNodes?: { host?: string; port?: number }[] };
-  if (cluster.isCluster) return `${CLUSTER_SCHEME}//${(cluster.startupNodes ?? []).map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 6379}`).join(',')}`;
+  if (cluster.isCluster)
+    return `${CLUSTER_SCHEME}//${(cluster.startupNodes ?? []).map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 6379}`).join(',')}`;
   const o = redis.options;
   if (o.path) return `unix:${o.path}`;
   return `${o.tls ? 'rediss' : 'redis'}://${o.host ?? '127.0.0.1'}:${o.port ?? 6379}/${o.db ?? 0}`;
@@ -50,7 +51,12 @@ export function watchRedis(redis: Redis, opts: RedisWatchOptions): Redis {
     if (now() - down.lastLog >= every) {
       down.lastLog = now();
       opts.logger.warn(
-        { redis: url, downForS: Math.round((now() - down.since) / 1000), attempts: down.attempts, error: err?.message ?? state.lastError },
+        {
+          redis: url,
+          downForS: Math.round((now() - down.since) / 1000),
+          attempts: down.attempts,
+          error: err?.message ?? state.lastError,
+        },
         `Redis at ${url} still unreachable; retrying`,
       );
     }
@@ -62,7 +68,10 @@ export function watchRedis(redis: Redis, opts: RedisWatchOptions): Redis {
   });
   redis.on('ready', () => {
     if (!down) return;
-    opts.logger.info({ redis: url, downForS: Math.round((now() - down.since) / 1000), attempts: down.attempts }, `Redis at ${url} reachable again`);
+    opts.logger.info(
+      { redis: url, downForS: Math.round((now() - down.since) / 1000), attempts: down.attempts },
+      `Redis at ${url} reachable again`,
+    );
     down = undefined;
   });
   // Our own quit()/disconnect() ends the connection: what follows is not an outage.

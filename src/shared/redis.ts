@@ -25,10 +25,13 @@ export function clusterSeeds(url: string): ClusterSeeds | null {
   const rest = url.slice(CLUSTER_SCHEME.length + 2).replace(/\/.*$/, '');
   const at = rest.lastIndexOf('@');
   const auth = at >= 0 ? rest.slice(0, at) : '';
-  const nodes = (at >= 0 ? rest.slice(at + 1) : rest).split(',').filter(Boolean).map((hp) => {
-    const colon = hp.lastIndexOf(':');
-    return colon > 0 ? { host: hp.slice(0, colon), port: Number(hp.slice(colon + 1)) } : { host: hp, port: 6379 };
-  });
+  const nodes = (at >= 0 ? rest.slice(at + 1) : rest)
+    .split(',')
+    .filter(Boolean)
+    .map((hp) => {
+      const colon = hp.lastIndexOf(':');
+      return colon > 0 ? { host: hp.slice(0, colon), port: Number(hp.slice(colon + 1)) } : { host: hp, port: 6379 };
+    });
   if (nodes.length === 0 || nodes.some((n) => !n.host || !Number.isInteger(n.port) || n.port <= 0)) {
     throw new Error(`REDIS_URL: a ${CLUSTER_SCHEME}// URL needs host:port seed nodes separated by commas`);
   }
@@ -46,12 +49,24 @@ export function clusterSeeds(url: string): ClusterSeeds | null {
  * we send as long as the keys of one call share a hash slot, which a hash-tagged QUEUE_PREFIX (`{prospect-sync}`)
  * ensures: every key we build starts with the prefix. It is typed as Redis so callers need not care.
  */
-export function createRedis(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, options: RedisOptions = {}): Redis {
-  const base: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, retryStrategy: redisRetryDelay, ...options };
+export function createRedis(
+  url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL,
+  options: RedisOptions = {},
+): Redis {
+  const base: RedisOptions = {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    lazyConnect: false,
+    retryStrategy: redisRetryDelay,
+    ...options,
+  };
   const seeds = clusterSeeds(url);
   if (!seeds) return quiet(new Redis(url, base));
   const { lazyConnect, retryStrategy, ...redisOptions } = base;
-  const auth = { ...(seeds.username ? { username: seeds.username } : {}), ...(seeds.password ? { password: seeds.password } : {}) };
+  const auth = {
+    ...(seeds.username ? { username: seeds.username } : {}),
+    ...(seeds.password ? { password: seeds.password } : {}),
+  };
   const cluster = new Cluster(seeds.nodes, {
     redisOptions: { ...redisOptions, ...auth },
     lazyConnect: lazyConnect ?? false,
@@ -130,7 +145,12 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
 
 /** Whether a Redis at `url` answers a PING within about `timeoutMs` (no retries; never throws). */
 export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
-  const probe = createRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, lazyConnect: true });
+  const probe = createRedis(url, {
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+    lazyConnect: true,
+  });
   probe.on('error', () => undefined);
   try {
     await probe.connect();

@@ -17,7 +17,12 @@ export class RemoteTimeoutError extends AppError {
  * happens even when `work` ignores its signal (a client that cannot be aborted is left to finish in the background;
  * its late result or failure is dropped).
  */
-export async function callWithDeadline<T>(remote: string, timeoutMs: number, work: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
+export async function callWithDeadline<T>(
+  remote: string,
+  timeoutMs: number,
+  work: (signal: AbortSignal) => Promise<T>,
+  outer?: AbortSignal,
+): Promise<T> {
   if (outer?.aborted) throw outer.reason;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new RemoteTimeoutError(remote, timeoutMs)), timeoutMs);

@@ -15,7 +15,11 @@ export const DEFAULT_PATHS: ApiPaths = {
   search: { companies: '/companies/filter', persons: '/persons/filter' },
   count: { companies: '/companies/filter/count', persons: '/persons/filter/count' },
   dictionaries: '/dictionaries/{name}',
-  settings: { compliance: '/settings/compliance', personalization: '/settings/personalization', intentTopics: '/settings/intent-topics' },
+  settings: {
+    compliance: '/settings/compliance',
+    personalization: '/settings/personalization',
+    intentTopics: '/settings/intent-topics',
+  },
   health: '/health',
 };
 

@@ -40,10 +40,32 @@ export interface BudgetLedger {
 }
 
 const EXPIRE_RESERVATIONS = new URL('./budget-expire-reservations.lua', import.meta.url);
-const RESERVE_TOKENS = luaScript('budgetReserveTokens', 3, REDIS_NOW_LUA, EXPIRE_RESERVATIONS, new URL('./budget-reserve-tokens.lua', import.meta.url));
-const OBSERVE_TOKENS = luaScript('budgetObserveTokens', 2, REDIS_NOW_LUA, new URL('./budget-observe-tokens.lua', import.meta.url));
-const RESERVE_CREDITS = luaScript('budgetReserveCredits', 4, REDIS_NOW_LUA, EXPIRE_RESERVATIONS, new URL('./budget-reserve-credits.lua', import.meta.url));
-const DEBIT_TOKENS = luaScript('budgetDebitTokens', 1, REDIS_NOW_LUA, new URL('./budget-debit-tokens.lua', import.meta.url));
+const RESERVE_TOKENS = luaScript(
+  'budgetReserveTokens',
+  3,
+  REDIS_NOW_LUA,
+  EXPIRE_RESERVATIONS,
+  new URL('./budget-reserve-tokens.lua', import.meta.url),
+);
+const OBSERVE_TOKENS = luaScript(
+  'budgetObserveTokens',
+  2,
+  REDIS_NOW_LUA,
+  new URL('./budget-observe-tokens.lua', import.meta.url),
+);
+const RESERVE_CREDITS = luaScript(
+  'budgetReserveCredits',
+  4,
+  REDIS_NOW_LUA,
+  EXPIRE_RESERVATIONS,
+  new URL('./budget-reserve-credits.lua', import.meta.url),
+);
+const DEBIT_TOKENS = luaScript(
+  'budgetDebitTokens',
+  1,
+  REDIS_NOW_LUA,
+  new URL('./budget-debit-tokens.lua', import.meta.url),
+);
 
 // Only frees the reservations of a process that died mid-request; longer than one request with all its retries
 // (5 × 60 s Retry-After plus backoffs and timeouts), so a live reservation never expires under a cap.
@@ -114,7 +136,10 @@ export class RedisBudgetLedger implements BudgetLedger {
 
   /** OBSERVE_TOKENS's keys and arguments: the account index is written in the same script as the balance. */
   private observeCall(args: readonly (string | number)[]): [string[], (string | number)[]] {
-    return [[this.tokensKey, this.index?.key ?? this.tokensKey], [...args, this.index?.account ?? '']];
+    return [
+      [this.tokensKey, this.index?.key ?? this.tokensKey],
+      [...args, this.index?.account ?? ''],
+    ];
   }
 
   get reserve(): number {
@@ -142,7 +167,10 @@ export class RedisBudgetLedger implements BudgetLedger {
   async reserveTokens(requested: number): Promise<TokenReservation> {
     const id = randomUUID();
     const [granted, available, held] = await runLua<[number, number, number]>(
-      this.redis, RESERVE_TOKENS, [...this.tokenResv, this.tokensKey], [requested, this.tokenReserve, id, RESERVATION_TTL_MS],
+      this.redis,
+      RESERVE_TOKENS,
+      [...this.tokenResv, this.tokensKey],
+      [requested, this.tokenReserve, id, RESERVATION_TTL_MS],
     );
     return { id, granted, available, held };
   }
@@ -150,7 +178,12 @@ export class RedisBudgetLedger implements BudgetLedger {
   /** `reserveTokens` appended to a batch (the governor's grant, one round trip); `read` takes its reply. */
   reserveTokensInto(batch: ChainableCommander, requested: number): { read(reply: unknown): TokenReservation } {
     const id = randomUUID();
-    queueLua(batch, RESERVE_TOKENS, [...this.tokenResv, this.tokensKey], [requested, this.tokenReserve, id, RESERVATION_TTL_MS]);
+    queueLua(
+      batch,
+      RESERVE_TOKENS,
+      [...this.tokenResv, this.tokensKey],
+      [requested, this.tokenReserve, id, RESERVATION_TTL_MS],
+    );
     return {
       read: (reply) => {
         const [granted, available, held] = reply as [number, number, number];
@@ -195,7 +228,9 @@ export class RedisBudgetLedger implements BudgetLedger {
   async reserveCredits(runId: string, requested: number): Promise<CreditReservation> {
     const id = randomUUID();
     const [granted, binding, held] = await runLua<[number, number, number]>(
-      this.redis, RESERVE_CREDITS, [...this.creditResv, this.runKey(runId), this.dayKey()],
+      this.redis,
+      RESERVE_CREDITS,
+      [...this.creditResv, this.runKey(runId), this.dayKey()],
       [requested, this.caps.maxPerRun ?? -1, this.caps.maxPerDay ?? -1, id, RESERVATION_TTL_MS, runId],
     );
     return { id, granted, binding: binding === 1 ? 'credit_cap_run' : binding === 2 ? 'credit_cap_day' : null, held };
@@ -214,7 +249,11 @@ export class RedisBudgetLedger implements BudgetLedger {
   }
 
   async creditUsage(runId: string): Promise<CreditUsage> {
-    const [run, day, account] = await this.redis.mget(this.runKey(runId), this.dayKey(), `${this.keyBase}:credits:total`);
+    const [run, day, account] = await this.redis.mget(
+      this.runKey(runId),
+      this.dayKey(),
+      `${this.keyBase}:credits:total`,
+    );
     return {
       run: Number(run ?? 0),
       day: Number(day ?? 0),
@@ -230,7 +269,8 @@ export class RedisBudgetLedger implements BudgetLedger {
 
   /** Credits `runId` may still spend and the cap that binds them (the plan reports which one stops the run). */
   async creditHeadroom(runId: string): Promise<{ spendable: number; binding: CreditReservation['binding'] }> {
-    if (this.caps.maxPerRun === undefined && this.caps.maxPerDay === undefined) return { spendable: Number.POSITIVE_INFINITY, binding: null };
+    if (this.caps.maxPerRun === undefined && this.caps.maxPerDay === undefined)
+      return { spendable: Number.POSITIVE_INFINITY, binding: null };
     const { id, granted, binding } = await this.reserveCredits(runId, Number.MAX_SAFE_INTEGER);
     await this.settleCredits(runId, id, 0);
     return { spendable: granted, binding };

@@ -31,13 +31,17 @@ export async function readBudgetStates(redis: Redis, keyPrefix: string): Promise
     }
     return [...found];
   });
-  const states = await Promise.all(accounts.map(async (account): Promise<BudgetState | undefined> => {
-    const ledger = new RedisBudgetLedger(redis, `${base}${account}`, 0, {});
-    const [tokens, usage] = await Promise.all([ledger.tokenBalance(), ledger.creditUsage('')]);
-    const gone = tokens === null && usage.account === 0
-      && (await pruneKeyIndex(redis, index, account, [`${base}${account}:tokens`, `${base}${account}:credits:total`]));
-    if (gone) return undefined;
-    return { account, tokens, creditsToday: usage.day, creditsTotal: usage.account };
-  }));
+  const states = await Promise.all(
+    accounts.map(async (account): Promise<BudgetState | undefined> => {
+      const ledger = new RedisBudgetLedger(redis, `${base}${account}`, 0, {});
+      const [tokens, usage] = await Promise.all([ledger.tokenBalance(), ledger.creditUsage('')]);
+      const gone =
+        tokens === null &&
+        usage.account === 0 &&
+        (await pruneKeyIndex(redis, index, account, [`${base}${account}:tokens`, `${base}${account}:credits:total`]));
+      if (gone) return undefined;
+      return { account, tokens, creditsToday: usage.day, creditsTotal: usage.account };
+    }),
+  );
   return states.filter((s): s is BudgetState => s !== undefined);
 }

@@ -86,7 +86,12 @@ function validationDetails(body: unknown): ValidationDetail[] {
 const OPERATIONS: readonly string[] = ['search', 'count', 'dictionary'];
 
 /** Turns a non-2xx answer of the API into the typed error of its row in the spec's error table. */
-export function mapErrorResponse(status: number, headers: ResponseHeaders, body: unknown, operation: Operation | undefined): SourceError {
+export function mapErrorResponse(
+  status: number,
+  headers: ResponseHeaders,
+  body: unknown,
+  operation: Operation | undefined,
+): SourceError {
   const code = field(body, 'error');
   const rawMessage = field(body, 'message');
   const message = typeof rawMessage === 'string' ? rawMessage : `HTTP ${status}`;
@@ -99,7 +104,8 @@ export function mapErrorResponse(status: number, headers: ResponseHeaders, body:
   if (status === 402) {
     const reason = field(body, 'reason');
     const retryAfter = asNumber(field(body, 'retryAfter')) ?? 0;
-    if (reason === 'exhausted') return new TokensExhaustedError(retryAfter, `search-token allotment exhausted; resets in ${retryAfter} s`);
+    if (reason === 'exhausted')
+      return new TokensExhaustedError(retryAfter, `search-token allotment exhausted; resets in ${retryAfter} s`);
     const known = reason === 'stale_reset' ? 'stale_reset' : 'store_unavailable';
     return new BudgetUnavailableError(known, retryAfter, `search budget unavailable (${known}): ${message}`);
   }
@@ -108,10 +114,18 @@ export function mapErrorResponse(status: number, headers: ResponseHeaders, body:
     const retryAfter = parseRetryAfter(headerValue(headers, 'retry-after')) ?? asNumber(field(body, 'retryAfter')) ?? 1;
     const op = field(body, 'operation');
     const which = typeof op === 'string' && OPERATIONS.includes(op) ? (op as Operation) : operation;
-    return new RateLimitedError(retryAfter, which, `rate limit exceeded for ${which ?? 'an operation'}; retry after ${retryAfter} s`);
+    return new RateLimitedError(
+      retryAfter,
+      which,
+      `rate limit exceeded for ${which ?? 'an operation'}; retry after ${retryAfter} s`,
+    );
   }
   if (status >= 500) return new SourceServerError(status, `the API failed with HTTP ${status}: ${message}`);
-  return new SourceHttpError(status, `unexpected HTTP ${status}: ${message}`, typeof code === 'string' ? code : undefined);
+  return new SourceHttpError(
+    status,
+    `unexpected HTTP ${status}: ${message}`,
+    typeof code === 'string' ? code : undefined,
+  );
 }
 
 // ---- 2. Whether and when to try again ----
@@ -123,20 +137,39 @@ export interface AttemptCounts {
   refusedTokens?: number;
 }
 
-export type SourceRetryDecision = { retry: false; error?: unknown } | { retry: true; delayMs: number; kind: 'backoff' | 'rate_limit' | 'token_refresh' };
+export type SourceRetryDecision =
+  | { retry: false; error?: unknown }
+  | { retry: true; delayMs: number; kind: 'backoff' | 'rate_limit' | 'token_refresh' };
 
-export function decideRetry(error: unknown, attempts: AttemptCounts, options: RetryOptions, random: () => number = Math.random): SourceRetryDecision {
+export function decideRetry(
+  error: unknown,
+  attempts: AttemptCounts,
+  options: RetryOptions,
+  random: () => number = Math.random,
+): SourceRetryDecision {
   if (error instanceof RateLimitedError) {
     if (attempts.throttles >= options.maxRateLimitAttempts) return { retry: false };
-    return { retry: true, kind: 'rate_limit', delayMs: retryAfterDelayMs(error.retryAfterSeconds, options.maxRetryAfterSeconds, random) };
+    return {
+      retry: true,
+      kind: 'rate_limit',
+      delayMs: retryAfterDelayMs(error.retryAfterSeconds, options.maxRetryAfterSeconds, random),
+    };
   }
   if (error instanceof AccessTokenRefusedError) {
     if ((attempts.refusedTokens ?? 0) > 1) {
-      return { retry: false, error: new SourceAuthError('the API refused a freshly issued access token (401 twice); check the account has API access') };
+      return {
+        retry: false,
+        error: new SourceAuthError(
+          'the API refused a freshly issued access token (401 twice); check the account has API access',
+        ),
+      };
     }
     return { retry: true, kind: 'token_refresh', delayMs: 0 };
   }
-  const transient = error instanceof SourceServerError || error instanceof SourceNetworkError || error instanceof BudgetUnavailableError;
+  const transient =
+    error instanceof SourceServerError ||
+    error instanceof SourceNetworkError ||
+    error instanceof BudgetUnavailableError;
   if (!transient || attempts.failures >= options.maxAttempts) return { retry: false };
   return { retry: true, kind: 'backoff', delayMs: backoffDelayMs(attempts.failures, options, random) };
 }
@@ -164,7 +197,11 @@ export function sourceDecider(operation: Operation | undefined, options: RetryOp
       const op = error.operation ?? operation ?? 'search';
       await hooks.blockOperation(op, Math.min(error.retryAfterSeconds, options.maxRetryAfterSeconds) * 1000);
     }
-    const decision = decideRetry(error, { failures: tally.of('failures'), throttles: tally.of('throttles'), refusedTokens: tally.of('refusedTokens') }, options);
+    const decision = decideRetry(
+      error,
+      { failures: tally.of('failures'), throttles: tally.of('throttles'), refusedTokens: tally.of('refusedTokens') },
+      options,
+    );
     await hooks.onOutcomeUnknown?.(error, decision.retry);
     return decision;
   };

@@ -69,7 +69,7 @@ export class CompactIdSet {
 
   private equals(at: number, id: string): boolean {
     const a = this.arena;
-    if (((a[at] as number) << 8 | (a[at + 1] as number)) !== id.length) return false;
+    if ((((a[at] as number) << 8) | (a[at + 1] as number)) !== id.length) return false;
     for (let k = 0; k < id.length; k++) if (a[at + 2 + k] !== id.charCodeAt(k)) return false;
     return true;
   }

@@ -25,7 +25,8 @@ function listOf(body: unknown): unknown[] | undefined {
   return data !== null && typeof data === 'object' && !Array.isArray(data) ? listOf(data) : undefined;
 }
 
-const scalar = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+const scalar = (v: unknown): string | undefined =>
+  typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
 
 function entryOf(raw: unknown, index: number): DictionaryEntry {
   const plain = scalar(raw);
@@ -43,6 +44,9 @@ function entryOf(raw: unknown, index: number): DictionaryEntry {
 
 export function dictionaryEntries(body: unknown, name: string): DictionaryEntry[] {
   const list = listOf(body);
-  if (!list) throw new SourceProtocolError(`the ${name} dictionary answer holds no list (looked at the top level and ${LIST_KEYS.join(', ')})`);
+  if (!list)
+    throw new SourceProtocolError(
+      `the ${name} dictionary answer holds no list (looked at the top level and ${LIST_KEYS.join(', ')})`,
+    );
   return list.map(entryOf);
 }

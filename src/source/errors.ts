@@ -9,7 +9,11 @@ import type { Operation } from './api-terms.js';
 /** Base of every error the source client throws. `status` is the HTTP status when one was received. */
 export class SourceError extends AppError {
   readonly status: number | undefined;
-  constructor(code: string, message: string, options?: { cause?: unknown; details?: Record<string, unknown>; status?: number }) {
+  constructor(
+    code: string,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, unknown>; status?: number },
+  ) {
     super(code, message, options);
     this.status = options?.status;
   }
@@ -26,7 +30,10 @@ export class SourceValidationError extends SourceError {
   readonly problems: ValidationDetail[];
   constructor(message: string, problems: ValidationDetail[]) {
     const where = problems.map((p) => `${p.path ?? p.param ?? '?'}: ${p.message}`).join('; ');
-    super('source_validation_failed', where ? `${message} (${where})` : message, { status: 400, details: { problems } });
+    super('source_validation_failed', where ? `${message} (${where})` : message, {
+      status: 400,
+      details: { problems },
+    });
     this.problems = problems;
   }
 }
@@ -124,7 +131,11 @@ export class SourceHttpError extends SourceError {
  * API (a timeout or reset after it was sent), so it may have been charged.
  */
 export class SourceNetworkError extends SourceError {
-  constructor(message: string, cause?: unknown, readonly mayHaveBeenServed = false) {
+  constructor(
+    message: string,
+    cause?: unknown,
+    readonly mayHaveBeenServed = false,
+  ) {
     super('source_network_error', message, { cause });
   }
 }
@@ -180,7 +191,10 @@ export class CheckpointMismatchError extends SourceError {
 
 /** The caller's AbortSignal fired. `mayHaveBeenServed`: it fired while a request was in flight. */
 export class SourceAbortedError extends SourceError {
-  constructor(cause?: unknown, readonly mayHaveBeenServed = false) {
+  constructor(
+    cause?: unknown,
+    readonly mayHaveBeenServed = false,
+  ) {
     super('source_aborted', 'the request was aborted', { cause });
   }
 }

@@ -34,7 +34,11 @@ export interface HttpRequest {
 export class HttpTransport {
   private readonly agent: Agent;
 
-  constructor(private readonly timeoutMs: number, connections: number, private readonly maxBytes = MAX_API_ANSWER_BYTES) {
+  constructor(
+    private readonly timeoutMs: number,
+    connections: number,
+    private readonly maxBytes = MAX_API_ANSWER_BYTES,
+  ) {
     this.agent = new Agent({
       connections,
       keepAliveTimeout: 30_000,
@@ -65,7 +69,11 @@ export class HttpTransport {
         throw new ResponseTooLargeError(`the API (${what})`, maxBytes);
       }
       const text = await readBounded(res.body, maxBytes, `the API (${what})`, () => res.body.destroy());
-      return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.statusCode, res.headers['content-type']) };
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        body: parseBody(text, res.statusCode, res.headers['content-type']),
+      };
     } catch (error) {
       if (error instanceof SourceProtocolError || error instanceof ResponseTooLargeError) throw error;
       const sent = !NOT_SENT_CODES.has((error as { code?: string }).code ?? '');
@@ -91,7 +99,9 @@ function parseBody(text: string, status: number, contentType: string | string[] 
   } catch {
     if (status >= 200 && status < 300) {
       const type = (Array.isArray(contentType) ? contentType[0] : contentType) ?? 'no content type';
-      throw new SourceProtocolError(`expected a JSON body, got ${type.split(';')[0]} (${Buffer.byteLength(text)} bytes, HTTP ${status})`);
+      throw new SourceProtocolError(
+        `expected a JSON body, got ${type.split(';')[0]} (${Buffer.byteLength(text)} bytes, HTTP ${status})`,
+      );
     }
     return null;
   }

@@ -8,7 +8,14 @@
  */
 import { sleep } from '../shared/abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
-import { BudgetStopError, CheckpointMismatchError, InvalidCursorError, NextCursorError, OffsetLimitError, SourceValidationError } from './errors.js';
+import {
+  BudgetStopError,
+  CheckpointMismatchError,
+  InvalidCursorError,
+  NextCursorError,
+  OffsetLimitError,
+  SourceValidationError,
+} from './errors.js';
 import { fingerprintJourney } from './journey-fingerprint.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
@@ -93,18 +100,28 @@ const MAX_PAGE_SIZE = 100;
 
 function validate(options: JourneyOptions, mode: 'cursor' | 'offset', pageSize: number): void {
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-    throw new SourceValidationError('invalid journey options', [{ param: 'pageSize', message: 'pageSize must be an integer from 1 to 100' }]);
+    throw new SourceValidationError('invalid journey options', [
+      { param: 'pageSize', message: 'pageSize must be an integer from 1 to 100' },
+    ]);
   }
   if (mode !== 'offset') return;
   const max = options.maxRecords;
-  if (max === undefined) throw new OffsetLimitError('offset mode needs maxRecords (a top-N); use cursor mode to walk everything');
+  if (max === undefined)
+    throw new OffsetLimitError('offset mode needs maxRecords (a top-N); use cursor mode to walk everything');
   const lastOffset = Math.floor((max - 1) / pageSize) * pageSize;
   if (lastOffset > MAX_OFFSET) {
-    throw new OffsetLimitError(`top ${max} needs offset ${lastOffset}; the API allows at most ${MAX_OFFSET} (use cursor mode)`);
+    throw new OffsetLimitError(
+      `top ${max} needs offset ${lastOffset}; the API allows at most ${MAX_OFFSET} (use cursor mode)`,
+    );
   }
 }
 
-export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: Filter, options: JourneyOptions): AsyncGenerator<JourneyPage> {
+export async function* walkJourney(
+  ctx: JourneyContext,
+  entity: Entity,
+  filter: Filter,
+  options: JourneyOptions,
+): AsyncGenerator<JourneyPage> {
   const mode = options.mode ?? 'cursor';
   const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
   validate(options, mode, pageSize);
@@ -114,9 +131,18 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
   const withCredits = entity === 'persons' && view.includes('contacts');
   const idField = options.idField ?? 'id';
 
-  let state: JourneyCheckpoint = options.checkpoint ?? { mode, cursor: null, offset: 0, fetched: 0, fingerprint, pass: 1 };
+  let state: JourneyCheckpoint = options.checkpoint ?? {
+    mode,
+    cursor: null,
+    offset: 0,
+    fetched: 0,
+    fingerprint,
+    pass: 1,
+  };
   if (state.fingerprint !== fingerprint || state.mode !== mode) {
-    throw new CheckpointMismatchError('the checkpoint belongs to another journey (body, view or mode changed); start a new one');
+    throw new CheckpointMismatchError(
+      'the checkpoint belongs to another journey (body, view or mode changed); start a new one',
+    );
   }
   let restarted = false;
   let newInPass = 0;
@@ -124,9 +150,16 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
   let position: number | null = state.cursor === null ? 0 : (state.pass ?? 1) === 1 ? state.fetched : null;
   // Contacts journeys of a run that registered for it reveal each person once (reveal-page.ts).
   const runInfo = withCredits && options.revealOnce !== false ? ctx.revealRuns?.get(options.runId) : undefined;
-  const reveal: JourneyReveal | undefined = runInfo && ctx.reveals
-    ? { store: ctx.reveals, searchKey: runInfo.searchKey, predicted: runInfo.newShare, fallback: false, offsets: true }
-    : undefined;
+  const reveal: JourneyReveal | undefined =
+    runInfo && ctx.reveals
+      ? {
+          store: ctx.reveals,
+          searchKey: runInfo.searchKey,
+          predicted: runInfo.newShare,
+          fallback: false,
+          offsets: true,
+        }
+      : undefined;
   let pendingStop: BudgetStopError | undefined;
   let cursorRefused = false;
 
@@ -150,18 +183,40 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     try {
       if (reveal) {
         revealed = await revealPage(ctx, reveal, {
-          entity, mode, cursor: state.cursor, offset: state.offset, position, bodyBytes, view, wanted: granted, runId: options.runId, idField,
-          fetched: state.fetched, signal: options.signal,
+          entity,
+          mode,
+          cursor: state.cursor,
+          offset: state.offset,
+          position,
+          bodyBytes,
+          view,
+          wanted: granted,
+          runId: options.runId,
+          idField,
+          fetched: state.fetched,
+          signal: options.signal,
         });
         body = revealed.body;
-      } else body = await fetchPage(ctx, url, bodyBytes, granted, withCredits ? options.runId : null, state.fetched, options.signal);
+      } else
+        body = await fetchPage(
+          ctx,
+          url,
+          bodyBytes,
+          granted,
+          withCredits ? options.runId : null,
+          state.fetched,
+          options.signal,
+        );
     } catch (error) {
       quota?.settle(granted, 0);
       // A page whose nextCursor breaks the spec: never sent nor checkpointed; one restart, then the run fails.
       if (error instanceof NextCursorError && !cursorRefused) {
         cursorRefused = true;
         ctx.stats.journeyRestarts += 1;
-        ctx.logger.warn({ entity, fetched: state.fetched }, 'the API sent a malformed nextCursor: restarting the journey from page 1');
+        ctx.logger.warn(
+          { entity, fetched: state.fetched },
+          'the API sent a malformed nextCursor: restarting the journey from page 1',
+        );
         state = { ...state, cursor: null };
         restarted = true;
         position = 0;
@@ -203,11 +258,15 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
     quota?.settle(granted, records.length);
 
     const fetched = state.fetched + returned;
-    const capped = pendingStop !== undefined || (limit !== undefined && fetched >= limit) || (quota !== undefined && quota.kept >= quota.max);
+    const capped =
+      pendingStop !== undefined ||
+      (limit !== undefined && fetched >= limit) ||
+      (quota !== undefined && quota.kept >= quota.max);
     let done: boolean;
     let total: number | undefined;
     if (mode === 'cursor') {
-      const next = typeof body.page.nextCursor === 'string' && body.page.nextCursor.length > 0 ? body.page.nextCursor : null;
+      const next =
+        typeof body.page.nextCursor === 'string' && body.page.nextCursor.length > 0 ? body.page.nextCursor : null;
       done = capped || body.page.hasMore === false || next === null;
       state = { ...state, cursor: done ? null : next, fetched };
       if (position !== null) position += returned;
@@ -233,7 +292,13 @@ export async function* walkJourney(ctx: JourneyContext, entity: Entity, filter: 
       checkpoint: state,
       tokensCharged: spentTokens,
       creditsCharged: spentCredits,
-      ...(revealed ? { revealed: revealed.revealed, revealSkipped: revealed.skipped, ...(reveal?.fallback ? { revealFallback: true } : {}) } : {}),
+      ...(revealed
+        ? {
+            revealed: revealed.revealed,
+            revealSkipped: revealed.skipped,
+            ...(reveal?.fallback ? { revealFallback: true } : {}),
+          }
+        : {}),
       ...(total === undefined ? {} : { total }),
       restarted,
       done,
@@ -249,8 +314,8 @@ async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSig
   for (;;) {
     const granted = quota.reserve(wanted);
     if (granted > 0) return granted;
-    if (quota.kept >= quota.max) throw new BudgetStopError('max_records', `the run's record cap (${quota.max}) is reached`);
+    if (quota.kept >= quota.max)
+      throw new BudgetStopError('max_records', `the run's record cap (${quota.max}) is reached`);
     await sleep(10, signal);
   }
 }
-

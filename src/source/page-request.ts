@@ -47,7 +47,10 @@ export function parsePage(body: unknown): PageBody {
   const page = b.page as PageBody['page'];
   const next = page.nextCursor;
   if (typeof next === 'string' && next.length > 0) {
-    if (next.length > MAX_CURSOR_LENGTH) throw new NextCursorError(`a search answer's nextCursor has ${next.length} characters (the spec allows ${MAX_CURSOR_LENGTH})`);
+    if (next.length > MAX_CURSOR_LENGTH)
+      throw new NextCursorError(
+        `a search answer's nextCursor has ${next.length} characters (the spec allows ${MAX_CURSOR_LENGTH})`,
+      );
     if (!BASE64URL.test(next)) throw new NextCursorError("a search answer's nextCursor is not base64url");
   }
   return { data: b.data, page };
@@ -63,7 +66,13 @@ const tokensHeld = new Error('search tokens held by pages in flight');
  * and credits, so the caps are never passed; a retry of it reserves again.
  */
 export async function fetchPage(
-  ctx: JourneyContext, url: URL, bodyBytes: string, wanted: number, creditRunId: string | null, fetched: number, signal: AbortSignal | undefined,
+  ctx: JourneyContext,
+  url: URL,
+  bodyBytes: string,
+  wanted: number,
+  creditRunId: string | null,
+  fetched: number,
+  signal: AbortSignal | undefined,
 ): Promise<PageBody> {
   let tokens: Reservation | null = null;
   let credits: Reservation | null = null;
@@ -75,7 +84,10 @@ export async function fetchPage(
       // Other pages in flight hold what is left: they may return fewer records than they reserved (a small
       // partition's only page), so this page waits for them (tokensHeld) instead of stopping the run short.
       if (t.held > 0) throw tokensHeld;
-      throw new BudgetStopError('token_reserve', `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`);
+      throw new BudgetStopError(
+        'token_reserve',
+        `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`,
+      );
     }
     // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
     limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
@@ -123,16 +135,19 @@ export async function fetchPage(
   // Without credits to reserve, the page's tokens are reserved in the governor's grant round trip (one instead of
   // two); a budget stop then gives the grant back. It appends nothing while a reservation is held (a retry).
   let pending: { read(reply: unknown): TokenReservation } | undefined;
-  const withGrant: Alongside | undefined = creditRunId !== null ? undefined : {
-    append: (batch) => {
-      if (tokens === null) pending = ctx.ledger.reserveTokensInto(batch, wanted);
-    },
-    read: (replies) => {
-      const taken = pending;
-      pending = undefined;
-      if (taken !== undefined) tookTokens(taken.read(replies[0]));
-    },
-  };
+  const withGrant: Alongside | undefined =
+    creditRunId !== null
+      ? undefined
+      : {
+          append: (batch) => {
+            if (tokens === null) pending = ctx.ledger.reserveTokensInto(batch, wanted);
+          },
+          read: (replies) => {
+            const taken = pending;
+            pending = undefined;
+            if (taken !== undefined) tookTokens(taken.read(replies[0]));
+          },
+        };
   try {
     if (withGrant === undefined) await reserve();
     // A 2xx answer's balance and this release go to Redis in one round trip (balance first); when that booking
@@ -141,7 +156,17 @@ export async function fetchPage(
       const t: Reservation | null = tokens;
       if (t) ctx.ledger.releaseTokensInto(batch, t.id);
     };
-    const send = (alongside: Alongside | undefined) => ctx.executor.execute({ method: 'POST', url, body: bodyBytes, operation: 'search', signal, onOutcomeUnknown, onAnswered, ...(alongside ? { withGrant: alongside } : {}) });
+    const send = (alongside: Alongside | undefined) =>
+      ctx.executor.execute({
+        method: 'POST',
+        url,
+        body: bodyBytes,
+        operation: 'search',
+        signal,
+        onOutcomeUnknown,
+        onAnswered,
+        ...(alongside ? { withGrant: alongside } : {}),
+      });
     const res = await send(withGrant).catch(async (err: unknown) => {
       if (err !== tokensHeld) throw err;
       // The grant's reservation found the balance held by pages in flight: wait for them, then send with tokens reserved.

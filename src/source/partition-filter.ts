@@ -47,7 +47,10 @@ export function withHeadcount(filter: Filter, gte: number, lte: number | null): 
 export function withCountries(filter: Filter, countries: string[]): Filter {
   const company = obj(filter.company);
   const location = obj(company.location);
-  return { ...filter, company: { ...company, location: { ...location, country: { ...obj(location.country), include: countries } } } };
+  return {
+    ...filter,
+    company: { ...company, location: { ...location, country: { ...obj(location.country), include: countries } } },
+  };
 }
 
 export function existingCountries(filter: Filter): string[] | undefined {

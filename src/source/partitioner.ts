@@ -6,7 +6,14 @@
  */
 import { PartitionError } from './errors.js';
 import type { Filter } from './api-terms.js';
-import { existingCountries, headcountBounds, withCountries, withHeadcount, type Partition, type PieceRange } from './partition-filter.js';
+import {
+  existingCountries,
+  headcountBounds,
+  withCountries,
+  withHeadcount,
+  type Partition,
+  type PieceRange,
+} from './partition-filter.js';
 
 /**
  * Where a split stands (PartitionOptions.onProgress): partitions newly final (`settled`: never cut again), pieces still
@@ -148,12 +155,18 @@ export class Partitioner {
     // Final pieces stay in the list (they size the pieces before them) but are never cut again; a resumed split
     // starts from the pieces the first attempt had not made final, next to the records of those it had.
     let pieces: Piece[] = resume
-      ? [...resume.settledCounts.map((count) => ({ gte: 0, lte: -1, count, final: true })), ...resume.pending.map((p) => ({ ...p }))]
+      ? [
+          ...resume.settledCounts.map((count) => ({ gte: 0, lte: -1, count, final: true })),
+          ...resume.pending.map((p) => ({ ...p })),
+        ]
       : [{ gte: lo, lte: hi, count: total }];
     const finals: Partition[] = [];
     let now: Partition[];
     let first = !resume;
-    const firstWays = Math.max(FIRST_WAYS, Math.min(MAX_FIRST_WAYS, FIRST_WAYS_PER_JOURNEY * (journeys ?? 0), Math.floor(budget / 2)));
+    const firstWays = Math.max(
+      FIRST_WAYS,
+      Math.min(MAX_FIRST_WAYS, FIRST_WAYS_PER_JOURNEY * (journeys ?? 0), Math.floor(budget / 2)),
+    );
     for (;;) {
       pieces.sort((x, y) => y.count - x.count);
       // The largest size each piece may keep: the records walked after it (largest first) shared by the journeys.
@@ -164,7 +177,10 @@ export class Partitioner {
         after -= p.count;
         if (p.final) continue;
         const overDepth = p.count > maxJourney;
-        const allowed = Math.min(maxJourney, Math.max(target, journeys === undefined || options.uniform ? target : Math.floor(after / journeys)));
+        const allowed = Math.min(
+          maxJourney,
+          Math.max(target, journeys === undefined || options.uniform ? target : Math.floor(after / journeys)),
+        );
         // Final for good: `after` only grows as larger pieces are cut (their parts may sort after this one) and
         // the budget only shrinks, so a piece within its size, or beyond the budget, is never cut later. One
         // headcount value over the depth waits for the split by country at the end.
@@ -173,7 +189,14 @@ export class Partitioner {
         // headcount. With guided sizes, above its size it is cut by country, counting every group (the groups must
         // cover it: records without a listed country would be lost), so its journey does not walk on alone long
         // after the others ended. Without `journeys`, large single values simply go first.
-        const countryCut = (journeys !== undefined || options.uniform === true) && single && !overDepth && p.count > allowed && !p.uncuttable && (p.countries?.length ?? 2) > 1 && budget >= 2;
+        const countryCut =
+          (journeys !== undefined || options.uniform === true) &&
+          single &&
+          !overDepth &&
+          p.count > allowed &&
+          !p.uncuttable &&
+          (p.countries?.length ?? 2) > 1 &&
+          budget >= 2;
         if (single ? !overDepth && !countryCut : p.count <= allowed || (!overDepth && budget < 1)) {
           p.final = true;
           if (p.count > 0 || options.uniform) now.push(toPartition(p));
@@ -198,18 +221,35 @@ export class Partitioner {
       // Before the round's counts: what is final can be walked while the rest is cut (the pieces being cut are
       // still pending, with the budget before their counts: a split cut short repeats this round).
       options.onProgress?.({
-        settled: now, pending: pieces.filter((p) => !p.final).map(({ gte, lte, count, countries: c }) => ({ gte, lte, count, ...(c ? { countries: c } : {}) })),
+        settled: now,
+        pending: pieces
+          .filter((p) => !p.final)
+          .map(({ gte, lte, count, countries: c }) => ({ gte, lte, count, ...(c ? { countries: c } : {}) })),
         countsLeft: budget + cuts.reduce((n, c) => n + (c.byCountry ? c.ways : c.ways - 1), 0),
       });
       first = false;
       const cutPieces = new Set(cuts.map((c) => c.piece));
-      const split = await Promise.all(cuts.map(async (c) => (c.byCountry ? this.cutByCountry(filter, c.piece, c.ways, await countryList(c.piece), options.uniform === true) : this.cut(filter, c.piece, c.ways))));
+      const split = await Promise.all(
+        cuts.map(async (c) =>
+          c.byCountry
+            ? this.cutByCountry(filter, c.piece, c.ways, await countryList(c.piece), options.uniform === true)
+            : this.cut(filter, c.piece, c.ways),
+        ),
+      );
       pieces = [...pieces.filter((p) => !cutPieces.has(p)), ...split.flat()];
     }
     const byCountry: Partition[] = [];
     for (const piece of pieces) {
       if (piece.final || piece.count === 0) continue;
-      byCountry.push(...(await this.splitByCountry(filter, piece.gte, piece.count, maxJourney, options.secondKeyDictionary ?? 'country')));
+      byCountry.push(
+        ...(await this.splitByCountry(
+          filter,
+          piece.gte,
+          piece.count,
+          maxJourney,
+          options.secondKeyDictionary ?? 'country',
+        )),
+      );
     }
     finals.push(...byCountry);
     options.onProgress?.({ settled: [...now, ...byCountry], pending: [], countsLeft: Math.max(0, budget) });
@@ -221,8 +261,16 @@ export class Partitioner {
    * a skewed index fall in different groups), counting every group in parallel. If the groups do not cover the
    * piece's count (records without a listed country), the piece stays whole.
    */
-  private async cutByCountry(filter: Filter, piece: Piece, k: number, countries: string[], uniform: boolean): Promise<Piece[]> {
-    const groups = Array.from({ length: Math.min(k, countries.length) }, (_, g) => countries.filter((_, i) => i % k === g));
+  private async cutByCountry(
+    filter: Filter,
+    piece: Piece,
+    k: number,
+    countries: string[],
+    uniform: boolean,
+  ): Promise<Piece[]> {
+    const groups = Array.from({ length: Math.min(k, countries.length) }, (_, g) =>
+      countries.filter((_, i) => i % k === g),
+    );
     const single = withHeadcount(filter, piece.gte, piece.lte);
     const counts = await Promise.all(groups.map((group) => this.count(withCountries(single, group))));
     // Uniform partitions must tile the search exactly (a re-count checks they add up to it): no record in two groups.
@@ -242,7 +290,9 @@ export class Partitioner {
       const a = from;
       const b = piece.lte;
       const wide = b > 4 * (a + 1);
-      const at = wide ? Math.floor((a + 1) * ((b + 1) / (a + 1)) ** (1 / remaining)) - 1 : Math.floor(a + (b - a) / remaining);
+      const at = wide
+        ? Math.floor((a + 1) * ((b + 1) / (a + 1)) ** (1 / remaining)) - 1
+        : Math.floor(a + (b - a) / remaining);
       const c = Math.min(Math.max(at, from), b - 1);
       if (cuts.length > 0 && c <= (cuts[cuts.length - 1] as number)) break;
       cuts.push(c);
@@ -264,11 +314,19 @@ export class Partitioner {
     return pieces;
   }
 
-  private async splitByCountry(filter: Filter, value: number, count: number, maxJourney: number, dictionary: string): Promise<Partition[]> {
+  private async splitByCountry(
+    filter: Filter,
+    value: number,
+    count: number,
+    maxJourney: number,
+    dictionary: string,
+  ): Promise<Partition[]> {
     const single = withHeadcount(filter, value, value);
     const allowed = existingCountries(filter);
     const values = (await this.deps.dictionary(dictionary)).filter((v) => !allowed || allowed.includes(v));
-    const counts = await Promise.all(values.map(async (v) => ({ value: v, count: await this.count(withCountries(single, [v])) })));
+    const counts = await Promise.all(
+      values.map(async (v) => ({ value: v, count: await this.count(withCountries(single, [v])) })),
+    );
     const covered = counts.reduce((sum, c) => sum + c.count, 0);
     const tooDeep = counts.find((c) => c.count > maxJourney);
     if (tooDeep || covered < count) {
@@ -284,7 +342,12 @@ export class Partitioner {
     let bucketCount = 0;
     const flush = (): void => {
       if (bucket.length === 0) return;
-      partitions.push({ filter: withCountries(single, bucket), count: bucketCount, headcount: { gte: value, lte: value }, countries: bucket });
+      partitions.push({
+        filter: withCountries(single, bucket),
+        count: bucketCount,
+        headcount: { gte: value, lte: value },
+        countries: bucket,
+      });
       bucket = [];
       bucketCount = 0;
     };

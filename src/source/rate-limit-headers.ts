@@ -68,7 +68,13 @@ export function resetRoundingMs(windowMs: number): number {
 export class ApiGovernor extends RateGovernor {
   private readonly fallbackShare: number;
 
-  constructor(redis: Redis, prefix: string, accountKey: string, private readonly fallback: FallbackLimits, options: GovernorOptions = {}) {
+  constructor(
+    redis: Redis,
+    prefix: string,
+    accountKey: string,
+    private readonly fallback: FallbackLimits,
+    options: GovernorOptions = {},
+  ) {
     super(redis, prefix, 'source', accountKey, {
       untilLearned: 'probe',
       defaultWindowMs: fallback.windowSeconds * 1000,
@@ -88,7 +94,15 @@ export class ApiGovernor extends RateGovernor {
   async learnedFrom(op: Operation, headers: ResponseHeaders): Promise<LearnedLimit> {
     const parsed = parseRateLimitHeaders(headers);
     return parsed
-      ? { limit: parsed.limit, windowMs: parsed.windowMs ?? (await this.current(op))?.windowMs ?? this.fallback.windowSeconds * 1000, mode: 'headers' }
-      : { limit: Math.max(1, Math.floor(this.fallback[op] * this.fallbackShare)), windowMs: this.fallback.windowSeconds * 1000, mode: 'fallback' };
+      ? {
+          limit: parsed.limit,
+          windowMs: parsed.windowMs ?? (await this.current(op))?.windowMs ?? this.fallback.windowSeconds * 1000,
+          mode: 'headers',
+        }
+      : {
+          limit: Math.max(1, Math.floor(this.fallback[op] * this.fallbackShare)),
+          windowMs: this.fallback.windowSeconds * 1000,
+          mode: 'fallback',
+        };
   }
 }

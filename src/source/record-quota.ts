@@ -8,7 +8,10 @@ export class RecordQuota {
   private reserved = 0;
 
   /** `used`: distinct records this run already kept before (from its checkpoint). */
-  constructor(readonly max: number, private used = 0) {}
+  constructor(
+    readonly max: number,
+    private used = 0,
+  ) {}
 
   /** Records still free (neither kept nor reserved by a page in flight). */
   get left(): number {

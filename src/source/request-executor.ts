@@ -103,16 +103,23 @@ export class RequestExecutor {
         if (req.onOutcomeUnknown && outcomeUnknown(error)) await req.onOutcomeUnknown(retrying);
       },
     });
-    return callWithPolicy(async (error, tally) => {
-      const decision = await decide(error, tally);
-      if (decision.retry && decision.kind === 'token_refresh') this.stats.unauthorizedRetries += 1;
-      else if (decision.retry) {
-        this.stats.retries += 1;
-        const code = error instanceof SourceError ? error.code : 'error';
-        this.logger.warn({ code, operation: req.operation, delayMs: decision.delayMs, path: req.url.pathname }, 'source request failed; retrying');
-      }
-      return decision;
-    }, () => this.attempt(req), req.signal);
+    return callWithPolicy(
+      async (error, tally) => {
+        const decision = await decide(error, tally);
+        if (decision.retry && decision.kind === 'token_refresh') this.stats.unauthorizedRetries += 1;
+        else if (decision.retry) {
+          this.stats.retries += 1;
+          const code = error instanceof SourceError ? error.code : 'error';
+          this.logger.warn(
+            { code, operation: req.operation, delayMs: decision.delayMs, path: req.url.pathname },
+            'source request failed; retrying',
+          );
+        }
+        return decision;
+      },
+      () => this.attempt(req),
+      req.signal,
+    );
   }
 
   private async attempt(req: ApiRequest): Promise<HttpResponse> {
@@ -148,10 +155,14 @@ export class RequestExecutor {
     if (op) {
       // Governor (count, restamp, limit), token balance and the caller's release: one Redis round trip.
       const learned = await this.governor.learnedFrom(op, res.headers);
-      await this.governor.settle(op, { outcome: outcomeClass(res.status), grant, learned, windowEndsInMs: windowEndsInMs(res.headers) }, (batch) => {
-        if (op === 'search') this.ledger.observeTokensInto(batch, res.headers);
-        if (ok) req.onAnswered?.(batch);
-      });
+      await this.governor.settle(
+        op,
+        { outcome: outcomeClass(res.status), grant, learned, windowEndsInMs: windowEndsInMs(res.headers) },
+        (batch) => {
+          if (op === 'search') this.ledger.observeTokensInto(batch, res.headers);
+          if (ok) req.onAnswered?.(batch);
+        },
+      );
     }
     if (ok) return res;
     if (res.status === 401) this.tokens.invalidate(token);

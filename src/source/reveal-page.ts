@@ -78,7 +78,11 @@ const nextCursorOf = (body: PageBody): string | null =>
 /** The walk ended before a run could be reached (live index shrank): the rest of the page stays unrevealed. */
 class WalkEnded extends Error {}
 
-export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: RevealPageRequest): Promise<RevealPageResult> {
+export async function revealPage(
+  ctx: JourneyContext,
+  jr: JourneyReveal,
+  req: RevealPageRequest,
+): Promise<RevealPageResult> {
   const start: string | number | null = req.mode === 'offset' ? req.offset : req.cursor;
   const walkView = req.view.filter((v) => v !== 'contacts');
   const today = jr.store.today();
@@ -87,7 +91,15 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
 
   if (jr.fallback || jr.predicted >= DIRECT_SHARE) {
     // Mostly unrevealed (a first run) or fallback: reveal the whole page at once, tokens paid once.
-    const body = await fetchPage(ctx, pageUrl(ctx, req, start, req.view), req.bodyBytes, req.wanted, req.runId, req.fetched, req.signal);
+    const body = await fetchPage(
+      ctx,
+      pageUrl(ctx, req, start, req.view),
+      req.bodyBytes,
+      req.wanted,
+      req.runId,
+      req.fetched,
+      req.signal,
+    );
     const ids = body.data.map((r) => recordId(r, req.idField));
     const days = await jr.store.lookup(ids.filter((id): id is string => id !== undefined));
     const unrevealed = days.filter((d) => !jr.store.isFresh(d, today)).length;
@@ -95,10 +107,26 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
     const revealed = ids.filter((id): id is string => id !== undefined);
     revealed.forEach(() => count(today));
     await jr.store.tally(jr.searchKey, req.runId, tally);
-    return { body, walked: body.data.length, tokens: body.data.length, credits: body.data.length, revealed, skipped: 0, missed: 0 };
+    return {
+      body,
+      walked: body.data.length,
+      tokens: body.data.length,
+      credits: body.data.length,
+      revealed,
+      skipped: 0,
+      missed: 0,
+    };
   }
 
-  const body = await fetchPage(ctx, pageUrl(ctx, req, start, walkView), req.bodyBytes, req.wanted, null, req.fetched, req.signal);
+  const body = await fetchPage(
+    ctx,
+    pageUrl(ctx, req, start, walkView),
+    req.bodyBytes,
+    req.wanted,
+    null,
+    req.fetched,
+    req.signal,
+  );
   const walked = body.data.length;
   let tokens = walked;
   let credits = 0;
@@ -144,7 +172,15 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
       }
       // Position a cursor at the run: a contacts-free request of limit = the gap (tokens only).
       while (pos < run.start) {
-        const skip = await fetchPage(ctx, pageUrl(ctx, req, position, walkView), req.bodyBytes, run.start - pos, null, req.fetched, req.signal);
+        const skip = await fetchPage(
+          ctx,
+          pageUrl(ctx, req, position, walkView),
+          req.bodyBytes,
+          run.start - pos,
+          null,
+          req.fetched,
+          req.signal,
+        );
         tokens += skip.data.length;
         const next = nextCursorOf(skip);
         if (skip.data.length === 0 || next === null) throw new WalkEnded('the walk ended before the run');
@@ -153,7 +189,15 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
       }
       // Reveal exactly the run.
       while (pos <= run.end) {
-        const page = await fetchPage(ctx, pageUrl(ctx, req, position, req.view), req.bodyBytes, run.end - pos + 1, req.runId, req.fetched, req.signal);
+        const page = await fetchPage(
+          ctx,
+          pageUrl(ctx, req, position, req.view),
+          req.bodyBytes,
+          run.end - pos + 1,
+          req.runId,
+          req.fetched,
+          req.signal,
+        );
         const n = page.data.length;
         tokens += n;
         credits += n;
@@ -184,7 +228,10 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
     if (err instanceof InvalidCursorError && req.mode === 'cursor') {
       jr.fallback = true;
       ctx.stats.revealFallbacks += 1;
-      ctx.logger.warn({ entity: req.entity, fetched: req.fetched }, 'invalid_cursor on a re-sent cursor: revealing whole pages for the rest of this journey');
+      ctx.logger.warn(
+        { entity: req.entity, fetched: req.fetched },
+        'invalid_cursor on a re-sent cursor: revealing whole pages for the rest of this journey',
+      );
     } else if (err instanceof BudgetStopError) {
       // A cap (credits, token reserve) stopped the reveals: keep the page up to its first person that should have
       // been revealed and was not, so nothing unpaid lands and the walked records before it are not lost.
@@ -194,9 +241,17 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
   }
   const missed = stop ? 0 : needs.filter((need, i) => need && !done[i]).length;
   await jr.store.tally(jr.searchKey, req.runId, tally);
-  return { body, walked, tokens, credits, revealed, skipped: known.length - unrevealedTotal, missed, ...(stop ? { stop } : {}) };
+  return {
+    body,
+    walked,
+    tokens,
+    credits,
+    revealed,
+    skipped: known.length - unrevealedTotal,
+    missed,
+    ...(stop ? { stop } : {}),
+  };
 }
-
 
 /**
  * Reveals each run of `needs` with one request at its offset in the walk (`limit` = its length, `view` with
@@ -206,8 +261,12 @@ export async function revealPage(ctx: JourneyContext, jr: JourneyReveal, req: Re
  * for are always delivered (in place, or appended when not on the page) and their ids added to `revealed`.
  */
 async function revealByOffset(
-  ctx: JourneyContext, jr: JourneyReveal, req: RevealPageRequest, position: number,
-  page: { ids: (string | undefined)[]; needs: boolean[]; done: boolean[]; body: PageBody }, revealed: string[],
+  ctx: JourneyContext,
+  jr: JourneyReveal,
+  req: RevealPageRequest,
+  position: number,
+  page: { ids: (string | undefined)[]; needs: boolean[]; done: boolean[]; body: PageBody },
+  revealed: string[],
 ): Promise<void> {
   const { ids, needs, done, body } = page;
   const index = new Map(ids.map((id, i) => [id, i]));
@@ -216,11 +275,22 @@ async function revealByOffset(
     if (offset > MAX_OFFSET) break;
     let answer: PageBody;
     try {
-      answer = await fetchPage(ctx, pageUrl(ctx, req, offset, req.view), req.bodyBytes, run.end - run.start + 1, req.runId, req.fetched, req.signal);
+      answer = await fetchPage(
+        ctx,
+        pageUrl(ctx, req, offset, req.view),
+        req.bodyBytes,
+        run.end - run.start + 1,
+        req.runId,
+        req.fetched,
+        req.signal,
+      );
     } catch (err) {
       if (!(err instanceof SourceValidationError)) throw err;
       jr.offsets = false;
-      ctx.logger.warn({ entity: req.entity, offset }, 'the API refused a reveal by offset: positioning cursors for the rest of this journey');
+      ctx.logger.warn(
+        { entity: req.entity, offset },
+        'the API refused a reveal by offset: positioning cursors for the rest of this journey',
+      );
       return;
     }
     let matched = answer.data.length === run.end - run.start + 1;
@@ -239,7 +309,10 @@ async function revealByOffset(
     if (!matched) {
       jr.offsets = false;
       ctx.stats.revealOffsetMismatches += 1;
-      ctx.logger.warn({ entity: req.entity, offset }, 'a reveal by offset answered other persons than the walk: positioning cursors for the rest of this journey');
+      ctx.logger.warn(
+        { entity: req.entity, offset },
+        'a reveal by offset answered other persons than the walk: positioning cursors for the rest of this journey',
+      );
       return;
     }
   }

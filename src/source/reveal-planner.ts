@@ -75,7 +75,14 @@ export interface RevealForecast {
  */
 export function forecastReveal(input: RevealForecastInput): RevealForecast {
   const { counted, target, pageSize } = input;
-  if (counted <= 0 || target <= 0) return { newShare: 0, credits: 0, revealSkipped: 0, tokens: 0, method: input.fresh === null ? 'first-run' : 'last-run-tally' };
+  if (counted <= 0 || target <= 0)
+    return {
+      newShare: 0,
+      credits: 0,
+      revealSkipped: 0,
+      tokens: 0,
+      method: input.fresh === null ? 'first-run' : 'last-run-tally',
+    };
   const newPersons = input.fresh === null ? counted : Math.max(0, counted - input.fresh);
   const newShare = Math.min(1, newPersons / counted);
   const method = input.fresh === null ? 'first-run' : 'last-run-tally';
@@ -84,7 +91,13 @@ export function forecastReveal(input: RevealForecastInput): RevealForecast {
   const deep = Math.min(target, Math.max(0, input.deepRecords ?? 0));
   const byOffset = Math.round((target - deep) * newShare);
   const extraDeep = (deep / pageSize) * expectedExtraTokens(newShare, pageSize);
-  return { newShare, credits, revealSkipped: target - credits, tokens: Math.round(target + byOffset + extraDeep), method };
+  return {
+    newShare,
+    credits,
+    revealSkipped: target - credits,
+    tokens: Math.round(target + byOffset + extraDeep),
+    method,
+  };
 }
 
 /** What `prepareReveal` expects a run to spend (see reveal-planner.ts for the method). */

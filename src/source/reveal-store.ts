@@ -28,7 +28,11 @@ function personKey(id: string): { bucket: string; field: Buffer } {
 export class RevealStore {
   readonly refreshAfterDays: number;
 
-  constructor(private readonly redis: Redis, private readonly keyBase: string, refreshAfterDays: number) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keyBase: string,
+    refreshAfterDays: number,
+  ) {
     this.refreshAfterDays = refreshAfterDays;
   }
 

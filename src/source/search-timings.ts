@@ -44,7 +44,12 @@ export class SearchTimings {
   }
 
   snapshot(): TimingSnapshot {
-    return { samples: this.latency.count, latencyP90Ms: this.latency.at(0.9), waitP50Ms: this.wait.at(0.5), countLatencyP50Ms: this.countLatency.at(0.5) };
+    return {
+      samples: this.latency.count,
+      latencyP90Ms: this.latency.at(0.9),
+      waitP50Ms: this.wait.at(0.5),
+      countLatencyP50Ms: this.countLatency.at(0.5),
+    };
   }
 }
 
@@ -57,4 +62,3 @@ export interface TimingSnapshot {
   /** Median HTTP time of the last 16 count requests (no token fetch, no governor wait); null before the first. */
   countLatencyP50Ms: number | null;
 }
-

@@ -77,7 +77,11 @@ export interface SourceClient {
    * Registers a contacts run for reveal-once journeys and forecasts its credits and tokens from the search's last
    * run (`searchKey` names the search: its name and body). Call before walking.
    */
-  prepareReveal(runId: string, searchKey: string, walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number }): Promise<RevealPlan>;
+  prepareReveal(
+    runId: string,
+    searchKey: string,
+    walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number },
+  ): Promise<RevealPlan>;
   /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
   /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
@@ -113,19 +117,51 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const keyBase = `${prefix}:source:${accountKey}`;
   const http = new HttpTransport(options.requestTimeoutMs ?? 30_000, options.connections ?? 16);
   const timings = new SearchTimings();
-  const tokens = new TokenProvider(http, new URL(options.auth.tokenUrl), options.auth.clientId, options.auth.clientSecret);
+  const tokens = new TokenProvider(
+    http,
+    new URL(options.auth.tokenUrl),
+    options.auth.clientId,
+    options.auth.clientSecret,
+  );
   const governor = new ApiGovernor(options.redis, prefix, accountKey, options.fallbackLimits, options.governor);
   const ledger = new RedisBudgetLedger(options.redis, keyBase, options.tokens?.reserve ?? 0, options.credits ?? {});
   const stats = emptyStats();
-  const executor = new RequestExecutor(http, tokens, governor, ledger, { ...DEFAULT_RETRY, ...options.retry }, stats, logger, timings);
+  const executor = new RequestExecutor(
+    http,
+    tokens,
+    governor,
+    ledger,
+    { ...DEFAULT_RETRY, ...options.retry },
+    stats,
+    logger,
+    timings,
+  );
   const dedup = new RunDedup();
-  const reveals = new RevealStore(options.redis, keyBase, options.reveal?.refreshAfterDays ?? DEFAULT_REFRESH_AFTER_DAYS);
+  const reveals = new RevealStore(
+    options.redis,
+    keyBase,
+    options.reveal?.refreshAfterDays ?? DEFAULT_REFRESH_AFTER_DAYS,
+  );
   const revealRuns = new Map<string, RevealRunInfo>();
-  const ctx: JourneyContext = { baseUrl: options.baseUrl, paths, executor, ledger, dedup, stats, logger, reveals, revealRuns };
+  const ctx: JourneyContext = {
+    baseUrl: options.baseUrl,
+    paths,
+    executor,
+    ledger,
+    dedup,
+    stats,
+    logger,
+    reveals,
+    revealRuns,
+  };
 
   const count = async (entity: Entity, filter: Filter, call?: CallOptions): Promise<number> => {
     const res = await executor.execute({
-      method: 'POST', url: joinUrl(options.baseUrl, paths.count[entity]), body: JSON.stringify(filter), operation: 'count', signal: call?.signal,
+      method: 'POST',
+      url: joinUrl(options.baseUrl, paths.count[entity]),
+      body: JSON.stringify(filter),
+      operation: 'count',
+      signal: call?.signal,
     });
     const total = (res.body as { total?: unknown } | null)?.total;
     if (typeof total !== 'number') throw new SourceProtocolError('the count answer lacks a numeric `total`');
@@ -133,25 +169,41 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   };
 
   const get = async (path: string, operation: 'dictionary' | undefined, call?: CallOptions): Promise<unknown> =>
-    (await executor.execute({ method: 'GET', url: joinUrl(options.baseUrl, path), operation, signal: call?.signal })).body;
+    (await executor.execute({ method: 'GET', url: joinUrl(options.baseUrl, path), operation, signal: call?.signal }))
+      .body;
 
   const entries = async (name: string, call?: CallOptions): Promise<DictionaryEntry[]> =>
-    dictionaryEntries(await get(paths.dictionaries.replace('{name}', encodeURIComponent(name)), 'dictionary', call), name);
-  const dictionary = async (name: string, call?: CallOptions): Promise<string[]> => (await entries(name, call)).map((e) => e.value);
+    dictionaryEntries(
+      await get(paths.dictionaries.replace('{name}', encodeURIComponent(name)), 'dictionary', call),
+      name,
+    );
+  const dictionary = async (name: string, call?: CallOptions): Promise<string[]> =>
+    (await entries(name, call)).map((e) => e.value);
 
   const partitioner = (entity: Entity, signal?: AbortSignal): Partitioner =>
-    new Partitioner({ count: (filter) => count(entity, filter, { signal }), dictionary: (name) => dictionary(name, { signal }) });
+    new Partitioner({
+      count: (filter) => count(entity, filter, { signal }),
+      dictionary: (name) => dictionary(name, { signal }),
+    });
 
   return {
     accountKey,
     ledger,
     count,
     journey: (entity, filter, journeyOptions) => walkJourney(ctx, entity, filter, journeyOptions),
-    partition: (entity, filter, partitionOptions) => partitioner(entity, partitionOptions?.signal).partition(filter, partitionOptions),
+    partition: (entity, filter, partitionOptions) =>
+      partitioner(entity, partitionOptions?.signal).partition(filter, partitionOptions),
     splitPartition: (entity: Entity, partition: Partition, partitionOptions?: PartitionOptions) => {
       // at least two pieces, each under the depth
-      const max = Math.min(partitionOptions?.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS, Math.max(1, Math.ceil(partition.count / 2)));
-      return partitioner(entity, partitionOptions?.signal).partition(partition.filter, { ...partitionOptions, maxJourneyRecords: max, pieceRecords: max });
+      const max = Math.min(
+        partitionOptions?.maxJourneyRecords ?? DEFAULT_MAX_JOURNEY_RECORDS,
+        Math.max(1, Math.ceil(partition.count / 2)),
+      );
+      return partitioner(entity, partitionOptions?.signal).partition(partition.filter, {
+        ...partitionOptions,
+        maxJourneyRecords: max,
+        pieceRecords: max,
+      });
     },
     dictionary,
     authenticate: async (call) => {
@@ -166,7 +218,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       // Persons the search's last run saw whose reveal is still fresh: what this run will not pay for again.
       const last = await reveals.lastTally(searchKey);
       const today = reveals.today();
-      const fresh = last === null ? null : [...last.byDay].reduce((n, [day, c]) => (reveals.isFresh(day, today) ? n + c : n), 0);
+      const fresh =
+        last === null ? null : [...last.byDay].reduce((n, [day, c]) => (reveals.isFresh(day, today) ? n + c : n), 0);
       const plan = forecastReveal({ ...walk, fresh });
       revealRuns.set(runId, { searchKey, newShare: plan.newShare });
       return plan;

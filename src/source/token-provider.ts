@@ -55,7 +55,11 @@ export class TokenProvider {
 
   private async fetchToken(): Promise<CachedToken> {
     this.requests += 1;
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.clientId, client_secret: this.clientSecret });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.clientId,
+      client_secret: this.clientSecret,
+    });
     const res = await this.http.send({
       method: 'POST',
       url: this.tokenUrl,

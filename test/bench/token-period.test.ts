@@ -10,8 +10,18 @@ import { simulatePeriod, type PeriodSearch } from '../../bench/lib/token-period-
 import { testRedis } from '../helpers/redis.js';
 
 const SEARCHES: PeriodSearch[] = [
-  { name: 'twice-daily', priority: 1, schedule: { every: '12h' }, filter: { company: { location: { region: { include: ['north_america', 'latam'] } } } } },
-  { name: 'daily', priority: 2, schedule: { cron: '0 6 * * *', timezone: 'UTC' }, filter: { company: { location: { region: { include: ['western_europe', 'dach', 'nordics'] } } } } },
+  {
+    name: 'twice-daily',
+    priority: 1,
+    schedule: { every: '12h' },
+    filter: { company: { location: { region: { include: ['north_america', 'latam'] } } } },
+  },
+  {
+    name: 'daily',
+    priority: 2,
+    schedule: { cron: '0 6 * * *', timezone: 'UTC' },
+    filter: { company: { location: { region: { include: ['western_europe', 'dach', 'nordics'] } } } },
+  },
 ];
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -24,12 +34,19 @@ describe('token period (2 simulated days)', () => {
   it('changed mode spends fewer tokens per run than full, and entered companies land the same day', async () => {
     const t = await testRedis('token-period');
     cleanup = t.cleanup;
-    const period = (mode: 'full' | 'changed') => simulatePeriod({
-      redis: t.redis, prefix: `${t.prefix}:${mode}`, companies: 600, days: 2, churnShare: 0.05, refresh: { mode, maxAgeDays: 14 },
-      // An allotment far above the need: pacing never holds a run here. (Not 10x: a first walk of hundreds of small
-      // partitions reserves a page of tokens per journey in flight, more than such a balance.)
-      allotmentShare: 100, searches: SEARCHES,
-    });
+    const period = (mode: 'full' | 'changed') =>
+      simulatePeriod({
+        redis: t.redis,
+        prefix: `${t.prefix}:${mode}`,
+        companies: 600,
+        days: 2,
+        churnShare: 0.05,
+        refresh: { mode, maxAgeDays: 14 },
+        // An allotment far above the need: pacing never holds a run here. (Not 10x: a first walk of hundreds of small
+        // partitions reserves a page of tokens per journey in flight, more than such a balance.)
+        allotmentShare: 100,
+        searches: SEARCHES,
+      });
     const full = await period('full');
     const changed = await period('changed');
     for (const r of [full, changed]) {

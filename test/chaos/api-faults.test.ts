@@ -20,7 +20,14 @@ describe('chaos: every API fault at once', () => {
 
   it('a run under every API fault completes; with the next run the CRM state is exact', async () => {
     // A short rate window so forced 429s (Retry-After up to the window) cost seconds, not a minute.
-    const fx = await startFixture('chaos-api', { salesIntel: { companies: 2_000, persons: 10, windowSeconds: 2, faults: { latency: { fixedMs: 20, jitterMs: 0 } } } });
+    const fx = await startFixture('chaos-api', {
+      salesIntel: {
+        companies: 2_000,
+        persons: 10,
+        windowSeconds: 2,
+        faults: { latency: { fixedMs: 20, jitterMs: 0 } },
+      },
+    });
     closers.push(() => fx.close());
     const before = await fx.oracleRecords('companies', COMPANY_FILTER);
     fx.si.resetStats();
@@ -38,7 +45,12 @@ describe('chaos: every API fault at once', () => {
       await waitFor(async () => (stats().served402 > seen || stop ? true : undefined), 30_000, `a 402 ${mode}`);
       fx.si.faults.set({ budgetMode: { [WORKER_ACCOUNT.accountId]: 'normal' } });
     };
-    const at = (share: number) => waitFor(async () => (stats().recordsReturned >= share * total || stop ? true : undefined), 60_000, `${share} of the records`);
+    const at = (share: number) =>
+      waitFor(
+        async () => (stats().recordsReturned >= share * total || stop ? true : undefined),
+        60_000,
+        `${share} of the records`,
+      );
     const driver = (async () => {
       await at(0.1);
       fx.si.faults.set({ force429: 3 });
@@ -65,7 +77,18 @@ describe('chaos: every API fault at once', () => {
     }
     await driver;
     const s = fx.si.stats(); // summed: a 401 names no account
-    console.log('[chaos api] served', JSON.stringify({ s5xx: s.served5xx, s429: s.served429, s401: s.served401, s400: s.served400, s402: s.served402, tokens: s.tokensCharged, records: total }));
+    console.log(
+      '[chaos api] served',
+      JSON.stringify({
+        s5xx: s.served5xx,
+        s429: s.served429,
+        s401: s.served401,
+        s400: s.served400,
+        s402: s.served402,
+        tokens: s.tokensCharged,
+        records: total,
+      }),
+    );
     const churn = fx.si.faults.churnLog();
     fx.si.faults.clear();
     // every fault did happen
@@ -84,14 +107,22 @@ describe('chaos: every API fault at once', () => {
     const expected = expectedRows([...before, ...after], 'id', FIELDS);
     const rows = () => hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS));
     const d1 = diffCrmState(rows(), expected);
-    expect({ extra: d1.extra, duplicates: d1.duplicates, wrong: d1.wrong }).toEqual({ extra: [], duplicates: [], wrong: [] });
+    expect({ extra: d1.extra, duplicates: d1.duplicates, wrong: d1.wrong }).toEqual({
+      extra: [],
+      duplicates: [],
+      wrong: [],
+    });
     // one walk misses at most one record per removal behind its cursor
     expect(d1.missing.length).toBeLessThanOrEqual(churn.removed.length);
 
     const second = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'chaos-api-2' });
     expect(second).toMatchObject({ status: 'completed', rejected: 0 });
     const d2 = diffCrmState(rows(), expected);
-    expect({ extra: d2.extra, duplicates: d2.duplicates, wrong: d2.wrong }).toEqual({ extra: [], duplicates: [], wrong: [] });
+    expect({ extra: d2.extra, duplicates: d2.duplicates, wrong: d2.wrong }).toEqual({
+      extra: [],
+      duplicates: [],
+      wrong: [],
+    });
     // missing now: only records removed from the index before any run could see them
     expect(d2.missing.filter((id) => !removed.has(id))).toEqual([]);
     expect(new Set(rows().map((r) => r.key)).size).toBeGreaterThanOrEqual(after.length);

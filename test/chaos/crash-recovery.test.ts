@@ -22,7 +22,7 @@ const PRODUCTION = { WORKER_LOCKS: 'production' };
 describe('chaos: crash recovery with the production lock settings', () => {
   const closers = closeAfterEach();
 
-  it('a SIGKILLed worker\'s run resumes within 20 s', async () => {
+  it("a SIGKILLed worker's run resumes within 20 s", async () => {
     const r = await runKillScenario({ companies: 2_500, kills: 1, seed: 7, workerEnv: PRODUCTION });
     console.log(`[crash recovery] kill at fetched=${r.fetchedAtKill.join(',')}; recovery ms ${r.recoveryMs.join(',')}`);
     expect(r.kills).toBe(1);
@@ -62,10 +62,14 @@ describe('chaos: crash recovery with the production lock settings', () => {
     expect(said()).toContain('busy');
     expect(await queues.sync.getJobState(jobId)).toBe('active'); // the block fell mid-run
 
-    const state = await waitFor(async () => {
-      const s = await queues.sync.getJobState(jobId);
-      return s === 'completed' || s === 'failed' ? s : undefined;
-    }, 120_000, 'the run ends');
+    const state = await waitFor(
+      async () => {
+        const s = await queues.sync.getJobState(jobId);
+        return s === 'completed' || s === 'failed' ? s : undefined;
+      },
+      120_000,
+      'the run ends',
+    );
     const job = await queues.sync.getJob(jobId);
     expect(state).toBe('completed');
     expect(job?.stalledCounter).toBe(0);

@@ -10,7 +10,16 @@ import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import { diffCrmState, expectedRows, hubspotRows, NO_DIFF, salesforceRows } from '../helpers/crm-state.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, salesforceAccountSearch, salesforceConfigHead, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  HUBSPOT_TOKEN,
+  hubspotConfig,
+  salesforceAccountSearch,
+  salesforceConfigHead,
+  startFixture,
+  type Fixture,
+} from '../jobs/sync-fixture.js';
 
 const SF = { clientId: 'sf-chaos-client', clientSecret: 'sf-chaos-secret' };
 
@@ -24,7 +33,11 @@ beforeAll(async () => {
   // the 1,800 after it still fill a Bulk API 2.0 job
   fx = await startFixture('chaos-crm', { hubspot: false, salesIntel: { companies: 2_000, persons: 10 } });
   // HubSpot's rolling window shortened (a 429 blocks the portal for one window) so forced 429s cost a second each
-  hs = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 190, windowMs: 1_000 } });
+  hs = await startHubSpotEmulator({
+    port: 0,
+    accessTokens: [HUBSPOT_TOKEN],
+    limits: { perTenSeconds: 190, windowMs: 1_000 },
+  });
   fx.env.HUBSPOT_BASE_URL = hs.url;
   // an ingest job waits 300 ms before processing, so a session expiry lands while the run polls it
   sf = await startSalesforceEmulator({ port: 0, clients: [SF], bulkProcessingDelayMs: 300 });
@@ -61,7 +74,15 @@ describe('chaos: CRM faults', () => {
     let stop = false;
     // forced 429s twice and 5xx in a row once during the run, on top of the 5xx share
     const driver = (async () => {
-      const landed = (at: number) => waitFor(async () => ((hubspotRows(hs, 'companies', 'prospect_sync_id', []).length >= at * records.length) || stop ? true : undefined), 60_000, `${at} landed`);
+      const landed = (at: number) =>
+        waitFor(
+          async () =>
+            hubspotRows(hs, 'companies', 'prospect_sync_id', []).length >= at * records.length || stop
+              ? true
+              : undefined,
+          60_000,
+          `${at} landed`,
+        );
       await landed(0.2);
       hs.faults.force429Next = 3;
       await landed(0.4);
@@ -79,9 +100,18 @@ describe('chaos: CRM faults', () => {
     await driver;
     expect(hs.stats.byStatus['429'] ?? 0).toBeGreaterThanOrEqual(6);
     expect((hs.stats.byStatus['502'] ?? 0) + (hs.stats.byStatus['503'] ?? 0)).toBeGreaterThanOrEqual(2);
-    expect(summary).toMatchObject({ status: 'completed', created: records.length - refused.size, rejected: refused.size });
+    expect(summary).toMatchObject({
+      status: 'completed',
+      created: records.length - refused.size,
+      rejected: refused.size,
+    });
     const fields = { name: 'name', domain: 'domain', numberofemployees: 'headcount' };
-    expect(diffCrmState(hubspotRows(hs, 'companies', 'prospect_sync_id', Object.keys(fields)), expectedRows(good(), 'id', fields))).toEqual(NO_DIFF);
+    expect(
+      diffCrmState(
+        hubspotRows(hs, 'companies', 'prospect_sync_id', Object.keys(fields)),
+        expectedRows(good(), 'id', fields),
+      ),
+    ).toEqual(NO_DIFF);
     await expectRejects('all-companies');
   });
 
@@ -91,7 +121,10 @@ describe('chaos: CRM faults', () => {
       sf.faults.rejectKeys = [...refused];
       const search = bulk ? 'sf-bulk' : 'sf-collections';
       // bulk: one journey, so write batches (2,000 records) are large enough for an ingest job
-      const head = salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulk ? 200 : 1_000_000}`).replace('  pageSize: 100\n', `  pageSize: 100\n  parallelism: ${bulk ? 1 : 2}\n`);
+      const head = salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulk ? 200 : 1_000_000}`).replace(
+        '  pageSize: 100\n',
+        `  pageSize: 100\n  parallelism: ${bulk ? 1 : 2}\n`,
+      );
       const config = fx.config(`${head}searches:
 ${salesforceAccountSearch(search)}`);
       let stop = false;
@@ -101,7 +134,16 @@ ${salesforceAccountSearch(search)}`);
         // mid-run: a third landed (collections), or the first ingest job opened (bulk: its upload and polls follow)
         const jobs = sf.stats.requests['POST jobs/ingest'] ?? 0;
         const landed = sf.state.all('Account').length;
-        await waitFor(async () => (bulk ? (sf.stats.requests['POST jobs/ingest'] ?? 0) > jobs : sf.state.all('Account').length >= landed + 0.3 * records.length) || stop ? true : undefined, 60_000, 'mid-run');
+        await waitFor(
+          async () =>
+            (bulk
+              ? (sf.stats.requests['POST jobs/ingest'] ?? 0) > jobs
+              : sf.state.all('Account').length >= landed + 0.3 * records.length) || stop
+              ? true
+              : undefined,
+          60_000,
+          'mid-run',
+        );
         sf.expireAllSessions();
       })();
       let summary;
@@ -121,7 +163,12 @@ ${salesforceAccountSearch(search)}`);
       else expect(sf.stats.requests['POST jobs/ingest'] ?? 0).toBe(jobsBefore);
       expect(sf.stats.statuses[401] ?? 0).toBeGreaterThan(expiries);
       const fields = { Name: 'name', NumberOfEmployees: 'headcount' };
-      expect(diffCrmState(salesforceRows(sf, 'Account', 'Prospect_Sync_Id__c', Object.keys(fields)), expectedRows(good(), 'id', fields))).toEqual(NO_DIFF);
+      expect(
+        diffCrmState(
+          salesforceRows(sf, 'Account', 'Prospect_Sync_Id__c', Object.keys(fields)),
+          expectedRows(good(), 'id', fields),
+        ),
+      ).toEqual(NO_DIFF);
       await expectRejects(search);
     });
   }

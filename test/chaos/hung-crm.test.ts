@@ -10,7 +10,15 @@ import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emul
 import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { hubspotRows, salesforceRows } from '../helpers/crm-state.js';
 import { waitFor } from '../helpers/worker-process.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, salesforceAccountSearch, salesforceConfigHead, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  hubspotConfig,
+  salesforceAccountSearch,
+  salesforceConfigHead,
+  startFixture,
+  type Fixture,
+} from '../jobs/sync-fixture.js';
 
 const SF = { clientId: 'sf-hung-client', clientSecret: 'sf-hung-secret' };
 
@@ -27,14 +35,20 @@ afterEach(async () => {
 });
 
 const hubspotYaml = (timeoutMs: number): string =>
-  hubspotConfig(COMPANY_SEARCH, '  parallelism: 2').replace('baseUrl: ${HUBSPOT_BASE_URL}', `baseUrl: \${HUBSPOT_BASE_URL}\n    requestTimeoutMs: ${timeoutMs}`);
+  hubspotConfig(COMPANY_SEARCH, '  parallelism: 2').replace(
+    'baseUrl: ${HUBSPOT_BASE_URL}',
+    `baseUrl: \${HUBSPOT_BASE_URL}\n    requestTimeoutMs: ${timeoutMs}`,
+  );
 const landed = (): number => hubspotRows(hs, 'companies', 'prospect_sync_id', []).length;
 
 describe('chaos: a CRM that never answers', () => {
   it('HubSpot: a hung upsert is retried past its deadline and the run completes', async () => {
     hs.faults.hang = { route: 'upsert', times: 2 };
     const started = Date.now();
-    const summary = await syncSearch(fx.deps(fx.config(hubspotYaml(400))), { search: 'all-companies', runId: 'hung-once' });
+    const summary = await syncSearch(fx.deps(fx.config(hubspotYaml(400))), {
+      search: 'all-companies',
+      runId: 'hung-once',
+    });
     expect(hs.faults.hung).toBe(2);
     expect(summary).toMatchObject({ status: 'completed', created: total });
     expect(landed()).toBe(total);
@@ -85,7 +99,9 @@ describe('chaos: a CRM that never answers', () => {
     try {
       fx.env.SF_LOGIN_URL = sf.url;
       fx.env.SF_CLIENT_SECRET = SF.clientSecret;
-      const config = fx.config(`${salesforceConfigHead(SF.clientId, '\n    requestTimeoutMs: 400')}searches:\n${salesforceAccountSearch('accounts')}`);
+      const config = fx.config(
+        `${salesforceConfigHead(SF.clientId, '\n    requestTimeoutMs: 400')}searches:\n${salesforceAccountSearch('accounts')}`,
+      );
       sf.faults.hang = { route: 'POST oauth2/token', times: 1 };
       const started = Date.now();
       const loggingIn = syncSearch(fx.deps(config), { search: 'accounts', runId: 'sf-hung' });
@@ -106,7 +122,9 @@ describe('chaos: a CRM that never answers', () => {
     try {
       fx.env.SF_LOGIN_URL = sf.url;
       fx.env.SF_CLIENT_SECRET = SF.clientSecret;
-      const config = fx.config(`${salesforceConfigHead(SF.clientId, '\n    requestTimeoutMs: 300')}searches:\n${salesforceAccountSearch('accounts')}`);
+      const config = fx.config(
+        `${salesforceConfigHead(SF.clientId, '\n    requestTimeoutMs: 300')}searches:\n${salesforceAccountSearch('accounts')}`,
+      );
       const rows = (): number => salesforceRows(sf, 'Account', 'Prospect_Sync_Id__c', []).length;
       sf.faults.hang = { route: 'PATCH composite/sobjects', times: 10_000 };
       const failed = await syncSearch(fx.deps(config), { search: 'accounts', runId: 'sf-hung-always' });

@@ -16,7 +16,14 @@ import type { RunSummary } from '../../src/runs/run-summary.js';
 import { createRedis } from '../../src/shared/redis.js';
 import { diffCrmState, expectedRows, hubspotRows, type CrmDiff } from '../helpers/crm-state.js';
 import { waitFor, workerPool } from '../helpers/worker-process.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, startFixture, WORKER_ACCOUNT, type Fixture } from '../jobs/sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  hubspotConfig,
+  startFixture,
+  WORKER_ACCOUNT,
+  type Fixture,
+} from '../jobs/sync-fixture.js';
 
 export interface KillScenarioOptions {
   companies: number;
@@ -80,7 +87,10 @@ export async function runKillScenario(o: KillScenarioOptions): Promise<KillScena
     f.si.faults.set({ latency: { fixedMs: o.latencyMs ?? 100, jitterMs: 0 } });
     dir = await mkdtemp(join(tmpdir(), 'ps-chaos-kills-'));
     const configFile = join(dir, 'config.yaml');
-    await writeFile(configFile, hubspotConfig(COMPANY_SEARCH, `  pageSize: ${pageSize}\n  parallelism: ${parallelism}`));
+    await writeFile(
+      configFile,
+      hubspotConfig(COMPANY_SEARCH, `  pageSize: ${pageSize}\n  parallelism: ${parallelism}`),
+    );
     queues = openQueues({ connection, prefix: f.prefix });
     pool = workerPool(configFile, f.prefix, { ...f.env, ...o.workerEnv });
     const fetched = async (): Promise<number> => {
@@ -100,17 +110,27 @@ export async function runKillScenario(o: KillScenarioOptions): Promise<KillScena
     const recoveryMs: number[] = [];
     // Kill points: random shares of the run (5%..75%, leaving the last kill time to land before the run ends), sorted;
     // each kill waits for its point, then a random delay.
-    const points = Array.from({ length: o.kills }, () => Math.round((0.05 + 0.7 * random()) * expected.size)).sort((a, b) => a - b);
+    const points = Array.from({ length: o.kills }, () => Math.round((0.05 + 0.7 * random()) * expected.size)).sort(
+      (a, b) => a - b,
+    );
     let killedAt = 0;
     let last = 0;
     for (let k = 0; k < o.kills; k++) {
       // This worker made progress of its own (the checkpoint moved past the last kill's)...
-      const moved = await waitFor(async () => ((await ended()) ? -1 : (await fetched()) > last ? Date.now() : undefined), timeoutMs, `progress before kill ${k + 1}`);
+      const moved = await waitFor(
+        async () => ((await ended()) ? -1 : (await fetched()) > last ? Date.now() : undefined),
+        timeoutMs,
+        `progress before kill ${k + 1}`,
+      );
       if (moved < 0) break; // the run ended before this kill: reported as fewer kills
       if (k > 0) recoveryMs.push(moved - killedAt);
       // ...reached this kill's point, and dies at a random moment after it
       const point = points[k]!;
-      const reached = await waitFor(async () => ((await ended()) ? false : (await fetched()) >= point ? true : undefined), timeoutMs * 4, `point of kill ${k + 1}`);
+      const reached = await waitFor(
+        async () => ((await ended()) ? false : (await fetched()) >= point ? true : undefined),
+        timeoutMs * 4,
+        `point of kill ${k + 1}`,
+      );
       if (!reached) break;
       await new Promise((r) => setTimeout(r, Math.round(random() * (o.maxKillDelayMs ?? 800))));
       if (await ended()) break;
@@ -120,11 +140,17 @@ export async function runKillScenario(o: KillScenarioOptions): Promise<KillScena
       fetchedAtKill.push(last);
       proc = await pool.spawn();
     }
-    const recovered = await waitFor(async () => ((await fetched()) > last || (await ended()) ? Date.now() : undefined), timeoutMs, 'progress after the last kill');
+    const recovered = await waitFor(
+      async () => ((await fetched()) > last || (await ended()) ? Date.now() : undefined),
+      timeoutMs,
+      'progress after the last kill',
+    );
     if (fetchedAtKill.length > 0) recoveryMs.push(recovered - killedAt);
     const state = await waitFor(ended, timeoutMs * 2, 'the job ends');
     const job = await queues.sync.getJob(jobId);
-    const run = (await listRuns(f.redis, 'all-companies', { prefix: f.prefix })).find((r) => r.runId === jobId && r.status === 'completed');
+    const run = (await listRuns(f.redis, 'all-companies', { prefix: f.prefix })).find(
+      (r) => r.runId === jobId && r.status === 'completed',
+    );
     const writeBatch = Math.max(pageSize, Math.min(2_000, HUBSPOT_BATCH_SIZE));
     return {
       state,

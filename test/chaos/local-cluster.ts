@@ -36,29 +36,54 @@ async function clusterPort(taken: number[]): Promise<number> {
   }
 }
 
-const cli = async (port: number, ...args: string[]): Promise<string> => (await run('redis-cli', ['-p', String(port), ...args])).stdout;
+const cli = async (port: number, ...args: string[]): Promise<string> =>
+  (await run('redis-cli', ['-p', String(port), ...args])).stdout;
 
 export async function startLocalCluster(): Promise<LocalCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'ps-cluster-'));
   const procs: ChildProcess[] = [];
   const ports: number[] = [];
   const destroy = async (): Promise<void> => {
-    await Promise.all(procs.map((p) => (p.exitCode === null && p.signalCode === null && p.pid !== undefined
-      ? new Promise<void>((resolve) => {
-        p.once('exit', () => resolve());
-        process.kill(p.pid!, 'SIGKILL');
-      })
-      : undefined)));
+    await Promise.all(
+      procs.map((p) =>
+        p.exitCode === null && p.signalCode === null && p.pid !== undefined
+          ? new Promise<void>((resolve) => {
+              p.once('exit', () => resolve());
+              process.kill(p.pid!, 'SIGKILL');
+            })
+          : undefined,
+      ),
+    );
     await rm(dir, { recursive: true, force: true });
   };
   try {
     for (let i = 0; i < 3; i++) {
       const port = await clusterPort(ports);
       ports.push(port);
-      procs.push(spawn('redis-server', [
-        '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--cluster-enabled', 'yes',
-        '--cluster-config-file', `nodes-${port}.conf`, '--dbfilename', `dump-${port}.rdb`, '--save', '', '--appendonly', 'no',
-      ], { stdio: 'ignore' }));
+      procs.push(
+        spawn(
+          'redis-server',
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--dir',
+            dir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            `nodes-${port}.conf`,
+            '--dbfilename',
+            `dump-${port}.rdb`,
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+          ],
+          { stdio: 'ignore' },
+        ),
+      );
     }
     for (const port of ports) {
       for (let i = 0; ; i++) {
@@ -67,7 +92,14 @@ export async function startLocalCluster(): Promise<LocalCluster> {
         await new Promise((r) => setTimeout(r, 100));
       }
     }
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     for (const port of ports) {
       for (let i = 0; ; i++) {
         if ((await cli(port, 'cluster', 'info')).includes('cluster_state:ok')) break;

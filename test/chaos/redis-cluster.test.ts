@@ -51,28 +51,45 @@ describe('chaos: Redis Cluster', () => {
     await pool.spawn();
 
     const { jobId } = await enqueueRun(queues.sync, 'all-companies', 'manual');
-    const state = await waitFor(async () => {
-      const s = await queues.sync.getJobState(jobId);
-      return s === 'completed' || s === 'failed' ? s : undefined;
-    }, 90_000, 'the job ends');
+    const state = await waitFor(
+      async () => {
+        const s = await queues.sync.getJobState(jobId);
+        return s === 'completed' || s === 'failed' ? s : undefined;
+      },
+      90_000,
+      'the job ends',
+    );
     const job = await queues.sync.getJob(jobId);
     expect({ state, failedReason: job?.failedReason }).toEqual({ state: 'completed', failedReason: undefined });
     const run = (await listRuns(conn, 'all-companies', { prefix: PREFIX })).find((r) => r.runId === jobId);
     expect(run).toMatchObject({ status: 'completed', created: expected.size });
-    expect(diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected)).toEqual(NO_DIFF);
+    expect(
+      diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected),
+    ).toEqual(NO_DIFF);
 
     // The scheduler role on the cluster: it takes the leader lease, writes the job scheduler, its tick enqueues a run
     // and the worker process completes it (nothing changed: every record unchanged).
     const scheduler = await startScheduler({
-      ctx: { connection: conn, prefix: PREFIX }, queues, logger: silentLogger,
+      ctx: { connection: conn, prefix: PREFIX },
+      queues,
+      logger: silentLogger,
       loadSearches: async () => [{ name: 'all-companies', schedule: { every: 1_000 } }],
     });
     closers.push(() => scheduler.close());
     expect(scheduler.isLeader).toBe(true);
-    const scheduled = await waitFor(async () => (await listRuns(conn, 'all-companies', { prefix: PREFIX })).find((r) => r.runId !== jobId && r.status === 'completed'), 60_000, 'a scheduled run completes');
+    const scheduled = await waitFor(
+      async () =>
+        (await listRuns(conn, 'all-companies', { prefix: PREFIX })).find(
+          (r) => r.runId !== jobId && r.status === 'completed',
+        ),
+      60_000,
+      'a scheduled run completes',
+    );
     expect(scheduled).toMatchObject({ unchanged: expected.size, created: 0, updated: 0 });
     await scheduler.close();
-    expect(diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected)).toEqual(NO_DIFF);
+    expect(
+      diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected),
+    ).toEqual(NO_DIFF);
 
     // every key (BullMQ's, the run's, the governor's, the ledger's, the change hashes) under the prefix, so one slot
     const perNode = await cluster.keysPerNode();
@@ -85,7 +102,8 @@ describe('chaos: Redis Cluster', () => {
     expect(all.some((k) => k.includes(':prospect-sync-ticks:'))).toBe(true);
 
     // what reads keys by pattern (/metrics' governor snapshots, the demo's clean-up) sees every master, not one
-    for (let i = 0; i < 5; i++) expect((await listGovernorSnapshots(conn, PREFIX)).map((g) => g.remote)).toContain('hubspot');
+    for (let i = 0; i < 5; i++)
+      expect((await listGovernorSnapshots(conn, PREFIX)).map((g) => g.remote)).toContain('hubspot');
     await pool.killAll();
     await queues.close();
     await deleteKeysUnder(conn, PREFIX);

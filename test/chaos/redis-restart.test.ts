@@ -23,7 +23,9 @@ describe('chaos: Redis stopped and crashed mid-run', () => {
   const closers = closeAfterEach();
 
   it('the queued run resumes after each Redis restart and completes with the exact CRM state', async () => {
-    const fx = await startFixture('chaos-redis', { salesIntel: { companies: 1_500, persons: 10, faults: { latency: { fixedMs: 100, jitterMs: 0 } } } });
+    const fx = await startFixture('chaos-redis', {
+      salesIntel: { companies: 1_500, persons: 10, faults: { latency: { fixedMs: 100, jitterMs: 0 } } },
+    });
     closers.push(() => fx.close());
     const expected = expectedRows(await fx.oracleRecords('companies', COMPANY_FILTER), 'id', FIELDS);
     const redis = await privateRedis('chaos-redis-pw');
@@ -50,10 +52,14 @@ describe('chaos: Redis stopped and crashed mid-run', () => {
     };
     let last = 0;
     for (const how of ['SIGTERM', 'SIGKILL'] as const) {
-      last = await waitFor(async () => {
-        const n = await fetched();
-        return n > last ? n : undefined;
-      }, 60_000, `progress before the ${how}`);
+      last = await waitFor(
+        async () => {
+          const n = await fetched();
+          return n > last ? n : undefined;
+        },
+        60_000,
+        `progress before the ${how}`,
+      );
       expect(last).toBeLessThan(expected.size);
       if (how === 'SIGKILL') process.kill(redis.pid!, 'SIGKILL');
       await redis.stop(); // SIGTERM, or (after SIGKILL) only waits for the exit
@@ -65,13 +71,21 @@ describe('chaos: Redis stopped and crashed mid-run', () => {
       expect(await fetched()).toBeGreaterThanOrEqual(last);
     }
 
-    const state = await waitFor(async () => {
-      const s = await queues.sync.getJobState(jobId);
-      return s === 'completed' || s === 'failed' ? s : undefined;
-    }, 120_000, 'the job ends');
+    const state = await waitFor(
+      async () => {
+        const s = await queues.sync.getJobState(jobId);
+        return s === 'completed' || s === 'failed' ? s : undefined;
+      },
+      120_000,
+      'the job ends',
+    );
     expect(state).toBe('completed');
-    const run = (await listRuns(conn, 'all-companies', { prefix })).find((r) => r.runId === jobId && r.status === 'completed');
+    const run = (await listRuns(conn, 'all-companies', { prefix })).find(
+      (r) => r.runId === jobId && r.status === 'completed',
+    );
     expect(run?.counted).toBe(expected.size);
-    expect(diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected)).toEqual(NO_DIFF);
+    expect(
+      diffCrmState(hubspotRows(fx.hubspot!, 'companies', 'prospect_sync_id', Object.keys(FIELDS)), expected),
+    ).toEqual(NO_DIFF);
   }, 240_000);
 });

@@ -150,7 +150,12 @@ describe('validate command', () => {
   it('exits 0 for the example configs, config path from $PROSPECT_SYNC_CONFIG', async () => {
     const ok = await cli(['validate'], {
       PROSPECT_SYNC_CONFIG: 'config/examples/salesforce.yaml',
-      ...fixtureEnv({ SI_BASE_URL: 'https://si.example.test', SI_TOKEN_URL: 'https://si.example.test/oauth/token', SI_CLIENT_ID: 'c', SF_CLIENT_ID: 'sf' }),
+      ...fixtureEnv({
+        SI_BASE_URL: 'https://si.example.test',
+        SI_TOKEN_URL: 'https://si.example.test/oauth/token',
+        SI_CLIENT_ID: 'c',
+        SF_CLIENT_ID: 'sf',
+      }),
     });
     expect(ok.stderr).toBe('');
     expect(ok.stdout).toContain('config/examples/salesforce.yaml: valid (3 searches');

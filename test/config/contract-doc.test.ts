@@ -20,7 +20,9 @@ describe('docs/contract.md', () => {
     const commands = [...stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]);
     expect(commands.length).toBeGreaterThan(5);
     const table = section('Command line');
-    const documented = [...table.matchAll(/^\| `([a-z]+)[^|]*\|/gm)].flatMap((row) => [...row[0].matchAll(/`([a-z]+)/g)].map((m) => m[1]));
+    const documented = [...table.matchAll(/^\| `([a-z]+)[^|]*\|/gm)].flatMap((row) =>
+      [...row[0].matchAll(/`([a-z]+)/g)].map((m) => m[1]),
+    );
     expect([...new Set(documented)].sort()).toEqual([...commands].sort());
   });
 
@@ -30,7 +32,7 @@ describe('docs/contract.md', () => {
     for (const field of fields) expect(block, field).toContain(`"${field}"`);
   });
 
-  it("shows the config example the test suite loads, character for character", () => {
+  it('shows the config example the test suite loads, character for character', () => {
     const yaml = /```yaml\n([\s\S]*?)```/.exec(section('Config file'))?.[1];
     expect(yaml).toBe(readFileSync(join(FIXTURES, 'contract-example.yaml'), 'utf8'));
   });

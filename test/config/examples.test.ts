@@ -37,12 +37,19 @@ describe("the contract's example", () => {
     });
     // The filter is the API body, passed through as written.
     expect(search?.filter).toEqual({
-      company: { industry: { include: ['software'] }, location: { type: 'hq', country: { include: ['DE', 'AT', 'CH'] } }, headcount: { gte: 50, lte: 5000 } },
+      company: {
+        industry: { include: ['software'] },
+        location: { type: 'hq', country: { include: ['DE', 'AT', 'CH'] } },
+        headcount: { gte: 50, lte: 5000 },
+      },
     });
     // view/associate mean nothing for a companies search: dropped, with a warning naming their lines.
     expect(search?.view).toBeUndefined();
     expect(search?.associate).toBeUndefined();
-    expect(loaded.warnings.map((w) => `${w.line} ${w.path}`)).toEqual(['35 searches[0].view', '46 searches[0].associate']);
+    expect(loaded.warnings.map((w) => `${w.line} ${w.path}`)).toEqual([
+      '35 searches[0].view',
+      '46 searches[0].associate',
+    ]);
   });
 
   it('`validate` accepts it (exit 0) and prints the two warnings', async () => {
@@ -62,14 +69,28 @@ describe('example configs in config/', () => {
     const { config } = await readConfig({ path: 'config/demo.yaml', env: {} });
     expect(config.source.baseUrl).toBe('http://127.0.0.1:4010');
     expect(config.source.auth).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret' });
-    expect(config.searches.map((s) => [s.entity, s.object])).toEqual([['companies', 'companies'], ['persons', 'contacts']]);
+    expect(config.searches.map((s) => [s.entity, s.object])).toEqual([
+      ['companies', 'companies'],
+      ['persons', 'contacts'],
+    ]);
     expect(config.searches[1]?.associate).toEqual({ company: { from: 'companyId' } });
   });
 
   it('config/examples/salesforce.yaml resolves matchOn.field from externalIdField', async () => {
-    const env = { SI_BASE_URL: 'https://si.example.test', SI_TOKEN_URL: 'https://si.example.test/oauth/token', SI_CLIENT_ID: 'c', SI_CLIENT_SECRET: 's', SF_CLIENT_ID: 'sf', SF_CLIENT_SECRET: 'x' };
+    const env = {
+      SI_BASE_URL: 'https://si.example.test',
+      SI_TOKEN_URL: 'https://si.example.test/oauth/token',
+      SI_CLIENT_ID: 'c',
+      SI_CLIENT_SECRET: 's',
+      SF_CLIENT_ID: 'sf',
+      SF_CLIENT_SECRET: 'x',
+    };
     const { config } = await readConfig({ path: 'config/examples/salesforce.yaml', env });
-    expect(config.searches.map((s) => s.matchOn.field)).toEqual(['Prospect_Sync_Id__c', 'Prospect_Sync_Id__c', 'Prospect_Sync_Id__c']);
+    expect(config.searches.map((s) => s.matchOn.field)).toEqual([
+      'Prospect_Sync_Id__c',
+      'Prospect_Sync_Id__c',
+      'Prospect_Sync_Id__c',
+    ]);
     expect(config.destinations.sf).toMatchObject({ clientSecret: 'x', maxApiShare: 0.5 });
     expect(config.searches[2]).toMatchObject({ mode: 'offset', maxRecords: 100 });
   });
@@ -79,10 +100,34 @@ describe('JSON Schema', () => {
   const schema = configJsonSchema();
 
   it('describes every section and rejects unknown keys', () => {
-    const props = schema.properties as Record<string, { properties?: Record<string, unknown>; additionalProperties?: unknown }>;
-    expect(Object.keys(props).sort()).toEqual(['alerts', 'destinations', 'leave', 'rejects', 'reveal', 'searches', 'server', 'source', 'worker']);
+    const props = schema.properties as Record<
+      string,
+      { properties?: Record<string, unknown>; additionalProperties?: unknown }
+    >;
+    expect(Object.keys(props).sort()).toEqual([
+      'alerts',
+      'destinations',
+      'leave',
+      'rejects',
+      'reveal',
+      'searches',
+      'server',
+      'source',
+      'worker',
+    ]);
     expect(Object.keys(props.source?.properties ?? {})).toEqual(
-      expect.arrayContaining(['baseUrl', 'auth', 'fallbackLimits', 'tokens', 'credits', 'paths', 'idField', 'pageSize', 'parallelism', 'maxJourneyRecords']),
+      expect.arrayContaining([
+        'baseUrl',
+        'auth',
+        'fallbackLimits',
+        'tokens',
+        'credits',
+        'paths',
+        'idField',
+        'pageSize',
+        'parallelism',
+        'maxJourneyRecords',
+      ]),
     );
     expect(props.source?.additionalProperties).toBe(false);
     expect(schema.required).toEqual(expect.arrayContaining(['source', 'destinations', 'searches']));
@@ -93,12 +138,24 @@ describe('JSON Schema', () => {
     expect($schema).toBe('https://json-schema.org/draft/2020-12/schema');
     // ajv 6 (draft-07) understands every keyword this schema uses.
     const validate = new Ajv({ allErrors: true }).compile(body);
-    for (const file of ['config/prospect-sync.yaml', 'config/demo.yaml', 'config/examples/salesforce.yaml', join(FIXTURES, 'contract-example.yaml')]) {
+    for (const file of [
+      'config/prospect-sync.yaml',
+      'config/demo.yaml',
+      'config/examples/salesforce.yaml',
+      join(FIXTURES, 'contract-example.yaml'),
+    ]) {
       const ok = validate(parse(readFileSync(file, 'utf8')));
       expect(validate.errors ?? [], file).toEqual([]);
       expect(ok).toBe(true);
     }
-    for (const bad of ['unknown-top-key', 'bad-enum-entity', 'wrong-type-headcount', 'missing-required-segment', 'literal-secret', 'literal-secret-mixed']) {
+    for (const bad of [
+      'unknown-top-key',
+      'bad-enum-entity',
+      'wrong-type-headcount',
+      'missing-required-segment',
+      'literal-secret',
+      'literal-secret-mixed',
+    ]) {
       expect(validate(parse(readFileSync(join(FIXTURES, 'bad', `${bad}.yaml`), 'utf8'))), bad).toBe(false);
     }
   });

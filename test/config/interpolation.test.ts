@@ -39,7 +39,11 @@ describe('interpolate()', () => {
     expect(interpolate('${EMPTY:-fallback}', env)).toMatchObject({ ok: true, value: 'fallback' });
     expect(interpolate('${EMPTY}', env)).toMatchObject({ ok: true, value: '' });
     expect(interpolate('${B:-}', env)).toMatchObject({ ok: true, value: '' });
-    expect(interpolate('cost $$5 and $${A} and $ alone', env)).toMatchObject({ ok: true, value: 'cost $5 and ${A} and $ alone', usedVariable: false });
+    expect(interpolate('cost $$5 and $${A} and $ alone', env)).toMatchObject({
+      ok: true,
+      value: 'cost $5 and ${A} and $ alone',
+      usedVariable: false,
+    });
     expect(interpolate('${A', env)).toMatchObject({ ok: false });
     expect(interpolate('${B}', env)).toEqual({ ok: false, message: 'environment variable B is not set (nor B_FILE)' });
   });
@@ -56,7 +60,10 @@ describe('interpolate()', () => {
 
 describe('interpolation in a config', () => {
   it('applies defaults and retypes plain scalars, keeps quoted ones strings', () => {
-    const text = config(SOURCE + '\n  pageSize: ${PAGE_SIZE:-50}\n  idField: "${ID_FIELD:-42}"', 'server:\n  port: ${PORT:-8080}');
+    const text = config(
+      SOURCE + '\n  pageSize: ${PAGE_SIZE:-50}\n  idField: "${ID_FIELD:-42}"',
+      'server:\n  port: ${PORT:-8080}',
+    );
     const { config: loaded } = parseConfig(text, 'x.yaml', fixtureEnv({ PORT: '9123' }));
     expect(loaded.source.baseUrl).toBe('http://127.0.0.1:4010');
     expect(loaded.source.auth.tokenUrl).toBe('http://127.0.0.1:4010/oauth/token');
@@ -80,7 +87,11 @@ describe('interpolation in a config', () => {
     delete env.HUBSPOT_TOKEN;
     const error = parseError(config(SOURCE), env);
     expect(error.issues).toEqual([
-      expect.objectContaining({ line: 5, path: 'destinations.crm.accessToken', message: 'environment variable HUBSPOT_TOKEN is not set (nor HUBSPOT_TOKEN_FILE)' }),
+      expect.objectContaining({
+        line: 5,
+        path: 'destinations.crm.accessToken',
+        message: 'environment variable HUBSPOT_TOKEN is not set (nor HUBSPOT_TOKEN_FILE)',
+      }),
     ]);
   });
 

@@ -21,7 +21,10 @@ const dir = mkdtempSync(join(tmpdir(), 'ps-online-'));
 beforeAll(async () => {
   emulator = await startSalesIntelEmulator({ companies: 200, persons: 400, basePath: '/api/v2' });
   hubspot = await startHubSpotEmulator({ port: 0, accessTokens: [SECRETS.HUBSPOT_TOKEN] });
-  salesforce = await startSalesforceEmulator({ port: 0, clients: [{ clientId: 'sf-client', clientSecret: SECRETS.SF_CLIENT_SECRET }] });
+  salesforce = await startSalesforceEmulator({
+    port: 0,
+    clients: [{ clientId: 'sf-client', clientSecret: SECRETS.SF_CLIENT_SECRET }],
+  });
   redisCtx = await testRedis('config-online');
 });
 
@@ -155,24 +158,37 @@ describe('validate --online: credentials and CRM preflight, no search request', 
   it('names a wrong API secret at its line, exit 2 (no dictionary filter to look up)', async () => {
     const file = write('crm-si.yaml', CRM_CONFIG);
     const { code, stderr } = await cli(file, { SI_CLIENT_SECRET: 'not-the-si-secret' });
-    expect(stderr.trim()).toBe(`${file}:3:76 source.auth.clientSecret: the token endpoint refused the client credentials (invalid_client)`);
+    expect(stderr.trim()).toBe(
+      `${file}:3:76 source.auth.clientSecret: the token endpoint refused the client credentials (invalid_client)`,
+    );
     expect(code).toBe(2);
   });
 
   it('names a wrong HubSpot token and a wrong Salesforce secret at their lines, exit 2, never the secrets', async () => {
     const file = write('crm-auth.yaml', CRM_CONFIG);
-    const { code, stderr } = await cli(file, { HUBSPOT_TOKEN: 'not-the-hub-token', SF_CLIENT_SECRET: 'not-the-sf-secret' });
+    const { code, stderr } = await cli(file, {
+      HUBSPOT_TOKEN: 'not-the-hub-token',
+      SF_CLIENT_SECRET: 'not-the-sf-secret',
+    });
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^${file}:5:\\d+ destinations\\.crm\\.accessToken: HubSpot refused the access token`));
-    expect(lines[1]).toMatch(new RegExp(`^${file}:10:\\d+ destinations\\.sf\\.clientSecret: Salesforce authentication failed: .*invalid_client`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${file}:5:\\d+ destinations\\.crm\\.accessToken: HubSpot refused the access token`),
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^${file}:10:\\d+ destinations\\.sf\\.clientSecret: Salesforce authentication failed: .*invalid_client`,
+      ),
+    );
     expect(stderr).not.toMatch(/not-the-hub-token|not-the-sf-secret/);
     expect(code).toBe(2);
   });
 
   it('names a mapped field the CRM lacks and a required field without a mapping at their lines, exit 2', async () => {
-    const bad = CRM_CONFIG.replace('      domain: domain\n', '      domain: domain\n      no_such_property: name\n')
-      .replace('      Company: {value: Unknown}\n', '      Country: country\n');
+    const bad = CRM_CONFIG.replace(
+      '      domain: domain\n',
+      '      domain: domain\n      no_such_property: name\n',
+    ).replace('      Company: {value: Unknown}\n', '      Country: country\n');
     const file = write('crm-fields.yaml', bad);
     const { code, stderr } = await cli(file);
     expect(stderr.trim().split('\n')).toEqual([
@@ -183,7 +199,7 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     expect(code).toBe(2);
   });
 
-  it('names an Accounts list on an org without Accounts as Campaign Members at the search\'s list:, saying what the org can do', async () => {
+  it("names an Accounts list on an org without Accounts as Campaign Members at the search's list:, saying what the org can do", async () => {
     const accounts = `  - name: accounts
     segment: s
     entity: companies
@@ -203,7 +219,10 @@ describe('validate --online: credentials and CRM preflight, no search request', 
   });
 
   it('names an onLeave.setFields field the CRM lacks at its line, exit 2, no search, no token spent', async () => {
-    const bad = CRM_CONFIG.replace('      domain: domain\n', '      domain: domain\n    onLeave:\n      setFields: {si_gone: true}\n');
+    const bad = CRM_CONFIG.replace(
+      '      domain: domain\n',
+      '      domain: domain\n    onLeave:\n      setFields: {si_gone: true}\n',
+    );
     const file = write('crm-leave.yaml', bad);
     emulator.resetStats();
     const { code, stderr } = await cli(file);

@@ -16,9 +16,22 @@ describe('after: between searches', () => {
   });
 
   it.each([
-    ['an unknown search', afterOn('dach-people', 'dach-softwear'), 'searches[1].after[0]', "unknown search 'dach-softwear'"],
+    [
+      'an unknown search',
+      afterOn('dach-people', 'dach-softwear'),
+      'searches[1].after[0]',
+      "unknown search 'dach-softwear'",
+    ],
     ['itself', afterOn('dach-people', 'dach-people'), 'searches[1].after[0]', 'cannot run after itself'],
-    ['a cycle', afterOn('dach-software', 'dach-people').replace('  - name: dach-people\n', '  - name: dach-people\n    after: [dach-software]\n'), 'searches[0].after', 'dach-software -> dach-people -> dach-software'],
+    [
+      'a cycle',
+      afterOn('dach-software', 'dach-people').replace(
+        '  - name: dach-people\n',
+        '  - name: dach-people\n    after: [dach-software]\n',
+      ),
+      'searches[0].after',
+      'dach-software -> dach-people -> dach-software',
+    ],
   ])('refuses %s, naming file:line', (_what, text, path, message) => {
     const [issue] = parseError(text).issues;
     expect(issue?.path).toBe(path);

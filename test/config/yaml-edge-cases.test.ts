@@ -11,21 +11,35 @@ const issues = (text: string): ConfigIssue[] => parseError(text).issues;
 
 describe('YAML edge cases', () => {
   it('anchors and aliases are followed, and errors inside them still have a place', () => {
-    const shared = BASE.replace('    fields:\n      name: name\n', '    fields: &company-fields\n      name: name\n').concat(
+    const shared = BASE.replace(
+      '    fields:\n      name: name\n',
+      '    fields: &company-fields\n      name: name\n',
+    ).concat(
       '  - name: second\n    segment: icp-dach\n    entity: companies\n    filter: {}\n    destination: crm\n',
       '    object: companies\n    matchOn: {field: prospect_sync_id, from: id}\n    fields: *company-fields\n',
     );
     const { config } = parseConfig(shared, 'edge.yaml', fixtureEnv());
     expect(config.searches[2]?.fields).toEqual({ name: 'name' });
 
-    const broken = shared.replace('    fields: &company-fields\n      name: name\n', '    fields: &company-fields\n      name: 42\n');
+    const broken = shared.replace(
+      '    fields: &company-fields\n      name: name\n',
+      '    fields: &company-fields\n      name: 42\n',
+    );
     // Both uses are reported; the place is where the bad value is written (under the anchor).
-    expect(issues(broken).map((i) => `${i.line} ${i.path}`)).toEqual(['34 searches[0].fields.name', '34 searches[2].fields.name']);
+    expect(issues(broken).map((i) => `${i.line} ${i.path}`)).toEqual([
+      '34 searches[0].fields.name',
+      '34 searches[2].fields.name',
+    ]);
   });
 
   it('an alias bomb is cut off instead of expanding', () => {
     const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 9; i += 1) levels.push(`l${i}: &l${i} [${Array(10).fill(i === 1 ? '*a' : `*l${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 9; i += 1)
+      levels.push(
+        `l${i}: &l${i} [${Array(10)
+          .fill(i === 1 ? '*a' : `*l${i - 1}`)
+          .join(', ')}]`,
+      );
     const started = Date.now();
     const found = issues(`${levels.join('\n')}\n`);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -33,14 +47,21 @@ describe('YAML edge cases', () => {
   });
 
   it('a __proto__ key is an unknown key, not a prototype', () => {
-    const found = issues(BASE.replace('reveal:\n', '__proto__:\n  reveal: {contactsAllowedSegments: [icp-dach]}\nreveal:\n'));
-    expect(found).toEqual([expect.objectContaining({ line: 18, column: 1, path: '__proto__', message: 'unknown key' })]);
+    const found = issues(
+      BASE.replace('reveal:\n', '__proto__:\n  reveal: {contactsAllowedSegments: [icp-dach]}\nreveal:\n'),
+    );
+    expect(found).toEqual([
+      expect.objectContaining({ line: 18, column: 1, path: '__proto__', message: 'unknown key' }),
+    ]);
   });
 
   it('empty, scalar and multi-document files', () => {
     expect(issues('')[0]).toMatchObject({ line: 1, path: '', message: expect.stringContaining('expected a mapping') });
     expect(issues('just text\n')[0]).toMatchObject({ line: 1, message: expect.stringContaining('expected a mapping') });
-    expect(issues(`${BASE}---\nsource: {}\n`)[0]).toMatchObject({ line: 49, message: expect.stringContaining('YAML: Source contains multiple documents') });
+    expect(issues(`${BASE}---\nsource: {}\n`)[0]).toMatchObject({
+      line: 49,
+      message: expect.stringContaining('YAML: Source contains multiple documents'),
+    });
   });
 
   it('non-string keys are refused', () => {

@@ -7,7 +7,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AllotmentForecast } from '../../src/runs/allotment-forecast.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import { fixtureCli } from './fixture-cli.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, companySearch, completedRun, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  companySearch,
+  completedRun,
+  hubspotConfig,
+  startFixture,
+  type Fixture,
+} from '../jobs/sync-fixture.js';
 
 let fx: Fixture | undefined;
 const cli = fixtureCli('account');
@@ -21,9 +29,12 @@ const H = 3_600_000;
 const D = 24 * H;
 
 // all-companies every 6 h; "top" (maxRecords 30) daily; "manual" has no schedule and is left out.
-const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 6h}\n    destination: crm')}${companySearch('top', `    maxRecords: 30
+const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 6h}\n    destination: crm')}${companySearch(
+  'top',
+  `    maxRecords: 30
     schedule: {every: 1d}
-`)}${companySearch('manual')}`;
+`,
+)}${companySearch('manual')}`;
 
 describe('plan --all and account (child process)', () => {
   it('plan --all: one free count per search never run, then the pace of its runs against a known balance; the day it runs out', async () => {
@@ -45,7 +56,12 @@ describe('plan --all and account (child process)', () => {
 
     // One real run: the balance becomes known; "top" gets a seeded history (mean 41 + 50 + 60 = 151 / 3, rounded up: 51).
     expect((await cli.run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
-    for (const [id, t] of [['t1', 41], ['t2', 50], ['t3', 60]] as const) await recordRun(fx.redis, completedRun('top', id, t), { prefix: fx.prefix });
+    for (const [id, t] of [
+      ['t1', 41],
+      ['t2', 50],
+      ['t3', 60],
+    ] as const)
+      await recordRun(fx.redis, completedRun('top', id, t), { prefix: fx.prefix });
     const account = (await cli.run(fx, yaml, ['account', '--json'])).last() as { account: string };
     // A known balance: 9,000 of 100,000, resetting just after the 8th 6-hour mark from now.
     const now = Date.now();
@@ -61,10 +77,30 @@ describe('plan --all and account (child process)', () => {
     const { forecast } = plan.last() as { forecast: AllotmentForecast };
     expect(fx.si.stats('worker').operations.count).toBe(counts); // every search has history: no count
     expect(forecast.searches).toEqual([
-      { search: 'all-companies', runsLeft: 8, nextRunAt: new Date(firstMark).toISOString(), tokensPerRun: matches, creditsPerRun: 0, basis: 'history', tokens: 8 * matches, credits: 0 },
-      expect.objectContaining({ search: 'top', runsLeft: dailyRuns, tokensPerRun: 51, basis: 'history', tokens: dailyRuns * 51 }),
+      {
+        search: 'all-companies',
+        runsLeft: 8,
+        nextRunAt: new Date(firstMark).toISOString(),
+        tokensPerRun: matches,
+        creditsPerRun: 0,
+        basis: 'history',
+        tokens: 8 * matches,
+        credits: 0,
+      },
+      expect.objectContaining({
+        search: 'top',
+        runsLeft: dailyRuns,
+        tokensPerRun: 51,
+        basis: 'history',
+        tokens: dailyRuns * 51,
+      }),
     ]);
-    expect(forecast).toMatchObject({ limit: 100_000, remaining: 9_000, tokens: 8 * matches + dailyRuns * 51, tokensLeftAtReset: 9_000 - 8 * matches - dailyRuns * 51 });
+    expect(forecast).toMatchObject({
+      limit: 100_000,
+      remaining: 9_000,
+      tokens: 8 * matches + dailyRuns * 51,
+      tokensLeftAtReset: 9_000 - 8 * matches - dailyRuns * 51,
+    });
     expect(forecast.tokensLeftAtReset).toBeGreaterThanOrEqual(0);
     expect(forecast.exhaustsAt).toBeNull();
 
@@ -72,7 +108,9 @@ describe('plan --all and account (child process)', () => {
     await fx.redis.hset(tokensKey, { remaining: matches - 1 });
     const short = await cli.run(fx, yaml, ['plan', '--all']);
     expect(short.code).toBe(0);
-    expect(short.out).toContain(`exhausted    ${new Date(firstMark).toISOString().slice(0, 10)} (run of all-companies at ${new Date(firstMark).toISOString()})`);
+    expect(short.out).toContain(
+      `exhausted    ${new Date(firstMark).toISOString().slice(0, 10)} (run of all-companies at ${new Date(firstMark).toISOString()})`,
+    );
     expect(short.out).toMatch(new RegExp(`all-companies\\s+8\\s+${matches}\\s+0\\s+${8 * matches}\\s+0\\s+history`));
   });
 
@@ -94,8 +132,21 @@ describe('plan --all and account (child process)', () => {
     const started = Date.now();
     expect((await cli.run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
     const after = await cli.run(fx, yaml, ['account', '--json']);
-    const view = after.last() as { tokens: { limit: number; remaining: number }; limits: { remote: string; operation: string; limit: number; windowSeconds: number; source: string; learnedAt: string }[] };
-    expect(view.tokens).toMatchObject({ limit: 1_000_000_000, remaining: 1_000_000_000 - fx.si.stats('worker').tokensCharged });
+    const view = after.last() as {
+      tokens: { limit: number; remaining: number };
+      limits: {
+        remote: string;
+        operation: string;
+        limit: number;
+        windowSeconds: number;
+        source: string;
+        learnedAt: string;
+      }[];
+    };
+    expect(view.tokens).toMatchObject({
+      limit: 1_000_000_000,
+      remaining: 1_000_000_000 - fx.si.stats('worker').tokensCharged,
+    });
     const search = view.limits.find((l) => l.operation === 'search');
     expect(search).toMatchObject({ limit: 500, windowSeconds: 60, source: 'headers' });
     expect(Date.parse(search!.learnedAt)).toBeGreaterThanOrEqual(started - 1000);

@@ -74,7 +74,10 @@ describe('values command', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toEqual(['c_level  C Level']);
     const again = await cli(plain, ['values', 'seniority', '--json']);
-    expect(JSON.parse(again.stdout)).toMatchObject({ dictionary: 'seniority', values: expect.arrayContaining([{ value: 'vp', label: 'Vp' }]) });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      dictionary: 'seniority',
+      values: expect.arrayContaining([{ value: 'vp', label: 'Vp' }]),
+    });
     expect(plain.stats().operations.dictionary).toBe(1);
   });
 
@@ -124,10 +127,26 @@ describe('first steps', () => {
 
   it('emulate prints every variable the configs need, the dashboard password included', async () => {
     const ports = [await freePort(), await freePort(), await freePort()];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'emulate', '--json', '--si-port', String(ports[0]), '--hubspot-port', String(ports[1]), '--sf-port', String(ports[2])], {
-      env: { PATH: process.env.PATH },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'emulate',
+        '--json',
+        '--si-port',
+        String(ports[0]),
+        '--hubspot-port',
+        String(ports[1]),
+        '--sf-port',
+        String(ports[2]),
+      ],
+      {
+        env: { PATH: process.env.PATH },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -138,7 +157,18 @@ describe('first steps', () => {
         child.on('exit', (code) => reject(new Error(`emulate exited ${code}`)));
       });
       const { env } = JSON.parse(line) as { env: Record<string, string> };
-      for (const name of ['SI_BASE_URL', 'SI_TOKEN_URL', 'SI_CLIENT_ID', 'SI_CLIENT_SECRET', 'HUBSPOT_TOKEN', 'HUBSPOT_BASE_URL', 'SF_LOGIN_URL', 'SF_CLIENT_ID', 'SF_CLIENT_SECRET', 'DASHBOARD_PASSWORD']) {
+      for (const name of [
+        'SI_BASE_URL',
+        'SI_TOKEN_URL',
+        'SI_CLIENT_ID',
+        'SI_CLIENT_SECRET',
+        'HUBSPOT_TOKEN',
+        'HUBSPOT_BASE_URL',
+        'SF_LOGIN_URL',
+        'SF_CLIENT_ID',
+        'SF_CLIENT_SECRET',
+        'DASHBOARD_PASSWORD',
+      ]) {
         expect(env[name], name).toBeTruthy();
       }
       // With exactly those variables, the production config validates.

@@ -54,11 +54,21 @@ describe('the cockpit in a real browser', () => {
     await syncSearch(fx.deps(config), { search: 'small-companies', runId: 'companies-2', trigger: 'manual' });
     // What the alert evaluator records for a rule that fires.
     await swapAlertState(fx.redis, fx.prefix, 'run_warnings:linked-people', true, 60_000);
-    const worker = startSyncWorker({ ctx: { connection, prefix: fx.prefix }, logger: silentLogger, processor: createSyncProcessor({ ...fx.deps(config) }) });
+    const worker = startSyncWorker({
+      ctx: { connection, prefix: fx.prefix },
+      logger: silentLogger,
+      processor: createSyncProcessor({ ...fx.deps(config) }),
+    });
     closers.push(() => worker.shutdown(5_000));
     const common = {
-      queues: [queues.sync, queues.tick], redis: connection, prefix: fx.prefix, port: 0, auth: AUTH, logger: silentLogger,
-      searches: () => config.searches, creditCaps: () => config.source.credits,
+      queues: [queues.sync, queues.tick],
+      redis: connection,
+      prefix: fx.prefix,
+      port: 0,
+      auth: AUTH,
+      logger: silentLogger,
+      searches: () => config.searches,
+      creditCaps: () => config.source.credits,
     };
     server = await startDashboardServer({ ...common, runActions: true });
     closers.push(() => server.close());
@@ -67,7 +77,15 @@ describe('the cockpit in a real browser', () => {
     if (existsSync(CHROMIUM)) {
       browser = await chromium.launch({
         executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
       });
       closers.push(() => browser.close());
     }
@@ -89,133 +107,206 @@ describe('the cockpit in a real browser', () => {
   const axeViolations = async (page: Page): Promise<string[]> => {
     await page.addScriptTag({ path: AXE });
     const found = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { html: string }[] }[] }> } }).axe;
+      const axe = (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { html: string }[] }[] }> };
+        }
+      ).axe;
       return (await axe.run()).violations;
     });
-    return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.html ?? ''}`);
+    return found
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes[0]?.html ?? ''}`);
   };
 
-  const PAGES = [['runs', '/runs'], ['search', '/runs/linked-people'], ['rejects', '/rejects/linked-people']] as const;
+  const PAGES = [
+    ['runs', '/runs'],
+    ['search', '/runs/linked-people'],
+    ['rejects', '/rejects/linked-people'],
+  ] as const;
 
-  runBrowser('every page: no horizontal overflow at 1280 px, no serious accessibility violation at 1280 and 390 px; screenshots', async () => {
-    for (const size of ['desktop', 'phone'] as const) {
-      const page = await open(size);
-      for (const [name, path] of PAGES) {
-        expect((await page.goto(`${server.url}${path}`))?.status()).toBe(200);
-        if (size === 'desktop') {
-          const overflow = await page.evaluate<number>('document.scrollingElement.scrollWidth - window.innerWidth');
-          expect(overflow, `${path} overflows by ${overflow} px`).toBeLessThanOrEqual(0);
+  runBrowser(
+    'every page: no horizontal overflow at 1280 px, no serious accessibility violation at 1280 and 390 px; screenshots',
+    async () => {
+      for (const size of ['desktop', 'phone'] as const) {
+        const page = await open(size);
+        for (const [name, path] of PAGES) {
+          expect((await page.goto(`${server.url}${path}`))?.status()).toBe(200);
+          if (size === 'desktop') {
+            const overflow = await page.evaluate<number>('document.scrollingElement.scrollWidth - window.innerWidth');
+            expect(overflow, `${path} overflows by ${overflow} px`).toBeLessThanOrEqual(0);
+          }
+          expect([path, size, await axeViolations(page)]).toEqual([path, size, []]);
+          const file = `cockpit-${name}-${SIZES[size].width}.png`;
+          // the rejects page lists 100 rows: its first screen shows what matters (a full page would be megabytes)
+          await page.screenshot({ path: join(SHOTS, file), fullPage: name !== 'rejects' });
+          if (process.env.UPDATE_SCREENSHOTS === '1')
+            await copyFile(join(SHOTS, file), join(ROOT, 'docs', 'img', file));
         }
-        expect([path, size, await axeViolations(page)]).toEqual([path, size, []]);
-        const file = `cockpit-${name}-${SIZES[size].width}.png`;
-        // the rejects page lists 100 rows: its first screen shows what matters (a full page would be megabytes)
-        await page.screenshot({ path: join(SHOTS, file), fullPage: name !== 'rejects' });
-        if (process.env.UPDATE_SCREENSHOTS === '1') await copyFile(join(SHOTS, file), join(ROOT, 'docs', 'img', file));
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
-  runBrowser('the overview shows the budget, state apart from the last result, sparklines and the alert in force', async () => {
-    const page = await open('desktop');
-    await page.goto(`${server.url}/runs`);
-    const budget = await page.locator('section[aria-label="Budget"]').textContent();
-    expect(budget).toMatch(/left of 1,000,000/);
-    expect(budget).toMatch(/Resets in \d+/);
-    expect(budget).toMatch(/of 5,000 today/);
-    const people = page.locator('tr', { hasText: 'linked-people' });
-    expect(await people.locator('td[data-label="Now"]').textContent()).toBe('idle');
-    expect(await people.locator('td[data-label="Last result"]').textContent()).toContain('completed with');
-    expect(await people.locator('svg.spark').count()).toBe(2);
-    expect(await people.locator('svg.spark title').first().textContent()).toMatch(/over 2 runs$/);
-    expect(await page.locator('#alerts').textContent()).toContain('run_warnings · linked-people');
-    // bull-board links back to the runs
-    await page.goto(`${server.url}/admin/queues`);
-    await page.getByText('prospect-sync-ticks').first().waitFor({ timeout: 20_000 });
-    // its header menu lists the links of its uiConfig
-    const ui = JSON.parse((await page.locator('#__UI_CONFIG__').textContent()) ?? '{}') as { miscLinks?: { url: string }[] };
-    expect(ui.miscLinks?.map((l) => l.url)).toContain('/runs');
-  }, 60_000);
+  runBrowser(
+    'the overview shows the budget, state apart from the last result, sparklines and the alert in force',
+    async () => {
+      const page = await open('desktop');
+      await page.goto(`${server.url}/runs`);
+      const budget = await page.locator('section[aria-label="Budget"]').textContent();
+      expect(budget).toMatch(/left of 1,000,000/);
+      expect(budget).toMatch(/Resets in \d+/);
+      expect(budget).toMatch(/of 5,000 today/);
+      const people = page.locator('tr', { hasText: 'linked-people' });
+      expect(await people.locator('td[data-label="Now"]').textContent()).toBe('idle');
+      expect(await people.locator('td[data-label="Last result"]').textContent()).toContain('completed with');
+      expect(await people.locator('svg.spark').count()).toBe(2);
+      expect(await people.locator('svg.spark title').first().textContent()).toMatch(/over 2 runs$/);
+      expect(await page.locator('#alerts').textContent()).toContain('run_warnings · linked-people');
+      // bull-board links back to the runs
+      await page.goto(`${server.url}/admin/queues`);
+      await page.getByText('prospect-sync-ticks').first().waitFor({ timeout: 20_000 });
+      // its header menu lists the links of its uiConfig
+      const ui = JSON.parse((await page.locator('#__UI_CONFIG__').textContent()) ?? '{}') as {
+        miscLinks?: { url: string }[];
+      };
+      expect(ui.miscLinks?.map((l) => l.url)).toContain('/runs');
+    },
+    60_000,
+  );
 
-  runBrowser('keyboard: Tab reaches the links and the Run now buttons in reading order, with a visible focus ring', async () => {
-    const page = await open('desktop');
-    await page.goto(`${server.url}/runs`);
-    const reached: string[] = [];
-    for (let i = 0; i < 20; i++) {
-      await page.keyboard.press('Tab');
-      const focused = await page.evaluate<{ label: string; outline: string } | null>(`(() => { const e = document.activeElement;
+  runBrowser(
+    'keyboard: Tab reaches the links and the Run now buttons in reading order, with a visible focus ring',
+    async () => {
+      const page = await open('desktop');
+      await page.goto(`${server.url}/runs`);
+      const reached: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate<{
+          label: string;
+          outline: string;
+        } | null>(`(() => { const e = document.activeElement;
         if (!e || e === document.body) return null; // past the last stop
         return { label: e.getAttribute('aria-label') || e.textContent.trim(), outline: getComputedStyle(e).outlineStyle }; })()`);
-      if (!focused) break;
-      expect([focused.label, focused.outline]).toEqual([focused.label, 'solid']);
-      reached.push(focused.label);
-    }
-    expect(reached.slice(0, 3)).toEqual(['Runs', 'Queues (bull-board)', 'Metrics']);
-    const run = reached.indexOf('Run now: small-companies');
-    expect(run).toBeGreaterThan(reached.indexOf('small-companies'));
-    expect(reached.indexOf('Run now: linked-people')).toBeGreaterThan(run);
-  }, 60_000);
+        if (!focused) break;
+        expect([focused.label, focused.outline]).toEqual([focused.label, 'solid']);
+        reached.push(focused.label);
+      }
+      expect(reached.slice(0, 3)).toEqual(['Runs', 'Queues (bull-board)', 'Metrics']);
+      const run = reached.indexOf('Run now: small-companies');
+      expect(run).toBeGreaterThan(reached.indexOf('small-companies'));
+      expect(reached.indexOf('Run now: linked-people')).toBeGreaterThan(run);
+    },
+    60_000,
+  );
 
-  runBrowser('Run now on the overview and Full resync on the search page queue a run; the worker runs it; the history shows the trigger', async () => {
-    const page = await open('desktop');
-    await page.goto(`${server.url}/runs`);
-    await page.getByRole('button', { name: 'Run now: small-companies' }).click();
-    const queued = await page.locator('#queued').textContent();
-    expect(queued).toMatch(/^Run of small-companies queued\. Job [0-9a-f-]{36}, (place 1 in the waiting list|state: (active|completed))\.$/);
-    const jobId = /Job ([0-9a-f-]{36})/.exec(queued ?? '')?.[1] ?? '';
-    const run = await waitFor(async () => (await listRuns(fx.redis, 'small-companies', { prefix: fx.prefix, limit: 1 })).find((r) => r.runId === jobId), 60_000);
-    expect(run).toMatchObject({ status: 'completed', trigger: 'manual' });
-    expect(run.fullResync).toBeUndefined();
+  runBrowser(
+    'Run now on the overview and Full resync on the search page queue a run; the worker runs it; the history shows the trigger',
+    async () => {
+      const page = await open('desktop');
+      await page.goto(`${server.url}/runs`);
+      await page.getByRole('button', { name: 'Run now: small-companies' }).click();
+      const queued = await page.locator('#queued').textContent();
+      expect(queued).toMatch(
+        /^Run of small-companies queued\. Job [0-9a-f-]{36}, (place 1 in the waiting list|state: (active|completed))\.$/,
+      );
+      const jobId = /Job ([0-9a-f-]{36})/.exec(queued ?? '')?.[1] ?? '';
+      const run = await waitFor(
+        async () =>
+          (await listRuns(fx.redis, 'small-companies', { prefix: fx.prefix, limit: 1 })).find((r) => r.runId === jobId),
+        60_000,
+      );
+      expect(run).toMatchObject({ status: 'completed', trigger: 'manual' });
+      expect(run.fullResync).toBeUndefined();
 
-    await page.goto(`${server.url}/runs/small-companies`);
-    const first = page.locator('tbody tr').first();
-    expect(await first.locator('td[data-label="Run id"] code').getAttribute('title')).toBe(jobId);
-    expect(await first.locator('td[data-label="Trigger"]').textContent()).toBe('manual');
+      await page.goto(`${server.url}/runs/small-companies`);
+      const first = page.locator('tbody tr').first();
+      expect(await first.locator('td[data-label="Run id"] code').getAttribute('title')).toBe(jobId);
+      expect(await first.locator('td[data-label="Trigger"]').textContent()).toBe('manual');
 
-    await page.getByRole('button', { name: 'Full resync: small-companies' }).click();
-    const resync = /Job ([0-9a-f-]{36})/.exec((await page.locator('#queued').textContent()) ?? '')?.[1] ?? '';
-    const again = await waitFor(async () => (await listRuns(fx.redis, 'small-companies', { prefix: fx.prefix, limit: 1 })).find((r) => r.runId === resync), 60_000);
-    expect(again).toMatchObject({ status: 'completed', trigger: 'manual', fullResync: true });
-    // every record was sent again although unchanged since the last run
-    expect(again.unchanged).toBe(0);
-    await page.goto(`${server.url}/runs/small-companies`);
-    expect(await page.locator('tbody tr').first().locator('td[data-label="Trigger"]').textContent()).toBe('full resync');
-  }, 150_000);
+      await page.getByRole('button', { name: 'Full resync: small-companies' }).click();
+      const resync = /Job ([0-9a-f-]{36})/.exec((await page.locator('#queued').textContent()) ?? '')?.[1] ?? '';
+      const again = await waitFor(
+        async () =>
+          (await listRuns(fx.redis, 'small-companies', { prefix: fx.prefix, limit: 1 })).find(
+            (r) => r.runId === resync,
+          ),
+        60_000,
+      );
+      expect(again).toMatchObject({ status: 'completed', trigger: 'manual', fullResync: true });
+      // every record was sent again although unchanged since the last run
+      expect(again.unchanged).toBe(0);
+      await page.goto(`${server.url}/runs/small-companies`);
+      expect(await page.locator('tbody tr').first().locator('td[data-label="Trigger"]').textContent()).toBe(
+        'full resync',
+      );
+    },
+    150_000,
+  );
 
-  runBrowser('a cross-origin form post and a post without the CSRF token are refused; read-only mode has no buttons', async () => {
-    const attacker = createServer((_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end('<!doctype html><title>attacker</title>');
-    });
-    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise((resolve) => attacker.close(resolve)));
-    const attackerUrl = `http://localhost:${(attacker.address() as AddressInfo).port}`;
-    const before = await queues.sync.count();
-    const page = await open('desktop');
-    await page.goto(`${server.url}/runs`); // the victim holds a session cookie and cached credentials
-    const token = await page.locator('input[name="csrf"]').first().getAttribute('value');
-    expect(token).toMatch(/^[0-9a-f]{64}$/);
+  runBrowser(
+    'a cross-origin form post and a post without the CSRF token are refused; read-only mode has no buttons',
+    async () => {
+      const attacker = createServer((_req, res) => {
+        res.setHeader('content-type', 'text/html');
+        res.end('<!doctype html><title>attacker</title>');
+      });
+      await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+      closers.push(() => new Promise((resolve) => attacker.close(resolve)));
+      const attackerUrl = `http://localhost:${(attacker.address() as AddressInfo).port}`;
+      const before = await queues.sync.count();
+      const page = await open('desktop');
+      await page.goto(`${server.url}/runs`); // the victim holds a session cookie and cached credentials
+      const token = await page.locator('input[name="csrf"]').first().getAttribute('value');
+      expect(token).toMatch(/^[0-9a-f]{64}$/);
 
-    const evil = await page.context().newPage();
-    await evil.goto(attackerUrl);
-    const target = `${server.url}/runs/small-companies/run`;
-    const crossSite = await evil.request.post(target, { headers: { origin: attackerUrl, 'sec-fetch-site': 'cross-site' }, form: { csrf: token ?? '' } });
-    expect(crossSite.status()).toBe(403);
-    // A real form submitted from the attacker's page, carrying the stolen token: refused too.
-    await evil.setContent(`<form method="post" action="${target}"><input name="csrf" value="${token}"></form>`);
-    const [answer] = await Promise.all([evil.waitForResponse(target), evil.evaluate('document.forms[0].submit()')]);
-    expect(answer.status()).toBe(403);
-    // Same origin, but no token (or a wrong one): refused.
-    const noToken = await page.evaluate(async (url) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=' + 'a'.repeat(64) })).status, target);
-    expect(noToken).toBe(403);
-    expect(await queues.sync.count()).toBe(before);
+      const evil = await page.context().newPage();
+      await evil.goto(attackerUrl);
+      const target = `${server.url}/runs/small-companies/run`;
+      const crossSite = await evil.request.post(target, {
+        headers: { origin: attackerUrl, 'sec-fetch-site': 'cross-site' },
+        form: { csrf: token ?? '' },
+      });
+      expect(crossSite.status()).toBe(403);
+      // A real form submitted from the attacker's page, carrying the stolen token: refused too.
+      await evil.setContent(`<form method="post" action="${target}"><input name="csrf" value="${token}"></form>`);
+      const [answer] = await Promise.all([evil.waitForResponse(target), evil.evaluate('document.forms[0].submit()')]);
+      expect(answer.status()).toBe(403);
+      // Same origin, but no token (or a wrong one): refused.
+      const noToken = await page.evaluate(
+        async (url) =>
+          (
+            await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              body: 'csrf=' + 'a'.repeat(64),
+            })
+          ).status,
+        target,
+      );
+      expect(noToken).toBe(403);
+      expect(await queues.sync.count()).toBe(before);
 
-    const ro = await open('desktop');
-    await ro.goto(`${readOnly.url}/runs`);
-    expect(await ro.locator('button').count()).toBe(0);
-    await ro.goto(`${readOnly.url}/runs/small-companies`);
-    expect(await ro.locator('form').count()).toBe(0);
-    const posted = await ro.evaluate(async (url) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=x' })).status, `${readOnly.url}/runs/small-companies/run`);
-    expect(posted).toBeGreaterThanOrEqual(400);
-    expect(await queues.sync.count()).toBe(before);
-  }, 60_000);
+      const ro = await open('desktop');
+      await ro.goto(`${readOnly.url}/runs`);
+      expect(await ro.locator('button').count()).toBe(0);
+      await ro.goto(`${readOnly.url}/runs/small-companies`);
+      expect(await ro.locator('form').count()).toBe(0);
+      const posted = await ro.evaluate(
+        async (url) =>
+          (
+            await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              body: 'csrf=x',
+            })
+          ).status,
+        `${readOnly.url}/runs/small-companies/run`,
+      );
+      expect(posted).toBeGreaterThanOrEqual(400);
+      expect(await queues.sync.count()).toBe(before);
+    },
+    60_000,
+  );
 });

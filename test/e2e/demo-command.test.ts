@@ -25,7 +25,11 @@ describe('demo command', () => {
   }, 60_000);
 
   it('says exactly what to install when there is no Redis and no redis-server', async () => {
-    const c = cli(['demo', '--once'], { LOG_LEVEL: 'silent', REDIS_URL: 'redis://127.0.0.1:1', PATH: dirname(process.execPath) });
+    const c = cli(['demo', '--once'], {
+      LOG_LEVEL: 'silent',
+      REDIS_URL: 'redis://127.0.0.1:1',
+      PATH: dirname(process.execPath),
+    });
     expect(await c.exited).toBe(1);
     expect(c.err()).toContain('apt-get install redis-server');
     expect(c.err()).toContain('brew install redis');

@@ -16,7 +16,10 @@ export interface CliResult {
   last(): unknown;
 }
 
-export function fixtureCli(label: string): { run(f: Fixture, yaml: string, args: string[], env?: Record<string, string>): Promise<CliResult>; cleanup(): Promise<void> } {
+export function fixtureCli(label: string): {
+  run(f: Fixture, yaml: string, args: string[], env?: Record<string, string>): Promise<CliResult>;
+  cleanup(): Promise<void>;
+} {
   let dir: string | undefined;
   return {
     async run(f, yaml, args, env = {}) {

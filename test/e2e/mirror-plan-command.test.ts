@@ -17,8 +17,8 @@ afterEach(async () => {
   fx = undefined;
 });
 
-
-const lastJson = (out: string): Record<string, unknown> => JSON.parse(out.trim().split('\n').at(-1) ?? 'null') as Record<string, unknown>;
+const lastJson = (out: string): Record<string, unknown> =>
+  JSON.parse(out.trim().split('\n').at(-1) ?? 'null') as Record<string, unknown>;
 
 describe('the mirror on the command line (child process)', () => {
   it('plan shows members, pending leavers and members not in the list after a guarded run; runs shows the list figures', async () => {
@@ -34,19 +34,39 @@ describe('the mirror on the command line (child process)', () => {
     expect(guarded).toMatchObject({ left: half.length, leaveActions: 0, leaversPending: half.length });
     const members = ids.length - half.length;
 
-    const listed = hubspotConfig(companySearch('icp', '    list: {name: ICP}\n    onLeave: removeFromList\n    leave: {confirmRuns: 1}'));
+    const listed = hubspotConfig(
+      companySearch('icp', '    list: {name: ICP}\n    onLeave: removeFromList\n    leave: {confirmRuns: 1}'),
+    );
     const tokens = f.si.stats('worker').tokensCharged;
     const plan = await cli.run(f, listed, ['plan', 'icp', '--json']);
     expect(plan.code).toBe(0);
     expect(lastJson(plan.out).mirror).toEqual({
-      instance: expect.stringMatching(/^hubspot:/) as unknown, members, leaversPending: half.length, pendingBecause: 'leave_guard',
-      list: { name: 'ICP', unlisted: members }, onLeave: 'removeFromList',
-      lastComplete: { runId: 'p2', finishedAt: guarded.finishedAt, entered: 0, left: half.length, leaveActions: 0, listAdded: null, listRemoved: null },
+      instance: expect.stringMatching(/^hubspot:/) as unknown,
+      members,
+      leaversPending: half.length,
+      pendingBecause: 'leave_guard',
+      list: { name: 'ICP', unlisted: members },
+      onLeave: 'removeFromList',
+      lastComplete: {
+        runId: 'p2',
+        finishedAt: guarded.finishedAt,
+        entered: 0,
+        left: half.length,
+        leaveActions: 0,
+        listAdded: null,
+        listRemoved: null,
+      },
     });
     const text = await cli.run(f, listed, ['plan', 'icp']);
-    expect(text.out).toMatch(new RegExp(`mirror\\s+${members} members in hubspot:\\S+, ${half.length} leavers pending \\(held back by the leave guard`));
+    expect(text.out).toMatch(
+      new RegExp(
+        `mirror\\s+${members} members in hubspot:\\S+, ${half.length} leavers pending \\(held back by the leave guard`,
+      ),
+    );
     expect(text.out).toMatch(new RegExp(`list\\s+ICP: ${members} members not in it yet`));
-    expect(text.out).toMatch(new RegExp(`churn\\s+last complete run ${guarded.finishedAt}: entered 0, left ${half.length}, leave actions 0`));
+    expect(text.out).toMatch(
+      new RegExp(`churn\\s+last complete run ${guarded.finishedAt}: entered 0, left ${half.length}, leave actions 0`),
+    );
     expect(text.out).toContain('`prospect-sync run icp --dry-run`');
     // Plan walks nothing and writes nothing: no search token, no list.
     expect(f.si.stats('worker').tokensCharged).toBe(tokens);
@@ -59,11 +79,23 @@ describe('the mirror on the command line (child process)', () => {
     const runs = await cli.run(f, listed, ['runs', 'icp', '--json']);
     expect(runs.code).toBe(0);
     const [latest] = (lastJson(runs.out) as { runs: RunSummary[] }).runs;
-    expect(latest).toMatchObject({ runId: 'p3', entered: 0, left: 0, leaveActions: 0, leaversPending: half.length, listAdded: members, listRemoved: 0 });
+    expect(latest).toMatchObject({
+      runId: 'p3',
+      entered: 0,
+      left: 0,
+      leaveActions: 0,
+      leaversPending: half.length,
+      listAdded: members,
+      listRemoved: 0,
+    });
 
     // A CRM that does not answer leaves the mirror unknown; the plan itself still answers.
     const down = await cli.run(f, listed, ['plan', 'icp', '--json'], { HUBSPOT_BASE_URL: 'http://127.0.0.1:9' });
     expect(down.code).toBe(0);
-    expect(lastJson(down.out)).toMatchObject({ counted: members, mirror: null, mirrorError: { code: 'crm_unavailable' } });
+    expect(lastJson(down.out)).toMatchObject({
+      counted: members,
+      mirror: null,
+      mirrorError: { code: 'crm_unavailable' },
+    });
   }, 120_000);
 });

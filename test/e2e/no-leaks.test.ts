@@ -11,7 +11,14 @@ import { enqueueRun, openQueues, startSyncWorker } from '../../src/queue/index.j
 import { createLogger } from '../../src/shared/logger.js';
 import { createRedis } from '../../src/shared/redis.js';
 import { openSource } from '../../jobs/sync-search/open-source.js';
-import { HUBSPOT_TOKEN, WORKER_ACCOUNT, hubspotConfig, hubspotValues, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import {
+  HUBSPOT_TOKEN,
+  WORKER_ACCOUNT,
+  hubspotConfig,
+  hubspotValues,
+  startFixture,
+  type Fixture,
+} from '../jobs/sync-fixture.js';
 
 const SEARCH = `
   - name: revealed
@@ -72,10 +79,16 @@ describe('no secrets or contact details leak', () => {
 
     // A first run lands the contacts; we learn their contact details from the CRM, not from our code.
     const quiet = capture();
-    const first = await syncSearch({ ...fx.deps(config), logger: createLogger({ level: 'trace' }, quiet.stream) }, { search: 'revealed', runId: 'leak-1' });
+    const first = await syncSearch(
+      { ...fx.deps(config), logger: createLogger({ level: 'trace' }, quiet.stream) },
+      { search: 'revealed', runId: 'leak-1' },
+    );
     expect(first).toMatchObject({ status: 'completed', created: expected.length });
     const emails = hubspotValues(fx.hubspot!, 'contacts', 'email').filter(Boolean);
-    const phones = [...hubspotValues(fx.hubspot!, 'contacts', 'phone'), ...hubspotValues(fx.hubspot!, 'contacts', 'mobilephone')].filter(Boolean);
+    const phones = [
+      ...hubspotValues(fx.hubspot!, 'contacts', 'phone'),
+      ...hubspotValues(fx.hubspot!, 'contacts', 'mobilephone'),
+    ].filter(Boolean);
     expect(emails).toHaveLength(expected.length);
     expect(phones.length).toBeGreaterThan(expected.length);
 
@@ -87,7 +100,10 @@ describe('no secrets or contact details leak', () => {
     fx.hubspot!.faults.reject = { values: new Set(rejectedEmails), mode: 'record' };
     const log = capture();
     const logger = createLogger({ level: 'trace' }, log.stream);
-    const second = await syncSearch({ ...fx.deps(config), logger }, { search: 'revealed', runId: 'leak-2', fullResync: true });
+    const second = await syncSearch(
+      { ...fx.deps(config), logger },
+      { search: 'revealed', runId: 'leak-2', fullResync: true },
+    );
     expect(second).toMatchObject({ status: 'completed', rejected: 3 });
 
     // Third, through the queue: job data and BullMQ's keys are covered too.
@@ -117,7 +133,8 @@ describe('no secrets or contact details leak', () => {
     const secrets = [WORKER_ACCOUNT.clientSecret, HUBSPOT_TOKEN];
     for (const [where, text] of Object.entries(everywhere)) {
       for (const value of [...emails, ...phones, ...secrets]) {
-        if (text.includes(value)) throw new Error(`${where} contains a contact detail or secret (${value.length} chars)`);
+        if (text.includes(value))
+          throw new Error(`${where} contains a contact detail or secret (${value.length} chars)`);
       }
       expect(text).not.toMatch(/Bearer\s+[A-Za-z0-9._~+/-]{8,}/);
       expect(text).not.toMatch(/[\w.+-]+@[\w-]+\.[\w.-]+/);

@@ -16,10 +16,32 @@ import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createRedis } from '../../src/shared/redis.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  hubspotConfig,
+  hubspotValues,
+  startFixture,
+  type Fixture,
+} from '../jobs/sync-fixture.js';
 
 const CHILD = fileURLToPath(new URL('./sync-worker-child.ts', import.meta.url));
-const CONTRACT_FIELDS = ['search', 'status', 'counted', 'fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected', 'tokensSpent', 'creditsSpent', 'requests', 'throttled', 'durationMs'];
+const CONTRACT_FIELDS = [
+  'search',
+  'status',
+  'counted',
+  'fetched',
+  'unique',
+  'created',
+  'updated',
+  'unchanged',
+  'rejected',
+  'tokensSpent',
+  'creditsSpent',
+  'requests',
+  'throttled',
+  'durationMs',
+];
 
 let fx: Fixture | undefined;
 let roles: RunningRoles | undefined;
@@ -52,13 +74,23 @@ async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs
 const start = async (f: Fixture, yaml: string, r: { scheduler?: boolean; worker?: boolean }): Promise<RunningRoles> => {
   roles = await startRoles({
     roles: { scheduler: r.scheduler ?? false, worker: r.worker ?? false, dashboard: false },
-    config: f.config(yaml), configPath: 'unused.yaml', logger: silentLogger, prefix: f.prefix,
+    config: f.config(yaml),
+    configPath: 'unused.yaml',
+    logger: silentLogger,
+    prefix: f.prefix,
   });
   return roles;
 };
 
 const completedRun = (f: Fixture, search: string, runId?: string): Promise<RunSummary> =>
-  waitFor(async () => (await listRuns(f.redis, search, { prefix: f.prefix })).find((r) => r.status === 'completed' && (!runId || r.runId === runId)), 45_000, `completed run of ${search}`);
+  waitFor(
+    async () =>
+      (await listRuns(f.redis, search, { prefix: f.prefix })).find(
+        (r) => r.status === 'completed' && (!runId || r.runId === runId),
+      ),
+    45_000,
+    `completed run of ${search}`,
+  );
 
 /** A worker in this process with short lock / stall settings (so it recovers a killed worker's run quickly). */
 function inProcessWorker(f: Fixture, yaml: string): void {
@@ -67,8 +99,16 @@ function inProcessWorker(f: Fixture, yaml: string): void {
   extraWorker = {
     handle: startSyncWorker({
       ctx: { connection, prefix: f.prefix },
-      processor: createSyncProcessor({ config, redis: connection, prefix: f.prefix, logger: silentLogger, lockTtlMs: 3_000 }),
-      logger: silentLogger, lockDuration: 2_000, stalledInterval: 1_000,
+      processor: createSyncProcessor({
+        config,
+        redis: connection,
+        prefix: f.prefix,
+        logger: silentLogger,
+        lockTtlMs: 3_000,
+      }),
+      logger: silentLogger,
+      lockDuration: 2_000,
+      stalledInterval: 1_000,
     }),
     close: () => connection.disconnect(),
   };
@@ -104,7 +144,11 @@ describe('sync job through BullMQ', () => {
   it('a scheduled (every) run lands exactly the expected records; the job returns the contract summary', async () => {
     fx = await startFixture('e2e-scheduled');
     const expected = await fx.oracleIds('companies', COMPANY_FILTER);
-    const r = await start(fx, hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 60s}\n    destination: crm')), { scheduler: true, worker: true });
+    const r = await start(
+      fx,
+      hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 60s}\n    destination: crm')),
+      { scheduler: true, worker: true },
+    );
     const summary = await completedRun(fx, 'all-companies');
     expect(summary).toMatchObject({ created: expected.length, counted: expected.length });
     expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
@@ -134,9 +178,16 @@ describe('sync job through BullMQ', () => {
     await fx.redis.set(`${fx.prefix}:run:all-companies:lock`, 'cli-run', 'PX', 30_000);
     const r = await start(fx, hubspotConfig(COMPANY_SEARCH), { worker: true });
     const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
-    const job = await waitFor(async () => (await r.queues.sync.getJobState(jobId)) === 'completed' && r.queues.sync.getJob(jobId), 10_000, 'completed job');
+    const job = await waitFor(
+      async () => (await r.queues.sync.getJobState(jobId)) === 'completed' && r.queues.sync.getJob(jobId),
+      10_000,
+      'completed job',
+    );
     expect(job?.returnvalue).toMatchObject({ status: 'failed', error: { code: 'run_already_active' } });
-    expect((await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix }))[0]).toMatchObject({ runId: jobId, error: { code: 'run_already_active' } });
+    expect((await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix }))[0]).toMatchObject({
+      runId: jobId,
+      error: { code: 'run_already_active' },
+    });
     expect(fx.si.stats('worker').operations.search).toBe(0);
     expect(fx.hubspot!.state.count('companies')).toBe(0);
   });
@@ -152,7 +203,11 @@ describe('sync job through BullMQ', () => {
     expect(history.every((h) => h.runId === jobId)).toBe(true);
     expect(final).toMatchObject({ created: expected.length, tokensSpent: fx.si.stats('worker').tokensCharged });
     expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
-    const job = await waitFor(async () => (await r.queues.sync.getJobState(jobId)) === 'completed' && r.queues.sync.getJob(jobId), 10_000, 'completed job');
+    const job = await waitFor(
+      async () => (await r.queues.sync.getJobState(jobId)) === 'completed' && r.queues.sync.getJob(jobId),
+      10_000,
+      'completed job',
+    );
     expect(job?.attemptsMade ?? 99).toBeLessThanOrEqual(1);
     expect(job?.attemptsStarted ?? 0).toBeGreaterThan(1);
   });
@@ -165,10 +220,14 @@ describe('sync job through BullMQ', () => {
     const r = await start(fx, yaml, {});
     const { proc } = await spawnWorker(fx, yaml);
     const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
-    const before = await waitFor(async () => {
-      const cp = await checkpointOf(fx!, 'all-companies');
-      return cp && cp.counts.fetched >= 100 ? cp : undefined;
-    }, 20_000, 'checkpoint progress');
+    const before = await waitFor(
+      async () => {
+        const cp = await checkpointOf(fx!, 'all-companies');
+        return cp && cp.counts.fetched >= 100 ? cp : undefined;
+      },
+      20_000,
+      'checkpoint progress',
+    );
     proc.kill('SIGKILL');
     expect(before.counts.fetched).toBeLessThan(expected.length);
     inProcessWorker(fx, yaml);
@@ -188,7 +247,11 @@ describe('sync job through BullMQ', () => {
     const r = await start(fx, yaml, {});
     const { proc, exited } = await spawnWorker(fx, yaml);
     const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
-    await waitFor(async () => ((await checkpointOf(fx!, 'all-companies'))?.counts.fetched ?? 0) >= 60 || undefined, 20_000, 'checkpoint progress');
+    await waitFor(
+      async () => ((await checkpointOf(fx!, 'all-companies'))?.counts.fetched ?? 0) >= 60 || undefined,
+      20_000,
+      'checkpoint progress',
+    );
     const t0 = Date.now();
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);

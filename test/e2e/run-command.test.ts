@@ -22,7 +22,22 @@ import {
   type Fixture,
 } from '../jobs/sync-fixture.js';
 
-const CONTRACT_FIELDS = ['search', 'status', 'counted', 'fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected', 'tokensSpent', 'creditsSpent', 'requests', 'throttled', 'durationMs'];
+const CONTRACT_FIELDS = [
+  'search',
+  'status',
+  'counted',
+  'fetched',
+  'unique',
+  'created',
+  'updated',
+  'unchanged',
+  'rejected',
+  'tokensSpent',
+  'creditsSpent',
+  'requests',
+  'throttled',
+  'durationMs',
+];
 
 let fx: Fixture | undefined;
 let dir: string | undefined;
@@ -32,7 +47,12 @@ afterEach(async () => {
   fx = dir = undefined;
 });
 
-async function run(f: Fixture, yaml: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string; last: () => unknown }> {
+async function run(
+  f: Fixture,
+  yaml: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string; last: () => unknown }> {
   dir ??= await mkdtemp(join(tmpdir(), 'ps-run-'));
   const file = join(dir, 'config.yaml');
   await writeFile(file, yaml);
@@ -50,14 +70,25 @@ describe('run command (child process)', () => {
 
     const plan = await run(fx, yaml, ['plan', 'all-companies', '--json']);
     expect(plan.code).toBe(0);
-    expect(plan.last()).toMatchObject({ counted: expected.length, tokensNeeded: expected.length, creditsNeeded: 0, pageSize: 50, crmLimits: [] });
+    expect(plan.last()).toMatchObject({
+      counted: expected.length,
+      tokensNeeded: expected.length,
+      creditsNeeded: 0,
+      pageSize: 50,
+      crmLimits: [],
+    });
     expect(fx.si.stats('worker').tokensCharged).toBe(0);
 
     const r = await run(fx, yaml, ['run', 'all-companies', '--json']);
     expect(r.code).toBe(0);
     const summary = r.last() as RunSummary;
     for (const field of CONTRACT_FIELDS) expect(summary).toHaveProperty(field);
-    expect(summary).toMatchObject({ search: 'all-companies', status: 'completed', counted: expected.length, created: expected.length });
+    expect(summary).toMatchObject({
+      search: 'all-companies',
+      status: 'completed',
+      counted: expected.length,
+      created: expected.length,
+    });
     expect(Object.keys(summary.requests).sort()).toEqual(['count', 'search']);
     expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
 
@@ -68,14 +99,21 @@ describe('run command (child process)', () => {
 
     const runs = await run(fx, yaml, ['runs', 'all-companies', '--json']);
     expect(runs.code).toBe(0);
-    expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([(full.last() as RunSummary).runId, summary.runId]);
+    expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([
+      (full.last() as RunSummary).runId,
+      summary.runId,
+    ]);
     // after a run the estimate uses the search limit learned from the API's headers
     const replan = await run(fx, yaml, ['plan', 'all-companies']);
     expect(replan.code).toBe(0);
     expect(replan.out).toMatch(/at 500 searches per 60s \(learned from the API\)/);
     // The portal's limit as its answers said it (no requestsPer10s in the config), and when.
     const portal = fx.hubspot!.limits;
-    expect(replan.out).toMatch(new RegExp(`crm limits\\s+hubspot requests: ${portal.perWindow} requests per ${portal.windowMs / 1000}s \\(learned from its answers, last 20\\d\\d-`));
+    expect(replan.out).toMatch(
+      new RegExp(
+        `crm limits\\s+hubspot requests: ${portal.perWindow} requests per ${portal.windowMs / 1000}s \\(learned from its answers, last 20\\d\\d-`,
+      ),
+    );
     expect(replan.out).toMatch(new RegExp(`daily ${portal.daily} requests, \\d+ left at 20\\d\\d-`));
     expect(replan.out).toMatch(new RegExp(`matches\\s+${expected.length}`));
     const rejects = await run(fx, yaml, ['rejects', 'all-companies', '--json']);
@@ -93,18 +131,27 @@ describe('run command (child process)', () => {
 
   it('maxRecords reached: exit 0, completed with limitedBy max_records, that many distinct records', async () => {
     fx = await startFixture('cli-max-records');
-    const r = await run(fx, hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 90\n    destination: crm')), ['run', 'all-companies', '--json']);
+    const r = await run(
+      fx,
+      hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 90\n    destination: crm')),
+      ['run', 'all-companies', '--json'],
+    );
     expect(r.code).toBe(0);
     expect(r.last()).toMatchObject({ status: 'completed', limitedBy: 'max_records', unique: 90, created: 90 });
     expect(r.last()).not.toHaveProperty('stopReason');
     expect(fx.hubspot!.state.count('companies')).toBe(90);
-    const text = await run(fx, hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 90\n    destination: crm')), ['runs', 'all-companies']);
+    const text = await run(
+      fx,
+      hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 90\n    destination: crm')),
+      ['runs', 'all-companies'],
+    );
     expect(text.out).toContain('limited by max_records');
   }, 60_000);
 
   it('credit cap reached mid-run: exit 3, status partial, credits spent (as the API counted them) never above the cap', async () => {
     fx = await startFixture('cli-credits');
-    const yaml = hubspotConfig(`
+    const yaml = hubspotConfig(
+      `
   - name: key-people
     segment: key-accounts
     entity: persons
@@ -115,7 +162,9 @@ describe('run command (child process)', () => {
     object: contacts
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: firstName, lastname: lastName, email: contacts.email}
-`, '  credits: {maxPerRun: 70, maxPerDay: 1000}');
+`,
+      '  credits: {maxPerRun: 70, maxPerDay: 1000}',
+    );
     const r = await run(fx, yaml, ['run', 'key-people', '--json']);
     expect(r.code).toBe(3);
     const summary = r.last() as RunSummary;
@@ -142,13 +191,19 @@ describe('run command (child process)', () => {
     ]);
     const keyed = await run(fx, yaml, ['rejects', 'all-companies']);
     expect(keyed.code).toBe(0);
-    expect(keyed.out).toContain('2 rejected record(s) not accepted since; each is sent again when a run of all-companies fetches it again.');
+    expect(keyed.out).toContain(
+      '2 rejected record(s) not accepted since; each is sent again when a run of all-companies fetches it again.',
+    );
     expect(keyed.out).not.toMatch(/next run|#<n>/);
 
-    await store.add('all-companies', [{ key: '#7', object: 'companies', code: 'missing_match_key', reason: 'no value at id', at, keyless: true }]);
+    await store.add('all-companies', [
+      { key: '#7', object: 'companies', code: 'missing_match_key', reason: 'no value at id', at, keyless: true },
+    ]);
     const keyless = await run(fx, yaml, ['rejects', 'all-companies']);
     expect(keyless.out).toContain('2 rejected record(s) not accepted since');
-    expect(keyless.out).toContain('entries shown as #<n> had no match key (matchOn.from): fix the data or the mapping; they are not retried.');
+    expect(keyless.out).toContain(
+      'entries shown as #<n> had no match key (matchOn.from): fix the data or the mapping; they are not retried.',
+    );
   }, 30_000);
 
   it('search tokens used up: exit 3, status delayed with the reset time printed', async () => {
@@ -176,7 +231,8 @@ describe('run command (child process)', () => {
     expect(expected.length).toBeGreaterThan(50);
     expect(expected.length).toBeLessThan(300);
     expect(fx.si.url).toMatch(/\/api\/v2$/);
-    const yaml = hubspotConfig(`
+    const yaml = hubspotConfig(
+      `
   - name: snake-people
     segment: icp
     entity: persons
@@ -185,7 +241,9 @@ describe('run command (child process)', () => {
     object: contacts
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: first_name, lastname: last_name, jobtitle: job_title}
-`, '  pageSize: 20\n  fallbackLimits: {search: 10, count: 10, dictionary: 10, windowSeconds: 2}').replace(/^ {2}fallbackLimits: \{search: 500.*\n/m, '');
+`,
+      '  pageSize: 20\n  fallbackLimits: {search: 10, count: 10, dictionary: 10, windowSeconds: 2}',
+    ).replace(/^ {2}fallbackLimits: \{search: 500.*\n/m, '');
     const r = await run(fx, yaml, ['run', 'snake-people', '--json']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
@@ -202,7 +260,10 @@ describe('run command (child process)', () => {
     fx = await startFixture('cli-sf-closed', { hubspot: false });
     const port = await freePort();
     const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
-    const closed = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], { SF_LOGIN_URL: `http://127.0.0.1:${port}`, SF_CLIENT_SECRET: 'sf-secret' });
+    const closed = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], {
+      SF_LOGIN_URL: `http://127.0.0.1:${port}`,
+      SF_CLIENT_SECRET: 'sf-secret',
+    });
     expect(closed.code).toBe(1);
     expect(closed.last()).toMatchObject({ status: 'failed', error: { code: 'crm_unavailable' } });
     expect(JSON.stringify(closed.last())).not.toMatch(/authentication|fetch failed/i);
@@ -214,18 +275,34 @@ describe('run command (child process)', () => {
     hs.faults.hang = { route: 'upsert', times: 10_000 };
     dir ??= await mkdtemp(join(tmpdir(), 'ps-run-'));
     const file = join(dir, 'hung.yaml');
-    await writeFile(file, hubspotConfig(COMPANY_SEARCH).replace('baseUrl: ${HUBSPOT_BASE_URL}', 'baseUrl: ${HUBSPOT_BASE_URL}\n    requestTimeoutMs: 120000'));
-    const c = cli(['run', 'all-companies', '--json', '--config', file], { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' });
+    await writeFile(
+      file,
+      hubspotConfig(COMPANY_SEARCH).replace(
+        'baseUrl: ${HUBSPOT_BASE_URL}',
+        'baseUrl: ${HUBSPOT_BASE_URL}\n    requestTimeoutMs: 120000',
+      ),
+    );
+    const c = cli(['run', 'all-companies', '--json', '--config', file], {
+      ...fx.env,
+      QUEUE_PREFIX: fx.prefix,
+      LOG_LEVEL: 'silent',
+    });
     try {
       const until = Date.now() + 30_000;
       while (hs.faults.hung === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       expect(hs.faults.hung).toBeGreaterThan(0);
       const signalled = Date.now();
       c.child.kill('SIGTERM');
-      const code = await Promise.race([c.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), WRITE_GRACE_MS + 8_000))]);
+      const code = await Promise.race([
+        c.exited,
+        new Promise<'running'>((r) => setTimeout(() => r('running'), WRITE_GRACE_MS + 8_000)),
+      ]);
       expect(code).toBe(1);
       expect(Date.now() - signalled).toBeLessThan(WRITE_GRACE_MS + 8_000);
-      expect(JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null')).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+      expect(JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null')).toMatchObject({
+        status: 'failed',
+        stopReason: 'aborted',
+      });
     } finally {
       if (c.child.exitCode === null) c.child.kill('SIGKILL');
     }
@@ -233,7 +310,10 @@ describe('run command (child process)', () => {
 
   it('a credential or schema refused by ANY remote is a config error: exit 2 (Sales-Intelligence, HubSpot, Salesforce)', async () => {
     fx = await startFixture('cli-refused');
-    const sf = await startSalesforceEmulator({ port: 0, clients: [{ clientId: 'sf-client', clientSecret: 'sf-secret' }] });
+    const sf = await startSalesforceEmulator({
+      port: 0,
+      clients: [{ clientId: 'sf-client', clientSecret: 'sf-secret' }],
+    });
     try {
       const yaml = hubspotConfig(COMPANY_SEARCH);
       const badSecret = { SI_CLIENT_SECRET: 'not-the-secret' };
@@ -244,7 +324,9 @@ describe('run command (child process)', () => {
       expect(plan.code).toBe(2);
       expect(plan.last()).toMatchObject({ error: { code: 'source_unauthorized' } });
       // a filter value to look up in the API's dictionaries
-      const withIndustry = hubspotConfig(COMPANY_SEARCH.replace('headcount: {gte: 1, lte: 1000000}', 'industry: {include: [software]}'));
+      const withIndustry = hubspotConfig(
+        COMPANY_SEARCH.replace('headcount: {gte: 1, lte: 1000000}', 'industry: {include: [software]}'),
+      );
       const validate = await run(fx, withIndustry, ['validate', '--online'], badSecret);
       expect(validate.code).toBe(2);
       expect(validate.err).toContain('refused the client credentials');
@@ -254,12 +336,19 @@ describe('run command (child process)', () => {
       expect(hubspot.code).toBe(2);
       expect(hubspot.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
 
-      const schema = await run(fx, hubspotConfig(COMPANY_SEARCH.replace('domain: domain', 'no_such_property: domain')), ['run', 'all-companies', '--json']);
+      const schema = await run(
+        fx,
+        hubspotConfig(COMPANY_SEARCH.replace('domain: domain', 'no_such_property: domain')),
+        ['run', 'all-companies', '--json'],
+      );
       expect(schema.code).toBe(2);
       expect(schema.last()).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
 
       const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
-      const salesforce = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], { SF_LOGIN_URL: sf.url, SF_CLIENT_SECRET: 'not-the-sf-secret' });
+      const salesforce = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], {
+        SF_LOGIN_URL: sf.url,
+        SF_CLIENT_SECRET: 'not-the-sf-secret',
+      });
       expect(salesforce.code).toBe(2);
       expect(salesforce.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
     } finally {

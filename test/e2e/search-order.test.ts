@@ -48,7 +48,14 @@ describe('after: between searches', () => {
   it('a persons run queued first waits for its companies run, then links every person', async () => {
     fx = await startFixture('search-order', { salesIntel: { faults: { latency: { fixedMs: 30, jitterMs: 0 } } } });
     const config = fx.config(hubspotConfig(`${COMPANY_SEARCH}${PEOPLE}`));
-    roles = await startRoles({ roles: { scheduler: false, worker: true, dashboard: false }, config, configPath: 'unused.yaml', logger: silentLogger, prefix: fx.prefix, concurrency: 2 });
+    roles = await startRoles({
+      roles: { scheduler: false, worker: true, dashboard: false },
+      config,
+      configPath: 'unused.yaml',
+      logger: silentLogger,
+      prefix: fx.prefix,
+      concurrency: 2,
+    });
     const people = await enqueueRun(roles.queues.sync, 'people', 'manual');
     const companies = await enqueueRun(roles.queues.sync, 'all-companies', 'manual');
 
@@ -60,7 +67,14 @@ describe('after: between searches', () => {
       const job = await roles.queues.sync.getJob(people.jobId);
       if (job && (await job.getState()) === 'delayed') {
         progress = job.progress;
-        page = runsIndexPage(await searchRows({ redis: fx.redis, prefix: fx.prefix, queues: [roles.queues.sync, roles.queues.tick], searches: () => config.searches }));
+        page = runsIndexPage(
+          await searchRows({
+            redis: fx.redis,
+            prefix: fx.prefix,
+            queues: [roles.queues.sync, roles.queues.tick],
+            searches: () => config.searches,
+          }),
+        );
       } else await new Promise((r) => setTimeout(r, 20));
     }
     expect(progress).toMatchObject({ waitingFor: ['all-companies'] });

@@ -19,7 +19,13 @@ const connection = createRedis(process.env.REDIS_URL);
 const production = process.env.WORKER_LOCKS === 'production';
 const worker = startSyncWorker({
   ctx: { connection, prefix },
-  processor: createSyncProcessor({ config, redis: connection, prefix, logger, ...(production ? {} : { lockTtlMs: 3_000 }) }),
+  processor: createSyncProcessor({
+    config,
+    redis: connection,
+    prefix,
+    logger,
+    ...(production ? {} : { lockTtlMs: 3_000 }),
+  }),
   logger,
   ...(production ? {} : { lockDuration: 2_000, stalledInterval: 1_000 }),
 });
@@ -32,9 +38,12 @@ if (busyMs > 0) {
     process.stdout.write('idle\n');
   });
 }
-exitOnSignals(async () => {
-  await worker.shutdown(10_000);
-  connection.disconnect();
-}, { logger });
+exitOnSignals(
+  async () => {
+    await worker.shutdown(10_000);
+    connection.disconnect();
+  },
+  { logger },
+);
 await worker.worker.waitUntilReady();
 process.stdout.write('ready\n');

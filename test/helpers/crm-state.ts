@@ -26,11 +26,16 @@ export interface CrmDiff {
 export const NO_DIFF: CrmDiff = { missing: [], extra: [], duplicates: [], wrong: [] };
 
 /** Expected values per key: `fields` maps CRM field -> source field; values as the sinks send them (String, null -> ''). */
-export function expectedRows(records: Record<string, unknown>[], keyFrom: string, fields: Record<string, string>): Map<string, Record<string, string>> {
+export function expectedRows(
+  records: Record<string, unknown>[],
+  keyFrom: string,
+  fields: Record<string, string>,
+): Map<string, Record<string, string>> {
   const out = new Map<string, Record<string, string>>();
   for (const r of records) {
     const values: Record<string, string> = {};
-    for (const [crmField, from] of Object.entries(fields)) values[crmField] = r[from] === null || r[from] === undefined ? '' : String(r[from]);
+    for (const [crmField, from] of Object.entries(fields))
+      values[crmField] = r[from] === null || r[from] === undefined ? '' : String(r[from]);
     out.set(String(r[keyFrom]), values);
   }
   return out;
@@ -48,7 +53,8 @@ export function diffCrmState(actual: CrmRow[], expected: Map<string, Record<stri
     }
     for (const [field, value] of Object.entries(want)) {
       const got = row.values[field] === null || row.values[field] === undefined ? '' : String(row.values[field]);
-      if (got !== value && diff.wrong.length < 20) diff.wrong.push({ key: row.key, field, expected: value, actual: got });
+      if (got !== value && diff.wrong.length < 20)
+        diff.wrong.push({ key: row.key, field, expected: value, actual: got });
     }
   }
   for (const [key, n] of seen) if (n > 1) diff.duplicates.push(key);
@@ -67,7 +73,12 @@ export function hubspotRows(hubspot: HubSpotEmulator, type: string, matchPropert
 }
 
 /** Every record of `object` in the Salesforce emulator: key = `externalIdField`, values = `fields`. */
-export function salesforceRows(sf: SalesforceEmulator, object: string, externalIdField: string, fields: string[]): CrmRow[] {
+export function salesforceRows(
+  sf: SalesforceEmulator,
+  object: string,
+  externalIdField: string,
+  fields: string[],
+): CrmRow[] {
   return sf.state.all(object).map((r) => ({
     key: r[externalIdField] === null || r[externalIdField] === undefined ? '' : String(r[externalIdField]),
     values: Object.fromEntries(fields.map((f) => [f, r[f]])),

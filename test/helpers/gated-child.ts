@@ -12,7 +12,10 @@ export interface GatedChild<R> {
 }
 
 export function spawnGatedChild<R>(script: string, env: Record<string, string>): GatedChild<R> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let onReady: () => void = () => undefined;

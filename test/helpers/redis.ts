@@ -6,7 +6,9 @@ import type { Redis } from 'ioredis';
  * A real Redis connection plus a key prefix unique to the caller, so test files can run in parallel on one
  * server. `cleanup()` deletes only this prefix's keys and closes the connection. Never FLUSHALL in tests.
  */
-export async function testRedis(label = 'test'): Promise<{ redis: Redis; prefix: string; cleanup: () => Promise<void> }> {
+export async function testRedis(
+  label = 'test',
+): Promise<{ redis: Redis; prefix: string; cleanup: () => Promise<void> }> {
   const redis = createRedis(process.env.REDIS_URL, { maxRetriesPerRequest: 3 });
   const prefix = `ps-test:${label}:${randomUUID().slice(0, 8)}`;
   const cleanup = async (): Promise<void> => {

@@ -30,7 +30,9 @@ describe('absent mapped paths', () => {
     const expected = await fx.oracleIds('persons', FILTER);
     expect(expected.length).toBeGreaterThan(3);
     const search = `typo-${String(dryRun)}`;
-    const config = fx.config(hubspotConfig(persons(search, '{firstname: firstName, jobtitle: job_title, city: demographics.town}')));
+    const config = fx.config(
+      hubspotConfig(persons(search, '{firstname: firstName, jobtitle: job_title, city: demographics.town}')),
+    );
     const summary = await syncSearch(fx.deps(config), { search, runId: `${search}-1`, dryRun });
     expect(summary).toMatchObject({ status: 'completed', unique: expected.length, rejected: 0 });
     const n = expected.length;
@@ -42,7 +44,9 @@ describe('absent mapped paths', () => {
   });
 
   it('a mapping whose paths the records have warns nothing', async () => {
-    const config = fx.config(hubspotConfig(persons('fine', '{firstname: firstName, jobtitle: jobTitle, city: demographics.city}')));
+    const config = fx.config(
+      hubspotConfig(persons('fine', '{firstname: firstName, jobtitle: jobTitle, city: demographics.city}')),
+    );
     const summary = await syncSearch(fx.deps(config), { search: 'fine', runId: 'fine-1' });
     expect(summary.status).toBe('completed');
     expect(summary.warnings).toBeUndefined();

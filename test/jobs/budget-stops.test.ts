@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { exitCodeOf, type RunSummary } from '../../src/runs/run-summary.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  hubspotConfig,
+  hubspotValues,
+  startFixture,
+  type Fixture,
+} from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -41,11 +48,19 @@ describe('budget stops', () => {
     expect(charged - expected.length).toBeLessThanOrEqual((runs.length - 1) * last.partitions * 50);
   });
 
-  it('maxRecords below the count: exactly maxRecords fetched and written, completed (the user\'s limit), exit 0', async () => {
+  it("maxRecords below the count: exactly maxRecords fetched and written, completed (the user's limit), exit 0", async () => {
     fx = await startFixture('budget-max');
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 120\n    destination: crm')));
+    const config = fx.config(
+      hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 120\n    destination: crm')),
+    );
     const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'max-1' });
-    expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', fetched: 120, unique: 120, created: 120 });
+    expect(summary).toMatchObject({
+      status: 'completed',
+      limitedBy: 'max_records',
+      fetched: 120,
+      unique: 120,
+      created: 120,
+    });
     expect(summary.stopReason).toBeUndefined();
     expect(exitCodeOf(summary)).toBe(0);
     expect(fx.si.stats('worker').tokensCharged).toBe(120);
@@ -55,10 +70,21 @@ describe('budget stops', () => {
   it('maxRecords with partitions walked in parallel: one shared cap, exact', async () => {
     fx = await startFixture('budget-max-parallel');
     // small journeys force partitioning, so several journeys run at once against the one cap
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 250\n    destination: crm'), '  maxJourneyRecords: 100\n  parallelism: 4'));
+    const config = fx.config(
+      hubspotConfig(
+        COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 250\n    destination: crm'),
+        '  maxJourneyRecords: 100\n  parallelism: 4',
+      ),
+    );
     const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'maxp-1' });
     expect(summary.partitions).toBeGreaterThan(2);
-    expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', fetched: 250, unique: 250, created: 250 });
+    expect(summary).toMatchObject({
+      status: 'completed',
+      limitedBy: 'max_records',
+      fetched: 250,
+      unique: 250,
+      created: 250,
+    });
     expect(fx.si.stats('worker').tokensCharged).toBe(250);
     expect(fx.hubspot!.state.count('companies')).toBe(250);
   });
@@ -67,7 +93,12 @@ describe('budget stops', () => {
     fx = await startFixture('budget-max-churn', { salesIntel: { companies: 3_000, persons: 10 } });
     // records appear behind each journey's cursor between pages: the next page repeats records already walked
     fx.si.faults.set({ churn: { insertPerPage: 20, removePerPage: 0 } });
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 200\n    destination: crm'), '  parallelism: 2'));
+    const config = fx.config(
+      hubspotConfig(
+        COMPANY_SEARCH.replace('    destination: crm', '    maxRecords: 200\n    destination: crm'),
+        '  parallelism: 2',
+      ),
+    );
     const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'max-churn' });
     expect(fx.si.faults.churnLog().inserted.length).toBeGreaterThan(0);
     expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', unique: 200, created: 200 });

@@ -10,7 +10,16 @@ import { SalesforceSink } from '../../src/crm/salesforce/salesforce-sink.js';
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import { testRedis } from '../helpers/redis.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, salesforceAccountSearch, salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  HUBSPOT_TOKEN,
+  hubspotConfig,
+  salesforceAccountSearch,
+  salesforceConfigHead,
+  startFixture,
+  type Fixture,
+} from './sync-fixture.js';
 
 const SF = { clientId: 'sf-test-client', clientSecret: 'sf-test-secret' };
 let fx: Fixture | undefined;
@@ -42,11 +51,21 @@ describe('change state bound to the CRM instance', () => {
     fx = f;
     const expected = await f.oracleIds('companies', COMPANY_FILTER);
     const config = f.config(hubspotConfig(COMPANY_SEARCH));
-    expect(await syncSearch(f.deps(config), { search: 'all-companies', runId: 'h1' })).toMatchObject({ created: expected.length });
-    expect(await syncSearch(f.deps(config), { search: 'all-companies', runId: 'h2' })).toMatchObject({ created: 0, updated: 0, unchanged: expected.length });
+    expect(await syncSearch(f.deps(config), { search: 'all-companies', runId: 'h1' })).toMatchObject({
+      created: expected.length,
+    });
+    expect(await syncSearch(f.deps(config), { search: 'all-companies', runId: 'h2' })).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: expected.length,
+    });
 
     // sandbox -> production: same destination name, another portal
-    const production: HubSpotEmulator = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], portalId: 9_000_001 });
+    const production: HubSpotEmulator = await startHubSpotEmulator({
+      port: 0,
+      accessTokens: [HUBSPOT_TOKEN],
+      portalId: 9_000_001,
+    });
     extra.push(production);
     f.env.HUBSPOT_BASE_URL = production.url;
     const moved = f.config(hubspotConfig(COMPANY_SEARCH));
@@ -54,17 +73,26 @@ describe('change state bound to the CRM instance', () => {
     expect(full).toMatchObject({ status: 'completed', created: expected.length, unchanged: 0 });
     expect(production.state.count('companies')).toBe(expected.length);
     // back to the first portal: its hashes are still its own
-    expect(await syncSearch(f.deps(config), { search: 'all-companies', runId: 'h4' })).toMatchObject({ created: 0, updated: 0, unchanged: expected.length });
+    expect(await syncSearch(f.deps(config), { search: 'all-companies', runId: 'h4' })).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: expected.length,
+    });
   });
 
   it('HubSpot: rejects are kept per portal', async () => {
     const f = await startFixture('instance-rejects');
     fx = f;
     const config = f.config(hubspotConfig(COMPANY_SEARCH));
-    f.hubspot!.faults.reject = { values: new Set([(await f.oracleIds('companies', COMPANY_FILTER))[0]!]), mode: 'record' };
+    f.hubspot!.faults.reject = {
+      values: new Set([(await f.oracleIds('companies', COMPANY_FILTER))[0]!]),
+      mode: 'record',
+    };
     await syncSearch(f.deps(config), { search: 'all-companies', runId: 'r1' });
     expect(await createRejectStore(f.redis, f.prefix).pendingCount('all-companies')).toBe(1);
-    expect(await createRejectStore(f.redis, f.prefix, `hubspot:${f.hubspot!.portalId}`).pendingCount('all-companies')).toBe(1);
+    expect(
+      await createRejectStore(f.redis, f.prefix, `hubspot:${f.hubspot!.portalId}`).pendingCount('all-companies'),
+    ).toBe(1);
     expect(await createRejectStore(f.redis, f.prefix, 'hubspot:1').pendingCount('all-companies')).toBe(0);
   });
 
@@ -77,8 +105,13 @@ describe('change state bound to the CRM instance', () => {
     f.env.SF_LOGIN_URL = first.url;
     const yaml = (): string => `${salesforceConfigHead(SF.clientId)}searches:\n${salesforceAccountSearch('accounts')}`;
     const expected = await f.oracleIds('companies', { company: { headcount: { gte: 1 } } });
-    expect(await syncSearch(f.deps(f.config(yaml())), { search: 'accounts', runId: 's1' })).toMatchObject({ created: expected.length });
-    expect(await syncSearch(f.deps(f.config(yaml())), { search: 'accounts', runId: 's2' })).toMatchObject({ created: 0, unchanged: expected.length });
+    expect(await syncSearch(f.deps(f.config(yaml())), { search: 'accounts', runId: 's1' })).toMatchObject({
+      created: expected.length,
+    });
+    expect(await syncSearch(f.deps(f.config(yaml())), { search: 'accounts', runId: 's2' })).toMatchObject({
+      created: 0,
+      unchanged: expected.length,
+    });
 
     const restored = await startSalesforceEmulator({ port: 0, clients: [SF], orgId: '00D00000000RESTOR' });
     extra.push(restored);

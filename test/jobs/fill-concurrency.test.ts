@@ -16,7 +16,15 @@ import { parseConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { SourceClient } from '../../src/source/index.js';
 import { sizeJourneys } from '../../jobs/sync-search/pacing/size-journeys.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  HUBSPOT_TOKEN,
+  hubspotConfig,
+  hubspotValues,
+  startFixture,
+  type Fixture,
+} from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 let slowHubSpot: HubSpotEmulator | undefined;
@@ -34,8 +42,15 @@ afterEach(async () => {
  * A controller over a package whose Little's-law figure is the bound (256), pages at 40 ms, a warmed source and a
  * clock the test steps (no test waits on time).
  */
-async function steppedController(name: string, now: () => number, extra: Partial<ControllerDeps> = {}): Promise<JourneyController> {
-  fx = await startFixture(name, { account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+async function steppedController(
+  name: string,
+  now: () => number,
+  extra: Partial<ControllerDeps> = {},
+): Promise<JourneyController> {
+  fx = await startFixture(name, {
+    account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } },
+    salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } },
+  });
   const config = fx.config(hubspotConfig(COMPANY_SEARCH));
   const source = openSource(config, fx.redis, fx.prefix, silentLogger);
   clients.push(source);
@@ -45,14 +60,18 @@ async function steppedController(name: string, now: () => number, extra: Partial
 
 async function warm(source: SourceClient, runId: string): Promise<void> {
   let pages = 0;
-  for await (const _page of source.journey('companies', COMPANY_FILTER, { runId, pageSize: 10 })) if (++pages >= 5) break;
+  for await (const _page of source.journey('companies', COMPANY_FILTER, { runId, pageSize: 10 }))
+    if (++pages >= 5) break;
 }
 
 describe('journeys sized at run time', () => {
   it('two runs on one account split the allowance instead of each sizing for all of it', async () => {
     // 600 searches per 60 s: at the emulator's ~0 ms latency a run alone would still want several journeys only
     // through the floor, so the figures are compared through the sizing rule with the learned latency.
-    fx = await startFixture('fill-share', { account: { limits: { search: 6000, count: 6000, dictionary: 6000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+    fx = await startFixture('fill-share', {
+      account: { limits: { search: 6000, count: 6000, dictionary: 6000 } },
+      salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } },
+    });
     const config = fx.config(hubspotConfig(COMPANY_SEARCH));
     const a = openSource(config, fx.redis, fx.prefix, silentLogger);
     const b = openSource(config, fx.redis, fx.prefix, silentLogger);
@@ -72,7 +91,9 @@ describe('journeys sized at run time', () => {
     expect(runA.sizing()!.journeys).toBe(Math.min(alone, runA.sizing()!.cap));
     expect(runA.sizing()).toMatchObject({ activeRuns: 1, limit: 6000 });
     const latency = runA.sizing()!.fetchP90Ms;
-    expect(alone).toBe(sizeJourneys({ limit: 6000, windowMs: learned!.windowMs, activeRuns: 1, fetchMs: latency, writeMs: 0, max: 256 }));
+    expect(alone).toBe(
+      sizeJourneys({ limit: 6000, windowMs: learned!.windowMs, activeRuns: 1, fetchMs: latency, writeMs: 0, max: 256 }),
+    );
 
     const runB = controller(b);
     await runB.start();
@@ -82,7 +103,16 @@ describe('journeys sized at run time', () => {
     const [shareA, shareB] = [runA.sizing()!.demand, runB.sizing()!.demand];
     expect(runA.sizing()!.activeRuns).toBe(2);
     expect(runB.sizing()!.activeRuns).toBe(2);
-    expect(shareA).toBe(sizeJourneys({ limit: 6000, windowMs: learned!.windowMs, activeRuns: 2, fetchMs: runA.sizing()!.fetchP90Ms, writeMs: 0, max: 256 }));
+    expect(shareA).toBe(
+      sizeJourneys({
+        limit: 6000,
+        windowMs: learned!.windowMs,
+        activeRuns: 2,
+        fetchMs: runA.sizing()!.fetchP90Ms,
+        writeMs: 0,
+        max: 256,
+      }),
+    );
     expect(shareA).toBeLessThan(alone);
     expect(shareB).toBeLessThan(alone + 1);
 
@@ -94,7 +124,7 @@ describe('journeys sized at run time', () => {
     await runA.stop();
   });
 
-  it('slow start: journeys double per step while writes keep up, hold when they wait, fall to the CRM\'s pace once it binds', async () => {
+  it("slow start: journeys double per step while writes keep up, hold when they wait, fall to the CRM's pace once it binds", async () => {
     // A package whose Little's-law figure is the bound (256): the run still starts at 4 and grows on evidence.
     let now = 0; // the controller's clock, stepped by the test (no test waits on time)
     const run = await steppedController('fill-slow-start', () => now);
@@ -137,7 +167,17 @@ describe('journeys sized at run time', () => {
     const journeys = await resize();
     const sizing = run.sizing()!;
     expect(sizing.queuedPagesPerSecond).toBeCloseTo(77 / 12, 5);
-    expect(journeys).toBe(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: sizing.writeP10Ms, queuedPagesPerSecond: sizing.queuedPagesPerSecond, max: 256 }));
+    expect(journeys).toBe(
+      sizeJourneys({
+        limit: sizing.limit,
+        windowMs: sizing.windowMs,
+        activeRuns: 1,
+        fetchMs: sizing.fetchP90Ms,
+        writeMs: sizing.writeP10Ms,
+        queuedPagesPerSecond: sizing.queuedPagesPerSecond,
+        max: 256,
+      }),
+    );
     expect(journeys).toBeLessThan(32);
     expect(sizing.cap).toBe(journeys);
     expect(run.peak).toBe(32);
@@ -157,8 +197,27 @@ describe('journeys sized at run time', () => {
     await run.refresh();
     const journeys = run.target();
     const sizing = run.sizing()!;
-    expect(sizing.demand).toBe(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: 0, max: 256, ceilingPagesPerSecond: 19 }));
-    expect(sizing.demand).toBeLessThan(sizeJourneys({ limit: sizing.limit, windowMs: sizing.windowMs, activeRuns: 1, fetchMs: sizing.fetchP90Ms, writeMs: 0, max: 256 }));
+    expect(sizing.demand).toBe(
+      sizeJourneys({
+        limit: sizing.limit,
+        windowMs: sizing.windowMs,
+        activeRuns: 1,
+        fetchMs: sizing.fetchP90Ms,
+        writeMs: 0,
+        max: 256,
+        ceilingPagesPerSecond: 19,
+      }),
+    );
+    expect(sizing.demand).toBeLessThan(
+      sizeJourneys({
+        limit: sizing.limit,
+        windowMs: sizing.windowMs,
+        activeRuns: 1,
+        fetchMs: sizing.fetchP90Ms,
+        writeMs: 0,
+        max: 256,
+      }),
+    );
     // quick writes (the CRM's first window) grow the cap, never the journeys above the ceiling's figure
     for (let i = 0; i < 5; i++) {
       for (let w = 0; w < 8; w++) run.writeTimed(100, 10);
@@ -180,12 +239,23 @@ describe('journeys sized at run time', () => {
     await run.refresh();
     const demandFor = (pagesPerSecond: number): number => {
       const s = run.sizing()!;
-      return sizeJourneys({ limit: s.limit, windowMs: s.windowMs, activeRuns: 1, fetchMs: s.fetchP90Ms, writeMs: s.writeP10Ms, max: 256, ceilingPagesPerSecond: pagesPerSecond });
+      return sizeJourneys({
+        limit: s.limit,
+        windowMs: s.windowMs,
+        activeRuns: 1,
+        fetchMs: s.fetchP90Ms,
+        writeMs: s.writeP10Ms,
+        max: 256,
+        ceilingPagesPerSecond: pagesPerSecond,
+      });
     };
     run.target();
     const assumed = run.sizing()!.demand;
     expect(assumed).toBe(demandFor(10));
-    for (const [learned, pages] of [[10_000, 100], [5_000, 50]] as const) {
+    for (const [learned, pages] of [
+      [10_000, 100],
+      [5_000, 50],
+    ] as const) {
       crm = learned;
       now += 1_000;
       await run.refresh();
@@ -199,7 +269,10 @@ describe('journeys sized at run time', () => {
 
   it("a destination's known ceiling sets where the slow start begins: the journeys it needs at the count's latency", async () => {
     const now = (): number => 0;
-    fx = await startFixture('fill-first-cap', { account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } }, salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
+    fx = await startFixture('fill-first-cap', {
+      account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } },
+      salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } },
+    });
     const config = fx.config(hubspotConfig(COMPANY_SEARCH));
     const source = openSource(config, fx.redis, fx.prefix, silentLogger);
     clients.push(source);
@@ -225,69 +298,127 @@ describe('journeys sized at run time', () => {
     await plain.stop();
   });
 
-  it("the run's last window: once every search left fits in one window of the allowance, every partition left walks at once", { timeout: 60_000 }, async () => {
-    // 300 searches per 60 s at 40 ms a page: Little's law asks 1 journey (and the API binds before HubSpot's 100
-    // requests per 10 s). 3,000 companies cut into partitions of at most 400 need ~40 searches, which one window
-    // grants at once: so once the split is done, every partition left walks.
-    fx = await startFixture('fill-end-game', { account: { limits: { search: 300, count: 300, dictionary: 300 } }, salesIntel: { companies: 3000, faults: { latency: { fixedMs: 40, jitterMs: 0 } } } });
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH, '  pageSize: 100\n  parallelism: auto\n  maxJourneyRecords: 400'));
-    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
-    fx.si.resetStats();
-    let walk: WalkStats | undefined;
-    let plan: RunPlan | undefined;
-    const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'end-game', onWalk: (w) => { walk = w; }, onPlan: (p) => { plan = p; } });
-    expect(summary).toMatchObject({ status: 'completed', created: expected.length, throttled: 0 });
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
-    expect(plan!.partitions.length).toBeGreaterThanOrEqual(8);
-    // what the rate alone asks (and the slow start's first cap, 4) is far below the partitions
-    expect(plan!.parallelism).toBeLessThanOrEqual(2);
-    expect(walk!.peakJourneys).toBeGreaterThanOrEqual(6);
-    expect(fx.si.stats('worker').served429.search).toBe(0);
-  });
+  it(
+    "the run's last window: once every search left fits in one window of the allowance, every partition left walks at once",
+    { timeout: 60_000 },
+    async () => {
+      // 300 searches per 60 s at 40 ms a page: Little's law asks 1 journey (and the API binds before HubSpot's 100
+      // requests per 10 s). 3,000 companies cut into partitions of at most 400 need ~40 searches, which one window
+      // grants at once: so once the split is done, every partition left walks.
+      fx = await startFixture('fill-end-game', {
+        account: { limits: { search: 300, count: 300, dictionary: 300 } },
+        salesIntel: { companies: 3000, faults: { latency: { fixedMs: 40, jitterMs: 0 } } },
+      });
+      const config = fx.config(
+        hubspotConfig(COMPANY_SEARCH, '  pageSize: 100\n  parallelism: auto\n  maxJourneyRecords: 400'),
+      );
+      const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+      fx.si.resetStats();
+      let walk: WalkStats | undefined;
+      let plan: RunPlan | undefined;
+      const summary = await syncSearch(fx.deps(config), {
+        search: 'all-companies',
+        runId: 'end-game',
+        onWalk: (w) => {
+          walk = w;
+        },
+        onPlan: (p) => {
+          plan = p;
+        },
+      });
+      expect(summary).toMatchObject({ status: 'completed', created: expected.length, throttled: 0 });
+      expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+      expect(plan!.partitions.length).toBeGreaterThanOrEqual(8);
+      // what the rate alone asks (and the slow start's first cap, 4) is far below the partitions
+      expect(plan!.parallelism).toBeLessThanOrEqual(2);
+      expect(walk!.peakJourneys).toBeGreaterThanOrEqual(6);
+      expect(fx.si.stats('worker').served429.search).toBe(0);
+    },
+  );
 
   it('two whole runs on one account at once: every record once each, and no 429', async () => {
-    fx = await startFixture('fill-two-runs', { account: { limits: { search: 40, count: 200, dictionary: 200 } }, salesIntel: { companies: 400, windowSeconds: 1 } });
-    const two = COMPANY_SEARCH + COMPANY_SEARCH.replace('name: all-companies', 'name: all-companies-2').replace('field: prospect_sync_id', 'field: prospect_sync_id_2');
-    const config = fx.config(hubspotConfig(two, '  pageSize: 20\n  fallbackLimits: {search: 40, count: 200, dictionary: 200, windowSeconds: 1}').replace(/\n {2}fallbackLimits: \{search: 500.*\n/, '\n'));
+    fx = await startFixture('fill-two-runs', {
+      account: { limits: { search: 40, count: 200, dictionary: 200 } },
+      salesIntel: { companies: 400, windowSeconds: 1 },
+    });
+    const two =
+      COMPANY_SEARCH +
+      COMPANY_SEARCH.replace('name: all-companies', 'name: all-companies-2').replace(
+        'field: prospect_sync_id',
+        'field: prospect_sync_id_2',
+      );
+    const config = fx.config(
+      hubspotConfig(
+        two,
+        '  pageSize: 20\n  fallbackLimits: {search: 40, count: 200, dictionary: 200, windowSeconds: 1}',
+      ).replace(/\n {2}fallbackLimits: \{search: 500.*\n/, '\n'),
+    );
     const expected = await fx.oracleIds('companies', COMPANY_FILTER);
     fx.si.resetStats();
     const [one, other] = await Promise.all([
       syncSearch(fx.deps(config), { search: 'all-companies', runId: 'share-1', dryRun: true }),
       syncSearch(fx.deps(config), { search: 'all-companies-2', runId: 'share-2', dryRun: true }),
     ]);
-    for (const run of [one, other]) expect(run).toMatchObject({ status: 'completed', unique: expected.length, throttled: 0 });
+    for (const run of [one, other])
+      expect(run).toMatchObject({ status: 'completed', unique: expected.length, throttled: 0 });
     expect(fx.si.stats('worker').served429.search).toBe(0);
   });
 
-  it('a slow CRM (HubSpot at a small limit) slows the walk instead of piling up fetched records', { timeout: 90_000 }, async () => {
-    fx = await startFixture('fill-slow-crm', { hubspot: false, salesIntel: { companies: 2000 }, account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } } });
-    // HubSpot at 30 requests per 10 s (the sink is told the same) and 100 ms per request, journeys bounded at 3:
-    // the source could hand over all 2,000 records at once, the CRM takes them over about two windows.
-    slowHubSpot = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], limits: { perTenSeconds: 30 }, faults: { latencyMs: 100 } });
-    const yaml = hubspotConfig(COMPANY_SEARCH, '  pageSize: 50\n  parallelism: 3').replace('baseUrl: ${HUBSPOT_BASE_URL}', 'baseUrl: ${HUBSPOT_BASE_URL}\n    requestsPer10s: 30');
-    const config = parseConfig(yaml, 'test.yaml', { ...fx.env, HUBSPOT_BASE_URL: slowHubSpot.url }).config;
-    const filter = COMPANY_FILTER;
-    const expected = await fx.oracleIds('companies', filter);
-    expect(expected.length).toBeGreaterThan(1500);
-    let walk: WalkStats | undefined;
-    let partitions = 0;
-    const summary = await syncSearch(fx.deps(config), {
-      search: 'all-companies', runId: 'slow-crm', onWalk: (w) => { walk = w; }, onPlan: (p) => { partitions = p.partitions.length; },
-    });
-    expect(summary).toMatchObject({ status: 'completed', created: expected.length, throttled: 0 });
-    expect(hubspotValues(slowHubSpot, 'companies', 'prospect_sync_id')).toEqual(expected);
-    expect(slowHubSpot.stats.throttled.TEN_SECONDLY_ROLLING).toBe(0);
-    expect(partitions).toBeGreaterThan(1);
-    // Each walking journey holds at most one write batch (100 records for HubSpot) and the page being fetched ahead;
-    // partitions' last batches waiting to be packed hold fewer than one write between them.
-    expect(walk!.peakJourneys).toBeLessThanOrEqual(3);
-    expect(walk!.peakUnwritten).toBeLessThan(walk!.peakJourneys * (100 + 2 * 50) + 100);
-    // The source alone would have fetched everything long before the CRM took it: here most of it waited upstream.
-    expect(walk!.peakUnwritten).toBeLessThan(expected.length / 3);
-  });
+  it(
+    'a slow CRM (HubSpot at a small limit) slows the walk instead of piling up fetched records',
+    { timeout: 90_000 },
+    async () => {
+      fx = await startFixture('fill-slow-crm', {
+        hubspot: false,
+        salesIntel: { companies: 2000 },
+        account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } },
+      });
+      // HubSpot at 30 requests per 10 s (the sink is told the same) and 100 ms per request, journeys bounded at 3:
+      // the source could hand over all 2,000 records at once, the CRM takes them over about two windows.
+      slowHubSpot = await startHubSpotEmulator({
+        port: 0,
+        accessTokens: [HUBSPOT_TOKEN],
+        limits: { perTenSeconds: 30 },
+        faults: { latencyMs: 100 },
+      });
+      const yaml = hubspotConfig(COMPANY_SEARCH, '  pageSize: 50\n  parallelism: 3').replace(
+        'baseUrl: ${HUBSPOT_BASE_URL}',
+        'baseUrl: ${HUBSPOT_BASE_URL}\n    requestsPer10s: 30',
+      );
+      const config = parseConfig(yaml, 'test.yaml', { ...fx.env, HUBSPOT_BASE_URL: slowHubSpot.url }).config;
+      const filter = COMPANY_FILTER;
+      const expected = await fx.oracleIds('companies', filter);
+      expect(expected.length).toBeGreaterThan(1500);
+      let walk: WalkStats | undefined;
+      let partitions = 0;
+      const summary = await syncSearch(fx.deps(config), {
+        search: 'all-companies',
+        runId: 'slow-crm',
+        onWalk: (w) => {
+          walk = w;
+        },
+        onPlan: (p) => {
+          partitions = p.partitions.length;
+        },
+      });
+      expect(summary).toMatchObject({ status: 'completed', created: expected.length, throttled: 0 });
+      expect(hubspotValues(slowHubSpot, 'companies', 'prospect_sync_id')).toEqual(expected);
+      expect(slowHubSpot.stats.throttled.TEN_SECONDLY_ROLLING).toBe(0);
+      expect(partitions).toBeGreaterThan(1);
+      // Each walking journey holds at most one write batch (100 records for HubSpot) and the page being fetched ahead;
+      // partitions' last batches waiting to be packed hold fewer than one write between them.
+      expect(walk!.peakJourneys).toBeLessThanOrEqual(3);
+      expect(walk!.peakUnwritten).toBeLessThan(walk!.peakJourneys * (100 + 2 * 50) + 100);
+      // The source alone would have fetched everything long before the CRM took it: here most of it waited upstream.
+      expect(walk!.peakUnwritten).toBeLessThan(expected.length / 3);
+    },
+  );
 
   it("the plan sizes its journeys for the ceiling the CRM answered, not the config's assumption", async () => {
-    fx = await startFixture('fill-plan-ceiling', { account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } }, salesIntel: { faults: { latency: { fixedMs: 200, jitterMs: 0 } } } });
+    fx = await startFixture('fill-plan-ceiling', {
+      account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } },
+      salesIntel: { faults: { latency: { fixedMs: 200, jitterMs: 0 } } },
+    });
     const config = fx.config(hubspotConfig(COMPANY_SEARCH));
     const resolved = resolveSearch(config, 'all-companies');
     const source = openSource(config, fx.redis, fx.prefix, silentLogger);
@@ -302,7 +433,9 @@ describe('journeys sized at run time', () => {
   });
 
   it('a resumed run reuses its partitions: no count request for planning', async () => {
-    fx = await startFixture('fill-resume-plan', { account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } } });
+    fx = await startFixture('fill-resume-plan', {
+      account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } },
+    });
     const config = fx.config(hubspotConfig(COMPANY_SEARCH));
     const resolved = resolveSearch(config, 'all-companies');
     const source = openSource(config, fx.redis, fx.prefix, silentLogger);
@@ -311,7 +444,11 @@ describe('journeys sized at run time', () => {
     expect(fresh.partitions.length).toBeGreaterThan(1);
     expect(fresh.countRequests).toBe(source.stats().requests.count);
     expect(fresh.countRequests).toBeGreaterThan(0);
-    const resumed = await planRun(source, config, resolved, { runId: 'plan-1', counted: fresh.counted, partitions: fresh.partitions.map((p) => ({ filter: p.filter, count: p.count })) });
+    const resumed = await planRun(source, config, resolved, {
+      runId: 'plan-1',
+      counted: fresh.counted,
+      partitions: fresh.partitions.map((p) => ({ filter: p.filter, count: p.count })),
+    });
     expect(resumed.countRequests).toBe(0);
     expect(resumed.partitions.map((p) => p.filter)).toEqual(fresh.partitions.map((p) => p.filter));
   });

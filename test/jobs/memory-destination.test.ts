@@ -8,7 +8,16 @@ import { z } from 'zod';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { RunFailedError } from '../../jobs/sync-search/run-errors.js';
 import { ConfigError } from '../../src/config/index.js';
-import { destinationPort, registerDestination, type CrmRecord, type CrmSink, type CrmValue, type DestinationPort, type ObjectTarget, type UpsertOutcome } from '../../src/crm/index.js';
+import {
+  destinationPort,
+  registerDestination,
+  type CrmRecord,
+  type CrmSink,
+  type CrmValue,
+  type DestinationPort,
+  type ObjectTarget,
+  type UpsertOutcome,
+} from '../../src/crm/index.js';
 import { SOURCE_YAML, startFixture, type Fixture } from './sync-fixture.js';
 
 /** What the in-memory CRM holds: per object, records by match key (keys compare exactly). */
@@ -41,7 +50,11 @@ function memorySink(store: Store): CrmSink {
       const outcomes = records.map((r): UpsertOutcome => {
         const existing = table.get(r.key);
         const id = existing?.id ?? `mem-${++ids}`;
-        table.set(r.key, { id, properties: { ...existing?.properties, ...r.properties }, ...(r.companyKey ? { companyKey: r.companyKey } : {}) });
+        table.set(r.key, {
+          id,
+          properties: { ...existing?.properties, ...r.properties },
+          ...(r.companyKey ? { companyKey: r.companyKey } : {}),
+        });
         return { key: r.key, status: existing ? 'updated' : 'created', crmId: id };
       });
       return Promise.resolve(outcomes);
@@ -113,7 +126,10 @@ describe('a destination registered from outside (src/crm/destinations.ts)', () =
     // The port's matchFieldKey gave both searches their match field.
     expect(config.searches.map((s) => s.matchOn.field)).toEqual(['external_id', 'external_id']);
     const companies = await fx.oracleIds('companies', { company: { headcount: { gte: 1, lte: 1000000 } } });
-    const personFilter = { company: { headcount: { gte: 1, lte: 1000000 } }, person: { seniority: { include: ['director', 'vp'] } } };
+    const personFilter = {
+      company: { headcount: { gte: 1, lte: 1000000 } },
+      person: { seniority: { include: ['director', 'vp'] } },
+    };
     const persons = await fx.oracleRecords('persons', personFilter);
     expect(companies.length).toBeGreaterThan(100);
     expect(persons.length).toBeGreaterThan(20);
@@ -139,16 +155,32 @@ describe('a destination registered from outside (src/crm/destinations.ts)', () =
     const wrongObject = yaml(ORGANIZATIONS.replace('object: Organization', 'object: Person'));
     expect(() => fx.config(wrongObject)).toThrow(ConfigError);
     expect(() => fx.config(wrongObject)).toThrow(/companies land in Organization on memory/);
-    expect(() => fx.config(yaml(ORGANIZATIONS).replace('    keyField: external_id\n', ''))).toThrow(/required \(or set externalIdField on a salesforce destination or set keyField on a memory destination\)/);
+    expect(() => fx.config(yaml(ORGANIZATIONS).replace('    keyField: external_id\n', ''))).toThrow(
+      /required \(or set externalIdField on a salesforce destination or set keyField on a memory destination\)/,
+    );
     // Its port does not say `archives`: `onLeave: archive` is refused at config time, naming the search.
-    const archiving = yaml(ORGANIZATIONS.replace('    fields: {name: name, employees: headcount}\n', '    fields: {name: name, employees: headcount}\n    onLeave: archive\n'));
+    const archiving = yaml(
+      ORGANIZATIONS.replace(
+        '    fields: {name: name, employees: headcount}\n',
+        '    fields: {name: name, employees: headcount}\n    onLeave: archive\n',
+      ),
+    );
     expect(() => fx.config(archiving)).toThrow(/searches\[0\]\.onLeave.*memory destinations cannot archive records/s);
     // A used-up allowance of this CRM stops the run for a later retry, as the built-in CRMs' do.
-    expect(new RunFailedError('organizations', { code: 'memory_quota_used', message: 'quota' }).retryAfterMs).toBeGreaterThan(0);
+    expect(
+      new RunFailedError('organizations', { code: 'memory_quota_used', message: 'quota' }).retryAfterMs,
+    ).toBeGreaterThan(0);
   });
 
   it('a type is registered once; a type no port knows is a config error', () => {
-    expect(() => registerDestination(memoryDestination)).toThrow(expect.objectContaining({ code: 'config_invalid', message: "a destination type 'memory' is already registered" }));
-    expect(() => destinationPort('nowhere')).toThrow(expect.objectContaining({ code: 'config_invalid', message: "no destination type 'nowhere' is registered (known: hubspot, salesforce, memory)" }));
+    expect(() => registerDestination(memoryDestination)).toThrow(
+      expect.objectContaining({ code: 'config_invalid', message: "a destination type 'memory' is already registered" }),
+    );
+    expect(() => destinationPort('nowhere')).toThrow(
+      expect.objectContaining({
+        code: 'config_invalid',
+        message: "no destination type 'nowhere' is registered (known: hubspot, salesforce, memory)",
+      }),
+    );
   });
 });

@@ -9,7 +9,14 @@ import { syncSearch } from '../../jobs/sync-search.js';
 import { reviewLeavers } from '../../jobs/sync-search/index.js';
 import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
-import { COMPANY_FILTER, companySearch, hubspotConfig, salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  companySearch,
+  hubspotConfig,
+  salesforceConfigHead,
+  startFixture,
+  type Fixture,
+} from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 let sf: SalesforceEmulator | undefined;
@@ -23,18 +30,28 @@ afterEach(async () => {
 const OUT = 2_000_000; // above the search's headcount range: the company leaves the filter
 
 function searchYaml(extra = ''): string {
-  return companySearch('icp', `    list: {name: ICP}
+  return companySearch(
+    'icp',
+    `    list: {name: ICP}
     onLeave: archive
-${extra}`);
+${extra}`,
+  );
 }
 
 /** The live HubSpot company with this match key, if any. */
-function liveCompany(hubspot: HubSpotEmulator, key: string): { id: string; properties: Record<string, string> } | undefined {
-  return [...(hubspot.state.tables.get('companies')?.objects.values() ?? [])].find((o) => o.properties.prospect_sync_id === key);
+function liveCompany(
+  hubspot: HubSpotEmulator,
+  key: string,
+): { id: string; properties: Record<string, string> } | undefined {
+  return [...(hubspot.state.tables.get('companies')?.objects.values() ?? [])].find(
+    (o) => o.properties.prospect_sync_id === key,
+  );
 }
 
 function archivedCompanies(hubspot: HubSpotEmulator, key: string): string[] {
-  return [...(hubspot.state.tables.get('companies')?.archived.values() ?? [])].filter((o) => o.properties.prospect_sync_id === key).map((o) => o.id);
+  return [...(hubspot.state.tables.get('companies')?.archived.values() ?? [])]
+    .filter((o) => o.properties.prospect_sync_id === key)
+    .map((o) => o.id);
 }
 
 function listIds(hubspot: HubSpotEmulator): string[] {
@@ -58,7 +75,10 @@ describe('mirror: onLeave archive on HubSpot', () => {
 
     expect(await run('a2')).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0 });
     // Neither a capped run nor an aborted one counts as the second absence.
-    const capped = await syncSearch(f.deps(f.config(hubspotConfig(searchYaml('    maxRecords: 20')))), { search: 'icp', runId: 'a-capped' });
+    const capped = await syncSearch(f.deps(f.config(hubspotConfig(searchYaml('    maxRecords: 20')))), {
+      search: 'icp',
+      runId: 'a-capped',
+    });
     expect(capped).toMatchObject({ status: 'completed', limitedBy: 'max_records' });
     expect((await run('a-aborted', { signal: AbortSignal.abort() })).status).not.toBe('completed');
     expect(liveCompany(hubspot, leaver)?.id).toBe(first.id);
@@ -66,7 +86,13 @@ describe('mirror: onLeave archive on HubSpot', () => {
 
     expect(await run('a-dry', { dryRun: true })).toMatchObject({ status: 'completed', left: 1, leaveActions: 1 });
     expect(hubspot.stats.byRoute.archive ?? 0).toBe(0);
-    expect(await run('a3')).toMatchObject({ status: 'completed', entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
+    expect(await run('a3')).toMatchObject({
+      status: 'completed',
+      entered: 0,
+      left: 1,
+      leaveActions: 1,
+      leaversPending: 0,
+    });
     expect(liveCompany(hubspot, leaver)).toBeUndefined();
     expect(archivedCompanies(hubspot, leaver)).toEqual([first.id]);
     expect(listIds(hubspot)).not.toContain(first.id);
@@ -91,17 +117,27 @@ describe('mirror: onLeave archive on HubSpot', () => {
     const hubspot = f.hubspot!;
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
     const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
-    expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'g1' })).toMatchObject({ status: 'completed', entered: ids.length });
+    expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'g1' })).toMatchObject({
+      status: 'completed',
+      entered: ids.length,
+    });
     const half = ids.slice(0, Math.floor(ids.length / 2));
     for (const id of half) f.si.setCompanyHeadcount(id, OUT);
     const guarded = await syncSearch(f.deps(config), { search: 'icp', runId: 'g2' });
-    expect(guarded).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length });
+    expect(guarded).toMatchObject({
+      status: 'completed',
+      left: half.length,
+      leaveActions: 0,
+      leaversPending: half.length,
+    });
     expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     expect(half.every((id) => liveCompany(hubspot, id) !== undefined)).toBe(true);
     expect(hubspot.stats.byRoute.archive ?? 0).toBe(0);
 
     expect((await reviewLeavers(f.deps(config), 'icp', true)).applied).toEqual({ acted: half.length, pending: 0 });
-    expect(half.every((id) => liveCompany(hubspot, id) === undefined && archivedCompanies(hubspot, id).length === 1)).toBe(true);
+    expect(
+      half.every((id) => liveCompany(hubspot, id) === undefined && archivedCompanies(hubspot, id).length === 1),
+    ).toBe(true);
     expect(ids.slice(half.length).every((id) => liveCompany(hubspot, id) !== undefined)).toBe(true);
   }, 120_000);
 });
@@ -128,7 +164,8 @@ describe('mirror: onLeave archive on Salesforce', () => {
     onLeave: archive
 `);
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    const run = (runId: string, extra: object = {}) => syncSearch(f.deps(config), { search: 'accounts', runId, ...extra });
+    const run = (runId: string, extra: object = {}) =>
+      syncSearch(f.deps(config), { search: 'accounts', runId, ...extra });
     const account = (key: string) => org.state.findBy('Account', 'Prospect_Sync_Id__c', key)[0];
 
     expect(await run('s1')).toMatchObject({ status: 'completed', entered: ids.length, created: ids.length });

@@ -19,15 +19,23 @@ afterEach(async () => {
 const OUT = 2_000_000; // above the search's headcount range: the company leaves the filter
 
 function searchYaml(extra = ''): string {
-  return companySearch('icp', `    list: {name: ICP}
+  return companySearch(
+    'icp',
+    `    list: {name: ICP}
     onLeave: removeFromList
-${extra}`);
+${extra}`,
+  );
 }
 
 /** The match keys (prospect_sync_id) of the emulator's list "ICP" members. */
 function listKeys(hubspot: HubSpotEmulator): string[] {
   const list = hubspot.state.lists.byNameOf('ICP', '0-2');
-  const byId = new Map([...(hubspot.state.tables.get('companies')?.objects.values() ?? [])].map((o) => [o.id, o.properties.prospect_sync_id]));
+  const byId = new Map(
+    [...(hubspot.state.tables.get('companies')?.objects.values() ?? [])].map((o) => [
+      o.id,
+      o.properties.prospect_sync_id,
+    ]),
+  );
   return [...(list?.members.keys() ?? [])].map((id) => byId.get(id) ?? `unknown ${id}`).sort();
 }
 
@@ -42,7 +50,12 @@ describe('mirror: a HubSpot list per search', () => {
     const config = f.config(hubspotConfig(searchYaml()));
     const run = (runId: string) => syncSearch(f.deps(config), { search: 'icp', runId });
 
-    expect(await run('r1')).toMatchObject({ status: 'completed', entered: ids.length, listAdded: ids.length, listRemoved: 0 });
+    expect(await run('r1')).toMatchObject({
+      status: 'completed',
+      entered: ids.length,
+      listAdded: ids.length,
+      listRemoved: 0,
+    });
     expect(listKeys(hubspot)).toEqual(ids);
 
     const leaver = ids[0]!;
@@ -50,7 +63,15 @@ describe('mirror: a HubSpot list per search', () => {
     // One absence is not enough: still in the list.
     expect(await run('r2')).toMatchObject({ status: 'completed', entered: 0, left: 0, listAdded: 0, listRemoved: 0 });
     expect(listKeys(hubspot)).toEqual(ids);
-    expect(await run('r3')).toMatchObject({ status: 'completed', entered: 0, left: 1, leaveActions: 1, leaversPending: 0, listAdded: 0, listRemoved: 1 });
+    expect(await run('r3')).toMatchObject({
+      status: 'completed',
+      entered: 0,
+      left: 1,
+      leaveActions: 1,
+      leaversPending: 0,
+      listAdded: 0,
+      listRemoved: 1,
+    });
     expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== leaver));
 
     const writes = listWrites(hubspot);
@@ -74,11 +95,22 @@ describe('mirror: a HubSpot list per search', () => {
     const dry = await syncSearch(f.deps(config), { search: 'icp', runId: 'g2-dry', dryRun: true });
     expect(dry).toMatchObject({ left: half.length, leaversPending: half.length, listAdded: 0, listRemoved: 0 });
     const guarded = await run('g2');
-    expect(guarded).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length, listAdded: 0, listRemoved: 0 });
+    expect(guarded).toMatchObject({
+      status: 'completed',
+      left: half.length,
+      leaveActions: 0,
+      leaversPending: half.length,
+      listAdded: 0,
+      listRemoved: 0,
+    });
     expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     expect(listKeys(hubspot)).toEqual(ids);
 
-    expect((await reviewLeavers(f.deps(config), 'icp', true)).applied).toEqual({ acted: half.length, pending: 0, listRemoved: half.length });
+    expect((await reviewLeavers(f.deps(config), 'icp', true)).applied).toEqual({
+      acted: half.length,
+      pending: 0,
+      listRemoved: half.length,
+    });
     const rest = ids.filter((id) => !half.includes(id));
     expect(listKeys(hubspot)).toEqual(rest);
 
@@ -99,7 +131,10 @@ describe('mirror: a HubSpot list per search', () => {
     // A membership kept before the search had a list: every member is "not in the list yet".
     f.si.setCompanyHeadcount(outsider, OUT);
     const before = f.config(hubspotConfig(companySearch('icp', '    leave: {confirmRuns: 1}')));
-    expect(await syncSearch(f.deps(before), { search: 'icp', runId: 'f1' })).toMatchObject({ status: 'completed', entered: ids.length - 1 });
+    expect(await syncSearch(f.deps(before), { search: 'icp', runId: 'f1' })).toMatchObject({
+      status: 'completed',
+      entered: ids.length - 1,
+    });
 
     const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
     const run = (runId: string, dryRun = false) => syncSearch(f.deps(config), { search: 'icp', runId, dryRun });
@@ -110,7 +145,14 @@ describe('mirror: a HubSpot list per search', () => {
     expect(hubspot.state.lists.byNameOf('ICP', '0-2')).toBeUndefined();
     const real = await run('f2');
     expect(pick(dry)).toEqual(pick(real));
-    expect(pick(real)).toEqual({ entered: 1, left: 1, leaveActions: 1, leaversPending: 0, listAdded: ids.length - 1, listRemoved: 0 });
+    expect(pick(real)).toEqual({
+      entered: 1,
+      left: 1,
+      leaveActions: 1,
+      leaversPending: 0,
+      listAdded: ids.length - 1,
+      listRemoved: 0,
+    });
     expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== leaver));
 
     // A listed member leaves and the leaver re-enters.
@@ -122,7 +164,14 @@ describe('mirror: a HubSpot list per search', () => {
     expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== leaver));
     const real2 = await run('f3');
     expect(pick(dry2)).toEqual(pick(real2));
-    expect(pick(real2)).toEqual({ entered: 1, left: 1, leaveActions: 1, leaversPending: 0, listAdded: 1, listRemoved: 1 });
+    expect(pick(real2)).toEqual({
+      entered: 1,
+      left: 1,
+      leaveActions: 1,
+      leaversPending: 0,
+      listAdded: 1,
+      listRemoved: 1,
+    });
     expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== second));
   });
 
@@ -133,7 +182,14 @@ describe('mirror: a HubSpot list per search', () => {
     const ids = (await f.oracleIds('companies', COMPANY_FILTER)).map(String).sort();
     const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
     const run = (runId: string, dryRun = false) => syncSearch(f.deps(config), { search: 'icp', runId, dryRun });
-    const pick = (s: RunSummary) => ({ entered: s.entered, left: s.left, leaveActions: s.leaveActions, leaversPending: s.leaversPending, listAdded: s.listAdded, listRemoved: s.listRemoved });
+    const pick = (s: RunSummary) => ({
+      entered: s.entered,
+      left: s.left,
+      leaveActions: s.leaveActions,
+      leaversPending: s.leaversPending,
+      listAdded: s.listAdded,
+      listRemoved: s.listRemoved,
+    });
     expect(await run('p1')).toMatchObject({ listAdded: ids.length });
     const half = ids.slice(0, Math.floor(ids.length / 2));
     for (const id of half) f.si.setCompanyHeadcount(id, OUT);
@@ -145,7 +201,14 @@ describe('mirror: a HubSpot list per search', () => {
     const dry = await run('p3-dry', true);
     const real = await run('p3');
     expect(pick(dry)).toEqual(pick(real));
-    expect(pick(real)).toEqual({ entered: back.length, left: 0, leaveActions: 1, leaversPending: 0, listAdded: 0, listRemoved: 1 });
+    expect(pick(real)).toEqual({
+      entered: back.length,
+      left: 0,
+      leaveActions: 1,
+      leaversPending: 0,
+      listAdded: 0,
+      listRemoved: 1,
+    });
     expect(listKeys(hubspot)).toEqual(ids.filter((id) => id !== stillOut));
   });
 
@@ -153,6 +216,8 @@ describe('mirror: a HubSpot list per search', () => {
     const text = hubspotConfig(searchYaml());
     const env = Object.fromEntries([...text.matchAll(/\$\{([A-Z_]+)\}/g)].map((m) => [m[1]!, 'http://127.0.0.1:1']));
     expect(parseConfig(text, 'x.yaml', env).config.searches[0]?.list).toEqual({ name: 'ICP' });
-    expect(() => parseConfig(text.replace('    list: {name: ICP}\n', ''), 'x.yaml', env)).toThrow(/onLeave: removeFromList needs a list/);
+    expect(() => parseConfig(text.replace('    list: {name: ICP}\n', ''), 'x.yaml', env)).toThrow(
+      /onLeave: removeFromList needs a list/,
+    );
   });
 });

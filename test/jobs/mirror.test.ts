@@ -6,7 +6,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { reviewLeavers } from '../../jobs/sync-search/index.js';
 import type { HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
-import { COMPANY_FILTER, companySearch, HUBSPOT_TOKEN, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  companySearch,
+  HUBSPOT_TOKEN,
+  hubspotConfig,
+  startFixture,
+  type Fixture,
+} from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -17,16 +24,23 @@ afterEach(async () => {
 const OUT = 2_000_000; // above the search's headcount range: the company leaves the filter
 
 function searchYaml(extra: string): string {
-  return companySearch('icp', `      si_in_search: {value: true}
+  return companySearch(
+    'icp',
+    `      si_in_search: {value: true}
     onLeave:
       setFields: {si_in_search: false, si_left_at: $now}
-${extra}`);
+${extra}`,
+  );
 }
 
 async function createProperties(hubspot: HubSpotEmulator): Promise<void> {
-  for (const [name, type, fieldType] of [['si_in_search', 'bool', 'booleancheckbox'], ['si_left_at', 'string', 'text']]) {
+  for (const [name, type, fieldType] of [
+    ['si_in_search', 'bool', 'booleancheckbox'],
+    ['si_left_at', 'string', 'text'],
+  ]) {
     const res = await fetch(`${hubspot.url}/crm/v3/properties/companies`, {
-      method: 'POST', headers: { authorization: `Bearer ${HUBSPOT_TOKEN}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${HUBSPOT_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name, label: name, type, fieldType, groupName: 'companyinformation' }),
     });
     expect(res.status).toBe(201);
@@ -48,7 +62,13 @@ describe('mirror', () => {
     const config = f.config(hubspotConfig(searchYaml('')));
     const run = (runId: string, extra: object = {}) => syncSearch(f.deps(config), { search: 'icp', runId, ...extra });
 
-    expect(await run('r1')).toMatchObject({ status: 'completed', entered: ids.length, left: 0, leaveActions: 0, leaversPending: 0 });
+    expect(await run('r1')).toMatchObject({
+      status: 'completed',
+      entered: ids.length,
+      left: 0,
+      leaveActions: 0,
+      leaversPending: 0,
+    });
     const leaver = ids[0]!;
     f.si.setCompanyHeadcount(leaver, OUT);
 
@@ -64,7 +84,14 @@ describe('mirror', () => {
     expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
 
     // A dry run forecasts exactly what the next run does, and changes nothing (membership, CRM).
-    expect(await run('r-dry', { dryRun: true })).toMatchObject({ status: 'completed', dryRun: true, entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
+    expect(await run('r-dry', { dryRun: true })).toMatchObject({
+      status: 'completed',
+      dryRun: true,
+      entered: 0,
+      left: 1,
+      leaveActions: 1,
+      leaversPending: 0,
+    });
     expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
     const third = await run('r3');
     expect(third).toMatchObject({ status: 'completed', entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
@@ -96,7 +123,12 @@ describe('mirror', () => {
     expect(dry).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length });
     expect(dry.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     const guarded = await run('g2');
-    expect(guarded).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length });
+    expect(guarded).toMatchObject({
+      status: 'completed',
+      left: half.length,
+      leaveActions: 0,
+      leaversPending: half.length,
+    });
     expect(guarded.warnings?.first.some((line) => line.startsWith('leave guard'))).toBe(true);
     expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
@@ -115,7 +147,12 @@ describe('mirror', () => {
     const rest = ids.slice(half.length);
     for (const id of rest) f.si.setCompanyHeadcount(id, OUT);
     const none = await run('g4');
-    expect(none).toMatchObject({ status: 'completed', left: rest.length, leaveActions: 0, leaversPending: rest.length });
+    expect(none).toMatchObject({
+      status: 'completed',
+      left: rest.length,
+      leaveActions: 0,
+      leaversPending: rest.length,
+    });
     expect(none.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     expect(rest.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
   }, 120_000);
@@ -126,12 +163,22 @@ describe('mirror', () => {
     await createProperties(f.hubspot!);
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
     // Small pages walked one at a time: the stop after the first committed batch lands while most pages are unfetched.
-    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}'), '  pageSize: 10\n  parallelism: 1'));
-    expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'p1' })).toMatchObject({ status: 'completed', entered: ids.length });
+    const config = f.config(
+      hubspotConfig(searchYaml('    leave: {confirmRuns: 1}'), '  pageSize: 10\n  parallelism: 1'),
+    );
+    expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'p1' })).toMatchObject({
+      status: 'completed',
+      entered: ids.length,
+    });
     expect(ids.length).toBeGreaterThan(40);
     // The second run stops after its first committed batch, then resumes (same run id) and completes.
     const stop = new AbortController();
-    const cut = await syncSearch(f.deps(config), { search: 'icp', runId: 'p2', signal: stop.signal, onProgress: () => stop.abort() });
+    const cut = await syncSearch(f.deps(config), {
+      search: 'icp',
+      runId: 'p2',
+      signal: stop.signal,
+      onProgress: () => stop.abort(),
+    });
     expect(cut).toMatchObject({ status: 'failed', stopReason: 'aborted' });
     expect(cut.fetched).toBeLessThan(ids.length);
     const resumed = await syncSearch(f.deps(config), { search: 'icp', runId: 'p2' });
@@ -146,7 +193,10 @@ describe('mirror', () => {
     await createProperties(hubspot);
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
     const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
-    expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'x1' })).toMatchObject({ status: 'completed', entered: ids.length });
+    expect(await syncSearch(f.deps(config), { search: 'icp', runId: 'x1' })).toMatchObject({
+      status: 'completed',
+      entered: ids.length,
+    });
     f.si.setCompanyHeadcount(ids[0]!, OUT);
     // The portal refuses this record's write (a validation rule, say): the preflight cannot know that.
     hubspot.faults.reject.values.add(ids[0]!);

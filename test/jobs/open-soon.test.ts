@@ -21,7 +21,9 @@ describe('openSoon', () => {
 
   it('a failure surfaces where it is awaited, and is no unhandled rejection where it is not', async () => {
     const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown): void => { unhandled.push(reason); };
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
     process.on('unhandledRejection', onUnhandled);
     try {
       const failing = openSoon(() => Promise.reject(new Error('bad credentials')));

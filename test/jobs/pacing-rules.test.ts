@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { END_GAME_MAX_UNWRITTEN, endGameJourneys } from '../../jobs/sync-search/pacing/end-game.js';
 import { sizeJourneys, type SizingInput } from '../../jobs/sync-search/pacing/size-journeys.js';
-import { firstJourneyCap, growJourneys, SLOW_START_JOURNEYS, type GrowthInput } from '../../jobs/sync-search/pacing/slow-start.js';
+import {
+  firstJourneyCap,
+  growJourneys,
+  SLOW_START_JOURNEYS,
+  type GrowthInput,
+} from '../../jobs/sync-search/pacing/slow-start.js';
 import { MovingPercentile } from '../../src/source/search-timings.js';
 
-const base: SizingInput = { limit: 500, windowMs: 60_000, activeRuns: 1, fetchMs: 225, writeMs: 0, max: 256, headroom: 1.25 };
+const base: SizingInput = {
+  limit: 500,
+  windowMs: 60_000,
+  activeRuns: 1,
+  fetchMs: 225,
+  writeMs: 0,
+  max: 256,
+  headroom: 1.25,
+};
 
-describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => {
+describe("sizeJourneys (Little's law: rate x time per page x headroom)", () => {
   it('sizes from the limit per window and the page latency', () => {
     // A whole-second window's grants go out in all of it but the second its Reset's rounding may hold back:
     // 500 / 59 s = 8.47 pages/s x 0.225 s x 1.25 = 2.38 -> 3
@@ -30,7 +43,9 @@ describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => 
   });
 
   it('takes the slower of page latency and write time per page', () => {
-    expect(sizeJourneys({ ...base, limit: 2000, fetchMs: 50, writeMs: 225 })).toBe(sizeJourneys({ ...base, limit: 2000, fetchMs: 225 }));
+    expect(sizeJourneys({ ...base, limit: 2000, fetchMs: 50, writeMs: 225 })).toBe(
+      sizeJourneys({ ...base, limit: 2000, fetchMs: 225 }),
+    );
   });
 
   it('sizes for the pace of a stage that queues (the CRM), never above the share', () => {
@@ -48,7 +63,9 @@ describe('sizeJourneys (Little\'s law: rate x time per page x headroom)', () => 
     expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000, ceilingPagesPerSecond: 19 })).toBe(11);
     expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000 })).toBe(48);
     // a measured queueing pace below it binds; a ceiling above the share changes nothing
-    expect(sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000, ceilingPagesPerSecond: 19, queuedPagesPerSecond: 10 })).toBe(3);
+    expect(
+      sizeJourneys({ ...base, limit: 10_000, windowMs: 60_000, ceilingPagesPerSecond: 19, queuedPagesPerSecond: 10 }),
+    ).toBe(3);
     expect(sizeJourneys({ ...base, ceilingPagesPerSecond: 1000 })).toBe(sizeJourneys(base));
     expect(sizeJourneys({ ...base, ceilingPagesPerSecond: null })).toBe(sizeJourneys(base));
   });
@@ -76,19 +93,27 @@ describe('MovingPercentile', () => {
 });
 
 describe('growJourneys (slow start: the cap on journeys per step)', () => {
-  const step: GrowthInput = { cap: SLOW_START_JOURNEYS, demand: 200, max: 256, crmBinds: false, stepWriteMs: 30, fetchMs: 225, quickWriteMs: 20 };
+  const step: GrowthInput = {
+    cap: SLOW_START_JOURNEYS,
+    demand: 200,
+    max: 256,
+    crmBinds: false,
+    stepWriteMs: 30,
+    fetchMs: 225,
+    quickWriteMs: 20,
+  };
 
   it('doubles while the writes keep up, up to the bound, and not beyond what the sizing asks for', () => {
     let cap = SLOW_START_JOURNEYS;
     const caps: number[] = [];
-    for (let i = 0; i < 8; i++) caps.push(cap = growJourneys({ ...step, cap }));
+    for (let i = 0; i < 8; i++) caps.push((cap = growJourneys({ ...step, cap })));
     expect(caps).toEqual([8, 16, 32, 64, 128, 256, 256, 256]);
     // the sizing asks for no more than the cap: no growth (the figure in use is the demand)
     expect(growJourneys({ ...step, cap: 16, demand: 12 })).toBe(16);
     expect(growJourneys({ ...step, cap: 16, max: 20 })).toBe(20);
   });
 
-  it('holds when the step\'s writes waited, or when no write was timed', () => {
+  it("holds when the step's writes waited, or when no write was timed", () => {
     // 600 ms a page (the step's p90): above the page latency and twice the quick writes (a governor made them wait)
     expect(growJourneys({ ...step, cap: 16, stepWriteMs: 600 })).toBe(16);
     expect(growJourneys({ ...step, cap: 16, stepWriteMs: null })).toBe(16);
@@ -96,7 +121,7 @@ describe('growJourneys (slow start: the cap on journeys per step)', () => {
     expect(growJourneys({ ...step, cap: 16, stepWriteMs: 200, quickWriteMs: 150 })).toBe(32);
   });
 
-  it('falls to the CRM\'s pace when the CRM binds, and never below one', () => {
+  it("falls to the CRM's pace when the CRM binds, and never below one", () => {
     expect(growJourneys({ ...step, cap: 64, crmBinds: true, demand: 6 })).toBe(6);
     expect(growJourneys({ ...step, cap: 4, crmBinds: true, demand: 6 })).toBe(4);
     expect(growJourneys({ ...step, cap: 4, crmBinds: true, demand: 0 })).toBe(1);
@@ -145,7 +170,17 @@ describe("endGameJourneys (the run's last window)", () => {
     // HubSpot at 190 / 10 s takes 19 pages/s: above the API's 9.2, the end game applies
     expect(endGameJourneys({ ...rate, ceilingPagesPerSecond: 19, remainingPages: 40, partitionsLeft: 6 })).toBe(6);
     // 2,000 searches per min (37 pages/s in a window's grantable part) into the same portal: the CRM binds
-    expect(endGameJourneys({ limit: 2000, windowMs: 60_000, activeRuns: 1, ceilingPagesPerSecond: 19, remainingPages: 400, partitionsLeft: 30, recordsPerJourney: 200 })).toBe(0);
+    expect(
+      endGameJourneys({
+        limit: 2000,
+        windowMs: 60_000,
+        activeRuns: 1,
+        ceilingPagesPerSecond: 19,
+        remainingPages: 400,
+        partitionsLeft: 30,
+        recordsPerJourney: 200,
+      }),
+    ).toBe(0);
   });
 
   it('never more journeys than hold END_GAME_MAX_UNWRITTEN records between them (a fast package into Bulk API 2.0)', () => {

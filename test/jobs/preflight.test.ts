@@ -48,7 +48,12 @@ const leads = (name: string, fields: string): string => `${salesforceConfigHead(
 `;
 
 /** Runs `search` and returns its summary with the search tokens and search requests the API saw meanwhile. */
-async function spent(yaml: string, search: string, dryRun: boolean, env: Record<string, string> = {}): Promise<{ summary: RunSummary; tokens: number; searches: number }> {
+async function spent(
+  yaml: string,
+  search: string,
+  dryRun: boolean,
+  env: Record<string, string> = {},
+): Promise<{ summary: RunSummary; tokens: number; searches: number }> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, fx.env[k]!]));
   Object.assign(fx.env, env);
   try {
@@ -56,7 +61,11 @@ async function spent(yaml: string, search: string, dryRun: boolean, env: Record<
     const before = fx.si.stats('worker');
     const summary = await syncSearch(fx.deps(config), { search, runId: `${search}-1`, dryRun });
     const after = fx.si.stats('worker');
-    return { summary, tokens: after.tokensCharged - before.tokensCharged, searches: after.operations.search - before.operations.search };
+    return {
+      summary,
+      tokens: after.tokensCharged - before.tokensCharged,
+      searches: after.operations.search - before.operations.search,
+    };
   } finally {
     Object.assign(fx.env, saved);
   }
@@ -64,20 +73,38 @@ async function spent(yaml: string, search: string, dryRun: boolean, env: Record<
 
 describe('a bad CRM setup spends no search token', () => {
   it('a dry run with a wrong HubSpot token fails crm_auth_failed before any search request', async () => {
-    const { summary, tokens, searches } = await spent(hubspotConfig(companies('bad-token', '{name: name}')), 'bad-token', true, { HUBSPOT_TOKEN: 'not-the-token' });
-    expect(summary).toMatchObject({ status: 'failed', dryRun: true, fetched: 0, tokensSpent: 0, error: { code: 'crm_auth_failed' } });
+    const { summary, tokens, searches } = await spent(
+      hubspotConfig(companies('bad-token', '{name: name}')),
+      'bad-token',
+      true,
+      { HUBSPOT_TOKEN: 'not-the-token' },
+    );
+    expect(summary).toMatchObject({
+      status: 'failed',
+      dryRun: true,
+      fetched: 0,
+      tokensSpent: 0,
+      error: { code: 'crm_auth_failed' },
+    });
     expect(tokens).toBe(0);
     expect(searches).toBe(0);
     expect(JSON.stringify(summary)).not.toContain('not-the-token');
   });
 
   it('a dry run mapping a missing, a read-only and a mistyped HubSpot property fails naming each, before any search', async () => {
-    const fields = '{name: name, no_such_property: domain, hs_object_id: id, numberofemployees: {from: name, transform: lowercase}}';
-    const { summary, tokens, searches } = await spent(hubspotConfig(companies('bad-fields', fields)), 'bad-fields', true);
+    const fields =
+      '{name: name, no_such_property: domain, hs_object_id: id, numberofemployees: {from: name, transform: lowercase}}';
+    const { summary, tokens, searches } = await spent(
+      hubspotConfig(companies('bad-fields', fields)),
+      'bad-fields',
+      true,
+    );
     expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
     expect(summary.error?.message).toMatch(/companies\.no_such_property does not exist/);
     expect(summary.error?.message).toMatch(/companies\.hs_object_id is read-only/);
-    expect(summary.error?.message).toMatch(/companies\.numberofemployees is of type number; path name \(transform lowercase\) does not fit/);
+    expect(summary.error?.message).toMatch(
+      /companies\.numberofemployees is of type number; path name \(transform lowercase\) does not fit/,
+    );
     expect(summary.error?.message).not.toMatch(/companies\.name\b/);
     expect(tokens).toBe(0);
     expect(searches).toBe(0);
@@ -91,7 +118,9 @@ describe('a bad CRM setup spends no search token', () => {
     expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
     expect(summary.error?.message).toMatch(/companies\.si_gone \(onLeave\.setFields\) does not exist/);
     expect(summary.error?.message).toMatch(/companies\.hs_object_id \(onLeave\.setFields\) is read-only/);
-    expect(summary.error?.message).toMatch(/companies\.numberofemployees is of type number; onLeave value "\$now" \(a date-time\) does not fit it/);
+    expect(summary.error?.message).toMatch(
+      /companies\.numberofemployees is of type number; onLeave value "\$now" \(a date-time\) does not fit it/,
+    );
     // $now fits a text property; null clears any.
     expect(summary.error?.message).not.toMatch(/description|founded_year/);
     expect(tokens).toBe(0);
@@ -114,20 +143,31 @@ describe('a bad CRM setup spends no search token', () => {
     const { summary, tokens, searches } = await spent(yaml, 'sf-bad-leave', false);
     expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
     expect(summary.error?.message).toMatch(/field Account\.In_Search__c \(onLeave\.setFields\) does not exist/);
-    expect(summary.error?.message).toMatch(/field Account\.NumberOfEmployees is of type int; onLeave value "\$now" \(a date-time\) does not fit it/);
+    expect(summary.error?.message).toMatch(
+      /field Account\.NumberOfEmployees is of type int; onLeave value "\$now" \(a date-time\) does not fit it/,
+    );
     expect(summary.error?.message).not.toMatch(/Description/);
     expect(tokens).toBe(0);
     expect(searches).toBe(0);
   });
 
   it('a dry run with a wrong Salesforce secret fails crm_auth_failed before any search request', async () => {
-    const { summary, tokens } = await spent(leads('sf-bad-secret', '{LastName: lastName, Company: {value: Unknown}}'), 'sf-bad-secret', true, { SF_CLIENT_SECRET: 'not-the-sf-secret' });
+    const { summary, tokens } = await spent(
+      leads('sf-bad-secret', '{LastName: lastName, Company: {value: Unknown}}'),
+      'sf-bad-secret',
+      true,
+      { SF_CLIENT_SECRET: 'not-the-sf-secret' },
+    );
     expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
     expect(tokens).toBe(0);
   });
 
   it('a Lead search without a value for the required Company, or mapping Lead.Country, fails naming the field', async () => {
-    const { summary, tokens } = await spent(leads('sf-no-company', '{LastName: lastName, Country: country}'), 'sf-no-company', true);
+    const { summary, tokens } = await spent(
+      leads('sf-no-company', '{LastName: lastName, Country: country}'),
+      'sf-no-company',
+      true,
+    );
     expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
     expect(summary.error?.message).toMatch(/field Lead\.Country does not exist/);
     expect(summary.error?.message).toMatch(/field Lead\.Company is required on create and has no mapping/);
@@ -143,15 +183,22 @@ describe('mapping constants land in the CRM', () => {
     const fields = '{name: name, description: {value: "Imported by prospect-sync"}, founded_year: {value: 1999}}';
     const { summary } = await spent(hubspotConfig(companies('constants', fields)), 'constants', false);
     expect(summary).toMatchObject({ status: 'completed', created: expected.length, rejected: 0 });
-    const landed = [...fx.hubspot!.state.tables.get('companies')!.objects.values()].filter((o) => o.properties.constants_id);
+    const landed = [...fx.hubspot!.state.tables.get('companies')!.objects.values()].filter(
+      (o) => o.properties.constants_id,
+    );
     expect(landed.map((o) => o.properties.constants_id).sort()).toEqual(expected);
-    for (const o of landed) expect(o.properties).toMatchObject({ description: 'Imported by prospect-sync', founded_year: '1999' });
+    for (const o of landed)
+      expect(o.properties).toMatchObject({ description: 'Imported by prospect-sync', founded_year: '1999' });
   });
 
   it('Salesforce: Leads land with the constant Company the API has no value for', async () => {
     const expected = await fx.oracleIds('persons', FILTER);
     expect(expected.length).toBeGreaterThan(3);
-    const { summary } = await spent(leads('sf-leads', '{LastName: lastName, Company: {value: Unknown, overwrite: never}}'), 'sf-leads', false);
+    const { summary } = await spent(
+      leads('sf-leads', '{LastName: lastName, Company: {value: Unknown, overwrite: never}}'),
+      'sf-leads',
+      false,
+    );
     expect(summary).toMatchObject({ status: 'completed', created: expected.length, rejected: 0 });
     const landed = sf.state.all('Lead');
     expect(landed.map((r) => String(r.Prospect_Sync_Id__c)).sort()).toEqual(expected);

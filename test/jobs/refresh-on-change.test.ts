@@ -21,10 +21,16 @@ const DAY = 24 * 3600_000;
 const MAX_AGE_DAYS = 5;
 
 function refreshYaml(source = ''): string {
-  return hubspotConfig(companySearch('icp', `      numberofemployees: headcount
+  return hubspotConfig(
+    companySearch(
+      'icp',
+      `      numberofemployees: headcount
     refresh: {mode: changed, maxAgeDays: ${MAX_AGE_DAYS}, maxCounts: 20}
     leave: {confirmRuns: 1}
-`), source);
+`,
+    ),
+    source,
+  );
 }
 
 function companyProps(f: Fixture, id: string): Record<string, string | null | undefined> | undefined {
@@ -51,7 +57,12 @@ describe('refresh on change', () => {
     const run = (runId: string) => syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId });
 
     const first = await run('c1');
-    expect(first).toMatchObject({ status: 'completed', tokensSpent: ids.length, entered: ids.length, refresh: { mode: 'changed', kept: 0, rebuilt: 'first', fullTokens: ids.length } });
+    expect(first).toMatchObject({
+      status: 'completed',
+      tokensSpent: ids.length,
+      entered: ids.length,
+      refresh: { mode: 'changed', kept: 0, rebuilt: 'first', fullTokens: ids.length },
+    });
     const built = await registryOf(f);
     expect(built.partitions.length).toBeGreaterThan(5);
     expect(built.partitions.length).toBeLessThanOrEqual(20);
@@ -68,7 +79,10 @@ describe('refresh on change', () => {
     const after = await registryOf(f);
     const share = after.partitions.filter((p) => p.walkedAt === now);
     const holding = built.partitions.filter((p) => p.count > 0).length;
-    expect(second.refresh).toMatchObject({ kept: built.partitions.length, walked: { changed: 0, new: 0, stale: Math.ceil(holding / MAX_AGE_DAYS) } });
+    expect(second.refresh).toMatchObject({
+      kept: built.partitions.length,
+      walked: { changed: 0, new: 0, stale: Math.ceil(holding / MAX_AGE_DAYS) },
+    });
     expect(share).toHaveLength(second.refresh!.walked.stale);
     // Tokens: exactly the share's records, well below a full walk.
     expect(second.tokensSpent).toBe(share.reduce((n, p) => n + p.count, 0));
@@ -112,8 +126,16 @@ describe('refresh on change', () => {
 
     // A full resync walks every record again (a new split).
     now += DAY;
-    const resync = await syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId: 'c5', fullResync: true });
-    expect(resync).toMatchObject({ status: 'completed', tokensSpent: ids.length - 1, left: 0, refresh: { rebuilt: 'full_resync' } });
+    const resync = await syncSearch(
+      { ...f.deps(config), now: () => now },
+      { search: 'icp', runId: 'c5', fullResync: true },
+    );
+    expect(resync).toMatchObject({
+      status: 'completed',
+      tokensSpent: ids.length - 1,
+      left: 0,
+      refresh: { rebuilt: 'full_resync' },
+    });
   }, 120_000);
 
   it('a member that moves into a skipped partition while another leaves it (its count unchanged) is held, not a leaver', async () => {
@@ -127,8 +149,11 @@ describe('refresh on change', () => {
     now += DAY;
     await run('s2');
     // A partition walked just now (so not in the next stale share), by headcount only, holding a record.
-    const fresh = (await registryOf(f)).partitions.filter((p) => p.walkedAt === now && p.count > 0 && !('location' in (p.filter.company as object)));
-    const range = (p: { filter: Record<string, unknown> }) => (p.filter.company as { headcount: { gte: number; lte?: number } }).headcount;
+    const fresh = (await registryOf(f)).partitions.filter(
+      (p) => p.walkedAt === now && p.count > 0 && !('location' in (p.filter.company as object)),
+    );
+    const range = (p: { filter: Record<string, unknown> }) =>
+      (p.filter.company as { headcount: { gte: number; lte?: number } }).headcount;
     const inRange = (h: number, r: { gte: number; lte?: number }) => h >= r.gte && (r.lte === undefined || h <= r.lte);
     const target = fresh.find((p) => records.some((r) => inRange(Number(r.headcount), range(p))))!;
     const out = records.find((r) => inRange(Number(r.headcount), range(target)))!;
@@ -144,11 +169,20 @@ describe('refresh on change', () => {
     const instance = (await f.redis.smembers(`${f.prefix}:refresh:{icp}:instances`))[0]!;
     const key = `${f.prefix}:refresh:{icp}:${instance}`;
     const registry = await registryOf(f);
-    await f.redis.set(key, JSON.stringify({ ...registry, partitions: registry.partitions.filter((p) => p.count > 0).slice(1) }), 'KEEPTTL');
+    await f.redis.set(
+      key,
+      JSON.stringify({ ...registry, partitions: registry.partitions.filter((p) => p.count > 0).slice(1) }),
+      'KEEPTTL',
+    );
     now += DAY;
     const rebuilt = await run('s4');
     // The walk sees everything: the company that left while its partition was skipped is a leaver now.
-    expect(rebuilt).toMatchObject({ status: 'completed', tokensSpent: rebuilt.counted, left: 1, refresh: { rebuilt: 'untiled' } });
+    expect(rebuilt).toMatchObject({
+      status: 'completed',
+      tokensSpent: rebuilt.counted,
+      left: 1,
+      refresh: { rebuilt: 'untiled' },
+    });
   }, 120_000);
 
   it('a persons search partitions by its company filter alike: the second run walks its share', async () => {
@@ -157,7 +191,8 @@ describe('refresh on change', () => {
     const filter = { company: { headcount: { gte: 1, lte: 1000000 } } };
     const ids = await f.oracleIds('persons', filter);
     let now = Date.parse('2026-03-01T06:00:00Z');
-    const config = f.config(hubspotConfig(`
+    const config = f.config(
+      hubspotConfig(`
   - name: icp
     segment: icp
     entity: persons
@@ -167,9 +202,15 @@ describe('refresh on change', () => {
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: firstName, lastname: lastName}
     refresh: {mode: changed, maxAgeDays: ${MAX_AGE_DAYS}, maxCounts: 20}
-`));
+`),
+    );
     const run = (runId: string) => syncSearch({ ...f.deps(config), now: () => now }, { search: 'icp', runId });
-    expect(await run('q1')).toMatchObject({ status: 'completed', tokensSpent: ids.length, entered: ids.length, refresh: { rebuilt: 'first' } });
+    expect(await run('q1')).toMatchObject({
+      status: 'completed',
+      tokensSpent: ids.length,
+      entered: ids.length,
+      refresh: { rebuilt: 'first' },
+    });
     now += DAY;
     const second = await run('q2');
     expect(second).toMatchObject({ status: 'completed', entered: 0, left: 0, refresh: { walked: { changed: 0 } } });
@@ -191,7 +232,12 @@ describe('refresh on change', () => {
       now = start + day * DAY;
       // `plan` shows what the run will walk and its tokens (re-counting is free).
       const source = openSource(config, f.redis, f.prefix, silentLogger);
-      const next = await planNextRun({ config, redis: f.redis, prefix: f.prefix, now: () => now }, source, resolveSearch(config, 'icp'), `p${day}`).finally(() => source.close());
+      const next = await planNextRun(
+        { config, redis: f.redis, prefix: f.prefix, now: () => now },
+        source,
+        resolveSearch(config, 'icp'),
+        `p${day}`,
+      ).finally(() => source.close());
       const s = await run(`a${day}`);
       expect(s.tokensSpent).toBe(next.plan.tokensNeeded);
       expect(s.refresh?.walked).toEqual(next.refresh?.walked);
@@ -218,12 +264,20 @@ describe('refresh on change', () => {
     // Small pages: the second run's walk is cut after its first batch, with pages of its partitions still to walk.
     const config = f.config(refreshYaml('  pageSize: 5\n  parallelism: 2'));
     const deps = () => ({ ...f.deps(config), now: () => now });
-    expect(await syncSearch(deps(), { search: 'icp', runId: 'k1' })).toMatchObject({ status: 'completed', tokensSpent: ids.length });
+    expect(await syncSearch(deps(), { search: 'icp', runId: 'k1' })).toMatchObject({
+      status: 'completed',
+      tokensSpent: ids.length,
+    });
     // A company moves: the second run walks the partitions it left and entered, and stops after its first batch.
     f.si.setCompanyHeadcount(ids[0]!, 900_000);
     now += DAY;
     const stop = new AbortController();
-    const cut = await syncSearch(deps(), { search: 'icp', runId: 'k2', signal: stop.signal, onProgress: () => stop.abort() });
+    const cut = await syncSearch(deps(), {
+      search: 'icp',
+      runId: 'k2',
+      signal: stop.signal,
+      onProgress: () => stop.abort(),
+    });
     expect(cut).toMatchObject({ status: 'failed', stopReason: 'aborted' });
     const chosen = cut.refresh!;
     expect(chosen.walked.changed).toBeGreaterThan(0);
@@ -246,9 +300,17 @@ describe('refresh on change', () => {
     fx = f;
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
     f.si.setTokenBalance('worker', Math.ceil(ids.length * 1.5));
-    const config = f.config(hubspotConfig(companySearch('icp', `      numberofemployees: headcount
+    const config = f.config(
+      hubspotConfig(
+        companySearch(
+          'icp',
+          `      numberofemployees: headcount
     refresh: {mode: changed, maxCounts: 60}
-`), '  pageSize: 100\n  parallelism: 8'));
+`,
+        ),
+        '  pageSize: 100\n  parallelism: 8',
+      ),
+    );
     const run = await syncSearch(f.deps(config), { search: 'icp', runId: 'h1' });
     expect(run.partitions).toBeGreaterThan(20);
     expect(run).toMatchObject({ status: 'completed', fetched: ids.length, created: ids.length });
@@ -258,9 +320,17 @@ describe('refresh on change', () => {
     const f = await startFixture('refresh-small');
     fx = f;
     const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    const config = f.config(hubspotConfig(companySearch('icp', `      numberofemployees: headcount
+    const config = f.config(
+      hubspotConfig(
+        companySearch(
+          'icp',
+          `      numberofemployees: headcount
     refresh: {mode: changed, maxCounts: 500}
-`), '  pageSize: 100'));
+`,
+        ),
+        '  pageSize: 100',
+      ),
+    );
     const first = await syncSearch(f.deps(config), { search: 'icp', runId: 's1' });
     expect(first).toMatchObject({ status: 'completed', created: ids.length });
     expect(first.partitions).toBeLessThanOrEqual(Math.ceil(ids.length / 10) * 2);

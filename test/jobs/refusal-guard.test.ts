@@ -5,10 +5,22 @@ import { summarize, type WriteOutcome } from '../../src/crm/index.js';
 import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import { emptyCounts } from '../../src/runs/run-counters.js';
 
-const refused = (n: number, code = 'INVALID_INTEGER', field: string | undefined = 'numberofemployees'): WriteOutcome[] =>
-  Array.from({ length: n }, (_, i) => ({ key: `k${i}`, status: 'rejected', code, reason: 'not a number', ...(field ? { field } : {}) }));
-const landed = (n: number): WriteOutcome[] => Array.from({ length: n }, (_, i) => ({ key: `l${i}`, status: 'created', crmId: String(i) }));
-const unchanged = (n: number): WriteOutcome[] => Array.from({ length: n }, (_, i) => ({ key: `u${i}`, status: 'unchanged' }));
+const refused = (
+  n: number,
+  code = 'INVALID_INTEGER',
+  field: string | undefined = 'numberofemployees',
+): WriteOutcome[] =>
+  Array.from({ length: n }, (_, i) => ({
+    key: `k${i}`,
+    status: 'rejected',
+    code,
+    reason: 'not a number',
+    ...(field ? { field } : {}),
+  }));
+const landed = (n: number): WriteOutcome[] =>
+  Array.from({ length: n }, (_, i) => ({ key: `l${i}`, status: 'created', crmId: String(i) }));
+const unchanged = (n: number): WriteOutcome[] =>
+  Array.from({ length: n }, (_, i) => ({ key: `u${i}`, status: 'unchanged' }));
 
 describe('refusal guard', () => {
   it('stops once the first 200 records sent are all refused for one code and field; writes stay small until then', () => {
@@ -16,7 +28,12 @@ describe('refusal guard', () => {
     expect(guard.writeBatch(2_000)).toBe(EARLY_REFUSAL_RECORDS);
     expect(guard.writeBatch(100)).toBe(100);
     guard.book(summarize([...refused(100), ...unchanged(50)]));
-    expect(() => guard.book(summarize(refused(100)))).toThrow(expect.objectContaining({ code: 'crm_refused_all', details: { crmCode: 'INVALID_INTEGER', field: 'numberofemployees' } }));
+    expect(() => guard.book(summarize(refused(100)))).toThrow(
+      expect.objectContaining({
+        code: 'crm_refused_all',
+        details: { crmCode: 'INVALID_INTEGER', field: 'numberofemployees' },
+      }),
+    );
     expect(guard.writeBatch(2_000)).toBe(2_000);
   });
 
@@ -34,19 +51,37 @@ describe('refusal guard', () => {
     const guard = new RefusalGuard();
     guard.book(summarize(unchanged(EARLY_REFUSAL_RECORDS)));
     expect(guard.writeBatch(2_000)).toBe(2_000);
-    expect(() => guard.book(summarize(refused(EARLY_REFUSAL_RECORDS)))).toThrow(expect.objectContaining({ code: 'crm_refused_all' }));
+    expect(() => guard.book(summarize(refused(EARLY_REFUSAL_RECORDS)))).toThrow(
+      expect.objectContaining({ code: 'crm_refused_all' }),
+    );
   });
 
   it('a walked run fails above failAbove (naming the largest group of rejects), not at or below it', () => {
     const cp = (rejected: number, created: number): RunCheckpoint => ({
-      runId: 'r', startedAt: '', counted: 0, partitions: [], counts: { ...emptyCounts(), rejected, created, unchanged: 1_000 },
-      warnings: { count: rejected + 3, first: [], groups: [{ code: 'link_failed', count: 3, example: 'x' }, { code: 'CONFLICT', field: 'domain', count: rejected, example: 'dup' }] },
+      runId: 'r',
+      startedAt: '',
+      counted: 0,
+      partitions: [],
+      counts: { ...emptyCounts(), rejected, created, unchanged: 1_000 },
+      warnings: {
+        count: rejected + 3,
+        first: [],
+        groups: [
+          { code: 'link_failed', count: 3, example: 'x' },
+          { code: 'CONFLICT', field: 'domain', count: rejected, example: 'dup' },
+        ],
+      },
     });
     const walked = { kind: 'walked', aborted: false, capped: false } as const;
     expect(refusedShareEnding(walked, cp(50, 50), 0.5)).toBe(walked);
     const failed = refusedShareEnding(walked, cp(51, 49), 0.5);
-    expect(failed).toMatchObject({ kind: 'threw', error: { code: 'crm_refused_share', details: { crmCode: 'CONFLICT', field: 'domain' } } });
-    expect((failed as { error: Error }).error.message).toBe('the CRM refused 51 of the 100 records sent (51%, above rejects.failAbove 50%); most often CONFLICT [domain]: dup');
+    expect(failed).toMatchObject({
+      kind: 'threw',
+      error: { code: 'crm_refused_share', details: { crmCode: 'CONFLICT', field: 'domain' } },
+    });
+    expect((failed as { error: Error }).error.message).toBe(
+      'the CRM refused 51 of the 100 records sent (51%, above rejects.failAbove 50%); most often CONFLICT [domain]: dup',
+    );
     // unchanged records were not sent; an aborted walk is left as it is
     expect(refusedShareEnding({ ...walked, aborted: true }, cp(51, 49), 0.5)).toMatchObject({ aborted: true });
   });

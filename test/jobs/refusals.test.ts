@@ -53,7 +53,9 @@ const LEADS = `  - name: leads
 describe('a run the CRM refuses', () => {
   it('HubSpot refusing a mapped property for every record: failed early (crm_refused_all), naming code and field', async () => {
     // numberofemployees is a number property; a company name is not a number
-    const config = fx.config(hubspotConfig(companies('bad-mapping', '{name: name, numberofemployees: name}'), '  parallelism: 2'));
+    const config = fx.config(
+      hubspotConfig(companies('bad-mapping', '{name: name, numberofemployees: name}'), '  parallelism: 2'),
+    );
     const summary = await syncSearch(fx.deps(config), { search: 'bad-mapping', runId: 'refused-hs', fullResync: true });
     expect(summary.status).toBe('failed');
     expect(summary.error?.code).toBe('crm_refused_all');
@@ -67,16 +69,32 @@ describe('a run the CRM refuses', () => {
     expect(summary.rejected).toBeGreaterThanOrEqual(200);
     expect(fx.hubspot!.state.count('companies')).toBe(0);
     // the warnings are one group, readable
-    expect(summary.warnings?.groups).toEqual([{ code: 'INVALID_INTEGER', field: 'numberofemployees', count: summary.rejected, example: 'Property values were not valid: numberofemployees: [value] was not a valid number. (INVALID_INTEGER)' }]);
+    expect(summary.warnings?.groups).toEqual([
+      {
+        code: 'INVALID_INTEGER',
+        field: 'numberofemployees',
+        count: summary.rejected,
+        example: 'Property values were not valid: numberofemployees: [value] was not a valid number. (INVALID_INTEGER)',
+      },
+    ]);
     // not retried: nothing is left to resume
     expect(await new CheckpointStore(fx.redis, 'bad-mapping', { prefix: fx.prefix }).load('refused-hs')).toBeNull();
   });
 
   it('a queued run the CRM refuses fails at once: no retry spends the same tokens again', async () => {
-    const config = fx.config(hubspotConfig(companies('queued-bad-mapping', '{name: name, numberofemployees: name}'), '  parallelism: 2'));
+    const config = fx.config(
+      hubspotConfig(companies('queued-bad-mapping', '{name: name, numberofemployees: name}'), '  parallelism: 2'),
+    );
     const job = {
-      data: { search: 'queued-bad-mapping', runId: 'refused-queued', trigger: 'manual', requestedAt: new Date().toISOString() },
-      attemptsMade: 0, updateProgress: async () => undefined, moveToDelayed: async () => undefined,
+      data: {
+        search: 'queued-bad-mapping',
+        runId: 'refused-queued',
+        trigger: 'manual',
+        requestedAt: new Date().toISOString(),
+      },
+      attemptsMade: 0,
+      updateProgress: async () => undefined,
+      moveToDelayed: async () => undefined,
     } as unknown as Job<SyncJobData, SyncJobResult>;
     const processor = createSyncProcessor(fx.deps(config));
     const error = await processor(job, 'token', new AbortController().signal).catch((e: unknown) => e);
@@ -95,7 +113,14 @@ ${LEADS}    fields: {FirstName: firstName, LastName: lastName}
   });
 
   it('Salesforce refusing every Lead (a validation rule on Status): failed early, naming code and field', async () => {
-    sf.faults.reject = (object) => (object === 'Lead' ? { statusCode: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: 'Leads are closed this quarter', fields: ['Status'] } : undefined);
+    sf.faults.reject = (object) =>
+      object === 'Lead'
+        ? {
+            statusCode: 'FIELD_CUSTOM_VALIDATION_EXCEPTION',
+            message: 'Leads are closed this quarter',
+            fields: ['Status'],
+          }
+        : undefined;
     try {
       const config = fx.config(`${salesforceConfigHead(SF.clientId)}searches:
 ${LEADS}    fields: {FirstName: firstName, LastName: lastName, Company: {value: Unknown}}
@@ -120,7 +145,12 @@ ${LEADS}    fields: {FirstName: firstName, LastName: lastName, Company: {value: 
     try {
       const strict = fx.config(hubspotConfig(companies('strict', '{name: name}', '    rejects: {failAbove: 0.25}')));
       const failed = await syncSearch(fx.deps(strict), { search: 'strict', runId: 'share-1' });
-      expect(failed).toMatchObject({ status: 'failed', rejected: refused.length, created: ids.length - refused.length, error: { code: 'crm_refused_share' } });
+      expect(failed).toMatchObject({
+        status: 'failed',
+        rejected: refused.length,
+        created: ids.length - refused.length,
+        error: { code: 'crm_refused_share' },
+      });
       expect(failed.error?.message).toContain(`the CRM refused ${refused.length} of the ${ids.length} records sent`);
       expect(failed.error?.message).toContain('INVALID_OPTION [record]');
       expect(exitCodeOf(failed)).toBe(1);
@@ -128,8 +158,21 @@ ${LEADS}    fields: {FirstName: firstName, LastName: lastName, Company: {value: 
       // the default (0.5): a third refused completes, with one group for the one reason
       const lenient = fx.config(hubspotConfig(companies('lenient', '{name: name}')));
       const completed = await syncSearch(fx.deps(lenient), { search: 'lenient', runId: 'share-2' });
-      expect(completed).toMatchObject({ status: 'completed', rejected: refused.length, warnings: { count: refused.length } });
-      expect(completed.warnings?.groups).toEqual([{ code: 'INVALID_OPTION', field: 'record', count: refused.length, example: expect.stringMatching(/^Property values were not valid: record: Value c_\w+ was rejected \(INVALID_OPTION\)$/) }]);
+      expect(completed).toMatchObject({
+        status: 'completed',
+        rejected: refused.length,
+        warnings: { count: refused.length },
+      });
+      expect(completed.warnings?.groups).toEqual([
+        {
+          code: 'INVALID_OPTION',
+          field: 'record',
+          count: refused.length,
+          example: expect.stringMatching(
+            /^Property values were not valid: record: Value c_\w+ was rejected \(INVALID_OPTION\)$/,
+          ),
+        },
+      ]);
       expect(exitCodeOf(completed)).toBe(0);
     } finally {
       fx.hubspot!.faults.reject = { values: new Set(), mode: 'record' };

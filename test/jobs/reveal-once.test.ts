@@ -35,10 +35,17 @@ function contactsSearch(extra = '', filter = '{company: {headcount: {gte: 1}}}')
  * synthetic data repeats a few emails, so the contact fields mapped here are phone and mobile.) */
 function phones(f: Fixture): Map<string, string> {
   const table = f.hubspot!.state.tables.get('contacts');
-  return new Map([...(table?.objects.values() ?? [])].map((o) => [o.properties.prospect_sync_id ?? '', o.properties.phone ?? '']));
+  return new Map(
+    [...(table?.objects.values() ?? [])].map((o) => [o.properties.prospect_sync_id ?? '', o.properties.phone ?? '']),
+  );
 }
 
-async function start(label: string, extraSource = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}', searchExtra = '', filter?: string): Promise<{ f: Fixture; config: ReturnType<Fixture['config']> }> {
+async function start(
+  label: string,
+  extraSource = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}',
+  searchExtra = '',
+  filter?: string,
+): Promise<{ f: Fixture; config: ReturnType<Fixture['config']> }> {
   // every 20th person slot hidden: room to insert 2% new persons between runs
   const f = await startFixture(label, { salesIntel: { persons: 1_200, personReserveEvery: 20 } });
   fx = f;
@@ -50,7 +57,13 @@ describe('contacts revealed once', () => {
     const { f, config } = await start('reveal-rerun');
     const all = await f.oracleIds('persons', FILTER);
     const first = await syncSearch(f.deps(config), { search: 'people', runId: 'r1' });
-    expect(first).toMatchObject({ status: 'completed', created: all.length, creditsSpent: all.length, personsRevealed: all.length, revealSkipped: 0 });
+    expect(first).toMatchObject({
+      status: 'completed',
+      created: all.length,
+      creditsSpent: all.length,
+      personsRevealed: all.length,
+      revealSkipped: 0,
+    });
     // a first run reveals whole pages directly: tokens paid once
     expect(f.si.stats('worker').tokensCharged).toBe(all.length);
     expect([...phones(f).values()].every((e) => e.startsWith('+'))).toBe(true);
@@ -61,7 +74,14 @@ describe('contacts revealed once', () => {
     let plan: RunPlan | undefined;
     const second = await syncSearch(f.deps(config), { search: 'people', runId: 'r2', onPlan: (p) => (plan = p) });
     const charged = f.si.stats('worker');
-    expect(second).toMatchObject({ status: 'completed', personsRevealed: inserted.length, revealSkipped: all.length, created: inserted.length, updated: 0, unchanged: all.length });
+    expect(second).toMatchObject({
+      status: 'completed',
+      personsRevealed: inserted.length,
+      revealSkipped: all.length,
+      created: inserted.length,
+      updated: 0,
+      unchanged: all.length,
+    });
     // no churn: exactly the new persons are paid for (slack 0; the goal allows 5%)
     expect(charged.creditsCharged).toBe(inserted.length);
     expect(second.creditsSpent).toBe(charged.creditsCharged);
@@ -75,18 +95,30 @@ describe('contacts revealed once', () => {
     const byKey = phones(f);
     expect(byKey.size).toBe(all.length + inserted.length);
     for (const id of [...all, ...inserted]) expect(byKey.get(id)).toMatch(/^\+/);
-    const mobiles = [...(f.hubspot!.state.tables.get('contacts')?.objects.values() ?? [])].map((o) => o.properties.mobilephone ?? '');
+    const mobiles = [...(f.hubspot!.state.tables.get('contacts')?.objects.values() ?? [])].map(
+      (o) => o.properties.mobilephone ?? '',
+    );
     expect(mobiles.every((p) => p.startsWith('+'))).toBe(true);
 
     // a third run: nothing new, nothing paid, nothing re-sent to the CRM (no thrash with/without contacts)
     f.si.resetStats();
     const third = await syncSearch(f.deps(config), { search: 'people', runId: 'r3' });
     expect(f.si.stats('worker').creditsCharged).toBe(0);
-    expect(third).toMatchObject({ status: 'completed', created: 0, updated: 0, unchanged: all.length + inserted.length, creditsSpent: 0 });
+    expect(third).toMatchObject({
+      status: 'completed',
+      created: 0,
+      updated: 0,
+      unchanged: all.length + inserted.length,
+      creditsSpent: 0,
+    });
   });
 
   it('two runs under a credit cap reveal disjoint persons: a capped run is continued, not repeated', async () => {
-    const { f, config } = await start('reveal-cap', '  credits: {maxPerRun: 100, maxPerDay: 100000}', '\n    allowPartial: true');
+    const { f, config } = await start(
+      'reveal-cap',
+      '  credits: {maxPerRun: 100, maxPerDay: 100000}',
+      '\n    allowPartial: true',
+    );
     const first = await syncSearch(f.deps(config), { search: 'people', runId: 'c1' });
     expect(first).toMatchObject({ status: 'partial', stopReason: 'credit_cap_run', creditsSpent: 100 });
     const afterFirst = new Set([...phones(f)].filter(([, e]) => e.startsWith('+')).map(([k]) => k));
@@ -95,7 +127,12 @@ describe('contacts revealed once', () => {
     expect(phones(f).size).toBe(100);
 
     const second = await syncSearch(f.deps(config), { search: 'people', runId: 'c2' });
-    expect(second).toMatchObject({ status: 'partial', stopReason: 'credit_cap_run', creditsSpent: 100, personsRevealed: 100 });
+    expect(second).toMatchObject({
+      status: 'partial',
+      stopReason: 'credit_cap_run',
+      creditsSpent: 100,
+      personsRevealed: 100,
+    });
     expect(f.si.stats('worker').creditsCharged).toBe(200);
     const afterSecond = new Set([...phones(f)].filter(([, e]) => e.startsWith('+')).map(([k]) => k));
     const newOnes = [...afterSecond].filter((k) => !afterFirst.has(k));
@@ -183,13 +220,22 @@ describe('contacts revealed once', () => {
     f.si.resetStats();
     const second = await syncSearch(f.deps(config), { search: 'people', runId: 's2' });
     expect(f.si.stats('worker').creditsCharged).toBe(stale.length);
-    expect(second).toMatchObject({ status: 'completed', personsRevealed: stale.length, revealSkipped: all.length - stale.length });
+    expect(second).toMatchObject({
+      status: 'completed',
+      personsRevealed: stale.length,
+      revealSkipped: all.length - stale.length,
+    });
   });
 
   it('offset mode (a top-N): a larger N later pays only for the persons beyond the first N', async () => {
-    const { f, config } = await start('reveal-offset', '  credits: {maxPerRun: 100000, maxPerDay: 1000000}', `
+    const { f, config } = await start(
+      'reveal-offset',
+      '  credits: {maxPerRun: 100000, maxPerDay: 1000000}',
+      `
     mode: offset
-    maxRecords: 100`, '{company: {headcount: {gte: 1}}, options: {sortFields: [{field: revenue, direction: DESC}]}}');
+    maxRecords: 100`,
+      '{company: {headcount: {gte: 1}}, options: {sortFields: [{field: revenue, direction: DESC}]}}',
+    );
     const search = config.searches[0]!;
     const first = await syncSearch(f.deps(config), { search: 'people', runId: 'o1' });
     expect(first).toMatchObject({ status: 'completed', creditsSpent: 100, created: 100 });
@@ -197,7 +243,13 @@ describe('contacts revealed once', () => {
     f.si.resetStats();
     const second = await syncSearch(f.deps(config), { search: 'people', runId: 'o2' });
     expect(f.si.stats('worker').creditsCharged).toBe(100);
-    expect(second).toMatchObject({ status: 'completed', created: 100, unchanged: 100, personsRevealed: 100, revealSkipped: 100 });
+    expect(second).toMatchObject({
+      status: 'completed',
+      created: 100,
+      unchanged: 100,
+      personsRevealed: 100,
+      revealSkipped: 100,
+    });
     for (const [, phone] of phones(f)) expect(phone).toMatch(/^\+/);
   });
 

@@ -19,14 +19,33 @@ afterEach(async () => {
 });
 
 const plan = {
-  counted: 500, target: 500,
-  partitions: [{ filter: { a: 1 }, count: 300 }, { filter: { a: 2 }, count: 200 }],
+  counted: 500,
+  target: 500,
+  partitions: [
+    { filter: { a: 1 }, count: 300 },
+    { filter: { a: 2 }, count: 200 },
+  ],
 } as unknown as RunPlan;
 
-const state = (fetched: number): JourneyCheckpoint => ({ mode: 'cursor', cursor: `c${fetched}`, offset: 0, fetched, fingerprint: 'f' });
+const state = (fetched: number): JourneyCheckpoint => ({
+  mode: 'cursor',
+  cursor: `c${fetched}`,
+  offset: 0,
+  fetched,
+  fingerprint: 'f',
+});
 
 function batch(ids: string[], returned: number, done = false): JourneyPage {
-  return { records: ids.map((id) => ({ id })), returned, duplicates: returned - ids.length, checkpoint: state(returned), tokensCharged: returned, creditsCharged: 0, restarted: false, done };
+  return {
+    records: ids.map((id) => ({ id })),
+    returned,
+    duplicates: returned - ids.length,
+    checkpoint: state(returned),
+    tokensCharged: returned,
+    creditsCharged: 0,
+    restarted: false,
+    done,
+  };
 }
 
 async function ledgerOver(dryRun = false) {
@@ -34,7 +53,11 @@ async function ledgerOver(dryRun = false) {
   const store = new CheckpointStore<JourneyCheckpoint>(fx.redis, 'ledger-test', { prefix: fx.prefix });
   const progress: RunProgress[] = [];
   const ledger = new RunLedger({
-    store, source: fx.client, resumed: null, started: Date.now(), startedAt: new Date().toISOString(),
+    store,
+    source: fx.client,
+    resumed: null,
+    started: Date.now(),
+    startedAt: new Date().toISOString(),
     request: { runId: 'run-1', dryRun, onProgress: (p) => progress.push(p) },
   });
   ledger.begin(plan, true);
@@ -69,9 +92,19 @@ describe('the run ledger', () => {
 
   it('a partition split mid-walk is done, its pieces are added (saved) with new indices to walk', async () => {
     const { ledger, store } = await ledgerOver();
-    expect(await ledger.replace(0, [{ a: 1, b: 1 }, { a: 1, b: 2 }])).toEqual([2, 3]);
+    expect(
+      await ledger.replace(0, [
+        { a: 1, b: 1 },
+        { a: 1, b: 2 },
+      ]),
+    ).toEqual([2, 3]);
     const saved = await store.load('run-1');
-    expect(saved?.partitions.map((p) => [p.filter, p.done])).toEqual([[{ a: 1 }, true], [{ a: 2 }, false], [{ a: 1, b: 1 }, false], [{ a: 1, b: 2 }, false]]);
+    expect(saved?.partitions.map((p) => [p.filter, p.done])).toEqual([
+      [{ a: 1 }, true],
+      [{ a: 2 }, false],
+      [{ a: 1, b: 1 }, false],
+      [{ a: 1, b: 2 }, false],
+    ]);
     expect(ledger.unwalked()).toEqual([1, 2, 3]);
   });
 

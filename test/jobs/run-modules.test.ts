@@ -23,7 +23,11 @@ ${then}
 console.log(JSON.stringify([...loaded]));
 process.exit(0);
 `;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', code], { cwd: root });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '--eval', code],
+    { cwd: root },
+  );
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
 }
 
@@ -40,12 +44,14 @@ await sink.close();
 redis.disconnect();`;
     const loaded = await packagesLoadedBy(['src/cli/commands/run.ts', 'jobs/sync-search/index.ts'], openHubSpot);
     expect(loaded).toContain('@hubspot/api-client'); // the probe sees packages at all
-    for (const pkg of ['jsforce', 'bullmq', 'express', '@bull-board/api', '@bull-board/express', 'prom-client']) expect(loaded).not.toContain(pkg);
+    for (const pkg of ['jsforce', 'bullmq', 'express', '@bull-board/api', '@bull-board/express', 'prom-client'])
+      expect(loaded).not.toContain(pkg);
   }, 60_000);
 
   it('the `worker`/`start` command loads the dashboard and metrics packages only when it serves them', async () => {
     const loaded = await packagesLoadedBy(['src/cli/commands/start.ts']);
     expect(loaded).toContain('bullmq');
-    for (const pkg of ['express', '@bull-board/api', '@bull-board/express', 'prom-client', 'jsforce']) expect(loaded).not.toContain(pkg);
+    for (const pkg of ['express', '@bull-board/api', '@bull-board/express', 'prom-client', 'jsforce'])
+      expect(loaded).not.toContain(pkg);
   }, 60_000);
 });

@@ -31,7 +31,10 @@ const companies = (name: string, matchField: string): string => `
 `;
 
 /** What the worker hands the processor, reduced to what the processor touches. */
-function job(data: Partial<SyncJobData> & { search: string; runId: string }, attemptsMade = 0): Job<SyncJobData, SyncJobResult> {
+function job(
+  data: Partial<SyncJobData> & { search: string; runId: string },
+  attemptsMade = 0,
+): Job<SyncJobData, SyncJobResult> {
   return {
     data: { trigger: 'manual', requestedAt: new Date().toISOString(), ...data },
     attemptsMade,
@@ -48,8 +51,14 @@ describe('full resync', () => {
     const expected = await fx.oracleIds('companies', FILTER);
     expect(expected.length).toBeGreaterThan(5);
     const deps = fx.deps(config);
-    expect(await syncSearch(deps, { search: 'resync', runId: 'rs-1' })).toMatchObject({ status: 'completed', created: expected.length });
-    expect(await syncSearch(deps, { search: 'resync', runId: 'rs-2' })).toMatchObject({ updated: 0, unchanged: expected.length });
+    expect(await syncSearch(deps, { search: 'resync', runId: 'rs-1' })).toMatchObject({
+      status: 'completed',
+      created: expected.length,
+    });
+    expect(await syncSearch(deps, { search: 'resync', runId: 'rs-2' })).toMatchObject({
+      updated: 0,
+      unchanged: expected.length,
+    });
 
     const upserted = (): number => fx.hubspot!.stats.byRoute.upsert ?? 0;
     let before = upserted();
@@ -59,11 +68,19 @@ describe('full resync', () => {
 
     const processor = createSyncProcessor(deps);
     before = upserted();
-    const queued = (await processor(job({ search: 'resync', runId: 'rs-4', fullResync: true }), 'token', new AbortController().signal)) as RunSummary;
+    const queued = (await processor(
+      job({ search: 'resync', runId: 'rs-4', fullResync: true }),
+      'token',
+      new AbortController().signal,
+    )) as RunSummary;
     expect(queued).toMatchObject({ status: 'completed', updated: expected.length, unchanged: 0 });
     expect(upserted()).toBeGreaterThan(before);
     // without the flag the queued run skips them again
-    const plain = (await processor(job({ search: 'resync', runId: 'rs-5' }), 'token', new AbortController().signal)) as RunSummary;
+    const plain = (await processor(
+      job({ search: 'resync', runId: 'rs-5' }),
+      'token',
+      new AbortController().signal,
+    )) as RunSummary;
     expect(plain).toMatchObject({ updated: 0, unchanged: expected.length });
   });
 });
@@ -81,7 +98,11 @@ describe('CRM refusals', () => {
     const config = fx.config(hubspotConfig(companies('no-scope', 'no_scope_id')));
     fx.hubspot!.faults.missingScopes = new Set(['crm.schemas.companies.read']);
     try {
-      const err = await createSyncProcessor(fx.deps(config))(job({ search: 'no-scope', runId: 'ns-1' }), 'token', new AbortController().signal).catch((e: unknown) => e);
+      const err = await createSyncProcessor(fx.deps(config))(
+        job({ search: 'no-scope', runId: 'ns-1' }),
+        'token',
+        new AbortController().signal,
+      ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnrecoverableError);
       expect((err as Error).message).toMatch(/crm\.schemas\.companies\.read/);
     } finally {
@@ -112,24 +133,38 @@ searches:
   it.each([
     { code: 'crm_daily_limit', usage: 1000, share: 1 },
     { code: 'crm_api_share_exceeded', usage: 900, share: 0.5 },
-  ])('$code: the run stops cleanly, keeps its checkpoint, and is retried later with a growing wait', async ({ code, usage, share }) => {
-    const sf = await startSalesforceEmulator({ port: 0, clients: [{ clientId: 'sf-client', clientSecret: 'sf-secret' }], apiDailyLimit: 1000, apiUsageStart: usage });
-    try {
-      fx.env.SF_LOGIN_URL = sf.url;
-      fx.env.SF_CLIENT_SECRET = 'sf-secret';
-      const search = `limit-${code}`;
-      const deps = fx.deps(fx.config(salesforce(search, share)));
-      const processor = createSyncProcessor(deps);
-      const first = await processor(job({ search, runId: `${code}-1` }), 'token', new AbortController().signal).catch((e: unknown) => e);
-      expect(first).toBeInstanceOf(RunFailedError);
-      expect(first).not.toBeInstanceOf(UnrecoverableError);
-      expect(first).toMatchObject({ code, retryAfterMs: CRM_LIMIT_RETRY_MS });
-      expect(await checkpointOf(search)).toBe(1);
-      // a later attempt of the same run waits longer
-      const again = await processor(job({ search, runId: `${code}-1` }, 2), 'token', new AbortController().signal).catch((e: unknown) => e);
-      expect(again).toMatchObject({ code, retryAfterMs: CRM_LIMIT_RETRY_MS * 4 });
-    } finally {
-      await sf.close();
-    }
-  });
+  ])(
+    '$code: the run stops cleanly, keeps its checkpoint, and is retried later with a growing wait',
+    async ({ code, usage, share }) => {
+      const sf = await startSalesforceEmulator({
+        port: 0,
+        clients: [{ clientId: 'sf-client', clientSecret: 'sf-secret' }],
+        apiDailyLimit: 1000,
+        apiUsageStart: usage,
+      });
+      try {
+        fx.env.SF_LOGIN_URL = sf.url;
+        fx.env.SF_CLIENT_SECRET = 'sf-secret';
+        const search = `limit-${code}`;
+        const deps = fx.deps(fx.config(salesforce(search, share)));
+        const processor = createSyncProcessor(deps);
+        const first = await processor(job({ search, runId: `${code}-1` }), 'token', new AbortController().signal).catch(
+          (e: unknown) => e,
+        );
+        expect(first).toBeInstanceOf(RunFailedError);
+        expect(first).not.toBeInstanceOf(UnrecoverableError);
+        expect(first).toMatchObject({ code, retryAfterMs: CRM_LIMIT_RETRY_MS });
+        expect(await checkpointOf(search)).toBe(1);
+        // a later attempt of the same run waits longer
+        const again = await processor(
+          job({ search, runId: `${code}-1` }, 2),
+          'token',
+          new AbortController().signal,
+        ).catch((e: unknown) => e);
+        expect(again).toMatchObject({ code, retryAfterMs: CRM_LIMIT_RETRY_MS * 4 });
+      } finally {
+        await sf.close();
+      }
+    },
+  );
 });

@@ -62,7 +62,9 @@ describe('prefetch (page n+1 fetched while page n is written)', () => {
 
 describe('error info and progress line', () => {
   it('masks contact details a remote echoed in an error message', () => {
-    const info = errorInfo(new AppError('crm_request_failed', 'invalid email jane.doe@acme.example for +49 30 1234567'));
+    const info = errorInfo(
+      new AppError('crm_request_failed', 'invalid email jane.doe@acme.example for +49 30 1234567'),
+    );
     expect(info.code).toBe('crm_request_failed');
     expect(info.message).not.toContain('jane.doe');
     expect(info.message).not.toContain('1234567');
@@ -79,43 +81,112 @@ describe('error info and progress line', () => {
 });
 
 describe('run outcome (how a run ends, from its ending)', () => {
-  const plan = { quota: null, tokensSpendable: 10, tokensNeeded: 50, creditsNeeded: 0, creditsSpendable: null, shortfall: 'tokens', bindingCap: 'token_reserve' } as unknown as RunPlan;
+  const plan = {
+    quota: null,
+    tokensSpendable: 10,
+    tokensNeeded: 50,
+    creditsNeeded: 0,
+    creditsSpendable: null,
+    shortfall: 'tokens',
+    bindingCap: 'token_reserve',
+  } as unknown as RunPlan;
   const facts = (reserve: number, resetInMs: number | null): OutcomeFacts => ({
     tokenReserve: reserve,
-    tokenBalance: async () => (resetInMs === null ? null : { limit: 100, remaining: 0, resetAt: Date.now() + resetInMs, observedAt: Date.now() }),
+    tokenBalance: async () =>
+      resetInMs === null ? null : { limit: 100, remaining: 0, resetAt: Date.now() + resetInMs, observedAt: Date.now() },
   });
 
   it('walked: completed or max_records (checkpoint cleared); aborted keeps the checkpoint', async () => {
-    expect(await runOutcome({ kind: 'walked', aborted: false, capped: false }, facts(0, null), 's')).toEqual({ status: 'completed', checkpoint: { keep: false } });
-    expect(await runOutcome({ kind: 'walked', aborted: false, capped: true }, facts(0, null), 's')).toMatchObject({ status: 'completed', limitedBy: 'max_records', checkpoint: { keep: false } });
-    expect(await runOutcome({ kind: 'walked', aborted: true, capped: false }, facts(0, null), 's')).toMatchObject({ status: 'failed', stopReason: 'aborted', error: { code: 'run_aborted' }, checkpoint: { keep: true } });
+    expect(await runOutcome({ kind: 'walked', aborted: false, capped: false }, facts(0, null), 's')).toEqual({
+      status: 'completed',
+      checkpoint: { keep: false },
+    });
+    expect(await runOutcome({ kind: 'walked', aborted: false, capped: true }, facts(0, null), 's')).toMatchObject({
+      status: 'completed',
+      limitedBy: 'max_records',
+      checkpoint: { keep: false },
+    });
+    expect(await runOutcome({ kind: 'walked', aborted: true, capped: false }, facts(0, null), 's')).toMatchObject({
+      status: 'failed',
+      stopReason: 'aborted',
+      error: { code: 'run_aborted' },
+      checkpoint: { keep: true },
+    });
   });
 
   it('a cap of ours is partial naming the cap; tokens at 0 with no reserve is a delay until the reset, checkpoint kept past it', async () => {
-    const day = await runOutcome({ kind: 'threw', error: new BudgetStopError('credit_cap_day', 'x'), aborted: false }, facts(0, 60_000), 's');
-    expect(day).toMatchObject({ status: 'partial', stopReason: 'credit_cap_day', error: { code: 'budget_cap_reached' }, checkpoint: { keep: false } });
-    const reserve = await runOutcome({ kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false }, facts(100, 60_000), 's');
+    const day = await runOutcome(
+      { kind: 'threw', error: new BudgetStopError('credit_cap_day', 'x'), aborted: false },
+      facts(0, 60_000),
+      's',
+    );
+    expect(day).toMatchObject({
+      status: 'partial',
+      stopReason: 'credit_cap_day',
+      error: { code: 'budget_cap_reached' },
+      checkpoint: { keep: false },
+    });
+    const reserve = await runOutcome(
+      { kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false },
+      facts(100, 60_000),
+      's',
+    );
     expect(reserve).toMatchObject({ status: 'partial', stopReason: 'token_reserve' });
-    const zero = await runOutcome({ kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false }, facts(0, 60_000), 's');
+    const zero = await runOutcome(
+      { kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false },
+      facts(0, 60_000),
+      's',
+    );
     expect(zero).toMatchObject({ status: 'delayed', stopReason: 'tokens_exhausted', checkpoint: { keep: true } });
     expect(Date.parse(zero.resumeAt ?? '') - Date.now()).toBeGreaterThan(50_000);
-    const exhausted = await runOutcome({ kind: 'threw', error: new TokensExhaustedError(72 * 3600, 'x'), aborted: true }, facts(0, null), 's');
+    const exhausted = await runOutcome(
+      { kind: 'threw', error: new TokensExhaustedError(72 * 3600, 'x'), aborted: true },
+      facts(0, null),
+      's',
+    );
     // a 402 wins over an abort; the checkpoint outlives the delay by an hour, but never more than 48 h
-    expect(exhausted).toMatchObject({ status: 'delayed', stopReason: 'tokens_exhausted', checkpoint: { keep: true, ttlMs: 48 * 3600_000 } });
+    expect(exhausted).toMatchObject({
+      status: 'delayed',
+      stopReason: 'tokens_exhausted',
+      checkpoint: { keep: true, ttlMs: 48 * 3600_000 },
+    });
   });
 
   it('refused by the plan: partial with the binding cap, nothing spent; with no token spendable at all it is the ledger stop', async () => {
-    expect(await runOutcome({ kind: 'refused', plan }, facts(0, null), 's')).toMatchObject({ status: 'partial', stopReason: 'token_reserve', error: { code: 'budget_insufficient' } });
-    const day = { ...plan, shortfall: 'credits', bindingCap: 'credit_cap_day', tokensSpendable: null, creditsNeeded: 50, creditsSpendable: 5 } as RunPlan;
-    expect(await runOutcome({ kind: 'refused', plan: day }, facts(0, null), 's')).toMatchObject({ stopReason: 'credit_cap_day' });
-    expect(await runOutcome({ kind: 'refused', plan: { ...plan, tokensSpendable: 0 } }, facts(0, 30_000), 's')).toMatchObject({ status: 'delayed' });
+    expect(await runOutcome({ kind: 'refused', plan }, facts(0, null), 's')).toMatchObject({
+      status: 'partial',
+      stopReason: 'token_reserve',
+      error: { code: 'budget_insufficient' },
+    });
+    const day = {
+      ...plan,
+      shortfall: 'credits',
+      bindingCap: 'credit_cap_day',
+      tokensSpendable: null,
+      creditsNeeded: 50,
+      creditsSpendable: 5,
+    } as RunPlan;
+    expect(await runOutcome({ kind: 'refused', plan: day }, facts(0, null), 's')).toMatchObject({
+      stopReason: 'credit_cap_day',
+    });
+    expect(
+      await runOutcome({ kind: 'refused', plan: { ...plan, tokensSpendable: 0 } }, facts(0, 30_000), 's'),
+    ).toMatchObject({ status: 'delayed' });
     expect(refusalOf(plan, 'stop', false)).toBeNull();
     expect(refusalOf(plan, 'refuse', true)).toBeNull();
     expect(refusalOf(plan, 'refuse', false)).toEqual({ kind: 'refused', plan });
   });
 
   it('anything else fails, keeping the checkpoint for the retry; an abort is reported as such', async () => {
-    expect(await runOutcome({ kind: 'threw', error: new Error('boom'), aborted: false }, facts(0, null), 's')).toMatchObject({ status: 'failed', error: { code: 'internal_error', message: 'boom' }, checkpoint: { keep: true } });
-    expect(await runOutcome({ kind: 'threw', error: new Error('cut'), aborted: true }, facts(0, null), 's')).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+    expect(
+      await runOutcome({ kind: 'threw', error: new Error('boom'), aborted: false }, facts(0, null), 's'),
+    ).toMatchObject({
+      status: 'failed',
+      error: { code: 'internal_error', message: 'boom' },
+      checkpoint: { keep: true },
+    });
+    expect(
+      await runOutcome({ kind: 'threw', error: new Error('cut'), aborted: true }, facts(0, null), 's'),
+    ).toMatchObject({ status: 'failed', stopReason: 'aborted' });
   });
 });

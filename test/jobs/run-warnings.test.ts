@@ -38,12 +38,21 @@ const CREDITS = '  credits: {maxPerRun: 100000, maxPerDay: 100000}';
 
 function capture(): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[]; raw: () => string } {
   const chunks: string[] = [];
-  const stream = new Writable({ write(chunk: Buffer, _enc, done) { chunks.push(chunk.toString()); done(); } });
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
   const logger = createLogger({ level: 'info' }, stream);
   return {
     logger,
     get lines() {
-      return chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      return chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     },
     raw: () => chunks.join(''),
   };
@@ -67,22 +76,39 @@ describe('warnings are visible', () => {
     const log = capture();
     let summary: RunSummary;
     try {
-      summary = await syncSearch({ ...fx.deps(fx.config(hubspotConfig(PEOPLE, CREDITS))), logger: log.logger }, { search: 'people', runId: 'warn-1' });
+      summary = await syncSearch(
+        { ...fx.deps(fx.config(hubspotConfig(PEOPLE, CREDITS))), logger: log.logger },
+        { search: 'people', runId: 'warn-1' },
+      );
     } finally {
       fx.hubspot!.faults.reject = { values: new Set(), mode: 'record' };
     }
     expect(summary).toMatchObject({ status: 'completed', rejected: 2, linkErrors: records.length - 2 });
     expect(summary.warnings?.count).toBe(records.length);
     expect(summary.warnings?.first).toHaveLength(MAX_WARNING_REASONS);
-    for (const reason of summary.warnings?.first ?? []) expect(reason).toMatch(/^(rejected \(\w+\): |link failed: company \S+ is not in HubSpot)/);
+    for (const reason of summary.warnings?.first ?? [])
+      expect(reason).toMatch(/^(rejected \(\w+\): |link failed: company \S+ is not in HubSpot)/);
     // grouped by code and field, with a count and one example each; `run` prints the groups under the counts
     expect(summary.warnings?.groups).toEqual([
-      { code: 'link_failed', count: records.length - 2, example: expect.stringMatching(/^company \S+ is not in HubSpot$/) },
-      { code: 'INVALID_OPTION', field: 'record', count: 2, example: expect.stringMatching(/^Property values were not valid: record: Value p_\w+ was rejected \(INVALID_OPTION\)$/) },
+      {
+        code: 'link_failed',
+        count: records.length - 2,
+        example: expect.stringMatching(/^company \S+ is not in HubSpot$/),
+      },
+      {
+        code: 'INVALID_OPTION',
+        field: 'record',
+        count: 2,
+        example: expect.stringMatching(
+          /^Property values were not valid: record: Value p_\w+ was rejected \(INVALID_OPTION\)$/,
+        ),
+      },
     ]);
     const printed = formatSummary(summary).split('\n');
     expect(printed).toContain(`  warnings ${records.length}, by code and field:`);
-    expect(printed).toContain(`    ${records.length - 2} x link_failed, e.g. ${summary.warnings?.groups?.[0]?.example}`);
+    expect(printed).toContain(
+      `    ${records.length - 2} x link_failed, e.g. ${summary.warnings?.groups?.[0]?.example}`,
+    );
     expect(printed).toContain(`    2 x INVALID_OPTION [record], e.g. ${summary.warnings?.groups?.[1]?.example}`);
     const finished = log.lines.find((l) => l.msg === 'run finished');
     expect(finished).toMatchObject({ level: 40, status: 'completed', warnings: { count: records.length } });
@@ -105,18 +131,30 @@ describe('warnings are visible', () => {
     fx.hubspot!.faults.reject = { values: new Set(ids.slice(0, 2)), mode: 'record' };
     let rejectsOnly: RunSummary;
     try {
-      rejectsOnly = await syncSearch(fx.deps(fx.config(hubspotConfig(companies, CREDITS))), { search: 'few-companies', runId: 'warn-c' });
+      rejectsOnly = await syncSearch(fx.deps(fx.config(hubspotConfig(companies, CREDITS))), {
+        search: 'few-companies',
+        runId: 'warn-c',
+      });
     } finally {
       fx.hubspot!.faults.reject = { values: new Set(), mode: 'record' };
     }
     expect(rejectsOnly).toMatchObject({ status: 'completed', rejected: 2, warnings: { count: 2 } });
     expect(rejectsOnly.warnings?.first).toHaveLength(2);
     // the CRM's own reason (record ids are kept: they are not contact details)
-    for (const reason of rejectsOnly.warnings?.first ?? []) expect(reason).toMatch(/^rejected \(INVALID_OPTION\): .*Value c_\w+ was rejected/);
+    for (const reason of rejectsOnly.warnings?.first ?? [])
+      expect(reason).toMatch(/^rejected \(INVALID_OPTION\): .*Value c_\w+ was rejected/);
 
     // a clean run: no warnings, logged at info
     const clean = capture();
-    const again = await syncSearch({ ...fx.deps(fx.config(hubspotConfig(PEOPLE.replace('    associate: {company: {from: companyId}}\n', ''), CREDITS))), logger: clean.logger }, { search: 'people', runId: 'warn-2' });
+    const again = await syncSearch(
+      {
+        ...fx.deps(
+          fx.config(hubspotConfig(PEOPLE.replace('    associate: {company: {from: companyId}}\n', ''), CREDITS)),
+        ),
+        logger: clean.logger,
+      },
+      { search: 'people', runId: 'warn-2' },
+    );
     expect(again.status).toBe('completed');
     expect(again.warnings).toBeUndefined();
     expect(clean.lines.find((l) => l.msg === 'run finished')).toMatchObject({ level: 30 });
@@ -164,7 +202,11 @@ describe('queue processor with a reloadable config', () => {
         return at;
       },
     });
-    const third = (await processorDuringRun(job('second', 'reload-3'), 'token', new AbortController().signal)) as RunSummary;
+    const third = (await processorDuringRun(
+      job('second', 'reload-3'),
+      'token',
+      new AbortController().signal,
+    )) as RunSummary;
     expect(third).toMatchObject({ status: 'completed', search: 'second' });
     expect(reads).toBe(3);
   });

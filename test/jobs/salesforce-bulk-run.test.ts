@@ -17,7 +17,9 @@ afterAll(async () => {
   await fx.close();
 });
 
-const yaml = (bulkThreshold: number): string => `${salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulkThreshold}`)}searches:
+const yaml = (
+  bulkThreshold: number,
+): string => `${salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulkThreshold}`)}searches:
 ${salesforceAccountSearch('all-accounts')}`;
 
 const bulkJobsCreated = (): number => sf.stats.requests['POST jobs/ingest'] ?? 0;
@@ -34,12 +36,19 @@ describe('a Salesforce run above the bulk threshold (through the sync job)', () 
     const bulk = await syncSearch(fx.deps(fx.config(yaml(2_000))), { search: 'all-accounts', runId: 'sf-bulk-1' });
     expect(bulk).toMatchObject({ status: 'completed', created: expected.length, rejected: 0 });
     expect(bulkJobsCreated()).toBeGreaterThan(0);
-    const keys = sf.state.all('Account').map((r) => String(r.Prospect_Sync_Id__c)).sort();
+    const keys = sf.state
+      .all('Account')
+      .map((r) => String(r.Prospect_Sync_Id__c))
+      .sort();
     expect(keys).toEqual(expected);
 
     // The same volume with a threshold above it goes through sObject Collections, and changes nothing.
     const jobsBefore = bulkJobsCreated();
-    const again = await syncSearch(fx.deps(fx.config(yaml(1_000_000))), { search: 'all-accounts', runId: 'sf-bulk-2', fullResync: true });
+    const again = await syncSearch(fx.deps(fx.config(yaml(1_000_000))), {
+      search: 'all-accounts',
+      runId: 'sf-bulk-2',
+      fullResync: true,
+    });
     expect(again).toMatchObject({ status: 'completed', created: 0, updated: expected.length, rejected: 0 });
     expect(bulkJobsCreated()).toBe(jobsBefore);
     expect(collectionCalls()).toBeGreaterThanOrEqual(Math.ceil(expected.length / 200));

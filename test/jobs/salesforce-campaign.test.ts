@@ -9,7 +9,10 @@ import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emul
 import { salesforceConfigHead, startFixture, type Fixture } from './sync-fixture.js';
 
 const SF = { clientId: 'sf-campaign-client', clientSecret: 'sf-campaign-secret' };
-const PERSON_FILTER = { company: { headcount: { gte: 1, lte: 1000000 } }, person: { seniority: { include: ['director', 'vp'] } } };
+const PERSON_FILTER = {
+  company: { headcount: { gte: 1, lte: 1000000 } },
+  person: { seniority: { include: ['director', 'vp'] } },
+};
 const OUT = 2_000_000; // above the search's headcount range: the company's people leave the filter
 
 let fx: Fixture;
@@ -22,7 +25,12 @@ beforeEach(async () => {
   await sf?.close();
   // A new org each test (its own change hashes and memberships); small query batches: member reads and lookups go
   // through more than one page.
-  sf = await startSalesforceEmulator({ port: 0, clients: [SF], queryBatchSize: 200, orgId: `00D${String(++orgs).padStart(12, '0')}AAA` });
+  sf = await startSalesforceEmulator({
+    port: 0,
+    clients: [SF],
+    queryBatchSize: 200,
+    orgId: `00D${String(++orgs).padStart(12, '0')}AAA`,
+  });
   fx.env.SF_LOGIN_URL = sf.url;
   fx.env.SF_CLIENT_SECRET = SF.clientSecret;
 });
@@ -61,13 +69,23 @@ const accountsYaml = (name: string): string => `${salesforceConfigHead(SF.client
 
 /** The match keys of the members (by `link`: ContactId, AccountId) of the emulator's campaigns called `name`. */
 function campaignKeys(name: string, object: 'Contact' | 'Account', link: string): string[] {
-  const campaigns = new Set(sf.state.all('Campaign').filter((c) => c.Name === name).map((c) => c.Id));
+  const campaigns = new Set(
+    sf.state
+      .all('Campaign')
+      .filter((c) => c.Name === name)
+      .map((c) => c.Id),
+  );
   const keyOf = new Map(sf.state.all(object).map((r) => [r.Id, String(r.Prospect_Sync_Id__c)]));
-  return sf.state.all('CampaignMember').filter((m) => campaigns.has(m.CampaignId ?? null)).map((m) => keyOf.get(m[link] ?? null) ?? `unknown ${String(m[link])}`).sort();
+  return sf.state
+    .all('CampaignMember')
+    .filter((m) => campaigns.has(m.CampaignId ?? null))
+    .map((m) => keyOf.get(m[link] ?? null) ?? `unknown ${String(m[link])}`)
+    .sort();
 }
 
 /** CampaignMember inserts and deletes (collections calls) so far. */
-const memberWrites = (): number => (sf.stats.requests['POST composite/sobjects'] ?? 0) + (sf.stats.requests['DELETE composite/sobjects'] ?? 0);
+const memberWrites = (): number =>
+  (sf.stats.requests['POST composite/sobjects'] ?? 0) + (sf.stats.requests['DELETE composite/sobjects'] ?? 0);
 
 describe('a Salesforce campaign per search', () => {
   it('holds the contacts after run 1, loses a leaver after 2 more complete runs, an unchanged run writes no member, a re-entry is re-added', async () => {
@@ -77,18 +95,33 @@ describe('a Salesforce campaign per search', () => {
     expect(ids.length).toBeGreaterThan(200); // more than one collections call and one query page
     const run = (runId: string) => syncSearch(fx.deps(config), { search: 'leaders-campaign', runId });
 
-    expect(await run('c1')).toMatchObject({ status: 'completed', created: ids.length, entered: ids.length, listAdded: ids.length, listRemoved: 0 });
+    expect(await run('c1')).toMatchObject({
+      status: 'completed',
+      created: ids.length,
+      entered: ids.length,
+      listAdded: ids.length,
+      listRemoved: 0,
+    });
     expect(sf.state.all('Campaign').filter((c) => c.Name === 'VP leaders')).toHaveLength(1);
     expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
 
     // The people of one company leave (its headcount leaves the filter's range).
     const company = String(persons[0]!.companyId);
-    const leavers = [...new Set(persons.filter((p) => String(p.companyId) === company).map((p) => String(p.id)))].sort();
+    const leavers = [
+      ...new Set(persons.filter((p) => String(p.companyId) === company).map((p) => String(p.id))),
+    ].sort();
     const stay = ids.filter((id) => !leavers.includes(id));
     fx.si.setCompanyHeadcount(company, OUT);
     expect(await run('c2')).toMatchObject({ status: 'completed', left: 0, listAdded: 0, listRemoved: 0 });
     expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
-    expect(await run('c3')).toMatchObject({ status: 'completed', left: leavers.length, leaveActions: leavers.length, leaversPending: 0, listAdded: 0, listRemoved: leavers.length });
+    expect(await run('c3')).toMatchObject({
+      status: 'completed',
+      left: leavers.length,
+      leaveActions: leavers.length,
+      leaversPending: 0,
+      listAdded: 0,
+      listRemoved: leavers.length,
+    });
     expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(stay);
 
     const writes = memberWrites();
@@ -96,7 +129,12 @@ describe('a Salesforce campaign per search', () => {
     expect(memberWrites()).toBe(writes);
 
     fx.si.setCompanyHeadcount(company, 10);
-    expect(await run('c5')).toMatchObject({ status: 'completed', entered: leavers.length, listAdded: leavers.length, listRemoved: 0 });
+    expect(await run('c5')).toMatchObject({
+      status: 'completed',
+      entered: leavers.length,
+      listAdded: leavers.length,
+      listRemoved: 0,
+    });
     expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
   });
 
@@ -105,9 +143,17 @@ describe('a Salesforce campaign per search', () => {
     const ids = await fx.oracleIds('persons', PERSON_FILTER);
     // Someone made the campaign and added a contact by hand before the first run.
     const campaign = sf.state.create(sf.state.object('Campaign'), { Name: 'Hand made' }, []);
-    const contact = sf.state.upsert(sf.state.object('Contact'), sf.state.object('Contact').fields.find((f) => f.name === 'Prospect_Sync_Id__c')!, ids[0]!, { LastName: 'Early' }, []);
+    const contact = sf.state.upsert(
+      sf.state.object('Contact'),
+      sf.state.object('Contact').fields.find((f) => f.name === 'Prospect_Sync_Id__c')!,
+      ids[0]!,
+      { LastName: 'Early' },
+      [],
+    );
     if (!campaign.ok || !contact.ok) throw new Error('set-up failed');
-    expect(sf.state.create(sf.state.object('CampaignMember'), { CampaignId: campaign.id, ContactId: contact.id }, []).ok).toBe(true);
+    expect(
+      sf.state.create(sf.state.object('CampaignMember'), { CampaignId: campaign.id, ContactId: contact.id }, []).ok,
+    ).toBe(true);
 
     const first = await syncSearch(fx.deps(config), { search: 'leaders-dup', runId: 'd1' });
     expect(first).toMatchObject({ status: 'completed', entered: ids.length, listAdded: ids.length - 1 });
@@ -128,7 +174,12 @@ describe('a Salesforce campaign per search', () => {
     const before = fx.si.stats('worker');
     const summary = await syncSearch(fx.deps(config), { search: 'small-accounts', runId: 'a1' });
     const after = fx.si.stats('worker');
-    expect(summary).toMatchObject({ status: 'failed', fetched: 0, tokensSpent: 0, error: { code: 'crm_schema_mismatch' } });
+    expect(summary).toMatchObject({
+      status: 'failed',
+      fetched: 0,
+      tokensSpent: 0,
+      error: { code: 'crm_schema_mismatch' },
+    });
     expect(summary.error?.message).toMatch(/enable "Accounts as Campaign Members"/);
     expect(summary.error?.message).toMatch(/drop list: .*setFields.*si_search_<name>__c: \{value: true\}/);
     expect(after.tokensCharged - before.tokensCharged).toBe(0);
@@ -141,7 +192,11 @@ describe('a Salesforce campaign per search', () => {
     sf.state.settings.accountsAsCampaignMembers = true;
     const config = fx.config(accountsYaml('small-accounts-on'));
     const ids = await fx.oracleIds('companies', { company: { headcount: { gte: 1, lte: 8 } } });
-    expect(await syncSearch(fx.deps(config), { search: 'small-accounts-on', runId: 'a2' })).toMatchObject({ status: 'completed', created: ids.length, listAdded: ids.length });
+    expect(await syncSearch(fx.deps(config), { search: 'small-accounts-on', runId: 'a2' })).toMatchObject({
+      status: 'completed',
+      created: ids.length,
+      listAdded: ids.length,
+    });
     expect(campaignKeys('Small accounts', 'Account', 'AccountId')).toEqual(ids);
   });
 });

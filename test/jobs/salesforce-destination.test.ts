@@ -55,7 +55,9 @@ describe('Salesforce destination end to end (real jsforce against the emulator)'
     expect(contacts.map((r) => String(r.Prospect_Sync_Id__c)).sort()).toEqual(persons);
 
     // Every contact points at the Account of its company (read back from the source, not from our code).
-    const companyOf = new Map((await fx.oracleRecords('persons', PERSON_FILTER)).map((r) => [String(r.id), String(r.companyId)]));
+    const companyOf = new Map(
+      (await fx.oracleRecords('persons', PERSON_FILTER)).map((r) => [String(r.id), String(r.companyId)]),
+    );
     for (const c of contacts) {
       expect(c.AccountId).toBe(accountIdByKey.get(companyOf.get(String(c.Prospect_Sync_Id__c)) ?? ''));
     }

@@ -4,7 +4,12 @@
  * account, so it never touches the worker's budget) to know which records a run must land.
  */
 import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/hubspot/index.js';
-import { startSalesIntelEmulator, type SalesIntelEmulator, type SalesIntelEmulatorOptions, type EmulatorAccount } from '../../src/emulators/sales-intel/index.js';
+import {
+  startSalesIntelEmulator,
+  type SalesIntelEmulator,
+  type SalesIntelEmulatorOptions,
+  type EmulatorAccount,
+} from '../../src/emulators/sales-intel/index.js';
 import { parseConfig, type AppConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { SyncDeps } from '../../jobs/sync-search.js';
@@ -47,7 +52,8 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
     port: 0,
     accounts: [{ ...WORKER_ACCOUNT, ...options.account }, { ...ORACLE_ACCOUNT }],
   });
-  const hubspot = options.hubspot === false ? undefined : await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN] });
+  const hubspot =
+    options.hubspot === false ? undefined : await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN] });
   const env: Record<string, string> = {
     SI_BASE_URL: si.url,
     SI_TOKEN_URL: si.tokenUrl,
@@ -61,7 +67,11 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
     const res = await fetch(si.tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ORACLE_ACCOUNT.clientId, client_secret: ORACLE_ACCOUNT.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: ORACLE_ACCOUNT.clientId,
+        client_secret: ORACLE_ACCOUNT.clientSecret,
+      }),
     });
     return ((await res.json()) as { access_token: string }).access_token;
   };
@@ -88,12 +98,18 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
       return res.json();
     }
   };
-  const oracleRecords = async (entity: 'companies' | 'persons', filter: unknown): Promise<Record<string, unknown>[]> => {
+  const oracleRecords = async (
+    entity: 'companies' | 'persons',
+    filter: unknown,
+  ): Promise<Record<string, unknown>[]> => {
     const records: Record<string, unknown>[] = [];
     let cursor: string | null = null;
     do {
       const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
-      const page = (await post(`/${entity}/filter${q}`, filter)) as { data: Record<string, unknown>[]; page: { nextCursor: string | null } };
+      const page = (await post(`/${entity}/filter${q}`, filter)) as {
+        data: Record<string, unknown>[];
+        page: { nextCursor: string | null };
+      };
       records.push(...page.data);
       cursor = page.page.nextCursor;
     } while (cursor);
@@ -168,14 +184,28 @@ export function companySearch(name: string, extra = ''): string {
 ${extra}`;
 }
 
-export const COMPANY_SEARCH = companySearch('all-companies', `      domain: domain
+export const COMPANY_SEARCH = companySearch(
+  'all-companies',
+  `      domain: domain
       numberofemployees: headcount
-`);
+`,
+);
 
 /** A completed run's summary with only its tokens, for seeding a search's run history. */
 export function completedRun(search: string, runId: string, tokensSpent: number): RunSummary {
   const at = new Date().toISOString();
-  return { search, status: 'completed', ...emptyCounts(), tokensSpent, durationMs: 1, runId, startedAt: at, finishedAt: at, dryRun: false, partitions: 1 };
+  return {
+    search,
+    status: 'completed',
+    ...emptyCounts(),
+    tokensSpent,
+    durationMs: 1,
+    runId,
+    startedAt: at,
+    finishedAt: at,
+    dryRun: false,
+    partitions: 1,
+  };
 }
 
 /** Values of `property` of every object of `type` in the HubSpot emulator, sorted (duplicates kept). */

@@ -3,11 +3,30 @@ import { syncSearch } from '../../jobs/sync-search.js';
 import { createRejectStore } from '../../src/crm/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import { acquireRunLock, RunAlreadyActiveError } from '../../src/runs/run-lock.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  hubspotConfig,
+  hubspotValues,
+  startFixture,
+  type Fixture,
+} from './sync-fixture.js';
 
 const CONTRACT_FIELDS = [
-  'search', 'status', 'counted', 'fetched', 'unique', 'created', 'updated', 'unchanged', 'rejected',
-  'tokensSpent', 'creditsSpent', 'requests', 'throttled', 'durationMs',
+  'search',
+  'status',
+  'counted',
+  'fetched',
+  'unique',
+  'created',
+  'updated',
+  'unchanged',
+  'rejected',
+  'tokensSpent',
+  'creditsSpent',
+  'requests',
+  'throttled',
+  'durationMs',
 ];
 
 let fx: Fixture;
@@ -25,7 +44,14 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
 
     const first = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'run-1' });
     for (const field of CONTRACT_FIELDS) expect(first).toHaveProperty(field);
-    expect(first).toMatchObject({ status: 'completed', counted: expected.length, unique: expected.length, created: expected.length, updated: 0, rejected: 0 });
+    expect(first).toMatchObject({
+      status: 'completed',
+      counted: expected.length,
+      unique: expected.length,
+      created: expected.length,
+      updated: 0,
+      rejected: 0,
+    });
     expect(first.partitions).toBeGreaterThan(1);
     const stats = fx.si.stats('worker');
     expect(first.tokensSpent).toBe(stats.tokensCharged);
@@ -62,7 +88,13 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     const before = fx.hubspot!.state.count('contacts');
     const expected = await fx.oracleIds('persons', { company: { headcount: { gte: 1, lte: 20 } } });
     const summary = await syncSearch(fx.deps(config), { search: 'dry-people', runId: 'dry-1', dryRun: true });
-    expect(summary).toMatchObject({ status: 'completed', dryRun: true, unique: expected.length, created: expected.length, updated: 0 });
+    expect(summary).toMatchObject({
+      status: 'completed',
+      dryRun: true,
+      unique: expected.length,
+      created: expected.length,
+      updated: 0,
+    });
     expect(fx.hubspot!.state.count('contacts')).toBe(before);
     // nothing remembered either: a real run afterwards creates every record
     const real = await syncSearch(fx.deps(config), { search: 'dry-people', runId: 'real-1' });
@@ -71,7 +103,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
   });
 
   it('persons land as contacts associated with their company (the match field of the company search)', async () => {
-    const config = fx.config(hubspotConfig(`${COMPANY_SEARCH}
+    const config = fx.config(
+      hubspotConfig(`${COMPANY_SEARCH}
   - name: linked-people
     segment: icp
     entity: persons
@@ -81,7 +114,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: firstName, lastname: lastName}
     associate: {company: {from: companyId}}
-`));
+`),
+    );
     await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'link-c' });
     const people = await syncSearch(fx.deps(config), { search: 'linked-people', runId: 'link-p' });
     expect(people).toMatchObject({ status: 'completed', rejected: 0 });
@@ -99,7 +133,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
   });
 
   it('offset mode: the top N by revenue, complete once it has its N', async () => {
-    const config = fx.config(hubspotConfig(`
+    const config = fx.config(
+      hubspotConfig(`
   - name: top-revenue
     segment: icp
     entity: companies
@@ -112,7 +147,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     object: companies
     matchOn: {field: top_sync_id, from: id}
     fields: {name: name}
-`));
+`),
+    );
     const all = await fx.oracleRecords('companies', { company: { headcount: { gte: 1 } } });
     const revenues = all.map((r) => Number(r.revenue)).sort((a, b) => b - a);
     const summary = await syncSearch(fx.deps(config), { search: 'top-revenue', runId: 'top-1' });
@@ -125,7 +161,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
   });
 
   it('records the CRM refuses are counted, kept with their reason, and sent again by the next run', async () => {
-    const config = fx.config(hubspotConfig(`
+    const config = fx.config(
+      hubspotConfig(`
   - name: picky
     segment: icp
     entity: companies
@@ -134,7 +171,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     object: companies
     matchOn: {field: picky_sync_id, from: id}
     fields: {name: name}
-`));
+`),
+    );
     const expected = await fx.oracleIds('companies', { company: { headcount: { gte: 1, lte: 5 } } });
     const refused = expected.slice(0, 3);
     fx.hubspot!.faults.reject = { values: new Set(refused), mode: 'record' };
@@ -158,7 +196,9 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     const held = await acquireRunLock(fx.redis, 'all-companies', 'other-run', { prefix: fx.prefix });
     fx.si.resetStats();
     try {
-      await expect(syncSearch(fx.deps(config), { search: 'all-companies', runId: 'run-3' })).rejects.toBeInstanceOf(RunAlreadyActiveError);
+      await expect(syncSearch(fx.deps(config), { search: 'all-companies', runId: 'run-3' })).rejects.toBeInstanceOf(
+        RunAlreadyActiveError,
+      );
       expect(fx.si.stats('worker').operations.count + fx.si.stats('worker').operations.search).toBe(0);
     } finally {
       await held.release();
@@ -182,7 +222,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
   });
 
   it('refuses contacts at run time for a segment outside the allowlist, even if the config was changed after load', async () => {
-    const config = fx.config(hubspotConfig(`
+    const config = fx.config(
+      hubspotConfig(`
   - name: people
     segment: icp
     entity: persons
@@ -192,7 +233,8 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     object: contacts
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: firstName}
-`));
+`),
+    );
     config.searches[0]!.view = ['demographics', 'contacts'];
     fx.si.resetStats();
     const err = await syncSearch(fx.deps(config), { search: 'people', runId: 'run-c' }).catch((e: unknown) => e);

@@ -13,7 +13,16 @@ const idOf = (r: unknown): string => (r as { id: string }).id;
 
 function page(prefix: string, n: number): JourneyPage {
   const records = Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}` }));
-  return { records, returned: n, duplicates: 0, tokensCharged: n, creditsCharged: 0, restarted: false, done: true, checkpoint: {} as JourneyPage['checkpoint'] };
+  return {
+    records,
+    returned: n,
+    duplicates: 0,
+    tokensCharged: n,
+    creditsCharged: 0,
+    restarted: false,
+    done: true,
+    checkpoint: {} as JourneyPage['checkpoint'],
+  };
 }
 
 /** A packer over an in-memory writer: ids ending in 7 are rejected; writes and bookings are recorded. */
@@ -28,13 +37,21 @@ function harness(size: number, running: () => number, maxHoldMs = 10_000) {
       const ids = records.map(idOf);
       writes.push(ids);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      return summarize(ids.map((key): WriteOutcome => (key.endsWith('7') ? { key, status: 'rejected', reason: 'bad' } as WriteOutcome : { key, status: 'created', crmId: `c-${key}` } as WriteOutcome)));
+      return summarize(
+        ids.map((key): WriteOutcome =>
+          key.endsWith('7')
+            ? ({ key, status: 'rejected', reason: 'bad' } as WriteOutcome)
+            : ({ key, status: 'created', crmId: `c-${key}` } as WriteOutcome),
+        ),
+      );
     },
-    ledger: { commit: async (partition: number, p: JourneyPage, result: WriteResult) => {
-      expect(booked.has(p)).toBe(false);
-      booked.set(p, result);
-      partitionOf.set(p, partition);
-    } },
+    ledger: {
+      commit: async (partition: number, p: JourneyPage, result: WriteResult) => {
+        expect(booked.has(p)).toBe(false);
+        booked.set(p, result);
+        partitionOf.set(p, partition);
+      },
+    },
     // the journeys running now, none of them startable: a held batch can be joined while another one walks
     joinable: (held) => running() > held,
     stopped: () => false,
@@ -50,7 +67,11 @@ describe('write packer', () => {
     const big = page('a', 250);
     const small = page('b', 30);
     const other = page('c', 40);
-    const write = (partition: number, p: JourneyPage) => h.packer.write(partition, p).finally(() => { running -= 1; h.packer.poke(); });
+    const write = (partition: number, p: JourneyPage) =>
+      h.packer.write(partition, p).finally(() => {
+        running -= 1;
+        h.packer.poke();
+      });
     await Promise.all([write(0, big), write(1, small), write(2, other)]);
     h.packer.close();
 
@@ -77,7 +98,9 @@ describe('write packer', () => {
     const h = harness(100, () => running);
     const first = page('a', 130);
     let firstDone = false;
-    const pending = h.packer.write(0, first).then(() => { firstDone = true; });
+    const pending = h.packer.write(0, first).then(() => {
+      firstDone = true;
+    });
     await new Promise((resolve) => setTimeout(resolve, 30));
     // the full 100 left at once; 30 wait for the other journey
     expect(h.writes.map((w) => w.length)).toEqual([100]);
@@ -108,7 +131,10 @@ describe('write packer', () => {
       },
       ledger: { commit: async () => undefined },
       joinable: (held) => running > held || (queue.length > 0 && running - packer.finishedJourneys < 1),
-      onHold: () => { holds += 1; startNext(); },
+      onHold: () => {
+        holds += 1;
+        startNext();
+      },
       stopped: () => false,
     });
     function startNext(): void {
@@ -116,7 +142,12 @@ describe('write packer', () => {
       if (!next) return;
       running += 1;
       started.push(idOf(next.records[0]));
-      journeys.push(packer.write(0, next).finally(() => { running -= 1; packer.poke(); }));
+      journeys.push(
+        packer.write(0, next).finally(() => {
+          running -= 1;
+          packer.poke();
+        }),
+      );
     }
     startNext();
     // settles once every started journey's batch was written (a journey never started would leave `started` short)
@@ -134,7 +165,9 @@ describe('write packer', () => {
     // journey can add any more (a's last batch is being written), so the 50 go now, not once that write came back.
     const writes: number[] = [];
     let release: () => void = () => undefined;
-    const firstBack = new Promise<void>((resolve) => { release = resolve; });
+    const firstBack = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let running = 2;
     const packer = new WritePacker({
       size: 100,
@@ -148,7 +181,11 @@ describe('write packer', () => {
       joinable: (waiting) => running > waiting,
       stopped: () => false,
     });
-    const end = (p: JourneyPage) => packer.write(0, p).finally(() => { running -= 1; packer.poke(); });
+    const end = (p: JourneyPage) =>
+      packer.write(0, p).finally(() => {
+        running -= 1;
+        packer.poke();
+      });
     const a = end(page('a', 60));
     const b = end(page('b', 90));
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -170,7 +207,11 @@ describe('write packer', () => {
         if (writes.length === 2) throw new Error('crm down');
         return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
       },
-      ledger: { commit: async (_partition: number, p: JourneyPage) => { booked.push(p); } },
+      ledger: {
+        commit: async (_partition: number, p: JourneyPage) => {
+          booked.push(p);
+        },
+      },
       joinable: (held) => 2 > held,
       stopped: () => false,
     });

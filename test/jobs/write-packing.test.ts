@@ -9,11 +9,21 @@ import { syncSearch } from '../../jobs/sync-search.js';
 import type { WalkStats } from '../../jobs/sync-search/walk-context.js';
 import { createRejectStore } from '../../src/crm/index.js';
 import { CheckpointStore } from '../../src/runs/checkpoint-store.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture, type Fixture } from './sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  hubspotConfig,
+  hubspotValues,
+  startFixture,
+  type Fixture,
+} from './sync-fixture.js';
 
 let fx: Fixture;
 beforeAll(async () => {
-  fx = await startFixture('write-packing', { salesIntel: { companies: 900 }, account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } } });
+  fx = await startFixture('write-packing', {
+    salesIntel: { companies: 900 },
+    account: { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } },
+  });
 });
 afterAll(async () => fx.close());
 
@@ -42,9 +52,22 @@ describe('write packing (real emulators, real HubSpot client, real Redis)', () =
     let walk: WalkStats | undefined;
     try {
       const summary = await syncSearch(fx.deps(config), {
-        search: 'all-companies', runId: 'pack-1', onPlan: (p) => { filters = p.partitions.map((x) => x.filter); }, onWalk: (w) => { walk = w; },
+        search: 'all-companies',
+        runId: 'pack-1',
+        onPlan: (p) => {
+          filters = p.partitions.map((x) => x.filter);
+        },
+        onWalk: (w) => {
+          walk = w;
+        },
       });
-      expect(summary).toMatchObject({ status: 'completed', fetched: expected.length, created: expected.length - refused.length, rejected: refused.length, updated: 0 });
+      expect(summary).toMatchObject({
+        status: 'completed',
+        fetched: expected.length,
+        created: expected.length - refused.length,
+        rejected: refused.length,
+        updated: 0,
+      });
       expect(summary.warnings?.count).toBe(refused.length);
     } finally {
       fx.hubspot!.faults.reject = { values: new Set(), mode: 'record' };
@@ -52,7 +75,9 @@ describe('write packing (real emulators, real HubSpot client, real Redis)', () =
     const after = upserts();
     const requests = after.requests - before.requests;
     expect(after.records - before.records).toBe(expected.length);
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').filter((v) => !refused.includes(v))).toEqual(expected.filter((k) => !refused.includes(k)));
+    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').filter((v) => !refused.includes(v))).toEqual(
+      expected.filter((k) => !refused.includes(k)),
+    );
     // the rejects were split back to the batches that held them: each stored once, with its key
     const rejects = createRejectStore(fx.redis, fx.prefix);
     expect((await rejects.list('all-companies')).map((r) => r.key).sort()).toEqual(refused);
@@ -68,13 +93,22 @@ describe('write packing (real emulators, real HubSpot client, real Redis)', () =
   });
 
   it('an aborted run writes every page it paid for, keeps exact counts, and its resume fetches nothing twice', async () => {
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('field: prospect_sync_id', 'field: abort_sync_id'), '  pageSize: 30\n  parallelism: 6'));
+    const config = fx.config(
+      hubspotConfig(
+        COMPANY_SEARCH.replace('field: prospect_sync_id', 'field: abort_sync_id'),
+        '  pageSize: 30\n  parallelism: 6',
+      ),
+    );
     const expected = await fx.oracleIds('companies', COMPANY_FILTER);
     fx.si.resetStats();
     const stop = new AbortController();
     const first = await syncSearch(fx.deps(config), {
-      search: 'all-companies', runId: 'pack-abort', signal: stop.signal,
-      onProgress: (p) => { if (p.fetched >= 300) stop.abort(); },
+      search: 'all-companies',
+      runId: 'pack-abort',
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p.fetched >= 300) stop.abort();
+      },
     });
     expect(first).toMatchObject({ status: 'failed', stopReason: 'aborted' });
     expect(first.fetched).toBeLessThan(expected.length);
@@ -89,7 +123,13 @@ describe('write packing (real emulators, real HubSpot client, real Redis)', () =
     expect(cp?.counts.created).toBe(first.created);
 
     const second = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'pack-abort' });
-    expect(second).toMatchObject({ status: 'completed', fetched: expected.length, created: expected.length, updated: 0, unchanged: 0 });
+    expect(second).toMatchObject({
+      status: 'completed',
+      fetched: expected.length,
+      created: expected.length,
+      updated: 0,
+      unchanged: 0,
+    });
     expect(hubspotValues(fx.hubspot!, 'companies', 'abort_sync_id').filter((v) => v !== '')).toEqual(expected);
     // the resume pays only for what the first attempt did not write: nothing written was fetched again
     expect(fx.si.stats('worker').tokensCharged - chargedFirst).toBe(expected.length - first.fetched);

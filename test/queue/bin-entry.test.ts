@@ -42,7 +42,11 @@ describe('bin/prospect-sync.js', () => {
 
   it('runs the compiled CLI when dist/ is newer than every source file (and when there is no source, as in the image)', () => {
     const { root, run } = layout();
-    file(join(root, 'dist/src/cli/main.js'), "process.stdout.write('compiled ran ' + process.argv.slice(2).join(' '));", T + 100);
+    file(
+      join(root, 'dist/src/cli/main.js'),
+      "process.stdout.write('compiled ran ' + process.argv.slice(2).join(' '));",
+      T + 100,
+    );
     expect(run()).toMatchObject({ status: 0, stdout: 'compiled ran validate' });
     file(join(root, 'src/cli/main.ts'), '', T);
     file(join(root, 'jobs/sync-search.ts'), '', T + 50);

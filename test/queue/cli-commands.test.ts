@@ -39,12 +39,21 @@ describe('process commands', () => {
     const second = run(['trigger', 'dach', '--json']);
     expect(await second.exited, second.err()).toBe(0);
     const lines = second.out().trim().split('\n');
-    expect(JSON.parse(lines[lines.length - 1] ?? '')).toEqual({ search: 'dach', jobId, deduplicated: true, state: 'waiting' });
+    expect(JSON.parse(lines[lines.length - 1] ?? '')).toEqual({
+      search: 'dach',
+      jobId,
+      deduplicated: true,
+      state: 'waiting',
+    });
 
     const third = run(['trigger', 'dach']);
     expect(await third.exited).toBe(0);
     expect(third.out()).toContain(`run already in progress: job ${jobId} (waiting)`);
-    expect(await queues.sync.getJobCounts('waiting', 'active', 'delayed')).toEqual({ waiting: 1, active: 0, delayed: 0 });
+    expect(await queues.sync.getJobCounts('waiting', 'active', 'delayed')).toEqual({
+      waiting: 1,
+      active: 0,
+      delayed: 0,
+    });
 
     const unknown = run(['trigger', 'nope']);
     expect(await unknown.exited).toBe(2);
@@ -71,8 +80,15 @@ describe('process commands', () => {
 
   it('scheduler: creates schedulers, SIGHUP applies changes and keeps the old config when the new one is invalid, SIGTERM exits 0', async () => {
     const { queues, configPath, run } = await setup('cli-scheduler');
-    await writeFile(configPath, configYaml(searchYaml('one', '{every: 1h}') + searchYaml('two', '{cron: "0 6 * * *", timezone: Europe/Berlin}')));
-    const ids = async (): Promise<string> => (await queues.tick.getJobSchedulers(0, -1)).map((s) => `${s.key}:${s.pattern ?? s.every}`).sort().join(',');
+    await writeFile(
+      configPath,
+      configYaml(searchYaml('one', '{every: 1h}') + searchYaml('two', '{cron: "0 6 * * *", timezone: Europe/Berlin}')),
+    );
+    const ids = async (): Promise<string> =>
+      (await queues.tick.getJobSchedulers(0, -1))
+        .map((s) => `${s.key}:${s.pattern ?? s.every}`)
+        .sort()
+        .join(',');
 
     const scheduler = run(['scheduler']);
     await waitFor(async () => (await ids()) === 'one:3600000,two:0 6 * * *' || undefined, 20_000);
@@ -83,7 +99,13 @@ describe('process commands', () => {
 
     await writeFile(configPath, 'searches: [oops\n');
     scheduler.child.kill('SIGHUP');
-    await waitFor(() => scheduler.out().includes('config reload failed') || scheduler.err().includes('config reload failed') || undefined, 10_000);
+    await waitFor(
+      () =>
+        scheduler.out().includes('config reload failed') ||
+        scheduler.err().includes('config reload failed') ||
+        undefined,
+      10_000,
+    );
     expect(await ids()).toBe('two:30 7 * * *');
 
     scheduler.child.kill('SIGTERM');

@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
-export const CONFIG_ENV = { SI_CLIENT_SECRET: 'test-si-secret', HUBSPOT_TOKEN: 'test-hubspot-token', LOG_LEVEL: 'warn' };
+export const CONFIG_ENV = {
+  SI_CLIENT_SECRET: 'test-si-secret',
+  HUBSPOT_TOKEN: 'test-hubspot-token',
+  LOG_LEVEL: 'warn',
+};
 
 /** A minimal valid config; `searches` is the YAML list under `searches:`. */
 export function configYaml(searches: string): string {

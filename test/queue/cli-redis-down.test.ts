@@ -13,7 +13,14 @@ import { cli, configYaml, searchYaml } from './cli-process.js';
 /** A loopback port nothing listens on: bound to find it free, then closed. */
 const closedPort = freePort;
 
-const COMMANDS: string[][] = [['run', 'dach'], ['plan', 'dach'], ['runs', 'dach'], ['rejects', 'dach'], ['trigger', 'dach'], ['validate', '--online']];
+const COMMANDS: string[][] = [
+  ['run', 'dach'],
+  ['plan', 'dach'],
+  ['runs', 'dach'],
+  ['rejects', 'dach'],
+  ['trigger', 'dach'],
+  ['validate', '--online'],
+];
 
 describe('one-shot commands with Redis down', () => {
   let dir: string;
@@ -37,16 +44,22 @@ describe('one-shot commands with Redis down', () => {
       expect(await c.exited, argv.join(' ')).toBe(EXIT.redisUnreachable);
       const err = c.err();
       expect(err.trim().split('\n'), `${argv.join(' ')}: ${err}`).toHaveLength(1);
-      expect(err).toContain(`prospect-sync ${argv[0]}: Redis at ${shown} (REDIS_URL) is unreachable: connect ECONNREFUSED`);
+      expect(err).toContain(
+        `prospect-sync ${argv[0]}: Redis at ${shown} (REDIS_URL) is unreachable: connect ECONNREFUSED`,
+      );
       expect(err + c.out()).not.toContain('hunter2');
       expect(c.out()).toBe('');
     }
   }, 60_000);
 
-  it('a secret in the user name\'s place (redis://SECRET@host/3) is not shown either', async () => {
+  it("a secret in the user name's place (redis://SECRET@host/3) is not shown either", async () => {
     const port = await closedPort();
-    const children = [['runs', 'dach'], ['trigger', 'dach', '--json']].map((argv) => ({
-      argv, c: cli(argv, { ...env, REDIS_URL: `redis://hunter3-user-secret@127.0.0.1:${port}/3` }),
+    const children = [
+      ['runs', 'dach'],
+      ['trigger', 'dach', '--json'],
+    ].map((argv) => ({
+      argv,
+      c: cli(argv, { ...env, REDIS_URL: `redis://hunter3-user-secret@127.0.0.1:${port}/3` }),
     }));
     for (const { argv, c } of children) {
       expect(await c.exited, argv.join(' ')).toBe(EXIT.redisUnreachable);

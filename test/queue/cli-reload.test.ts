@@ -68,10 +68,22 @@ describe('start: SIGHUP reloads the config of the whole process', () => {
     expect(served.runs.map((r) => r.runId)).toEqual([first!.runId]);
 
     // 2. An invalid file: refused with file:line, the process keeps running the previous config.
-    await writeFile(file, hubspotConfig(COMPANY_SEARCH + FRESH_SEARCH.replace('{name: name}', '{name: name}\n    schedule: {every: soon}')));
+    await writeFile(
+      file,
+      hubspotConfig(COMPANY_SEARCH + FRESH_SEARCH.replace('{name: name}', '{name: name}\n    schedule: {every: soon}')),
+    );
     start.child.kill('SIGHUP');
-    const refused = await waitFor(() => start.out().split('\n').find((l) => l.includes('config reload failed')), 20_000);
-    expect(refused).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+ searches\\[1\\]\\.schedule`));
+    const refused = await waitFor(
+      () =>
+        start
+          .out()
+          .split('\n')
+          .find((l) => l.includes('config reload failed')),
+      20_000,
+    );
+    expect(refused).toMatch(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+ searches\\[1\\]\\.schedule`),
+    );
     expect(start.child.exitCode).toBeNull();
     await enqueueRun(queues.sync, 'fresh', 'manual');
     const [second] = await finished('fresh', 2);

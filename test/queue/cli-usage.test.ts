@@ -52,17 +52,25 @@ describe('prospect-sync help and version', () => {
     }
   });
 
-  it.each(Object.entries(DOCUMENTED))('%s --help: exit 0, shows its documented arguments and options', async (name, options) => {
-    for (const argv of [[name, '--help'], ['help', name]]) {
-      const r = await capture(argv);
-      expect(r.code, argv.join(' ')).toBe(0);
-      expect(r.out).toContain(`Usage: prospect-sync ${name}`);
-      for (const option of options) expect(r.out).toContain(option);
-    }
-  });
+  it.each(Object.entries(DOCUMENTED))(
+    '%s --help: exit 0, shows its documented arguments and options',
+    async (name, options) => {
+      for (const argv of [
+        [name, '--help'],
+        ['help', name],
+      ]) {
+        const r = await capture(argv);
+        expect(r.code, argv.join(' ')).toBe(0);
+        expect(r.out).toContain(`Usage: prospect-sync ${name}`);
+        for (const option of options) expect(r.out).toContain(option);
+      }
+    },
+  );
 
   it('--version prints the version of package.json', async () => {
-    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     const r = await capture(['--version']);
     expect(r.code).toBe(0);
     expect(r.out.trim()).toBe(version);
@@ -146,7 +154,9 @@ describe('prospect-sync config errors', () => {
     try {
       const json = await capture(['trigger', 'nope', '--json', '--config', file]);
       expect(json.code).toBe(2);
-      expect(JSON.parse(json.out)).toEqual({ error: { code: 'search_not_found', message: "unknown search 'nope' (known: dach)" } });
+      expect(JSON.parse(json.out)).toEqual({
+        error: { code: 'search_not_found', message: "unknown search 'nope' (known: dach)" },
+      });
       const text = await capture(['trigger', 'nope', '--config', file]);
       expect(text.code).toBe(2);
       expect(text.err).toBe("prospect-sync trigger: unknown search 'nope' (known: dach)\n");
@@ -155,7 +165,9 @@ describe('prospect-sync config errors', () => {
       await writeFile(file, configYaml(searchYaml('dach', '{every: soon}')));
       const bad = await capture(['runs', 'dach', '--json', '--config', file]);
       expect(bad.code).toBe(2);
-      const { error } = JSON.parse(bad.out) as { error: { code: string; message: string; issues: { file: string; line: number }[] } };
+      const { error } = JSON.parse(bad.out) as {
+        error: { code: string; message: string; issues: { file: string; line: number }[] };
+      };
       expect(error.code).toBe('config_invalid');
       expect(error.message).toContain(`${file}:`);
       expect(error.issues[0]).toMatchObject({ file, line: expect.any(Number) as number });

@@ -36,7 +36,12 @@ describe('the emulators profile, replayed without Docker', () => {
     expect(published?.[1], 'demo ports: published on the host loopback').toBeDefined();
     expect(published?.[1]).toBe(svc.env.PROSPECT_SYNC_PORT);
     const port = String(await freePort()); // the compose port may be taken on this machine
-    const env = { ...svc.env, PROSPECT_SYNC_PORT: port, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', QUEUE_PREFIX: `ps-demo-${randomUUID().slice(0, 8)}` };
+    const env = {
+      ...svc.env,
+      PROSPECT_SYNC_PORT: port,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: `ps-demo-${randomUUID().slice(0, 8)}`,
+    };
     expect(svc.argv).toEqual(['node', 'bin/prospect-sync.js', 'demo']);
     const home = mkdtempSync(join(tmpdir(), 'ps-demo-'));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
@@ -57,11 +62,15 @@ describe('the emulators profile, replayed without Docker', () => {
       return /dashboard: (\S+) \(user (\S+), password (\S+)\)/.exec(out) ?? undefined;
     }, 60_000);
     expect(url).toBe(`http://0.0.0.0:${port}`);
-    const external = Object.values(networkInterfaces()).flat().find((n) => n && n.family === 'IPv4' && !n.internal)?.address;
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((n) => n && n.family === 'IPv4' && !n.internal)?.address;
     const base = `http://${external ?? '127.0.0.1'}:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/runs`)).status).toBe(401);
-    const authed = await fetch(`${base}/runs`, { headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` } });
+    const authed = await fetch(`${base}/runs`, {
+      headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+    });
     expect(authed.status).toBe(200);
     expect(await authed.text()).toContain('dach-software');
 

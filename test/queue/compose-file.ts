@@ -31,15 +31,18 @@ export interface ComposeFile {
 
 /** Compose's `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?err}`, `$VAR` and `$$`, in every string. */
 export function interpolateCompose(text: string, env: Record<string, string | undefined>): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (m, name?: string, colon?: string, op?: string, arg?: string, bare?: string) => {
-    if (m === '$$') return '$';
-    const key = (name ?? bare)!;
-    const value = env[key];
-    const missing = value === undefined || (colon === ':' && value === '');
-    if (op === '-') return missing ? (arg ?? '') : value!;
-    if (op === '?' && missing) throw new Error(`compose: required variable ${key} is missing: ${arg ?? ''}`);
-    return value ?? '';
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (m, name?: string, colon?: string, op?: string, arg?: string, bare?: string) => {
+      if (m === '$$') return '$';
+      const key = (name ?? bare)!;
+      const value = env[key];
+      const missing = value === undefined || (colon === ':' && value === '');
+      if (op === '-') return missing ? (arg ?? '') : value!;
+      if (op === '?' && missing) throw new Error(`compose: required variable ${key} is missing: ${arg ?? ''}`);
+      return value ?? '';
+    },
+  );
 }
 
 export function readCompose(path: string, env: Record<string, string | undefined>): ComposeFile {
@@ -49,10 +52,45 @@ export function readCompose(path: string, env: Record<string, string | undefined
 const TOP = new Set(['version', 'name', 'services', 'networks', 'volumes', 'secrets', 'configs', 'include']);
 // compose-spec.json, definitions.service.properties (the commonly used ones; the schema forbids any other non-x- key)
 const SERVICE = new Set([
-  'build', 'image', 'command', 'entrypoint', 'environment', 'env_file', 'ports', 'expose', 'volumes', 'secrets', 'configs',
-  'depends_on', 'deploy', 'healthcheck', 'profiles', 'restart', 'stop_grace_period', 'stop_signal', 'tty', 'stdin_open',
-  'user', 'working_dir', 'networks', 'labels', 'logging', 'init', 'read_only', 'container_name', 'hostname', 'ulimits',
-  'mem_limit', 'cpus', 'extra_hosts', 'cap_drop', 'cap_add', 'security_opt', 'tmpfs', 'pull_policy', 'scale',
+  'build',
+  'image',
+  'command',
+  'entrypoint',
+  'environment',
+  'env_file',
+  'ports',
+  'expose',
+  'volumes',
+  'secrets',
+  'configs',
+  'depends_on',
+  'deploy',
+  'healthcheck',
+  'profiles',
+  'restart',
+  'stop_grace_period',
+  'stop_signal',
+  'tty',
+  'stdin_open',
+  'user',
+  'working_dir',
+  'networks',
+  'labels',
+  'logging',
+  'init',
+  'read_only',
+  'container_name',
+  'hostname',
+  'ulimits',
+  'mem_limit',
+  'cpus',
+  'extra_hosts',
+  'cap_drop',
+  'cap_add',
+  'security_opt',
+  'tmpfs',
+  'pull_policy',
+  'scale',
 ]);
 const HEALTHCHECK = new Set(['disable', 'test', 'interval', 'timeout', 'retries', 'start_period', 'start_interval']);
 const CONDITIONS = new Set(['service_started', 'service_healthy', 'service_completed_successfully']);
@@ -73,24 +111,29 @@ export function composeProblems(c: ComposeFile): string[] {
       if (s[k] !== undefined && !strings(s[k])) out.push(`${at}.${k}: expected an array of strings`);
     }
     for (const [k, v] of Object.entries(s.environment ?? {})) {
-      if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) out.push(`${at}.environment.${k}: expected a scalar or null`);
+      if (v !== null && !['string', 'number', 'boolean'].includes(typeof v))
+        out.push(`${at}.environment.${k}: expected a scalar or null`);
     }
     for (const [dep, d] of Object.entries(s.depends_on ?? {})) {
       if (!c.services[dep]) out.push(`${at}.depends_on: no service ${dep}`);
       if (!CONDITIONS.has(d.condition)) out.push(`${at}.depends_on.${dep}.condition: ${d.condition}`);
     }
     if (s.restart !== undefined && !RESTART.has(String(s.restart))) out.push(`${at}.restart: ${String(s.restart)}`);
-    for (const k of Object.keys(s.healthcheck ?? {})) if (!HEALTHCHECK.has(k)) out.push(`${at}.healthcheck.${k} is not allowed`);
-    for (const p of s.ports ?? []) if (!/^(?:[\d.]+:)?\d+(?:-\d+)?:\d+(?:-\d+)?(?:\/(?:tcp|udp))?$/.test(p)) out.push(`${at}.ports: ${p}`);
+    for (const k of Object.keys(s.healthcheck ?? {}))
+      if (!HEALTHCHECK.has(k)) out.push(`${at}.healthcheck.${k} is not allowed`);
+    for (const p of s.ports ?? [])
+      if (!/^(?:[\d.]+:)?\d+(?:-\d+)?:\d+(?:-\d+)?(?:\/(?:tcp|udp))?$/.test(p)) out.push(`${at}.ports: ${p}`);
     for (const v of s.volumes ?? []) {
       const [src, target, mode] = v.split(':');
-      if (!src || !target?.startsWith('/') || (mode !== undefined && !/^(ro|rw)$/.test(mode))) out.push(`${at}.volumes: ${v}`);
+      if (!src || !target?.startsWith('/') || (mode !== undefined && !/^(ro|rw)$/.test(mode)))
+        out.push(`${at}.volumes: ${v}`);
       else if (!/^[./~$]/.test(src) && !(src in (c.volumes ?? {}))) out.push(`${at}.volumes: undefined volume ${src}`);
     }
     for (const sec of s.secrets ?? []) if (!c.secrets?.[sec]) out.push(`${at}.secrets: undefined secret ${sec}`);
   }
   for (const [name, sec] of Object.entries(c.secrets ?? {})) {
-    if (Number(Boolean(sec.file)) + Number(Boolean(sec.environment)) !== 1) out.push(`secrets.${name}: needs exactly one of file, environment`);
+    if (Number(Boolean(sec.file)) + Number(Boolean(sec.environment)) !== 1)
+      out.push(`secrets.${name}: needs exactly one of file, environment`);
   }
   return out;
 }
@@ -107,7 +150,13 @@ export interface ResolvedService {
  * service's environment (a null value passes the host's variable through only when set), bind mounts and secrets
  * (`/run/secrets/<name>`) resolved to host paths against the project directory.
  */
-export function resolveService(c: ComposeFile, name: string, image: { entrypoint: string[]; cmd: string[]; env: Record<string, string> }, projectDir: string, hostEnv: Record<string, string | undefined>): ResolvedService {
+export function resolveService(
+  c: ComposeFile,
+  name: string,
+  image: { entrypoint: string[]; cmd: string[]; env: Record<string, string> },
+  projectDir: string,
+  hostEnv: Record<string, string | undefined>,
+): ResolvedService {
   const s = c.services[name];
   if (!s) throw new Error(`no service ${name}`);
   const env: Record<string, string> = { ...image.env };

@@ -8,7 +8,17 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,19 +45,28 @@ afterAll(async () => {
 });
 
 const varsIn = (text: string): string[] => [...text.matchAll(/\$\{([A-Z][A-Z0-9_]*)(?::-[^}]*)?\}/g)].map((m) => m[1]!);
-const shippedConfigs = (): string[] => ['config/prospect-sync.yaml', ...readdirSync('config/examples').map((f) => join('config/examples', f))];
+const shippedConfigs = (): string[] => [
+  'config/prospect-sync.yaml',
+  ...readdirSync('config/examples').map((f) => join('config/examples', f)),
+];
 
 /** Every variable the docs tell operators to set: the operations env table and the ${VAR}s of the shipped configs. */
 function documentedVariables(): { all: Set<string>; secrets: Set<string> } {
   const ops = readFileSync('docs/operations.md', 'utf8');
   const table = ops.slice(ops.indexOf('| env | default | meaning |'), ops.indexOf('## Commands'));
   const all = new Set<string>();
-  for (const row of table.split('\n').slice(2)) for (const m of (row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]*)`/g)) all.add(m[1]!);
-  const configText = [...shippedConfigs().map((f) => readFileSync(f, 'utf8')), ...[...readFileSync('docs/configuration.md', 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!)].join('\n');
+  for (const row of table.split('\n').slice(2))
+    for (const m of (row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]*)`/g)) all.add(m[1]!);
+  const configText = [
+    ...shippedConfigs().map((f) => readFileSync(f, 'utf8')),
+    ...[...readFileSync('docs/configuration.md', 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!),
+  ].join('\n');
   const noComments = configText.replace(/#.*$/gm, '');
   for (const v of varsIn(noComments)) all.add(v);
   // the config's secret keys (docs/configuration.md, "Secrets only from the environment")
-  const secrets = new Set([...noComments.matchAll(/(?:clientSecret|accessToken|password|url):\s*"?\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
+  const secrets = new Set(
+    [...noComments.matchAll(/(?:clientSecret|accessToken|password|url):\s*"?\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!),
+  );
   return { all, secrets };
 }
 
@@ -60,13 +79,30 @@ describe('docker-compose.yml', () => {
     const broken = structuredClone(compose) as ComposeFile;
     broken.services.worker!.secrets = ['nope'];
     (broken.services.dashboard as Record<string, unknown>).enviroment = {};
-    expect(composeProblems(broken)).toEqual(['services.worker.secrets: undefined secret nope', 'services.dashboard.enviroment is not allowed']);
+    expect(composeProblems(broken)).toEqual([
+      'services.worker.secrets: undefined secret nope',
+      'services.dashboard.enviroment is not allowed',
+    ]);
   });
 
   it('passes every documented variable to every production service; secrets only as files under /run/secrets', () => {
     const { all, secrets } = documentedVariables();
-    for (const v of ['SF_CLIENT_ID', 'SF_CLIENT_SECRET', 'ALERT_WEBHOOK_URL', 'METRICS_AUTH', 'PROSPECT_SYNC_CONFIG', 'DASHBOARD_PASSWORD']) expect(all).toContain(v);
-    expect([...secrets].sort()).toEqual(['ALERT_WEBHOOK_URL', 'DASHBOARD_PASSWORD', 'HUBSPOT_TOKEN', 'SF_CLIENT_SECRET', 'SI_CLIENT_SECRET']);
+    for (const v of [
+      'SF_CLIENT_ID',
+      'SF_CLIENT_SECRET',
+      'ALERT_WEBHOOK_URL',
+      'METRICS_AUTH',
+      'PROSPECT_SYNC_CONFIG',
+      'DASHBOARD_PASSWORD',
+    ])
+      expect(all).toContain(v);
+    expect([...secrets].sort()).toEqual([
+      'ALERT_WEBHOOK_URL',
+      'DASHBOARD_PASSWORD',
+      'HUBSPOT_TOKEN',
+      'SF_CLIENT_SECRET',
+      'SI_CLIENT_SECRET',
+    ]);
     for (const name of APPS) {
       const svc = compose.services[name]!;
       expect(svc.profiles, name).toEqual(['production']);
@@ -82,7 +118,12 @@ describe('docker-compose.yml', () => {
         }
       }
       // the config is a mounted directory (SIGHUP re-reads it), not the one baked into the image
-      expect(svc.volumes?.some((v) => /^\$\{CONFIG_DIR:-\.\/config\}:\/app\/config(:ro)?$/.test(v) || /:\/app\/config(:ro)?$/.test(v)), name).toBe(true);
+      expect(
+        svc.volumes?.some(
+          (v) => /^\$\{CONFIG_DIR:-\.\/config\}:\/app\/config(:ro)?$/.test(v) || /:\/app\/config(:ro)?$/.test(v),
+        ),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -104,11 +145,24 @@ describe('the production profile, replayed without Docker', () => {
     cpSync('docker-compose.yml', join(project, 'docker-compose.yml'));
     cpSync('config', join(project, 'config'), { recursive: true });
     const password = `pw-${randomUUID()}`;
-    const secretValues: Record<string, string> = { si_client_secret: 'si-secret', hubspot_token: 'hs-token', dashboard_password: `${password}\n`, sf_client_secret: '', alert_webhook_url: '' };
+    const secretValues: Record<string, string> = {
+      si_client_secret: 'si-secret',
+      hubspot_token: 'hs-token',
+      dashboard_password: `${password}\n`,
+      sf_client_secret: '',
+      alert_webhook_url: '',
+    };
     for (const [name, value] of Object.entries(secretValues)) writeFileSync(join(project, 'secrets', name), value);
     const prefix = `ps-compose-${randomUUID().slice(0, 8)}`;
     const port = await freePort();
-    const dotEnv = { QUEUE_PREFIX: prefix, PROSPECT_SYNC_PORT: String(port), SI_BASE_URL: 'http://127.0.0.1:9', SI_TOKEN_URL: 'http://127.0.0.1:9/oauth/token', SI_CLIENT_ID: 'client', HUBSPOT_BASE_URL: 'http://127.0.0.1:9' };
+    const dotEnv = {
+      QUEUE_PREFIX: prefix,
+      PROSPECT_SYNC_PORT: String(port),
+      SI_BASE_URL: 'http://127.0.0.1:9',
+      SI_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
+      SI_CLIENT_ID: 'client',
+      HUBSPOT_BASE_URL: 'http://127.0.0.1:9',
+    };
     const compose = readCompose(join(project, 'docker-compose.yml'), dotEnv);
     expect(composeProblems(compose)).toEqual([]);
 
@@ -118,7 +172,10 @@ describe('the production profile, replayed without Docker', () => {
       redis.disconnect();
     });
 
-    const started: Record<string, { child: ChildProcess; out: () => string; env: Record<string, string>; cwd: string }> = {};
+    const started: Record<
+      string,
+      { child: ChildProcess; out: () => string; env: Record<string, string>; cwd: string }
+    > = {};
     for (const name of APPS) {
       const svc = resolveService(compose, name, image, project, dotEnv);
       // the container's filesystem: WORKDIR with the image's bin/, the mounts in place of their container paths
@@ -134,12 +191,18 @@ describe('the production profile, replayed without Docker', () => {
         if (target.startsWith(`${image.workdir}/`)) symlinkSync(src, join(fsRoot, target));
       }
       expect(svc.mounts[`${image.workdir}/config`], name).toBe(join(project, 'config'));
-      const env = Object.fromEntries(Object.entries(svc.env).map(([k, v]) => [k, k.endsWith('_FILE') ? hostPath(v) : v]));
+      const env = Object.fromEntries(
+        Object.entries(svc.env).map(([k, v]) => [k, k.endsWith('_FILE') ? hostPath(v) : v]),
+      );
       // the compose network's `redis` host is this test's Redis
       expect(env.REDIS_URL).toBe('redis://redis:6379');
       env.REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
       expect(svc.argv.slice(0, 2)).toEqual(['node', 'bin/prospect-sync.js']);
-      const child = spawn(process.execPath, svc.argv.slice(1), { cwd, env: { PATH: process.env.PATH ?? '', HOME: root, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, svc.argv.slice(1), {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: root, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -158,7 +221,11 @@ describe('the production profile, replayed without Docker', () => {
 
     // the image's HEALTHCHECK, as Docker runs it: in the container's WORKDIR with its environment
     const hc = healthcheckArgv(runtime) ?? [];
-    const probe = spawnSync(process.execPath, hc.slice(1), { cwd: dash.cwd, env: { PATH: process.env.PATH ?? '', ...dash.env }, encoding: 'utf8' });
+    const probe = spawnSync(process.execPath, hc.slice(1), {
+      cwd: dash.cwd,
+      env: { PATH: process.env.PATH ?? '', ...dash.env },
+      encoding: 'utf8',
+    });
     expect(probe.status, probe.stderr).toBe(0);
     // the password came from its secret file
     const auth = { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` };
@@ -170,21 +237,41 @@ describe('the production profile, replayed without Docker', () => {
     // edit the mounted config on the host, then `docker compose kill -s HUP`
     appendFileSync(
       join(project, 'config', 'prospect-sync.yaml'),
-      ['  - name: reload-check', '    segment: icp-dach', '    entity: companies', '    filter: {company: {industry: {include: [software]}}}', '    schedule: {cron: "0 5 1 1 *"}', '    destination: crm', '    object: companies', '    matchOn: {field: prospect_sync_id, from: id}', '    fields: {name: name}', ''].join('\n'),
+      [
+        '  - name: reload-check',
+        '    segment: icp-dach',
+        '    entity: companies',
+        '    filter: {company: {industry: {include: [software]}}}',
+        '    schedule: {cron: "0 5 1 1 *"}',
+        '    destination: crm',
+        '    object: companies',
+        '    matchOn: {field: prospect_sync_id, from: id}',
+        '    fields: {name: name}',
+        '',
+      ].join('\n'),
     );
     for (const s of Object.values(started)) s.child.kill('SIGHUP');
     for (const [name, s] of Object.entries(started)) {
-      await waitFor(() => /"searches":\[[^\]]*"reload-check"[^\]]*\][^\n]*"msg":"config reloaded"/.test(s.out()), 20_000).catch(() => {
+      await waitFor(
+        () => /"searches":\[[^\]]*"reload-check"[^\]]*\][^\n]*"msg":"config reloaded"/.test(s.out()),
+        20_000,
+      ).catch(() => {
         throw new Error(`${name} did not reload: ${s.out()}`);
       });
     }
     const queues = openQueues({ connection: redis, prefix });
     cleanups.push(() => queues.close());
-    await waitFor(async () => (await queues.tick.getJobSchedulers(0, -1)).some((j) => j.key === 'reload-check' || j.id === 'reload-check'), 15_000);
+    await waitFor(
+      async () =>
+        (await queues.tick.getJobSchedulers(0, -1)).some((j) => j.key === 'reload-check' || j.id === 'reload-check'),
+      15_000,
+    );
     expect(await (await fetch(`http://127.0.0.1:${port}/runs`, { headers: auth })).text()).toContain('reload-check');
 
     for (const [name, s] of Object.entries(started)) {
-      const exited = new Promise<number | null>((r) => (s.child.exitCode !== null ? r(s.child.exitCode) : s.child.on('exit', (code) => r(code))));
+      const exited = new Promise<number | null>((r) =>
+        s.child.exitCode !== null ? r(s.child.exitCode) : s.child.on('exit', (code) => r(code)),
+      );
       s.child.kill('SIGTERM');
       expect(await exited, name).toBe(0);
       for (const secret of [password, 'si-secret', 'hs-token']) expect(s.out(), name).not.toContain(secret);

@@ -10,10 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { dockerfileStages, healthcheckArgv, stageEnv } from './container-files.js';
 
-const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Bare package names imported (statically or dynamically) by the code the image compiles. */
@@ -21,7 +26,9 @@ function runtimeImports(): Set<string> {
   const names = new Set<string>();
   for (const file of [...tsFiles('src'), ...tsFiles('jobs')]) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^'.][^']*)'|import\(\s*'([^'.][^']*)'\s*\)/g)) {
+    for (const m of text.matchAll(
+      /(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^'.][^']*)'|import\(\s*'([^'.][^']*)'\s*\)/g,
+    )) {
       const spec = m[1] ?? m[2] ?? '';
       if (spec.startsWith('node:') || builtinModules.includes(spec)) continue;
       if (m[0].trimStart().startsWith('import type') || m[0].trimStart().startsWith('export type')) continue;
@@ -54,11 +61,19 @@ describe('Dockerfile', () => {
     // the port comes from the config the process loads, never a fixed one (compose-production.test.ts runs it)
     expect(healthcheckArgv(runtime ?? [])).toEqual(['node', 'bin/healthcheck.js']);
     expect(readFileSync('bin/healthcheck.js', 'utf8')).toContain('/healthz');
-    expect(stages.flat().filter((i) => i.op === 'RUN' || i.op === 'HEALTHCHECK').map((i) => i.args).join('\n')).not.toMatch(/\bcurl\b|\bwget\b|apt-get/);
+    expect(
+      stages
+        .flat()
+        .filter((i) => i.op === 'RUN' || i.op === 'HEALTHCHECK')
+        .map((i) => i.args)
+        .join('\n'),
+    ).not.toMatch(/\bcurl\b|\bwget\b|apt-get/);
   });
 
   it('.dockerignore keeps local builds, dependencies and secrets out of the context', () => {
-    const ignored = readFileSync('.dockerignore', 'utf8').split('\n').map((l) => l.trim());
+    const ignored = readFileSync('.dockerignore', 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['node_modules', 'dist', '.git', '.env']) expect(ignored).toContain(entry);
   });
 });
@@ -91,7 +106,10 @@ interface Service {
 }
 
 describe('docker-compose.yml', () => {
-  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+    services: Record<string, Service>;
+    volumes: Record<string, unknown>;
+  };
   const s = compose.services;
 
   it('Redis with AOF persistence on a volume, noeviction, and a healthcheck the others wait for', () => {
@@ -129,7 +147,11 @@ describe('docker-compose.yml', () => {
   it('every variable the compose file reads or passes is documented', () => {
     const env = s.worker?.environment ?? {};
     const docs = readFileSync('docs/operations.md', 'utf8') + readFileSync('docs/configuration.md', 'utf8');
-    const composeVars = [...readFileSync('docker-compose.yml', 'utf8').replace(/#.*$/gm, '').matchAll(/\$\{([A-Z_]+)/g)].map((m) => m[1]!);
+    const composeVars = [
+      ...readFileSync('docker-compose.yml', 'utf8')
+        .replace(/#.*$/gm, '')
+        .matchAll(/\$\{([A-Z_]+)/g),
+    ].map((m) => m[1]!);
     for (const name of [...Object.keys(env), ...composeVars, 'COMPOSE_PROFILES']) expect(docs, name).toContain(name);
   });
 

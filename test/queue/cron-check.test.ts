@@ -8,7 +8,8 @@ import { parseConfig, ConfigError } from '../../src/config/index.js';
 import { cronProblem } from '../../src/config/schedule.js';
 import { configYaml, searchYaml } from './cli-process.js';
 
-const json = (file: string): { version?: string; dependencies?: Record<string, string> } => JSON.parse(readFileSync(file, 'utf8')) as never;
+const json = (file: string): { version?: string; dependencies?: Record<string, string> } =>
+  JSON.parse(readFileSync(file, 'utf8')) as never;
 
 describe('cron check', () => {
   it('cron-parser is a declared dependency pinned to the version bullmq uses', () => {
@@ -36,6 +37,8 @@ describe('cron check', () => {
       }
     })();
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).message).toMatch(/c\.yaml:\d+:\d+ searches\[0\]\.schedule\.cron: invalid cron pattern: Constraint error, got value 8 expected range 0-7/);
+    expect((error as ConfigError).message).toMatch(
+      /c\.yaml:\d+:\d+ searches\[0\]\.schedule\.cron: invalid cron pattern: Constraint error, got value 8 expected range 0-7/,
+    );
   });
 });

@@ -10,7 +10,11 @@ async function checkEnv(env: EmulatorEnv): Promise<void> {
   const si = await fetch(env.SI_TOKEN_URL, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: env.SI_CLIENT_ID, client_secret: env.SI_CLIENT_SECRET }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: env.SI_CLIENT_ID,
+      client_secret: env.SI_CLIENT_SECRET,
+    }),
   });
   expect(si.status).toBe(200);
 
@@ -21,7 +25,11 @@ async function checkEnv(env: EmulatorEnv): Promise<void> {
   const sf = await fetch(`${env.SF_LOGIN_URL}/services/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: env.SF_CLIENT_ID, client_secret: env.SF_CLIENT_SECRET }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: env.SF_CLIENT_ID,
+      client_secret: env.SF_CLIENT_SECRET,
+    }),
   });
   expect(sf.status).toBe(200);
 }
@@ -30,7 +38,10 @@ describe('emulators together', () => {
   const closers = closeAfterEach();
 
   it('startAllEmulators: three emulators and an env that works against them', async () => {
-    const all = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 }, salesIntel: { companies: 100, persons: 100 } });
+    const all = await startAllEmulators({
+      ports: { salesIntel: 0, hubspot: 0, salesforce: 0 },
+      salesIntel: { companies: 100, persons: 100 },
+    });
     closers.push(all.close);
     expect(new Set(Object.values(all.urls)).size).toBe(3);
     await checkEnv(all.env);
@@ -41,7 +52,14 @@ describe('emulators together', () => {
     closers.push(async () => {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
     });
-    const line = await waitFor(() => run.out().split('\n').find((l) => l.startsWith('{')), 30_000);
+    const line = await waitFor(
+      () =>
+        run
+          .out()
+          .split('\n')
+          .find((l) => l.startsWith('{')),
+      30_000,
+    );
     const printed = JSON.parse(line) as { urls: Record<string, string>; env: EmulatorEnv };
     expect(Object.keys(printed.urls).sort()).toEqual(['hubspot', 'salesIntel', 'salesforce']);
     await checkEnv(printed.env);

@@ -46,11 +46,16 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
     for (const c of build.filter((i) => i.op === 'COPY')) {
       const parts = c.args.split(/\s+/);
       const dest = parts.at(-1) ?? '.';
-      for (const src of parts.slice(0, -1)) cpSync(join(REPO, src), join(buildDir, dest === './' ? src : dest), { recursive: true });
+      for (const src of parts.slice(0, -1))
+        cpSync(join(REPO, src), join(buildDir, dest === './' ? src : dest), { recursive: true });
     }
     symlinkSync(join(REPO, 'node_modules'), join(buildDir, 'node_modules'));
     expect(build.some((i) => i.op === 'RUN' && i.args === 'npm run build')).toBe(true);
-    execFileSync('npm', ['run', 'build'], { cwd: buildDir, stdio: 'pipe', env: { ...process.env, PATH: `${join(REPO, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` } });
+    execFileSync('npm', ['run', 'build'], {
+      cwd: buildDir,
+      stdio: 'pipe',
+      env: { ...process.env, PATH: `${join(REPO, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` },
+    });
     const builtAt = Date.now();
 
     // runtime stage, instruction by instruction
@@ -71,7 +76,11 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
         // `npm ci --omit=dev ...` offline from the cache; the cache clean is skipped (shared cache)
         const ci = i.args.split('&&')[0]?.trim().split(/\s+/) ?? [];
         expect(ci.slice(0, 3)).toEqual(['npm', 'ci', '--omit=dev']);
-        const r = spawnSync(ci[0]!, [...ci.slice(1), '--offline'], { cwd: app, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } });
+        const r = spawnSync(ci[0]!, [...ci.slice(1), '--offline'], {
+          cwd: app,
+          encoding: 'utf8',
+          env: { ...process.env, NODE_ENV: 'production' },
+        });
         expect(r.status, r.stderr).toBe(0);
       }
     }
@@ -79,11 +88,14 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
     const installedAt = Date.now();
 
     // production dependencies only (typescript itself is there: a peer dependency of valibot, under @bull-board/api)
-    for (const devOnly of ['tsx', 'vitest', 'playwright-core', 'eslint', 'dpdm', 'ajv']) expect(existsSync(join(app, 'node_modules', devOnly)), devOnly).toBe(false);
+    for (const devOnly of ['tsx', 'vitest', 'playwright-core', 'eslint', 'dpdm', 'ajv'])
+      expect(existsSync(join(app, 'node_modules', devOnly)), devOnly).toBe(false);
     expect(existsSync(join(app, 'src'))).toBe(false);
     expect(existsSync(join(app, 'dist', 'src', 'cli', 'main.js'))).toBe(true);
 
-    const emulators: RunningEmulators = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 } });
+    const emulators: RunningEmulators = await startAllEmulators({
+      ports: { salesIntel: 0, hubspot: 0, salesforce: 0 },
+    });
     cleanups.push(() => emulators.close());
     const prefix = `ps-image-${randomUUID().slice(0, 8)}`;
     const redis = createRedis(process.env.REDIS_URL);
@@ -97,8 +109,22 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
     expect(cmd).toEqual(['start']);
     const password = `pw-${randomUUID()}`;
     // the port through the shipped config's PROSPECT_SYNC_PORT (not --port), so the HEALTHCHECK finds it as in the image
-    const containerEnv = { PATH: process.env.PATH ?? '', HOME: root, ...env, ...emulators.env, DASHBOARD_PASSWORD: password, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', PROSPECT_SYNC_PORT: String(await freePort()) };
-    const child = spawn(entry[0] === 'node' ? process.execPath : entry[0]!, [...entry.slice(1), ...cmd], { cwd: app, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const containerEnv = {
+      PATH: process.env.PATH ?? '',
+      HOME: root,
+      ...env,
+      ...emulators.env,
+      DASHBOARD_PASSWORD: password,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      PROSPECT_SYNC_PORT: String(await freePort()),
+    };
+    const child = spawn(entry[0] === 'node' ? process.execPath : entry[0]!, [...entry.slice(1), ...cmd], {
+      cwd: app,
+      env: containerEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -114,15 +140,23 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
     expect(port).toBe(containerEnv.PROSPECT_SYNC_PORT);
     // the image's own HEALTHCHECK command, from the WORKDIR with the container's environment
     const hc = healthcheckArgv(runtime) ?? [];
-    const probe = spawnSync(hc[0] === 'node' ? process.execPath : hc[0]!, hc.slice(1), { cwd: app, env: containerEnv, encoding: 'utf8' });
+    const probe = spawnSync(hc[0] === 'node' ? process.execPath : hc[0]!, hc.slice(1), {
+      cwd: app,
+      env: containerEnv,
+      encoding: 'utf8',
+    });
     expect(probe.status, probe.stderr).toBe(0);
 
     // reachable off loopback, and the dashboard needs the credentials there
-    const external = Object.values(networkInterfaces()).flat().find((n) => n && n.family === 'IPv4' && !n.internal)?.address;
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((n) => n && n.family === 'IPv4' && !n.internal)?.address;
     const host = external ?? '127.0.0.1';
     expect((await fetch(`http://${host}:${port}/healthz`)).status).toBe(200);
     expect((await fetch(`http://${host}:${port}/`)).status).toBe(401);
-    const authed = await fetch(`http://${host}:${port}/`, { headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } });
+    const authed = await fetch(`http://${host}:${port}/`, {
+      headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` },
+    });
     expect(authed.status).toBe(200);
 
     // the compiled sync job runs with production dependencies only
@@ -135,7 +169,8 @@ describe.runIf(process.env.IMAGE_CHECK === '1')('the image, replayed in a clean 
       return s === 'completed' || s === 'failed' ? s : undefined;
     }, 120_000);
     const attempts = (await listRuns(redis, 'dach-software', { prefix })).filter((r) => r.runId === jobId);
-    for (const a of attempts.filter((x) => x.status === 'failed')) process.stdout.write(`image check: a failed attempt was retried: ${JSON.stringify(a.error)}\n`);
+    for (const a of attempts.filter((x) => x.status === 'failed'))
+      process.stdout.write(`image check: a failed attempt was retried: ${JSON.stringify(a.error)}\n`);
     const run = attempts[0]!;
     expect(state, JSON.stringify(attempts.map((a) => a.error))).toBe('completed');
     expect(run.status, JSON.stringify(run.error)).toBe('completed');

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { freePort } from '../../src/shared/free-port.js';
 import { redisAnswers } from '../../src/shared/redis.js';
 
-
 export interface PrivateRedis {
   port: number;
   /** redis://:<password>@127.0.0.1:<port> */
@@ -42,7 +41,22 @@ export async function privateRedis(password: string): Promise<PrivateRedis> {
     async start() {
       proc = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--requirepass', password],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'always',
+          '--save',
+          '',
+          '--requirepass',
+          password,
+        ],
         { stdio: 'ignore' },
       );
       const p = proc;

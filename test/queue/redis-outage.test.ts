@@ -45,11 +45,19 @@ describe('start with Redis going away and coming back', () => {
     const dir = await mkdtemp(join(tmpdir(), 'ps-outage-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
     const configPath = join(dir, 'config.yaml');
-    await writeFile(configPath, `${hubspotConfig(COMPANY_SEARCH, '  pageSize: 20\n  parallelism: 2')}server:\n  port: 0\n`);
+    await writeFile(
+      configPath,
+      `${hubspotConfig(COMPANY_SEARCH, '  pageSize: 20\n  parallelism: 2')}server:\n  port: 0\n`,
+    );
     const prefix = 'ps-outage';
 
     // 1. Redis not there yet: `start` comes up anyway and says so once.
-    const child = cli(['start', '--config', configPath], { ...fx.env, REDIS_URL: redis.url, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info' });
+    const child = cli(['start', '--config', configPath], {
+      ...fx.env,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+    });
     closers.push(async () => {
       if (child.child.exitCode === null) {
         child.child.kill('SIGKILL');
@@ -104,7 +112,11 @@ describe('start with Redis going away and coming back', () => {
     await waitFor(() => back().length === 2 || undefined, 20_000);
     await waitFor(() => redisState(conn).up || undefined, 10_000);
     expect(redisState(conn).since).toBeGreaterThan(downSince);
-    const run = await waitFor(async () => (await listRuns(conn, 'all-companies', { prefix })).find((r) => r.runId === jobId && r.status === 'completed'), 60_000);
+    const run = await waitFor(
+      async () =>
+        (await listRuns(conn, 'all-companies', { prefix })).find((r) => r.runId === jobId && r.status === 'completed'),
+      60_000,
+    );
     expect(run.counted).toBe(expected.length);
     expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
 

@@ -13,7 +13,15 @@ function capture(): { lines: () => { level: number; msg: string }[]; stream: Wri
       cb();
     },
   });
-  return { stream, lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string }) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: number; msg: string }),
+  };
 }
 
 describe('watchRedis', () => {

@@ -7,7 +7,15 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { createSyncProcessor } from '../../jobs/sync-search.js';
-import { enqueueRun, openQueues, startScheduler, startSyncWorker, SYNC_JOB_OPTIONS, TICK_QUEUE, type TickJobData } from '../../src/queue/index.js';
+import {
+  enqueueRun,
+  openQueues,
+  startScheduler,
+  startSyncWorker,
+  SYNC_JOB_OPTIONS,
+  TICK_QUEUE,
+  type TickJobData,
+} from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createRedis } from '../../src/shared/redis.js';
@@ -37,7 +45,11 @@ describe('jobs of a search the config no longer has', () => {
     // where 'all-companies' was renamed 'every-company'
     const { jobId } = await enqueueRun(queues.sync, 'all-companies', 'schedule');
     const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('name: all-companies', 'name: every-company')));
-    const worker = startSyncWorker({ ctx, logger: silentLogger, processor: createSyncProcessor({ config, redis: connection, prefix: fx.prefix, logger: silentLogger }) });
+    const worker = startSyncWorker({
+      ctx,
+      logger: silentLogger,
+      processor: createSyncProcessor({ config, redis: connection, prefix: fx.prefix, logger: silentLogger }),
+    });
     closers.push(() => worker.shutdown(2_000));
 
     await waitFor(async () => (await queues.sync.getJobState(jobId)) === 'failed', 20_000);
@@ -54,9 +66,14 @@ describe('jobs of a search the config no longer has', () => {
     expect((await enqueueRun(queues.sync, 'every-company', 'manual')).deduplicated).toBe(false);
   }, 40_000);
 
-  it("a scheduler tick for a search removed from the config is ignored (no run queued)", async () => {
+  it('a scheduler tick for a search removed from the config is ignored (no run queued)', async () => {
     const { fx, connection, ctx, queues } = await fixtureWithQueues('removed-tick', { hubspot: false });
-    const scheduler = await startScheduler({ ctx, queues, logger: silentLogger, loadSearches: async () => [{ name: 'kept' }] });
+    const scheduler = await startScheduler({
+      ctx,
+      queues,
+      logger: silentLogger,
+      loadSearches: async () => [{ name: 'kept' }],
+    });
     closers.push(() => scheduler.close());
 
     // a tick left by an older scheduler (or emitted just before the SIGHUP that removed the search)
@@ -64,7 +81,11 @@ describe('jobs of a search the config no longer has', () => {
     closers.push(() => ticks.close());
     const stale = await ticks.add('tick', { search: 'gone' });
     const kept = await ticks.add('tick', { search: 'kept' });
-    await waitFor(async () => (await ticks.getJobState(kept.id!)) === 'completed' && (await ticks.getJobState(stale.id!)) === 'completed', 15_000);
+    await waitFor(
+      async () =>
+        (await ticks.getJobState(kept.id!)) === 'completed' && (await ticks.getJobState(stale.id!)) === 'completed',
+      15_000,
+    );
     expect((await ticks.getJob(stale.id!))?.returnvalue ?? null).toBeNull();
     const queued = (await queues.sync.getJobs(['waiting', 'active', 'delayed'])).map((j) => j.data.search);
     expect(queued).toEqual(['kept']);

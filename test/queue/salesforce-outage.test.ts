@@ -26,13 +26,19 @@ describe('a Salesforce login against a closed port', () => {
     const port = await freePort();
     fx.env.SF_LOGIN_URL = `http://127.0.0.1:${port}`;
     fx.env.SF_CLIENT_SECRET = SF.clientSecret;
-    const config = fx.config(`${salesforceConfigHead(SF.clientId)}searches:\n${salesforceAccountSearch('sf-accounts')}`);
+    const config = fx.config(
+      `${salesforceConfigHead(SF.clientId)}searches:\n${salesforceAccountSearch('sf-accounts')}`,
+    );
     const connection = createRedis(process.env.REDIS_URL);
     closers.push(async () => connection.disconnect());
     const ctx = { connection, prefix: fx.prefix };
     const queues = openQueues(ctx);
     closers.push(() => queues.close());
-    const worker = startSyncWorker({ ctx, logger: silentLogger, processor: createSyncProcessor({ config, redis: connection, prefix: fx.prefix, logger: silentLogger }) });
+    const worker = startSyncWorker({
+      ctx,
+      logger: silentLogger,
+      processor: createSyncProcessor({ config, redis: connection, prefix: fx.prefix, logger: silentLogger }),
+    });
     closers.push(() => worker.shutdown(2_000));
 
     const { jobId } = await enqueueRun(queues.sync, 'sf-accounts', 'manual');

@@ -37,7 +37,9 @@ describe('job schedulers from the config', () => {
     expect(again).toEqual({ upserted: [], unchanged: expect.arrayContaining(['dach', 'hourly']), removed: [] });
 
     // dach changes time, hourly leaves the config.
-    const changed = await syncJobSchedulers(queues.tick, [{ name: 'dach', schedule: { cron: '30 7 * * 1-5', timezone: 'UTC' } }]);
+    const changed = await syncJobSchedulers(queues.tick, [
+      { name: 'dach', schedule: { cron: '30 7 * * 1-5', timezone: 'UTC' } },
+    ]);
     expect(changed).toEqual({ upserted: ['dach'], unchanged: [], removed: ['hourly'] });
     list = await queues.tick.getJobSchedulers(0, -1);
     expect(list.map((s) => [s.key, s.pattern, s.tz])).toEqual([['dach', '30 7 * * 1-5', 'UTC']]);

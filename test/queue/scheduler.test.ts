@@ -64,7 +64,13 @@ describe('scheduler and worker', () => {
     const { env, queues } = await setup('sched-leader');
     const searches: SchedulableSearch[] = [{ name: 'daily', schedule: { cron: '0 6 * * *', timezone: 'UTC' } }];
     const start = (): Promise<SchedulerHandle> =>
-      startScheduler({ ctx: env.ctx, queues, logger: silentLogger, loadSearches: async () => searches, leaseMs: 1_500 });
+      startScheduler({
+        ctx: env.ctx,
+        queues,
+        logger: silentLogger,
+        loadSearches: async () => searches,
+        leaseMs: 1_500,
+      });
     const a = await start();
     const b = await start();
     closers.push(a.close, b.close);
@@ -142,19 +148,44 @@ describe('scheduler and worker', () => {
     const { connection: redis, prefix } = env.ctx;
     const at = new Date().toISOString();
     for (const search of ['kept', 'gone']) {
-      await recordRun(redis, { search, status: 'completed', ...emptyCounts(), durationMs: 1, runId: `${search}-1`, startedAt: at, finishedAt: at, dryRun: false, partitions: 1 }, { prefix });
+      await recordRun(
+        redis,
+        {
+          search,
+          status: 'completed',
+          ...emptyCounts(),
+          durationMs: 1,
+          runId: `${search}-1`,
+          startedAt: at,
+          finishedAt: at,
+          dryRun: false,
+          partitions: 1,
+        },
+        { prefix },
+      );
     }
     await new RevealStore(redis, `${prefix}:source:acct`, 180).tally('gone:fp', 'gone-1', new Map([[1, 1]]));
     // the mirror's membership of `gone` in one CRM instance (members and guard)
     await addRunMatched(redis, 'gone', 'gone-1', ['a', 'b'], prefix);
     await new MembershipStore(redis, 'gone', 'hubspot:1', prefix).settle('gone-1', { confirmRuns: 2, maxShare: 0.1 });
     const membership = [`${prefix}:mirror:{gone}:hubspot:1:members`, `${prefix}:mirror:{gone}:hubspot:1:meta`];
-    const gone = [`${prefix}:run:gone:history`, `${prefix}:run:gone:totals`, ...membership, `${prefix}:source:acct:reveal-tally:gone:fp:last`, `${prefix}:source:acct:reveal-tally:gone:fp:gone-1`];
+    const gone = [
+      `${prefix}:run:gone:history`,
+      `${prefix}:run:gone:totals`,
+      ...membership,
+      `${prefix}:source:acct:reveal-tally:gone:fp:last`,
+      `${prefix}:source:acct:reveal-tally:gone:fp:gone-1`,
+    ];
     const kept = [`${prefix}:run:kept:history`, `${prefix}:run:kept:totals`];
     for (const key of kept) expect(await redis.ttl(key)).toBe(-1);
 
     let searches: SchedulableSearch[] = [{ name: 'kept' }];
-    const scheduler = await startScheduler({ ctx: env.ctx, queues, logger: silentLogger, loadSearches: async () => searches });
+    const scheduler = await startScheduler({
+      ctx: env.ctx,
+      queues,
+      logger: silentLogger,
+      loadSearches: async () => searches,
+    });
     closers.push(scheduler.close);
     expect(scheduler.isLeader).toBe(true);
     for (const key of gone) {

@@ -35,7 +35,13 @@ describe('graceful shutdown', () => {
     });
 
     await waitFor(() => out.includes(`started ${run.jobId}`) || undefined, 20_000);
-    await waitFor(async () => ((((await queues.sync.getJob(run.jobId))?.data as ScratchData | undefined)?.checkpoint as { step?: number } | undefined)?.step ?? 0) >= 3);
+    await waitFor(
+      async () =>
+        ((
+          ((await queues.sync.getJob(run.jobId))?.data as ScratchData | undefined)?.checkpoint as
+            { step?: number } | undefined
+        )?.step ?? 0) >= 3,
+    );
     const sentAt = Date.now();
     child.kill('SIGTERM');
     const code = await exited;

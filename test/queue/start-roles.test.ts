@@ -32,7 +32,11 @@ describe('start: scheduler + worker + dashboard in one process', () => {
       prefix: env.ctx.prefix,
       processor: async (job) => {
         processed.push(job.data.runId);
-        const summary = { search: job.data.search, status: 'completed', runId: job.data.runId } as unknown as RunSummary;
+        const summary = {
+          search: job.data.search,
+          status: 'completed',
+          runId: job.data.runId,
+        } as unknown as RunSummary;
         await recordRun(env.ctx.connection, summary, { prefix: env.ctx.prefix });
         return summary;
       },

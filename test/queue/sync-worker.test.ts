@@ -36,7 +36,11 @@ describe('sync worker bootstrap', () => {
 
     const run = await enqueueRun(queues.sync, 'budget', 'manual');
     await waitFor(async () => (await queues.sync.getJobState(run.jobId)) === 'delayed');
-    expect(await enqueueRun(queues.sync, 'budget', 'manual')).toMatchObject({ deduplicated: true, jobId: run.jobId, state: 'delayed' });
+    expect(await enqueueRun(queues.sync, 'budget', 'manual')).toMatchObject({
+      deduplicated: true,
+      jobId: run.jobId,
+      state: 'delayed',
+    });
 
     await waitFor(async () => (await queues.sync.getJobState(run.jobId)) === 'completed', 10_000);
     expect(calls).toEqual([undefined, { page: 7 }]);

@@ -16,8 +16,16 @@ afterEach(async () => cleanup());
 
 function summary(search: string, n: number): RunSummary {
   return {
-    ...emptyCounts(), search, status: 'completed', durationMs: n, runId: `r${n}`, startedAt: '', finishedAt: '',
-    dryRun: false, partitions: 1, fetched: n,
+    ...emptyCounts(),
+    search,
+    status: 'completed',
+    durationMs: n,
+    runId: `r${n}`,
+    startedAt: '',
+    finishedAt: '',
+    dryRun: false,
+    partitions: 1,
+    fetched: n,
   };
 }
 
@@ -33,13 +41,22 @@ describe('run history', () => {
   });
 
   it('maps statuses to the contract exit codes', () => {
-    expect([exitCodeOf({ status: 'completed' }), exitCodeOf({ status: 'failed' }), exitCodeOf({ status: 'partial' }), exitCodeOf({ status: 'delayed' })]).toEqual([0, 1, 3, 3]);
+    expect([
+      exitCodeOf({ status: 'completed' }),
+      exitCodeOf({ status: 'failed' }),
+      exitCodeOf({ status: 'partial' }),
+      exitCodeOf({ status: 'delayed' }),
+    ]).toEqual([0, 1, 3, 3]);
   });
 });
 
 describe('checkpoint store', () => {
   const cp = (runId: string, fetched: number): RunCheckpoint<{ cursor: string; fetched: number }> => ({
-    runId, startedAt: 'x', counted: 10, counts: { ...emptyCounts(), fetched }, partitions: [{ filter: {}, state: { cursor: 'c', fetched }, done: false }],
+    runId,
+    startedAt: 'x',
+    counted: 10,
+    counts: { ...emptyCounts(), fetched },
+    partitions: [{ filter: {}, state: { cursor: 'c', fetched }, done: false }],
   });
 
   it('loads only the same run, coalesces parallel saves to the latest, expires, clears', async () => {

@@ -54,7 +54,9 @@ describe('run lock', () => {
     expect(lockB.owner).not.toBe(a.owner);
     expect(await holderOf('s')).toBe('run-a');
     // a holder that keeps its lock past the wait: refused, naming this run itself
-    const err = await acquireRunLock(redis, 's', 'run-a', { prefix, ttlMs: 200, renewEveryMs: 50 }).catch((e: unknown) => e);
+    const err = await acquireRunLock(redis, 's', 'run-a', { prefix, ttlMs: 200, renewEveryMs: 50 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(RunAlreadyActiveError);
     expect((err as RunAlreadyActiveError).details).toEqual({ search: 's', holder: 'run-a' });
     await lockB.release();

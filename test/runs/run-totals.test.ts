@@ -11,9 +11,28 @@ let cleanup: () => Promise<void>;
 beforeAll(async () => ({ redis, prefix, cleanup } = await testRedis('run-totals')));
 afterAll(async () => cleanup());
 
-function summary(runId: string, status: RunSummary['status'], fetched: number, extra: Partial<RunSummary> = {}): RunSummary {
+function summary(
+  runId: string,
+  status: RunSummary['status'],
+  fetched: number,
+  extra: Partial<RunSummary> = {},
+): RunSummary {
   const at = new Date().toISOString();
-  return { search: 's', status, ...emptyCounts(), fetched, created: fetched, tokensSpent: fetched, durationMs: 2_500, runId, startedAt: at, finishedAt: at, dryRun: false, partitions: 1, ...extra };
+  return {
+    search: 's',
+    status,
+    ...emptyCounts(),
+    fetched,
+    created: fetched,
+    tokensSpent: fetched,
+    durationMs: 2_500,
+    runId,
+    startedAt: at,
+    finishedAt: at,
+    dryRun: false,
+    partitions: 1,
+    ...extra,
+  };
 }
 
 describe('run totals', () => {
@@ -34,10 +53,17 @@ describe('run totals', () => {
 
   it('add the mirror figures of complete runs (entered, left, leave actions); runs without them add 0', async () => {
     const opts = { prefix };
-    const m = (runId: string, extra: Partial<RunSummary>): RunSummary => ({ ...summary(runId, 'completed', 5, extra), search: 'm' });
+    const m = (runId: string, extra: Partial<RunSummary>): RunSummary => ({
+      ...summary(runId, 'completed', 5, extra),
+      search: 'm',
+    });
     await recordRun(redis, m('m1', { entered: 40 }), opts);
     await recordRun(redis, m('m2', { entered: 2, left: 3, leaveActions: 1, leaversPending: 2 }), opts);
     await recordRun(redis, m('m3', {}), opts);
-    expect((await readRunTotals(redis, 'm', { prefix })).counters).toMatchObject({ entered: 42, left: 3, leaveActions: 1 });
+    expect((await readRunTotals(redis, 'm', { prefix })).counters).toMatchObject({
+      entered: 42,
+      left: 3,
+      leaveActions: 1,
+    });
   });
 });

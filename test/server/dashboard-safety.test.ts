@@ -39,22 +39,40 @@ describe('dashboard: no open door', () => {
   it('a cross-site text/plain POST riding cached basic auth queues nothing (read-only board, and refused as cross-site)', async () => {
     const { queues, url } = await serve();
     const crossSite = await rawRequest(`${url}${ADD}`, {
-      method: 'POST', body: JOB,
-      headers: { authorization: GOOD, 'content-type': 'text/plain', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      method: 'POST',
+      body: JOB,
+      headers: {
+        authorization: GOOD,
+        'content-type': 'text/plain',
+        origin: 'https://evil.example',
+        'sec-fetch-site': 'cross-site',
+      },
     });
     expect(crossSite.status).toBe(403);
     expect(crossSite.body).toMatch(/cross-site/);
     // Even same-origin JSON cannot change anything while the board is read-only (the default).
     const sameOrigin = await rawRequest(`${url}${ADD}`, {
-      method: 'POST', body: JOB, headers: { authorization: GOOD, 'content-type': 'application/json', origin: url, 'sec-fetch-site': 'same-origin' },
+      method: 'POST',
+      body: JOB,
+      headers: {
+        authorization: GOOD,
+        'content-type': 'application/json',
+        origin: url,
+        'sec-fetch-site': 'same-origin',
+      },
     });
     expect(sameOrigin.status).toBe(405);
     expect(sameOrigin.body).toMatch(/read-only/);
-    const pause = await rawRequest(`${url}/admin/queues/api/queues/pause`, { method: 'PUT', headers: { authorization: GOOD, origin: url } });
+    const pause = await rawRequest(`${url}/admin/queues/api/queues/pause`, {
+      method: 'PUT',
+      headers: { authorization: GOOD, origin: url },
+    });
     expect(pause.status).toBe(405);
     expect(await queues.sync.count()).toBe(0);
     expect(await queues.tick.isPaused()).toBe(false);
-    const listed = JSON.parse((await rawRequest(`${url}/admin/queues/api/queues`, { headers: { authorization: GOOD } })).body) as { queues: { readOnlyMode: boolean }[] };
+    const listed = JSON.parse(
+      (await rawRequest(`${url}/admin/queues/api/queues`, { headers: { authorization: GOOD } })).body,
+    ) as { queues: { readOnlyMode: boolean }[] };
     expect(listed.queues.map((q) => q.readOnlyMode)).toEqual([true, true]);
   });
 
@@ -70,38 +88,73 @@ describe('dashboard: no open door', () => {
       { 'content-type': 'application/json', 'sec-fetch-site': 'same-site', origin: 'http://other.localhost' },
     ];
     for (const headers of refused) {
-      const res = await rawRequest(`${url}${ADD}`, { method: 'POST', body: JOB, headers: { authorization: GOOD, ...headers } });
-      expect([headers, res.status]).toEqual([headers, headers['content-type'] === 'application/json' ? 403 : headers.origin === url ? 415 : 403]);
+      const res = await rawRequest(`${url}${ADD}`, {
+        method: 'POST',
+        body: JOB,
+        headers: { authorization: GOOD, ...headers },
+      });
+      expect([headers, res.status]).toEqual([
+        headers,
+        headers['content-type'] === 'application/json' ? 403 : headers.origin === url ? 415 : 403,
+      ]);
     }
     expect(await queues.sync.count()).toBe(0);
 
     const added = await rawRequest(`${url}${ADD}`, {
-      method: 'POST', body: JOB, headers: { authorization: GOOD, 'content-type': 'application/json; charset=utf-8', origin: url, 'sec-fetch-site': 'same-origin' },
+      method: 'POST',
+      body: JOB,
+      headers: {
+        authorization: GOOD,
+        'content-type': 'application/json; charset=utf-8',
+        origin: url,
+        'sec-fetch-site': 'same-origin',
+      },
     });
     expect(added.status).toBe(200);
     expect(await queues.sync.count()).toBe(1);
     // bull-board's own UI sends its bodyless actions (pause, retry, clean) without a content type.
-    const pause = await rawRequest(`${url}/admin/queues/api/queues/prospect-sync-ticks/pause`, { method: 'PUT', headers: { authorization: GOOD, origin: url, 'sec-fetch-site': 'same-origin' } });
+    const pause = await rawRequest(`${url}/admin/queues/api/queues/prospect-sync-ticks/pause`, {
+      method: 'PUT',
+      headers: { authorization: GOOD, origin: url, 'sec-fetch-site': 'same-origin' },
+    });
     expect(pause.status).toBe(200);
     expect(await queues.tick.isPaused()).toBe(true);
     // Scripts (no Origin, no Sec-Fetch-Site: not a browser) may act with a JSON body.
-    const script = await rawRequest(`${url}/admin/queues/api/queues/prospect-sync-ticks/resume`, { method: 'PUT', body: '{}', headers: { authorization: GOOD, 'content-type': 'application/json' } });
+    const script = await rawRequest(`${url}/admin/queues/api/queues/prospect-sync-ticks/resume`, {
+      method: 'PUT',
+      body: '{}',
+      headers: { authorization: GOOD, 'content-type': 'application/json' },
+    });
     expect(script.status).toBe(200);
     expect(await queues.tick.isPaused()).toBe(false);
   });
 
   it('without auth (loopback) only loopback Host headers are served: DNS rebinding gets 421', async () => {
     const { queues, url, server } = await serve({ auth: undefined, adminActions: true });
-    for (const host of ['rebind.attacker.example', `rebind.attacker.example:${server.port}`, '127.0.0.1.nip.io', 'localhost.attacker.example']) {
+    for (const host of [
+      'rebind.attacker.example',
+      `rebind.attacker.example:${server.port}`,
+      '127.0.0.1.nip.io',
+      'localhost.attacker.example',
+    ]) {
       const page = await rawRequest(`${url}/runs`, { headers: { host } });
       expect([host, page.status]).toEqual([host, 421]);
       const metrics = await rawRequest(`${url}/metrics`, { headers: { host } });
       expect([host, metrics.status]).toEqual([host, 421]);
     }
-    const pause = await rawRequest(`${url}/admin/queues/api/queues/pause`, { method: 'PUT', headers: { host: 'rebind.attacker.example', origin: 'http://rebind.attacker.example' } });
+    const pause = await rawRequest(`${url}/admin/queues/api/queues/pause`, {
+      method: 'PUT',
+      headers: { host: 'rebind.attacker.example', origin: 'http://rebind.attacker.example' },
+    });
     expect(pause.status).toBe(421);
     expect(await queues.tick.isPaused()).toBe(false);
-    for (const host of [`localhost:${server.port}`, 'localhost', `127.0.0.1:${server.port}`, `[::1]:${server.port}`, 'LOCALHOST']) {
+    for (const host of [
+      `localhost:${server.port}`,
+      'localhost',
+      `127.0.0.1:${server.port}`,
+      `[::1]:${server.port}`,
+      'LOCALHOST',
+    ]) {
       const res = await rawRequest(`${url}/runs`, { headers: { host } });
       expect([host, res.status]).toEqual([host, 200]);
     }
@@ -121,7 +174,15 @@ describe('dashboard: no open door', () => {
 
   it('every answer carries the security headers; data pages are not cached', async () => {
     const { url } = await serve();
-    for (const [path, auth] of [['/runs', GOOD], ['/api/runs/dach', GOOD], ['/rejects/dach', GOOD], ['/admin/queues', GOOD], ['/runs', ''], ['/metrics', ''], ['/healthz', '']] as const) {
+    for (const [path, auth] of [
+      ['/runs', GOOD],
+      ['/api/runs/dach', GOOD],
+      ['/rejects/dach', GOOD],
+      ['/admin/queues', GOOD],
+      ['/runs', ''],
+      ['/metrics', ''],
+      ['/healthz', ''],
+    ] as const) {
       const res = await rawRequest(`${url}${path}`, { headers: auth ? { authorization: auth } : {} });
       expect([path, res.status < 500]).toEqual([path, true]);
       const csp = String(res.headers['content-security-policy']);
@@ -147,23 +208,40 @@ describe('dashboard: no open door', () => {
     // The throttled client cannot try the right password either (that is the point) ...
     expect((await rawRequest(`${url}/runs`, { headers: { authorization: GOOD } })).status).toBe(429);
     // ... but another client logs in, and its own failures count for it alone.
-    expect((await rawRequest(`${url}/runs`, { headers: { authorization: GOOD }, localAddress: '127.0.0.2' })).status).toBe(200);
+    expect(
+      (await rawRequest(`${url}/runs`, { headers: { authorization: GOOD }, localAddress: '127.0.0.2' })).status,
+    ).toBe(200);
     expect((await rawRequest(`${url}/runs`, { headers: wrong, localAddress: '127.0.0.3' })).status).toBe(401);
     // Requests without credentials (a browser's first request) are challenged, not counted.
-    for (let i = 0; i < 5; i++) expect((await rawRequest(`${url}/runs`, { localAddress: '127.0.0.4' })).status).toBe(401);
-    expect((await rawRequest(`${url}/runs`, { headers: { authorization: GOOD }, localAddress: '127.0.0.4' })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await rawRequest(`${url}/runs`, { localAddress: '127.0.0.4' })).status).toBe(401);
+    expect(
+      (await rawRequest(`${url}/runs`, { headers: { authorization: GOOD }, localAddress: '127.0.0.4' })).status,
+    ).toBe(200);
   });
 
   it('malformed paths answer 400 without a stack trace and without an error-level log', async () => {
     const chunks: string[] = [];
-    const logger = createLogger({ level: 'debug' }, new Writable({ write(c: Buffer, _e, done) { chunks.push(c.toString()); done(); } }));
+    const logger = createLogger(
+      { level: 'debug' },
+      new Writable({
+        write(c: Buffer, _e, done) {
+          chunks.push(c.toString());
+          done();
+        },
+      }),
+    );
     const { url } = await serve({ logger });
     for (const path of ['/rejects/%ZZ', '/runs/%ZZ', '/api/runs/%E0%A4%A', '/rejects/%ZZ.csv']) {
       const res = await rawRequest(`${url}${path}`, { headers: { authorization: GOOD } });
       expect([path, res.status]).toEqual([path, 400]);
       expect(res.body).not.toMatch(/URIError|\n\s+at |node_modules/);
     }
-    const levels = chunks.join('').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { level: number }).level);
+    const levels = chunks
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { level: number }).level);
     expect(levels.filter((l) => l >= 50)).toEqual([]);
   });
 });

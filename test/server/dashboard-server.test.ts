@@ -37,13 +37,17 @@ describe('dashboard server', () => {
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Basic realm="prospect-sync"/);
     expect((await fetch(`${server.url}/`, { headers: { authorization: basic('ops', 'wrong') } })).status).toBe(401);
-    expect((await fetch(`${server.url}/`, { headers: { authorization: basic('nobody', AUTH.password) } })).status).toBe(401);
+    expect((await fetch(`${server.url}/`, { headers: { authorization: basic('nobody', AUTH.password) } })).status).toBe(
+      401,
+    );
     const ok = await fetch(`${server.url}/`, { headers: { authorization: basic(AUTH.username, AUTH.password) } });
     expect(ok.status).toBe(200);
     expect(await ok.text()).toMatch(/<html/i);
     expect(ok.url).toBe(`${server.url}/runs`);
     expect((await fetch(`${server.url}/admin/queues/api/queues`)).status).toBe(401);
-    const board = await fetch(`${server.url}/admin/queues`, { headers: { authorization: basic(AUTH.username, AUTH.password) } });
+    const board = await fetch(`${server.url}/admin/queues`, {
+      headers: { authorization: basic(AUTH.username, AUTH.password) },
+    });
     expect(board.status).toBe(200);
     expect(await board.text()).toContain('/admin/queues/');
   });
@@ -79,7 +83,11 @@ describe('dashboard server', () => {
     expect(text.match(/^# TYPE bullmq_job_count gauge$/gm)).toHaveLength(1);
 
     // Completed runs are counted once a worker (with metrics on) has processed one.
-    const worker = startSyncWorker({ ctx: env.ctx, logger: silentLogger, processor: async (job) => ({ search: job.data.search, status: 'completed' }) });
+    const worker = startSyncWorker({
+      ctx: env.ctx,
+      logger: silentLogger,
+      processor: async (job) => ({ search: job.data.search, status: 'completed' }),
+    });
     closers.push(() => worker.shutdown(5_000));
     await waitFor(async () => (await queues.sync.getJobCounts('completed')).completed === 1);
     const after = await (await fetch(`${server.url}/metrics`)).text();
@@ -91,14 +99,27 @@ describe('dashboard server', () => {
   it('/metrics can require auth; with Redis unreachable /healthz stays 200 and every other route answers 503 at once', async () => {
     const { server } = await serve({ metricsAuth: true });
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: basic(AUTH.username, AUTH.password) } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/metrics`, { headers: { authorization: basic(AUTH.username, AUTH.password) } }))
+        .status,
+    ).toBe(200);
 
     const env = await queueEnv('dashboard-down');
     const queues = openQueues(env.ctx);
     closers.push(env.cleanup, queues.close);
-    const dead = createRedis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const dead = createRedis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     closers.push(async () => dead.disconnect());
-    const down = await startDashboardServer({ queues: [queues.sync], redis: dead, port: 0, logger: silentLogger, searches: () => [{ name: 'dach' } as SavedSearch] });
+    const down = await startDashboardServer({
+      queues: [queues.sync],
+      redis: dead,
+      port: 0,
+      logger: silentLogger,
+      searches: () => [{ name: 'dach' } as SavedSearch],
+    });
     closers.push(down.close);
     const res = await fetch(`${down.url}/healthz`);
     expect(res.status).toBe(200);
@@ -119,18 +140,34 @@ describe('dashboard server', () => {
     const queues = openQueues(env.ctx);
     closers.push(env.cleanup, queues.close);
     const summary = (status: RunSummary['status'], runId: string): RunSummary => ({
-      search: 'dach', status, ...emptyCounts(), durationMs: 1000, runId, startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(), dryRun: false, partitions: 1,
+      search: 'dach',
+      status,
+      ...emptyCounts(),
+      durationMs: 1000,
+      runId,
+      startedAt: new Date().toISOString(),
+      finishedAt: new Date().toISOString(),
+      dryRun: false,
+      partitions: 1,
     });
     await recordRun(env.ctx.connection, summary('partial', 'r1'), { prefix: env.ctx.prefix });
     await recordRun(env.ctx.connection, summary('completed', 'r2'), { prefix: env.ctx.prefix });
     const server = await startDashboardServer({
-      queues: [queues.sync], redis: env.ctx.connection, prefix: env.ctx.prefix, port: 0, auth: AUTH, logger: silentLogger,
+      queues: [queues.sync],
+      redis: env.ctx.connection,
+      prefix: env.ctx.prefix,
+      port: 0,
+      auth: AUTH,
+      logger: silentLogger,
       searches: () => [{ name: 'dach', destination: 'crm' } as SavedSearch],
     });
     closers.push(server.close);
     const headers = { authorization: basic(AUTH.username, AUTH.password) };
     expect((await fetch(`${server.url}/api/runs/dach`)).status).toBe(401);
-    const api = (await (await fetch(`${server.url}/api/runs/dach?limit=1`, { headers })).json()) as { search: string; runs: RunSummary[] };
+    const api = (await (await fetch(`${server.url}/api/runs/dach?limit=1`, { headers })).json()) as {
+      search: string;
+      runs: RunSummary[];
+    };
     expect(api.runs.map((r) => r.runId)).toEqual(['r2']);
     const negotiated = await fetch(`${server.url}/runs/dach`, { headers: { ...headers, accept: 'application/json' } });
     expect(((await negotiated.json()) as { runs: RunSummary[] }).runs.map((r) => r.runId)).toEqual(['r2', 'r1']);
@@ -140,7 +177,9 @@ describe('dashboard server', () => {
     expect((await fetch(`${server.url}/api/runs/nope`, { headers })).status).toBe(404);
     expect((await fetch(`${server.url}/runs/nope`, { headers })).status).toBe(404);
     // No Accept (curl, scripts): JSON as before.
-    expect(((await (await fetch(`${server.url}/runs/dach`, { headers })).json()) as { runs: unknown[] }).runs).toHaveLength(2);
+    expect(
+      ((await (await fetch(`${server.url}/runs/dach`, { headers })).json()) as { runs: unknown[] }).runs,
+    ).toHaveLength(2);
   });
 
   it('refuses to start without auth unless bound to loopback', async () => {
@@ -148,9 +187,20 @@ describe('dashboard server', () => {
     const queues = openQueues(env.ctx);
     closers.push(env.cleanup, queues.close);
     await expect(
-      startDashboardServer({ queues: [queues.sync], redis: env.ctx.connection, host: '0.0.0.0', port: 0, logger: silentLogger }),
+      startDashboardServer({
+        queues: [queues.sync],
+        redis: env.ctx.connection,
+        host: '0.0.0.0',
+        port: 0,
+        logger: silentLogger,
+      }),
     ).rejects.toBeInstanceOf(DashboardAuthError);
-    const local = await startDashboardServer({ queues: [queues.sync], redis: env.ctx.connection, port: 0, logger: silentLogger });
+    const local = await startDashboardServer({
+      queues: [queues.sync],
+      redis: env.ctx.connection,
+      port: 0,
+      logger: silentLogger,
+    });
     closers.push(local.close);
     expect((await fetch(`${local.url}/runs`)).status).toBe(200);
   });

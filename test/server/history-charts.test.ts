@@ -8,11 +8,29 @@ import type { SavedSearch } from '../../src/config/index.js';
 import { runHistoryPage, runsIndexPage } from '../../src/server/runs-pages.js';
 import type { SearchRow } from '../../src/server/run-views.js';
 
-const run = (extra: Partial<RunSummary>): RunSummary => ({
-  search: 's', status: 'completed', counted: 10, fetched: 10, unique: 10, created: 0, updated: 0, unchanged: 10, rejected: 0,
-  tokensSpent: 10, creditsSpent: 0, requests: { search: 1, count: 1 }, throttled: 0, durationMs: 1000, runId: 'r',
-  startedAt: '2026-11-25T10:00:00Z', finishedAt: '2026-11-25T10:00:01Z', dryRun: false, partitions: 1, ...extra,
-}) as RunSummary;
+const run = (extra: Partial<RunSummary>): RunSummary =>
+  ({
+    search: 's',
+    status: 'completed',
+    counted: 10,
+    fetched: 10,
+    unique: 10,
+    created: 0,
+    updated: 0,
+    unchanged: 10,
+    rejected: 0,
+    tokensSpent: 10,
+    creditsSpent: 0,
+    requests: { search: 1, count: 1 },
+    throttled: 0,
+    durationMs: 1000,
+    runId: 'r',
+    startedAt: '2026-11-25T10:00:00Z',
+    finishedAt: '2026-11-25T10:00:01Z',
+    dryRun: false,
+    partitions: 1,
+    ...extra,
+  }) as RunSummary;
 
 describe('search page charts', () => {
   it('draw entered and left when the runs carry them', () => {
@@ -29,9 +47,24 @@ describe('runs pages: the mirror figures', () => {
   const cell = (head: string, value: number): string => `data-label="${head}">${value}</td>`;
 
   it('the history has a column per mirror figure, and the list columns once a run of a list: search has them', () => {
-    const mirrored = run({ runId: 'm', entered: 3, left: 1, leaveActions: 1, leaversPending: 2, listAdded: 4, listRemoved: 1 });
+    const mirrored = run({
+      runId: 'm',
+      entered: 3,
+      left: 1,
+      leaveActions: 1,
+      leaversPending: 2,
+      listAdded: 4,
+      listRemoved: 1,
+    });
     const page = runHistoryPage('s', [mirrored, run({ runId: 'old' })], undefined);
-    for (const [head, value] of [['Entered', 3], ['Left', 1], ['Leave actions', 1], ['Leavers pending', 2], ['List added', 4], ['List removed', 1]] as const) {
+    for (const [head, value] of [
+      ['Entered', 3],
+      ['Left', 1],
+      ['Leave actions', 1],
+      ['Leavers pending', 2],
+      ['List added', 4],
+      ['List removed', 1],
+    ] as const) {
       expect(page).toContain(`<th scope="col">${head}</th>`);
       expect(page).toContain(cell(head, value));
     }
@@ -42,21 +75,56 @@ describe('runs pages: the mirror figures', () => {
     expect(runHistoryPage('s', [run({})], undefined)).not.toContain('Leave actions');
   });
 
-  it('the overview shows the last run\'s mirror figures', () => {
+  it("the overview shows the last run's mirror figures", () => {
     const last = run({ entered: 3, left: 1, leaveActions: 1, leaversPending: 2, listAdded: 4, listRemoved: 1 });
-    const row: SearchRow = { search: { name: 's', destination: 'crm' } as SavedSearch, schedule: 'manual', nextRunAt: undefined, last, recent: [last], live: undefined };
-    expect(runsIndexPage([row])).toContain('3 entered · 1 left · 1 leave actions · 2 leavers pending · 4 added to the list · 1 removed from it');
+    const row: SearchRow = {
+      search: { name: 's', destination: 'crm' } as SavedSearch,
+      schedule: 'manual',
+      nextRunAt: undefined,
+      last,
+      recent: [last],
+      live: undefined,
+    };
+    expect(runsIndexPage([row])).toContain(
+      '3 entered · 1 left · 1 leave actions · 2 leavers pending · 4 added to the list · 1 removed from it',
+    );
     expect(runsIndexPage([{ ...row, last: run({}) }])).not.toContain('entered');
   });
 });
 
 describe('runs pages: refresh on change', () => {
   it('the history says what a changed-mode run walked of its search, and leaves the column out otherwise', () => {
-    const refreshed = run({ runId: 'c', tokensSpent: 1_250, refresh: { mode: 'changed', kept: 465, walked: { changed: 4, new: 0, stale: 34 }, skipped: 427, counts: 466, held: 2, fullTokens: 20_000 } });
-    const rebuilt = run({ runId: 'f', tokensSpent: 20_000, refresh: { mode: 'changed', kept: 0, walked: { changed: 0, new: 465, stale: 0 }, skipped: 0, counts: 480, fullTokens: 20_000, rebuilt: 'first' } });
+    const refreshed = run({
+      runId: 'c',
+      tokensSpent: 1_250,
+      refresh: {
+        mode: 'changed',
+        kept: 465,
+        walked: { changed: 4, new: 0, stale: 34 },
+        skipped: 427,
+        counts: 466,
+        held: 2,
+        fullTokens: 20_000,
+      },
+    });
+    const rebuilt = run({
+      runId: 'f',
+      tokensSpent: 20_000,
+      refresh: {
+        mode: 'changed',
+        kept: 0,
+        walked: { changed: 0, new: 465, stale: 0 },
+        skipped: 0,
+        counts: 480,
+        fullTokens: 20_000,
+        rebuilt: 'first',
+      },
+    });
     const page = runHistoryPage('s', [refreshed, rebuilt], undefined);
     expect(page).toContain('<th scope="col">Refresh</th>');
-    expect(page).toContain('38 of 465 partitions (4 changed, 34 stalest)<br>1250 of 20000 tokens · 466 counts · 2 held');
+    expect(page).toContain(
+      '38 of 465 partitions (4 changed, 34 stalest)<br>1250 of 20000 tokens · 466 counts · 2 held',
+    );
     expect(page).toContain('465 of 465 partitions (new split (first))<br>20000 of 20000 tokens · 480 counts');
     expect(runHistoryPage('s', [run({})], undefined)).not.toContain('<th scope="col">Refresh</th>');
   });

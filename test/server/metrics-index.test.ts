@@ -21,7 +21,11 @@ async function redisPrefix() {
   return r;
 }
 
-const balance = { 'x-rate-results-limit': '1000', 'x-rate-results-limit-remaining': '900', 'x-rate-results-limit-reset': '3600' };
+const balance = {
+  'x-rate-results-limit': '1000',
+  'x-rate-results-limit-remaining': '900',
+  'x-rate-results-limit-reset': '3600',
+};
 
 describe('metrics read an index of their keys', () => {
   it('the budget ledger indexes its account when it writes a balance or books credits; readers use the index only', async () => {
@@ -34,9 +38,22 @@ describe('metrics read an index of their keys', () => {
     expect((await redis.smembers(budgetIndexKey(prefix))).sort()).toEqual(['acct-credits', 'acct-tokens']);
 
     const states = await readBudgetStates(redis, prefix);
-    expect(states.map((s) => [s.account, s.tokens?.remaining ?? null, s.creditsTotal])).toEqual([['acct-credits', null, 5], ['acct-tokens', 900, 0]]);
+    expect(states.map((s) => [s.account, s.tokens?.remaining ?? null, s.creditsTotal])).toEqual([
+      ['acct-credits', null, 5],
+      ['acct-tokens', 900, 0],
+    ]);
     // A key no ledger wrote (so not in the index) is not found: nothing walks the keyspace once the index is built.
-    await redis.hset(`${prefix}:source:ghost:tokens`, 'limit', 1, 'remaining', 1, 'resetAt', Date.now() + 60_000, 'observedAt', Date.now());
+    await redis.hset(
+      `${prefix}:source:ghost:tokens`,
+      'limit',
+      1,
+      'remaining',
+      1,
+      'resetAt',
+      Date.now() + 60_000,
+      'observedAt',
+      Date.now(),
+    );
     expect((await readBudgetStates(redis, prefix)).map((s) => s.account)).toEqual(['acct-credits', 'acct-tokens']);
     // An account whose keys are gone leaves the index.
     await redis.del(`${prefix}:source:acct-tokens:tokens`);
@@ -50,8 +67,14 @@ describe('metrics read an index of their keys', () => {
     await g.record('requests', '2xx');
     const learner = new RateGovernor(redis, prefix, 'source', 'abc', { untilLearned: 'open' });
     await learner.learn('search', { limit: 10, windowMs: 1000, mode: 'headers' });
-    expect((await redis.smembers(governorIndexKey(prefix))).sort()).toEqual(['hubspot:p1:requests', 'source:abc:search']);
-    expect((await listGovernorSnapshots(redis, prefix)).map((s) => `${s.remote}:${s.account}:${s.operation}`)).toEqual(['hubspot:p1:requests', 'source:abc:search']);
+    expect((await redis.smembers(governorIndexKey(prefix))).sort()).toEqual([
+      'hubspot:p1:requests',
+      'source:abc:search',
+    ]);
+    expect((await listGovernorSnapshots(redis, prefix)).map((s) => `${s.remote}:${s.account}:${s.operation}`)).toEqual([
+      'hubspot:p1:requests',
+      'source:abc:search',
+    ]);
 
     await redis.hset(`${prefix}:gov:salesforce:ghost:requests:stats`, '2xx', 1);
     expect(await listGovernorSnapshots(redis, prefix)).toHaveLength(2);
@@ -63,7 +86,17 @@ describe('metrics read an index of their keys', () => {
   it('a database written before the index existed is indexed once, on its first read', async () => {
     const { redis, prefix } = await redisPrefix();
     // What an older version left: the keys, no index.
-    await redis.hset(`${prefix}:source:old-acct:tokens`, 'limit', 1000, 'remaining', 10, 'resetAt', Date.now() + 60_000, 'observedAt', Date.now());
+    await redis.hset(
+      `${prefix}:source:old-acct:tokens`,
+      'limit',
+      1000,
+      'remaining',
+      10,
+      'resetAt',
+      Date.now() + 60_000,
+      'observedAt',
+      Date.now(),
+    );
     await redis.set(`${prefix}:source:old-credits:credits:total`, 7);
     await redis.hset(`${prefix}:gov:hubspot:old:requests:stats`, '2xx', 3);
     expect((await readBudgetStates(redis, prefix)).map((s) => s.account)).toEqual(['old-acct', 'old-credits']);

@@ -16,11 +16,28 @@ afterAll(async () => cleanup());
 describe('mirror metrics', () => {
   it('records entered and left, leave actions and list adds and removes are counters per search', async () => {
     const at = new Date().toISOString();
-    const run = (runId: string, extra: Partial<RunSummary>): RunSummary => ({ search: 'icp', status: 'completed', ...emptyCounts(), durationMs: 1, runId, startedAt: at, finishedAt: at, dryRun: false, partitions: 1, ...extra });
+    const run = (runId: string, extra: Partial<RunSummary>): RunSummary => ({
+      search: 'icp',
+      status: 'completed',
+      ...emptyCounts(),
+      durationMs: 1,
+      runId,
+      startedAt: at,
+      finishedAt: at,
+      dryRun: false,
+      partitions: 1,
+      ...extra,
+    });
     await recordRun(redis, run('a', { entered: 40, listAdded: 38 }), { prefix });
-    await recordRun(redis, run('b', { entered: 2, left: 3, leaveActions: 1, listAdded: 2, listRemoved: 1 }), { prefix });
+    await recordRun(redis, run('b', { entered: 2, left: 3, leaveActions: 1, listAdded: 2, listRemoved: 1 }), {
+      prefix,
+    });
     // A dry run's figures are a forecast: never counted.
-    await recordRun(redis, run('c', { dryRun: true, entered: 5, left: 5, leaveActions: 5, listAdded: 5, listRemoved: 5 }), { prefix });
+    await recordRun(
+      redis,
+      run('c', { dryRun: true, entered: 5, left: 5, leaveActions: 5, listAdded: 5, listRemoved: 5 }),
+      { prefix },
+    );
     const search = { name: 'icp', destination: 'crm' } as SavedSearch;
     const metrics = createMetricsEndpoint({ redis, prefix, queues: [], searches: () => [search] });
     const { status, body } = await metrics.render();

@@ -1,5 +1,9 @@
 /** Samples of a Prometheus text exposition: name, labels and value per line (enough for the tests' lookups). */
-export interface PromSample { name: string; labels: Record<string, string>; value: number }
+export interface PromSample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
 export function parsePromText(text: string): PromSample[] {
   const samples: PromSample[] = [];

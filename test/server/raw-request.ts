@@ -22,7 +22,10 @@ export function rawRequest(url: string, opts: RawRequest = {}): Promise<RawAnswe
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: opts.method ?? 'GET',
-      headers: { ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}), ...opts.headers },
+      headers: {
+        ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}),
+        ...opts.headers,
+      },
       ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
       timeout: 20_000,
     });
@@ -31,7 +34,9 @@ export function rawRequest(url: string, opts: RawRequest = {}): Promise<RawAnswe
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.end(opts.body);

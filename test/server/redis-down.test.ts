@@ -15,7 +15,9 @@ import { closeAfterEach } from '../helpers/closers.js';
 import { waitFor } from '../queue/queue-env.js';
 
 function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
 }
 
 describe('dashboard with Redis going down', () => {
@@ -33,14 +35,37 @@ describe('dashboard with Redis going down', () => {
     closers.push(() => queues.close().catch(() => undefined));
     const auth = { username: 'ops', password: 'down-pass' };
     const server = await startDashboardServer({
-      queues: [queues.sync, queues.tick], redis: connection, prefix: 'ps-down', port: 0, auth, logger: silentLogger, timeoutMs: 500,
+      queues: [queues.sync, queues.tick],
+      redis: connection,
+      prefix: 'ps-down',
+      port: 0,
+      auth,
+      logger: silentLogger,
+      timeoutMs: 500,
       searches: () => [{ name: 'dach', destination: 'crm' } as SavedSearch],
     });
     closers.push(server.close);
     const headers = { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
-    const paths = ['/runs', '/runs/dach', '/api/runs/dach', '/rejects/dach', '/rejects/dach.csv', '/admin/queues/api/queues', '/metrics', '/readyz'];
+    const paths = [
+      '/runs',
+      '/runs/dach',
+      '/api/runs/dach',
+      '/rejects/dach',
+      '/rejects/dach.csv',
+      '/admin/queues/api/queues',
+      '/metrics',
+      '/readyz',
+    ];
     const statuses = async (): Promise<[string, number][]> =>
-      Promise.all(paths.map(async (p) => [p, (await fetch(`${server.url}${p}`, { headers, signal: AbortSignal.timeout(30_000) })).status] as [string, number]));
+      Promise.all(
+        paths.map(
+          async (p) =>
+            [p, (await fetch(`${server.url}${p}`, { headers, signal: AbortSignal.timeout(30_000) })).status] as [
+              string,
+              number,
+            ],
+        ),
+      );
     expect((await statuses()).filter(([, s]) => s !== 200)).toEqual([]);
 
     redisProcess.kill('SIGKILL');

@@ -20,13 +20,40 @@ describe('run views', () => {
     const queues = openQueues(env.ctx);
     closers.push(env.cleanup, queues.close);
     const at = new Date().toISOString();
-    await recordRun(env.ctx.connection, { search: 'paced', status: 'failed', ...emptyCounts(), durationMs: 1_000, runId: 'r0', startedAt: at, finishedAt: at, dryRun: false, partitions: 1 }, { prefix: env.ctx.prefix });
+    await recordRun(
+      env.ctx.connection,
+      {
+        search: 'paced',
+        status: 'failed',
+        ...emptyCounts(),
+        durationMs: 1_000,
+        runId: 'r0',
+        startedAt: at,
+        finishedAt: at,
+        dryRun: false,
+        partitions: 1,
+      },
+      { prefix: env.ctx.prefix },
+    );
     const due = Date.now() + 2 * 3_600_000;
-    await queues.sync.add(SYNC_JOB, { search: 'paced', runId: 'r1', trigger: 'schedule', requestedAt: at }, { jobId: 'r1', delay: due - Date.now() });
-    const waiting = await queues.sync.add(SYNC_JOB, { search: 'people', runId: 'r2', trigger: 'schedule', requestedAt: at }, { jobId: 'r2', delay: 60_000 });
+    await queues.sync.add(
+      SYNC_JOB,
+      { search: 'paced', runId: 'r1', trigger: 'schedule', requestedAt: at },
+      { jobId: 'r1', delay: due - Date.now() },
+    );
+    const waiting = await queues.sync.add(
+      SYNC_JOB,
+      { search: 'people', runId: 'r2', trigger: 'schedule', requestedAt: at },
+      { jobId: 'r2', delay: 60_000 },
+    );
     await waiting.updateProgress({ waitingFor: ['companies'], since: Date.now() });
 
-    const rows = await searchRows({ redis: env.ctx.connection, prefix: env.ctx.prefix, queues: [queues.sync, queues.tick], searches: () => [search('paced'), search('people')] });
+    const rows = await searchRows({
+      redis: env.ctx.connection,
+      prefix: env.ctx.prefix,
+      queues: [queues.sync, queues.tick],
+      searches: () => [search('paced'), search('people')],
+    });
     const paced = rows.find((r) => r.search.name === 'paced');
     expect(paced?.live?.delayedUntil).toBeGreaterThanOrEqual(due - 1_000);
     expect(paced?.live?.delayedUntil).toBeLessThanOrEqual(due + 1_000);
@@ -36,7 +63,9 @@ describe('run views', () => {
 
     const html = runsIndexPage(rows);
     const pacedRow = /<tr><td data-label="Search"><a href="\/runs\/paced">[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
-    expect(pacedRow).toMatch(/<td class="cell-wide" data-label="Now"><span class="warn">delayed \(paced\): resumes in (1 h 59 min|2 h 0 min)/);
+    expect(pacedRow).toMatch(
+      /<td class="cell-wide" data-label="Now"><span class="warn">delayed \(paced\): resumes in (1 h 59 min|2 h 0 min)/,
+    );
     expect(pacedRow).toMatch(/data-label="Last result"><span class="failed">failed<\/span>/);
     expect(html).toContain('waiting for companies (runs after them)');
   });

@@ -28,8 +28,13 @@ afterAll(async () => {
 /** Calls of EVAL and EVALSHA (and failed EVALSHA) the server has answered so far. */
 async function scriptCalls(): Promise<{ eval: number; evalsha: number; failedEvalsha: number }> {
   const info = await redis.info('commandstats');
-  const stat = (name: string, field: string): number => Number(new RegExp(`cmdstat_${name}:.*?\\b${field}=(\\d+)`).exec(info)?.[1] ?? 0);
-  return { eval: stat('eval', 'calls'), evalsha: stat('evalsha', 'calls'), failedEvalsha: stat('evalsha', 'failed_calls') };
+  const stat = (name: string, field: string): number =>
+    Number(new RegExp(`cmdstat_${name}:.*?\\b${field}=(\\d+)`).exec(info)?.[1] ?? 0);
+  return {
+    eval: stat('eval', 'calls'),
+    evalsha: stat('evalsha', 'calls'),
+    failedEvalsha: stat('evalsha', 'failed_calls'),
+  };
 }
 
 const ONE = luaScript('luaTestEcho', 1, new URL('./fixtures/echo.lua', import.meta.url));
@@ -58,7 +63,11 @@ describe('Lua scripts from files', () => {
 
   it('when Redis has forgotten the scripts, the next calls send them again and answer as before', async () => {
     const ledger = new RedisBudgetLedger(redis, 'lua:flushed', 0, {});
-    await ledger.observeTokens({ 'x-rate-results-limit': '100', 'x-rate-results-limit-remaining': '40', 'x-rate-results-limit-reset': '60' });
+    await ledger.observeTokens({
+      'x-rate-results-limit': '100',
+      'x-rate-results-limit-remaining': '40',
+      'x-rate-results-limit-reset': '60',
+    });
     await redis.script('FLUSH');
     await redis.config('RESETSTAT');
     expect((await ledger.reserveTokens(10)).granted).toBe(10);
@@ -78,7 +87,9 @@ describe('Lua scripts from files', () => {
       await expect(runLua(other, ONE, ['k1', 'k2'])).rejects.toThrow(/Lua script luaTestEcho: takes 1 keys, got 2/);
       expect(() => queueLua(early, ONE, ['lua:k'], ['x'])).toThrow(LuaScriptError);
       expect(await queueLua(other.pipeline(), ONE, ['lua:k'], ['x']).exec()).toEqual([[null, 'x']]);
-      expect(() => defineLua(other, { ...ONE, lua: 'return 2' })).toThrow(/another script is defined under the same name/);
+      expect(() => defineLua(other, { ...ONE, lua: 'return 2' })).toThrow(
+        /another script is defined under the same name/,
+      );
       expect(await runLua(other, ONE, ['lua:k'], ['y'])).toBe('y');
     } finally {
       await closeRedis(other);

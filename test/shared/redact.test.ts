@@ -113,8 +113,21 @@ describe('redactReason (stored rejects)', () => {
 
 function capture(): { stream: Writable; lines: () => Record<string, unknown>[] } {
   const chunks: string[] = [];
-  const stream = new Writable({ write(chunk: Buffer, _enc, done) { chunks.push(chunk.toString()); done(); } });
-  return { stream, lines: () => chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('logger', () => {
@@ -131,12 +144,21 @@ describe('logger', () => {
         err: new Error('refused jane.doe@example.com at 127.0.0.1:4199'),
         headers: { authorization: 'Bearer abc' },
       },
-      'sent to %s with client_secret=%s', 'jane.doe@example.com', 's3cr3t',
+      'sent to %s with client_secret=%s',
+      'jane.doe@example.com',
+      's3cr3t',
     );
     log.warn('plain message for +1 (415) 555-0100');
     const text = JSON.stringify(out.lines());
-    for (const secret of ['jane.doe', '30 1234567', 's3cr3t', '555-0100', 'Bearer abc']) expect(text).not.toContain(secret);
-    for (const kept of ['http://127.0.0.1:4199/oauth/token', '2026-11-23T05:04:04Z', '001000000000001AAA', '12345678901', 'at 127.0.0.1:4199']) {
+    for (const secret of ['jane.doe', '30 1234567', 's3cr3t', '555-0100', 'Bearer abc'])
+      expect(text).not.toContain(secret);
+    for (const kept of [
+      'http://127.0.0.1:4199/oauth/token',
+      '2026-11-23T05:04:04Z',
+      '001000000000001AAA',
+      '12345678901',
+      'at 127.0.0.1:4199',
+    ]) {
       expect(text).toContain(kept);
     }
     const [first] = out.lines();

@@ -47,10 +47,15 @@ describe('shared timing', () => {
     );
     expect(result).toBe('ok');
     calls = 0;
-    await expect(callWithPolicy((_e, tally) => (tally.add('x') < 3 ? { retry: true, delayMs: 1, kind: 'x' } : { retry: false, error: final }), async () => {
-      calls += 1;
-      throw new Error('down');
-    })).rejects.toBe(final);
+    await expect(
+      callWithPolicy(
+        (_e, tally) => (tally.add('x') < 3 ? { retry: true, delayMs: 1, kind: 'x' } : { retry: false, error: final }),
+        async () => {
+          calls += 1;
+          throw new Error('down');
+        },
+      ),
+    ).rejects.toBe(final);
     expect(calls).toBe(3);
   });
 });

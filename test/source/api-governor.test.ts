@@ -12,13 +12,19 @@ async function setup(guardMs = 50): Promise<{ a: ApiGovernor; b: ApiGovernor }> 
   const { redis, prefix, cleanup } = await testRedis('governor');
   cleanups.push(cleanup);
   // Two instances on one key base stand for two processes of one account.
-  return { a: new ApiGovernor(redis, prefix, 'acct', fallback, { guardMs }), b: new ApiGovernor(redis, prefix, 'acct', fallback, { guardMs }) };
+  return {
+    a: new ApiGovernor(redis, prefix, 'acct', fallback, { guardMs }),
+    b: new ApiGovernor(redis, prefix, 'acct', fallback, { guardMs }),
+  };
 }
 
 describe('RateLimit header parsing', () => {
   it('reads the policy, and the limit alone', () => {
     expect(parseRateLimitHeaders({ 'ratelimit-policy': '30;w=2' })).toEqual({ limit: 30, windowMs: 2000 });
-    expect(parseRateLimitHeaders({ 'ratelimit-policy': '500;w=60', 'ratelimit-limit': '500' })).toEqual({ limit: 500, windowMs: 60000 });
+    expect(parseRateLimitHeaders({ 'ratelimit-policy': '500;w=60', 'ratelimit-limit': '500' })).toEqual({
+      limit: 500,
+      windowMs: 60000,
+    });
     expect(parseRateLimitHeaders({ 'ratelimit-policy': '10;w=0.5' })).toEqual({ limit: 10, windowMs: 500 });
     expect(parseRateLimitHeaders({ 'ratelimit-limit': '42' })).toEqual({ limit: 42, windowMs: null });
     expect(parseRateLimitHeaders({})).toBeNull();
@@ -32,7 +38,8 @@ describe('RateLimit-Reset: when the window that counted a request ends at the la
     expect(windowEndsInMs({ 'ratelimit-reset': '8.1' })).toBe(8200);
     expect(windowEndsInMs({ 'ratelimit-reset': '0.250' })).toBe(251);
     expect(windowEndsInMs({ 'ratelimit-reset': ' 12 ' })).toBe(13000);
-    for (const odd of ['-1', 'soon', 'Wed, 21 Oct 2026 07:28:00 GMT', '', '1e3']) expect(windowEndsInMs({ 'ratelimit-reset': odd })).toBeUndefined();
+    for (const odd of ['-1', 'soon', 'Wed, 21 Oct 2026 07:28:00 GMT', '', '1e3'])
+      expect(windowEndsInMs({ 'ratelimit-reset': odd })).toBeUndefined();
     expect(windowEndsInMs({})).toBeUndefined();
   });
 });
@@ -58,7 +65,12 @@ describe('API governor (real Redis)', () => {
     const { a } = await setup(50);
     await a.observe('search', { 'ratelimit-policy': '1;w=20' });
     const grant = await a.acquire('search');
-    await a.settle('search', { outcome: '2xx', grant, learned: { limit: 1, windowMs: 20_000, mode: 'headers' }, windowEndsInMs: 25_000 });
+    await a.settle('search', {
+      outcome: '2xx',
+      grant,
+      learned: { limit: 1, windowMs: 20_000, mode: 'headers' },
+      windowEndsInMs: 25_000,
+    });
     await expect(a.acquire('search', AbortSignal.timeout(600))).rejects.toThrow();
   });
 
@@ -69,7 +81,12 @@ describe('API governor (real Redis)', () => {
     const pending = b.acquire('search').then(() => (second = true));
     await new Promise((r) => setTimeout(r, 120));
     expect(second).toBe(false);
-    await a.observe('search', { 'ratelimit-policy': '5;w=1', 'ratelimit-limit': '5', 'ratelimit-remaining': '4', 'ratelimit-reset': '1' });
+    await a.observe('search', {
+      'ratelimit-policy': '5;w=1',
+      'ratelimit-limit': '5',
+      'ratelimit-remaining': '4',
+      'ratelimit-reset': '1',
+    });
     await pending;
     expect(second).toBe(true);
     expect(await a.current('search')).toEqual({ limit: 5, windowMs: 1000, mode: 'headers' });

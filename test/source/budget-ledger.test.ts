@@ -7,14 +7,19 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c()));
 });
 
-async function ledger(reserve: number, caps: { maxPerRun?: number; maxPerDay?: number } = {}): Promise<RedisBudgetLedger> {
+async function ledger(
+  reserve: number,
+  caps: { maxPerRun?: number; maxPerDay?: number } = {},
+): Promise<RedisBudgetLedger> {
   const { redis, prefix, cleanup } = await testRedis('ledger');
   cleanups.push(cleanup);
   return new RedisBudgetLedger(redis, prefix, reserve, caps);
 }
 
 const balance = (remaining: number, reset = 3600) => ({
-  'x-rate-results-limit': '1000', 'x-rate-results-limit-remaining': String(remaining), 'x-rate-results-limit-reset': String(reset),
+  'x-rate-results-limit': '1000',
+  'x-rate-results-limit-remaining': String(remaining),
+  'x-rate-results-limit-reset': String(reset),
 });
 
 describe('budget ledger: search tokens (real Redis)', () => {
@@ -62,7 +67,13 @@ describe('budget ledger: credits (real Redis)', () => {
     expect(r2.granted).toBe(50);
     await l.settleCredits('run-a', r1.id, 100);
     await l.settleCredits('run-a', r2.id, 40);
-    expect(await l.creditUsage('run-a')).toMatchObject({ run: 140, day: 140, account: 140, maxPerRun: 150, maxPerDay: 200 });
+    expect(await l.creditUsage('run-a')).toMatchObject({
+      run: 140,
+      day: 140,
+      account: 140,
+      maxPerRun: 150,
+      maxPerDay: 200,
+    });
     expect(await l.spendableCredits('run-a')).toBe(10);
     // Another run is bounded by the day cap.
     expect(await l.spendableCredits('run-b')).toBe(60);

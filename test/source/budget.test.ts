@@ -11,7 +11,9 @@ afterEach(async () => {
 
 describe('search-token budget', () => {
   it('a 250-token allotment stops exactly at zero, sizing the last page', async () => {
-    fx = await sourceFixture({ accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }] });
+    fx = await sourceFixture({
+      accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }],
+    });
     const { pages, error } = await walkUntilStop(fx.client, 'companies', {}, { runId: 'r' });
     expect(pages).toEqual([100, 100, 50]);
     expect(error).toBeInstanceOf(BudgetStopError);
@@ -81,8 +83,21 @@ describe('a record cap shared by parallel journeys of one run', () => {
   it('stops the partitions together exactly at the cap', async () => {
     fx = await sourceFixture();
     const quota = new RecordQuota(437);
-    const filters = [{ company: { headcount: { lte: 30 } } }, { company: { headcount: { gte: 31, lte: 900 } } }, { company: { headcount: { gte: 901 } } }];
-    const results = await Promise.all(filters.map((f, i) => walkUntilStop(fx!.client, 'companies', f, { runId: 'capped', pageSize: 40, quota, maxRecords: i === 0 ? 1000 : undefined })));
+    const filters = [
+      { company: { headcount: { lte: 30 } } },
+      { company: { headcount: { gte: 31, lte: 900 } } },
+      { company: { headcount: { gte: 901 } } },
+    ];
+    const results = await Promise.all(
+      filters.map((f, i) =>
+        walkUntilStop(fx!.client, 'companies', f, {
+          runId: 'capped',
+          pageSize: 40,
+          quota,
+          maxRecords: i === 0 ? 1000 : undefined,
+        }),
+      ),
+    );
     const total = results.flatMap((r) => r.pages).reduce((a, b) => a + b, 0);
     expect(total).toBe(437);
     expect(quota.kept).toBe(437);

@@ -23,10 +23,19 @@ describe('source call policy: decisions', () => {
       const d2 = decideRetry(error, { failures: 2, throttles: 0 }, opts, () => 1);
       expect(d1).toEqual({ retry: true, kind: 'backoff', delayMs: 100 });
       expect(d2).toEqual({ retry: true, kind: 'backoff', delayMs: 200 });
-      expect(decideRetry(error, { failures: 2, throttles: 0 }, opts, () => 0)).toEqual({ retry: true, kind: 'backoff', delayMs: 100 });
+      expect(decideRetry(error, { failures: 2, throttles: 0 }, opts, () => 0)).toEqual({
+        retry: true,
+        kind: 'backoff',
+        delayMs: 100,
+      });
       expect(decideRetry(error, { failures: 3, throttles: 0 }, opts)).toEqual({ retry: false });
     }
-    const capped = decideRetry(new SourceServerError(500, 'x'), { failures: 2, throttles: 0 }, { ...opts, maxAttempts: 10, baseDelayMs: 800 }, () => 1);
+    const capped = decideRetry(
+      new SourceServerError(500, 'x'),
+      { failures: 2, throttles: 0 },
+      { ...opts, maxAttempts: 10, baseDelayMs: 800 },
+      () => 1,
+    );
     expect(capped).toEqual({ retry: true, kind: 'backoff', delayMs: 1000 });
   });
 
@@ -37,12 +46,18 @@ describe('source call policy: decisions', () => {
     expect(d.retry && d.delayMs).toBeLessThan(2400);
     const long = decideRetry(new RateLimitedError(3600, 'search', 'x'), { failures: 0, throttles: 1 }, opts, () => 0);
     expect(long).toEqual({ retry: true, kind: 'rate_limit', delayMs: 60_000 });
-    expect(decideRetry(new RateLimitedError(1, 'count', 'x'), { failures: 0, throttles: 2 }, opts)).toEqual({ retry: false });
+    expect(decideRetry(new RateLimitedError(1, 'count', 'x'), { failures: 0, throttles: 2 }, opts)).toEqual({
+      retry: false,
+    });
   });
 
   it('backs off on 402 stale_reset / store_unavailable but never retries 402 exhausted', () => {
-    expect(decideRetry(new BudgetUnavailableError('stale_reset', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
-    expect(decideRetry(new BudgetUnavailableError('store_unavailable', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(true);
+    expect(
+      decideRetry(new BudgetUnavailableError('stale_reset', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry,
+    ).toBe(true);
+    expect(
+      decideRetry(new BudgetUnavailableError('store_unavailable', 0, 'x'), { failures: 1, throttles: 0 }, opts).retry,
+    ).toBe(true);
     expect(decideRetry(new TokensExhaustedError(86400, 'x'), { failures: 1, throttles: 0 }, opts).retry).toBe(false);
   });
 
@@ -64,9 +79,16 @@ describe('source call policy: decisions', () => {
     const tally = new AttemptTally();
     expect((await decide(new RateLimitedError(3600, 'search', 'x'), tally)).retry).toBe(true);
     expect(blocks).toEqual([['search', 60_000]]);
-    expect(await decide(new AccessTokenRefusedError('401'), tally)).toEqual({ retry: true, kind: 'token_refresh', delayMs: 0 });
+    expect(await decide(new AccessTokenRefusedError('401'), tally)).toEqual({
+      retry: true,
+      kind: 'token_refresh',
+      delayMs: 0,
+    });
     const second = await decide(new AccessTokenRefusedError('401'), tally);
     expect(second.retry).toBe(false);
-    expect(!second.retry && second.error).toMatchObject({ code: 'source_unauthorized', message: expect.stringMatching(/401 twice/) });
+    expect(!second.retry && second.error).toMatchObject({
+      code: 'source_unauthorized',
+      message: expect.stringMatching(/401 twice/),
+    });
   });
 });

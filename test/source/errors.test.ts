@@ -22,7 +22,9 @@ afterEach(async () => {
 describe('every error path of the API, typed, retried only where the policy says', () => {
   it('400 validation: the offending paths, no retry', async () => {
     fx = await sourceFixture();
-    const error = await fx.client.count('companies', { company: { industry: { include: ['not_an_industry'] }, colour: 'red' } }).catch((e: unknown) => e);
+    const error = await fx.client
+      .count('companies', { company: { industry: { include: ['not_an_industry'] }, colour: 'red' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceValidationError);
     const paths = (error as SourceValidationError).problems.map((p) => p.path);
     expect(paths.some((p) => p?.startsWith('company.industry.include'))).toBe(true);
@@ -109,11 +111,16 @@ describe('every error path of the API, typed, retried only where the policy says
 
   it('401: bad credentials fail clearly without leaking the secret', async () => {
     fx = await sourceFixture();
-    const bad = fx.newClient({ auth: { tokenUrl: fx.emu.tokenUrl, clientId: 'demo-client', clientSecret: 'wrong-secret-XYZ' }, accountKey: 'bad' });
+    const bad = fx.newClient({
+      auth: { tokenUrl: fx.emu.tokenUrl, clientId: 'demo-client', clientSecret: 'wrong-secret-XYZ' },
+      accountKey: 'bad',
+    });
     const error = await bad.count('companies', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceAuthError);
     expect((error as SourceAuthError).code).toBe('source_unauthorized');
-    expect(JSON.stringify({ m: (error as Error).message, j: (error as SourceAuthError).toJSON() })).not.toContain('wrong-secret-XYZ');
+    expect(JSON.stringify({ m: (error as Error).message, j: (error as SourceAuthError).toJSON() })).not.toContain(
+      'wrong-secret-XYZ',
+    );
   });
 
   it('concurrent requests share one token request; an expired token is refreshed once for all of them', async () => {
@@ -146,7 +153,11 @@ describe('401 twice', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     fx = await sourceFixture();
-    const client = fx.newClient({ baseUrl: url, auth: { tokenUrl: `${url}/oauth/token`, clientId: 'a', clientSecret: 'b' }, accountKey: 'no-access' });
+    const client = fx.newClient({
+      baseUrl: url,
+      auth: { tokenUrl: `${url}/oauth/token`, clientId: 'a', clientSecret: 'b' },
+      accountKey: 'no-access',
+    });
     const error = await client.count('companies', {}).catch((e: unknown) => e);
     server.close();
     expect(error).toBeInstanceOf(SourceAuthError);

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CheckpointMismatchError, CursorFilterMismatchError, OffsetLimitError, fingerprintJourney, type JourneyCheckpoint } from '../../src/source/index.js';
+import {
+  CheckpointMismatchError,
+  CursorFilterMismatchError,
+  OffsetLimitError,
+  fingerprintJourney,
+  type JourneyCheckpoint,
+} from '../../src/source/index.js';
 import { ids, sourceFixture, walkAll, type SourceFixture } from './source-fixture.js';
 
 let fx: SourceFixture | undefined;
@@ -52,11 +58,20 @@ describe('cursor journeys against the emulator', () => {
     expect(saved?.fetched).toBe(120);
     const tail = await walkAll(fx.client, 'companies', filter, { runId: 'part-2', pageSize: 40, checkpoint: saved });
     expect([...ids(head), ...ids(tail)]).toEqual(all);
-    await expect(walkAll(fx.client, 'companies', { company: { headcount: { gte: 6 } } }, { runId: 'x', pageSize: 40, checkpoint: saved })).rejects.toBeInstanceOf(CheckpointMismatchError);
+    await expect(
+      walkAll(
+        fx.client,
+        'companies',
+        { company: { headcount: { gte: 6 } } },
+        { runId: 'x', pageSize: 40, checkpoint: saved },
+      ),
+    ).rejects.toBeInstanceOf(CheckpointMismatchError);
     // A cursor sent with another body: the API's cursor_filter_mismatch surfaces typed (never retried).
     const other = { company: { headcount: { gte: 7 } } };
     const forged = { ...saved!, fingerprint: fingerprintJourney('companies', JSON.stringify(other), [], 'cursor') };
-    await expect(walkAll(fx.client, 'companies', other, { runId: 'y', pageSize: 40, checkpoint: forged })).rejects.toBeInstanceOf(CursorFilterMismatchError);
+    await expect(
+      walkAll(fx.client, 'companies', other, { runId: 'y', pageSize: 40, checkpoint: forged }),
+    ).rejects.toBeInstanceOf(CursorFilterMismatchError);
   });
 
   it('restarts from page 1 on invalid_cursor without emitting a record twice', async () => {
@@ -122,21 +137,30 @@ describe('cursor journeys against the emulator', () => {
 describe('offset journeys (sorted top-N)', () => {
   it('returns the top N sorted, sizing the last page to N', async () => {
     fx = await sourceFixture();
-    const body = { company: { headcount: { gte: 1 } }, options: { sortFields: [{ field: 'headcount', direction: 'DESC' }] } };
+    const body = {
+      company: { headcount: { gte: 1 } },
+      options: { sortFields: [{ field: 'headcount', direction: 'DESC' }] },
+    };
     const pages = [];
-    for await (const page of fx.client.journey('companies', body, { runId: 'top', mode: 'offset', maxRecords: 250 })) pages.push(page);
+    for await (const page of fx.client.journey('companies', body, { runId: 'top', mode: 'offset', maxRecords: 250 }))
+      pages.push(page);
     const records = pages.flatMap((p) => p.records) as { headcount: number }[];
     expect(records).toHaveLength(250);
     expect(pages.map((p) => p.returned)).toEqual([100, 100, 50]);
     expect(pages[0]?.total).toBe(await fx.client.count('companies', body));
-    for (let i = 1; i < records.length; i++) expect(records[i - 1]!.headcount).toBeGreaterThanOrEqual(records[i]!.headcount);
+    for (let i = 1; i < records.length; i++)
+      expect(records[i - 1]!.headcount).toBeGreaterThanOrEqual(records[i]!.headcount);
     expect(fx.emu.stats('demo').tokensCharged).toBe(250);
   });
 
   it('refuses configs that would need an offset above 10,000', async () => {
     fx = await sourceFixture();
-    await expect(walkAll(fx.client, 'companies', {}, { runId: 'r', mode: 'offset', maxRecords: 10_101 })).rejects.toBeInstanceOf(OffsetLimitError);
-    await expect(walkAll(fx.client, 'companies', {}, { runId: 'r', mode: 'offset' })).rejects.toBeInstanceOf(OffsetLimitError);
+    await expect(
+      walkAll(fx.client, 'companies', {}, { runId: 'r', mode: 'offset', maxRecords: 10_101 }),
+    ).rejects.toBeInstanceOf(OffsetLimitError);
+    await expect(walkAll(fx.client, 'companies', {}, { runId: 'r', mode: 'offset' })).rejects.toBeInstanceOf(
+      OffsetLimitError,
+    );
     expect(fx.emu.stats().operations.search).toBe(0);
   });
 });

@@ -13,7 +13,16 @@ afterEach(async () => {
   fx = undefined;
 });
 
-const account = { accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', limits: { search: 100_000, count: 100_000, dictionary: 100_000 } }] };
+const account = {
+  accounts: [
+    {
+      clientId: 'demo-client',
+      clientSecret: 'demo-secret',
+      accountId: 'demo',
+      limits: { search: 100_000, count: 100_000, dictionary: 100_000 },
+    },
+  ],
+};
 
 /**
  * Share of the walk's capacity lost to its tail when `journeys` walk the pieces largest first, each taking the next
@@ -76,7 +85,12 @@ describe('the partition plan for a walk sized at run time', () => {
     expect(spent).toBeGreaterThan(0);
     expect(fx.emu.stats('demo').operations.search).toBe(0);
     // fewer, larger pieces (one per journey) would leave a long tail for the same journeys
-    expect(tailShare(countsOf(await fx.client.partition('companies', filter, { pieceRecords: Math.ceil(total / journeys), total })), journeys)).toBeGreaterThan(tailShare(counts, journeys));
+    expect(
+      tailShare(
+        countsOf(await fx.client.partition('companies', filter, { pieceRecords: Math.ceil(total / journeys), total })),
+        journeys,
+      ),
+    ).toBeGreaterThan(tailShare(counts, journeys));
   });
 
   it('guided sizes: large pieces first, each no larger than what the other journeys walk after it; fewer partial pages, a pace as good', async () => {
@@ -94,11 +108,18 @@ describe('the partition plan for a walk sized at run time', () => {
     let after = total;
     for (const p of parts) {
       after -= p.count;
-      if (p.count > pieceRecords && p.headcount.gte !== p.headcount.lte) expect(p.count).toBeLessThanOrEqual(after / journeys);
+      if (p.count > pieceRecords && p.headcount.gte !== p.headcount.lte)
+        expect(p.count).toBeLessThanOrEqual(after / journeys);
     }
     // against uniform small pieces (the former rule: 12% of the run per journey): fewer partitions, so fewer
     // partial pages, and the rate-bound walk keeps at least the same pace
-    const uniform = countsOf(await fx.client.partition('companies', filter, { pieceRecords: Math.floor((0.12 * total) / journeys), total, maxCounts: 250 }));
+    const uniform = countsOf(
+      await fx.client.partition('companies', filter, {
+        pieceRecords: Math.floor((0.12 * total) / journeys),
+        total,
+        maxCounts: 250,
+      }),
+    );
     expect(parts.length).toBeLessThan(uniform.length);
     expect(pace(counts, journeys)).toBeGreaterThanOrEqual(pace(uniform, journeys));
     expect(pace(counts, journeys)).toBeGreaterThan(0.97);
@@ -109,7 +130,12 @@ describe('the partition plan for a walk sized at run time', () => {
     const filter = { company: { headcount: { gte: 1 } } };
     const total = await fx.client.count('companies', filter);
     const journeys = 30;
-    const parts = await fx.client.partition('companies', filter, { pieceRecords: 100, journeys, total, maxCounts: 2000 });
+    const parts = await fx.client.partition('companies', filter, {
+      pieceRecords: 100,
+      journeys,
+      total,
+      maxCounts: 2000,
+    });
     const counts = countsOf(parts);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
     expect(sum(counts)).toBe(total);
@@ -126,28 +152,53 @@ describe('the partition plan for a walk sized at run time', () => {
     }
     const whole = ids(await walkAll(fx.client, 'companies', filter, { runId: 'whole' }));
     const seen: string[] = [];
-    for (const [i, p] of parts.entries()) seen.push(...ids(await walkAll(fx.client, 'companies', p.filter, { runId: `part-${i}` })));
+    for (const [i, p] of parts.entries())
+      seen.push(...ids(await walkAll(fx.client, 'companies', p.filter, { runId: `part-${i}` })));
     expect(seen.length).toBe(whole.length);
     expect(new Set(seen)).toEqual(new Set(whole));
   });
 
   it('a single headcount value whose country groups do not cover it stays whole (records without a listed country are never lost)', async () => {
     // An index where headcount 1 holds 600 companies, 150 of them without a country: no country cut may be kept.
-    const records = Array.from({ length: 1200 }, (_, i) => ({ headcount: i < 600 ? 1 : 2 + (i % 300), country: i < 150 ? null : ['US', 'DE', 'FR'][i % 3] as string }));
+    const records = Array.from({ length: 1200 }, (_, i) => ({
+      headcount: i < 600 ? 1 : 2 + (i % 300),
+      country: i < 150 ? null : (['US', 'DE', 'FR'][i % 3] as string),
+    }));
     const matches = (f: Filter, r: (typeof records)[number]): boolean => {
-      const company = f.company as { headcount: { gte: number; lte?: number }; location?: { country: { include: string[] } } };
-      const inRange = r.headcount >= company.headcount.gte && (company.headcount.lte === undefined || r.headcount <= company.headcount.lte);
-      return inRange && (!company.location || (r.country !== null && company.location.country.include.includes(r.country)));
+      const company = f.company as {
+        headcount: { gte: number; lte?: number };
+        location?: { country: { include: string[] } };
+      };
+      const inRange =
+        r.headcount >= company.headcount.gte &&
+        (company.headcount.lte === undefined || r.headcount <= company.headcount.lte);
+      return (
+        inRange && (!company.location || (r.country !== null && company.location.country.include.includes(r.country)))
+      );
     };
-    const partitioner = (): Partitioner => new Partitioner({ count: async (f) => records.filter((r) => matches(f, r)).length, dictionary: async () => ['US', 'DE', 'FR'] });
+    const partitioner = (): Partitioner =>
+      new Partitioner({
+        count: async (f) => records.filter((r) => matches(f, r)).length,
+        dictionary: async () => ['US', 'DE', 'FR'],
+      });
     const filter = { company: { headcount: { gte: 1 } } };
-    const parts = await partitioner().partition(filter, { pieceRecords: 50, journeys: 10, total: records.length, maxCounts: 500 });
+    const parts = await partitioner().partition(filter, {
+      pieceRecords: 50,
+      journeys: 10,
+      total: records.length,
+      maxCounts: 500,
+    });
     expect(sum(countsOf(parts))).toBe(records.length);
     expect(parts.some((p) => p.countries !== undefined)).toBe(false);
     expect(parts.filter((p) => p.headcount.gte === 1 && p.headcount.lte === 1).map((p) => p.count)).toEqual([600]);
     // with every company of headcount 1 in a listed country, the same value is cut by country
     for (const r of records) r.country ??= 'US';
-    const cut = await partitioner().partition(filter, { pieceRecords: 50, journeys: 10, total: records.length, maxCounts: 500 });
+    const cut = await partitioner().partition(filter, {
+      pieceRecords: 50,
+      journeys: 10,
+      total: records.length,
+      maxCounts: 500,
+    });
     expect(sum(countsOf(cut))).toBe(records.length);
     expect(cut.filter((p) => p.headcount.gte === 1 && p.headcount.lte === 1).length).toBeGreaterThan(1);
   });
@@ -173,11 +224,16 @@ describe('the partition plan for a walk sized at run time', () => {
     const whole = ids(await walkAll(fx.client, 'persons', filter, { runId: 'whole' }));
     const total = await fx.client.count('persons', filter);
     expect(whole.length).toBe(total);
-    const parts = await fx.client.partition('persons', filter, { pieceRecords: Math.ceil(total / 12), total, maxCounts: 100 });
+    const parts = await fx.client.partition('persons', filter, {
+      pieceRecords: Math.ceil(total / 12),
+      total,
+      maxCounts: 100,
+    });
     expect(parts.length).toBeGreaterThanOrEqual(8);
     expect(countsOf(parts)).toEqual([...countsOf(parts)].sort((a, b) => b - a));
     const seen: string[] = [];
-    for (const [i, p] of parts.entries()) seen.push(...ids(await walkAll(fx.client, 'persons', p.filter, { runId: `part-${i}` })));
+    for (const [i, p] of parts.entries())
+      seen.push(...ids(await walkAll(fx.client, 'persons', p.filter, { runId: `part-${i}` })));
     expect(seen.length).toBe(whole.length);
     expect(new Set(seen)).toEqual(new Set(whole));
   });
@@ -190,7 +246,10 @@ describe('the partition plan for a walk sized at run time', () => {
     const options = { pieceRecords: 100 * journeys, journeys, total, maxCounts: 250 };
     const progress: PartitionProgress[] = [];
     const before = fx.client.stats().requests.count;
-    const whole = await fx.client.partition('companies', filter, { ...options, onProgress: (p) => progress.push(structuredClone(p)) });
+    const whole = await fx.client.partition('companies', filter, {
+      ...options,
+      onProgress: (p) => progress.push(structuredClone(p)),
+    });
     const spent = fx.client.stats().requests.count - before;
     // every partition is told once, the last progress has nothing pending, and some came before the last round
     const told = progress.flatMap((p) => p.settled);
@@ -211,7 +270,11 @@ describe('the partition plan for a walk sized at run time', () => {
     const { pending, countsLeft } = progress[cut - 1]!;
     expect(pending.length).toBeGreaterThan(0);
     const beforeResume = fx.client.stats().requests.count;
-    const rest = await fx.client.partition('companies', filter, { ...options, maxCounts: countsLeft, resume: { pending, settledCounts: countsOf(earlier) } });
+    const rest = await fx.client.partition('companies', filter, {
+      ...options,
+      maxCounts: countsLeft,
+      resume: { pending, settledCounts: countsOf(earlier) },
+    });
     const resumeSpent = fx.client.stats().requests.count - beforeResume;
     expect(resumeSpent).toBeLessThanOrEqual(countsLeft);
     expect(resumeSpent).toBeLessThan(spent);
@@ -232,7 +295,13 @@ describe('the partition plan for a walk sized at run time', () => {
     const maxCounts = 166;
     const pieceRecords = Math.max(200, Math.min(100 * journeys, Math.floor(total / (8 * journeys)))); // plan-run.ts
     const progress: PartitionProgress[] = [];
-    const parts = await fx.client.partition('companies', filter, { pieceRecords, journeys, total, maxCounts, onProgress: (p) => progress.push(structuredClone(p)) });
+    const parts = await fx.client.partition('companies', filter, {
+      pieceRecords,
+      journeys,
+      total,
+      maxCounts,
+      onProgress: (p) => progress.push(structuredClone(p)),
+    });
     // progress[0] comes before the first round's counts, progress[1] after them: by then a partition per journey
     // (with the former 32 ranges none was settled yet, and the walk waited for a second round)
     expect(progress[1]!.settled.length).toBeGreaterThanOrEqual(journeys);

@@ -9,9 +9,15 @@ afterEach(async () => {
 });
 
 const fast = { limits: { search: 100_000, count: 100_000, dictionary: 100_000 } };
-const account = (extra = {}) => ({ accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', ...fast, ...extra }] });
+const account = (extra = {}) => ({
+  accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', ...fast, ...extra }],
+});
 
-async function recount(fx: SourceFixture, parts: Partition[], entity: 'companies' | 'persons' = 'companies'): Promise<number[]> {
+async function recount(
+  fx: SourceFixture,
+  parts: Partition[],
+  entity: 'companies' | 'persons' = 'companies',
+): Promise<number[]> {
   return Promise.all(parts.map((p) => fx.client.count(entity, p.filter)));
 }
 
@@ -45,7 +51,8 @@ describe('partitioning by free counts', () => {
     const parts = await fx.client.partition('persons', filter, { maxJourneyRecords: 1500 });
     expect(parts.length).toBeGreaterThanOrEqual(Math.ceil(whole.length / 1500));
     const seen: string[] = [];
-    for (const [i, p] of parts.entries()) seen.push(...ids(await walkAll(fx.client, 'persons', p.filter, { runId: `part-${i}` })));
+    for (const [i, p] of parts.entries())
+      seen.push(...ids(await walkAll(fx.client, 'persons', p.filter, { runId: `part-${i}` })));
     expect(seen.length).toBe(whole.length);
     expect(new Set(seen)).toEqual(new Set(whole));
   });
@@ -61,7 +68,9 @@ describe('partitioning by free counts', () => {
     const counts = await recount(fx, parts);
     expect(counts.reduce((a, b) => a + b, 0)).toBe(await fx.client.count('companies', filter));
     for (const c of counts) expect(c).toBeLessThanOrEqual(1000);
-    await expect(fx.client.partition('companies', filter, { maxJourneyRecords: 20 })).rejects.toBeInstanceOf(PartitionError);
+    await expect(fx.client.partition('companies', filter, { maxJourneyRecords: 20 })).rejects.toBeInstanceOf(
+      PartitionError,
+    );
   });
 
   it('a 422 mid-walk is split and the walk continues with nothing lost or doubled', async () => {
@@ -77,7 +86,8 @@ describe('partitioning by free counts', () => {
     while (queue.length > 0) {
       const part = queue.shift()!;
       try {
-        for await (const page of fx.client.journey('companies', part.filter, { runId: 'r' })) for (const id of ids(page.records)) out.add(id);
+        for await (const page of fx.client.journey('companies', part.filter, { runId: 'r' }))
+          for (const id of ids(page.records)) out.add(id);
       } catch (error) {
         expect(error).toBeInstanceOf(PaginationDepthError);
         depthErrors++;

@@ -33,13 +33,26 @@ describe('RevealStore', () => {
     const store = new RevealStore(env.redis, `${env.prefix}:tally`, 180);
     expect(await store.lastTally('s')).toBeNull();
     await store.tally('s', 'r1', new Map([[100, 5]]));
-    await store.tally('s', 'r1', new Map([[100, 2], [101, 1]]));
-    expect(await store.lastTally('s')).toEqual({ runId: 'r1', byDay: new Map([[100, 7], [101, 1]]) });
+    await store.tally(
+      's',
+      'r1',
+      new Map([
+        [100, 2],
+        [101, 1],
+      ]),
+    );
+    expect(await store.lastTally('s')).toEqual({
+      runId: 'r1',
+      byDay: new Map([
+        [100, 7],
+        [101, 1],
+      ]),
+    });
     await store.tally('s', 'r2', new Map([[102, 3]]));
     expect((await store.lastTally('s'))?.runId).toBe('r2');
   });
 
-  it('keeps one tally per search, not one per run: a run\'s tally goes when the next run tallies; every key expires', async () => {
+  it("keeps one tally per search, not one per run: a run's tally goes when the next run tallies; every key expires", async () => {
     const store = new RevealStore(env.redis, `${env.prefix}:one`, 180);
     for (let run = 1; run <= 24; run++) await store.tally('hourly', `r${run}`, new Map([[100, run]]));
     const keys = (await env.redis.keys(`${env.prefix}:one:reveal-tally:*`)).sort();
@@ -51,12 +64,19 @@ describe('RevealStore', () => {
 
 describe('reveal planning', () => {
   it('finds runs of persons to reveal', () => {
-    expect(revealRuns([false, true, true, false, true])).toEqual([{ start: 1, end: 2 }, { start: 4, end: 4 }]);
+    expect(revealRuns([false, true, true, false, true])).toEqual([
+      { start: 1, end: 2 },
+      { start: 4, end: 4 },
+    ]);
     expect(revealRuns([false, false])).toEqual([]);
   });
 
   it('forecasts: a first run pays every person once; a re-run pays the new ones, tokens with the expected extra', () => {
-    expect(forecastReveal({ counted: 1000, target: 1000, pageSize: 100, journeys: 1, fresh: null })).toMatchObject({ credits: 1000, tokens: 1000, method: 'first-run' });
+    expect(forecastReveal({ counted: 1000, target: 1000, pageSize: 100, journeys: 1, fresh: null })).toMatchObject({
+      credits: 1000,
+      tokens: 1000,
+      method: 'first-run',
+    });
     const rerun = forecastReveal({ counted: 1020, target: 1020, pageSize: 100, journeys: 1, fresh: 1000 });
     expect(rerun).toMatchObject({ credits: 20, revealSkipped: 1000, method: 'last-run-tally' });
     expect(rerun.newShare).toBeLessThan(DIRECT_SHARE);

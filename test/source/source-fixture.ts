@@ -1,4 +1,8 @@
-import { startSalesIntelEmulator, type SalesIntelEmulator, type SalesIntelEmulatorOptions } from '../../src/emulators/sales-intel/index.js';
+import {
+  startSalesIntelEmulator,
+  type SalesIntelEmulator,
+  type SalesIntelEmulatorOptions,
+} from '../../src/emulators/sales-intel/index.js';
 import { createSourceClient, type SourceClient, type SourceClientOptions } from '../../src/source/index.js';
 import { testRedis } from '../helpers/redis.js';
 import type { Redis } from 'ioredis';

@@ -40,6 +40,8 @@ export function endGameJourneys(input: EndGameInput): number {
   const sourcePagesPerSecond = share / ((input.windowMs - resetRoundingMs(input.windowMs)) / 1000);
   const ceiling = input.ceilingPagesPerSecond;
   if (ceiling !== null && ceiling !== undefined && ceiling > 0 && ceiling < sourcePagesPerSecond) return 0;
-  return Math.max(1, Math.min(input.partitionsLeft, Math.floor(END_GAME_MAX_UNWRITTEN / Math.max(1, input.recordsPerJourney))));
+  return Math.max(
+    1,
+    Math.min(input.partitionsLeft, Math.floor(END_GAME_MAX_UNWRITTEN / Math.max(1, input.recordsPerJourney))),
+  );
 }
-

@@ -81,7 +81,10 @@ export class JourneyController {
    * The lowest page latency (p90) and quick-write time (p10) seen in the run: what "keeping up" is judged against,
    * since both rise once journeys queue (for the CRM's window, or for the worker's CPU).
    */
-  private unloaded: { fetchMs: number; quickWriteMs: number } = { fetchMs: Number.POSITIVE_INFINITY, quickWriteMs: Number.POSITIVE_INFINITY };
+  private unloaded: { fetchMs: number; quickWriteMs: number } = {
+    fetchMs: Number.POSITIVE_INFINITY,
+    quickWriteMs: Number.POSITIVE_INFINITY,
+  };
   /** The CRM's pace bound the run once: growth is gradual from then on. */
   private boundBefore = false;
   private rate: { limit: number; windowMs: number } | null = null;
@@ -180,23 +183,62 @@ export class JourneyController {
     // A CRM whose ceiling is known is sized for from it, not from its measured pace: behind a window that lets requests
     // go in bursts, the pace it passed is the pages the journeys brought, and shrinking to it starves the CRM.
     const crmPace = writesQueue && ceilingPagesPerSecond === null ? this.pace(this.written) : null;
-    const paces = [crmPace, sourceWaits ? this.pace(this.fetched) : null].filter((p): p is number => p !== null && p > 0);
+    const paces = [crmPace, sourceWaits ? this.pace(this.fetched) : null].filter(
+      (p): p is number => p !== null && p > 0,
+    );
     const queuedPagesPerSecond = paces.length > 0 ? Math.min(...paces) : null;
     const demand = sizeJourneys({
-      limit: this.rate.limit, windowMs: this.rate.windowMs, activeRuns: this.activeRuns,
-      fetchMs: fetchP90Ms, writeMs: writeP10Ms, queuedPagesPerSecond, max: this.deps.max, ceilingPagesPerSecond,
+      limit: this.rate.limit,
+      windowMs: this.rate.windowMs,
+      activeRuns: this.activeRuns,
+      fetchMs: fetchP90Ms,
+      writeMs: writeP10Ms,
+      queuedPagesPerSecond,
+      max: this.deps.max,
+      ceilingPagesPerSecond,
     });
     this.unloaded.fetchMs = Math.min(this.unloaded.fetchMs, fetchP90Ms);
     if (this.writes.count >= 8) this.unloaded.quickWriteMs = Math.min(this.unloaded.quickWriteMs, writeP10Ms);
-    this.grow(now, { demand, crmBinds: writesQueue, fetchMs: this.unloaded.fetchMs, quickWriteMs: Math.min(this.unloaded.quickWriteMs, writeP10Ms) });
+    this.grow(now, {
+      demand,
+      crmBinds: writesQueue,
+      fetchMs: this.unloaded.fetchMs,
+      quickWriteMs: Math.min(this.unloaded.quickWriteMs, writeP10Ms),
+    });
     if (writesQueue && (queuedPagesPerSecond !== null || ceilingPagesPerSecond !== null)) this.boundBefore = true;
     const journeys = Math.min(demand, this.cap);
     if (journeys !== this.current) {
-      this.deps.logger?.debug({ journeys, demand, cap: this.cap, fetchP90Ms, writeP10Ms, writeP50Ms, writesQueue, sourceWaits, queuedPagesPerSecond, activeRuns: this.activeRuns, atMs: Math.round(now - this.startedAt) }, 'journeys resized');
+      this.deps.logger?.debug(
+        {
+          journeys,
+          demand,
+          cap: this.cap,
+          fetchP90Ms,
+          writeP10Ms,
+          writeP50Ms,
+          writesQueue,
+          sourceWaits,
+          queuedPagesPerSecond,
+          activeRuns: this.activeRuns,
+          atMs: Math.round(now - this.startedAt),
+        },
+        'journeys resized',
+      );
     }
     this.current = journeys;
     this.peak = Math.max(this.peak, journeys);
-    this.last = { journeys, demand, cap: this.cap, activeRuns: this.activeRuns, ...this.rate, fetchP90Ms, writeP10Ms, writesQueue, sourceWaits, queuedPagesPerSecond };
+    this.last = {
+      journeys,
+      demand,
+      cap: this.cap,
+      activeRuns: this.activeRuns,
+      ...this.rate,
+      fetchP90Ms,
+      writeP10Ms,
+      writesQueue,
+      sourceWaits,
+      queuedPagesPerSecond,
+    };
     return journeys;
   }
 
@@ -208,12 +250,24 @@ export class JourneyController {
     if (!this.rate) return 0;
     // The walk bounds it by `source.parallelism`, as it bounds the sized figure.
     const journeys = endGameJourneys({
-      remainingPages: left.pages, partitionsLeft: left.partitions, ...this.rate, activeRuns: this.activeRuns, ceilingPagesPerSecond: this.ceilingPagesPerSecond(),
+      remainingPages: left.pages,
+      partitionsLeft: left.partitions,
+      ...this.rate,
+      activeRuns: this.activeRuns,
+      ceilingPagesPerSecond: this.ceilingPagesPerSecond(),
       recordsPerJourney: left.recordsPerJourney,
     });
     if (journeys > 0 && !this.endGameLogged) {
       this.endGameLogged = true;
-      this.deps.logger?.debug({ journeys, remainingPages: left.pages, partitions: left.partitions, atMs: Math.round(this.now() - this.startedAt) }, 'last window: every partition left walks at once');
+      this.deps.logger?.debug(
+        {
+          journeys,
+          remainingPages: left.pages,
+          partitions: left.partitions,
+          atMs: Math.round(this.now() - this.startedAt),
+        },
+        'last window: every partition left walks at once',
+      );
     }
     return journeys;
   }
@@ -223,7 +277,13 @@ export class JourneyController {
     const stepDone = now - this.step.at >= GROWTH_STEP_MS && this.step.writeMs.count >= GROWTH_STEP_WRITES;
     if (!stepDone && !facts.crmBinds) return;
     // p90: a CRM whose window let the step's first writes go at once and made the rest wait did not keep up
-    this.cap = growJourneys({ cap: this.cap, max: this.deps.max, ...facts, stepWriteMs: this.step.writeMs.at(0.9), boundBefore: this.boundBefore });
+    this.cap = growJourneys({
+      cap: this.cap,
+      max: this.deps.max,
+      ...facts,
+      stepWriteMs: this.step.writeMs.at(0.9),
+      boundBefore: this.boundBefore,
+    });
     if (stepDone) this.step = { at: now, writeMs: new MovingPercentile(256) };
   }
 

@@ -17,7 +17,10 @@ export function maxJourneys(config: AppConfig): number {
 }
 
 /** The search limit per window: learned from headers, else the count's (same package), else the fallback. */
-export async function searchRate(source: SourceClient, config: AppConfig): Promise<{ limit: number; windowMs: number }> {
+export async function searchRate(
+  source: SourceClient,
+  config: AppConfig,
+): Promise<{ limit: number; windowMs: number }> {
   const learned = (await source.rateLimit('search')) ?? (await source.rateLimit('count'));
   if (learned) return learned;
   const f = config.source.fallbackLimits;
@@ -28,11 +31,20 @@ export async function searchRate(source: SourceClient, config: AppConfig): Promi
  * Journeys a run starts with: before any page, the count's latency stands in for the page latency; a destination's
  * known ceiling (records per second) bounds the figure as it bounds the walk's (`sizeJourneys`).
  */
-export async function planJourneys(source: SourceClient, config: AppConfig, countMs: number | null, crmRecordsPerSecond: number | null): Promise<number> {
+export async function planJourneys(
+  source: SourceClient,
+  config: AppConfig,
+  countMs: number | null,
+  crmRecordsPerSecond: number | null,
+): Promise<number> {
   const { limit, windowMs } = await searchRate(source, config);
   return sizeJourneys({
-    limit, windowMs, activeRuns: 1, fetchMs: countMs ?? DEFAULT_LATENCY_MS, writeMs: 0, max: maxJourneys(config),
+    limit,
+    windowMs,
+    activeRuns: 1,
+    fetchMs: countMs ?? DEFAULT_LATENCY_MS,
+    writeMs: 0,
+    max: maxJourneys(config),
     ceilingPagesPerSecond: crmRecordsPerSecond === null ? null : crmRecordsPerSecond / config.source.pageSize,
   });
 }
-

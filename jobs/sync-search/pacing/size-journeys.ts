@@ -41,10 +41,12 @@ const CEILING_SLACK = 2;
 
 /** Journeys to walk at once: ceil(rate x time per page x headroom), between 1 and `max`. */
 export function sizeJourneys(input: SizingInput): number {
-  const positive = (n: number | null | undefined): number => (n !== null && n !== undefined && n > 0 ? n : Number.POSITIVE_INFINITY);
+  const positive = (n: number | null | undefined): number =>
+    n !== null && n !== undefined && n > 0 ? n : Number.POSITIVE_INFINITY;
   const max = Math.max(1, Math.floor(input.max));
   if (!(input.limit > 0) || !(input.windowMs > 0)) return Math.min(max, 1);
-  const share = input.limit / Math.max(1, input.activeRuns) / ((input.windowMs - resetRoundingMs(input.windowMs)) / 1000);
+  const share =
+    input.limit / Math.max(1, input.activeRuns) / ((input.windowMs - resetRoundingMs(input.windowMs)) / 1000);
   const queued = input.queuedPagesPerSecond;
   // A ceiling is sized for at twice its rate: the destination binds there, and must never wait for pages (journeys
   // switching partitions, partial writes held for packing); the extra journeys wait in the CRM's governor.
@@ -57,4 +59,3 @@ export function sizeJourneys(input: SizingInput): number {
 export function inFlight(pagesPerSecond: number, msPerPage: number, headroom: number): number {
   return Math.ceil(pagesPerSecond * (msPerPage / 1000) * headroom);
 }
-

@@ -13,7 +13,11 @@ export const SLOW_START_JOURNEYS = 4;
  * before any page), never more than the sizing asks. Growth goes on from there. Without a ceiling, 4. Doubling
  * from 4 would leave the destination's first window, and every later one a rolling limit repeats, short of pages.
  */
-export function firstJourneyCap(input: { ceilingPagesPerSecond: number | null; fetchMs: number; demand: number }): number {
+export function firstJourneyCap(input: {
+  ceilingPagesPerSecond: number | null;
+  fetchMs: number;
+  demand: number;
+}): number {
   const ceiling = input.ceilingPagesPerSecond;
   if (ceiling === null || !(ceiling > 0) || !(input.fetchMs > 0)) return SLOW_START_JOURNEYS;
   return Math.max(SLOW_START_JOURNEYS, Math.min(inFlight(ceiling, input.fetchMs, DEFAULT_HEADROOM), input.demand));

@@ -27,7 +27,13 @@ export interface AccountView {
   account: string;
   limits: AccountLimit[];
   tokens: { limit: number; remaining: number; resetAt: string; observedAt: string } | null;
-  credits: { today: number; total: number; maxPerDay: number | null; maxPerRun: number | null; leftToday: number | null };
+  credits: {
+    today: number;
+    total: number;
+    maxPerDay: number | null;
+    maxPerRun: number | null;
+    leftToday: number | null;
+  };
   settings: Record<(typeof SETTINGS)[number], unknown>;
 }
 
@@ -35,9 +41,14 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 function limitOf(g: GovernorSnapshot): AccountLimit {
   return {
-    remote: g.remote, account: g.account, operation: g.operation, limit: g.limit,
-    windowSeconds: g.windowMs === null ? null : g.windowMs / 1000, source: g.mode,
-    learnedAt: g.learnedAt == null ? null : iso(g.learnedAt), daily: g.daily ? { limit: g.daily.limit, remaining: g.daily.remaining } : null,
+    remote: g.remote,
+    account: g.account,
+    operation: g.operation,
+    limit: g.limit,
+    windowSeconds: g.windowMs === null ? null : g.windowMs / 1000,
+    source: g.mode,
+    learnedAt: g.learnedAt == null ? null : iso(g.learnedAt),
+    daily: g.daily ? { limit: g.daily.limit, remaining: g.daily.remaining } : null,
   };
 }
 
@@ -50,10 +61,15 @@ async function accountView(source: SourceClient, snapshots: GovernorSnapshot[]):
   for (const name of SETTINGS) settings[name] = await source.settings(name);
   return {
     account: source.accountKey,
-    limits: snapshots.map(limitOf).sort((a, b) => `${a.remote}:${a.operation}`.localeCompare(`${b.remote}:${b.operation}`)),
+    limits: snapshots
+      .map(limitOf)
+      .sort((a, b) => `${a.remote}:${a.operation}`.localeCompare(`${b.remote}:${b.operation}`)),
     tokens: tokensOf(balance),
     credits: {
-      today: usage.day, total: usage.account, maxPerDay: usage.maxPerDay, maxPerRun: usage.maxPerRun,
+      today: usage.day,
+      total: usage.account,
+      maxPerDay: usage.maxPerDay,
+      maxPerRun: usage.maxPerRun,
       leftToday: usage.maxPerDay === null ? null : Math.max(0, usage.maxPerDay - usage.day),
     },
     settings,
@@ -61,9 +77,13 @@ async function accountView(source: SourceClient, snapshots: GovernorSnapshot[]):
 }
 
 function render(v: AccountView): string {
-  const limits = v.limits.length === 0
-    ? ['  none learned yet (no request made)']
-    : v.limits.map((l) => `  ${l.remote} ${l.operation}: ${l.limit ?? '?'} per ${l.windowSeconds ?? '?'}s (${l.source === 'headers' ? 'learned from headers' : (l.source ?? 'unknown')}${l.learnedAt ? `, ${l.learnedAt}` : ''})${l.daily ? `; daily ${l.daily.remaining} of ${l.daily.limit} left` : ''}`);
+  const limits =
+    v.limits.length === 0
+      ? ['  none learned yet (no request made)']
+      : v.limits.map(
+          (l) =>
+            `  ${l.remote} ${l.operation}: ${l.limit ?? '?'} per ${l.windowSeconds ?? '?'}s (${l.source === 'headers' ? 'learned from headers' : (l.source ?? 'unknown')}${l.learnedAt ? `, ${l.learnedAt}` : ''})${l.daily ? `; daily ${l.daily.remaining} of ${l.daily.limit} left` : ''}`,
+        );
   const t = v.tokens;
   const c = v.credits;
   return [

@@ -32,7 +32,11 @@ const INSTALL_REDIS =
 async function startPrivateRedis(): Promise<{ url: string; proc: ChildProcess } | null> {
   if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return null;
   const port = await freePort();
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const proc = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
     if (await redisAnswers(url)) return { url, proc };
@@ -75,7 +79,10 @@ export async function runCommand(values: DemoOptions): Promise<number> {
 
   // 2. Emulators, and the example config pointed at them (its ${VAR:-default}s read these variables).
   // The demo data size, so the example search brings a few hundred records rather than a handful.
-  const emulators: RunningEmulators = await startAllEmulators({ ports: { salesIntel: 0, hubspot: 0, salesforce: 0 }, salesIntel: DEMO_DATASET });
+  const emulators: RunningEmulators = await startAllEmulators({
+    ports: { salesIntel: 0, hubspot: 0, salesforce: 0 },
+    salesIntel: DEMO_DATASET,
+  });
   Object.assign(process.env, emulators.env, { REDIS_URL: redisUrl });
   // A fresh key prefix per demo: its change hashes must not claim records the fresh HubSpot emulator never saw.
   const prefix = `prospect-sync-demo-${randomUUID().slice(0, 8)}`;
@@ -90,7 +97,9 @@ export async function runCommand(values: DemoOptions): Promise<number> {
     const { config, path: configPath } = await loadCommandConfig(values.config ?? 'config/demo.yaml');
     const search = config.searches.find((s) => (values.search ? s.name === values.search : s.entity === 'companies'));
     if (!search) {
-      process.stderr.write(`no ${values.search ? `search named '${values.search}'` : 'companies search'} in ${configPath}\n`);
+      process.stderr.write(
+        `no ${values.search ? `search named '${values.search}'` : 'companies search'} in ${configPath}\n`,
+      );
       return EXIT.config;
     }
 
@@ -102,7 +111,8 @@ export async function runCommand(values: DemoOptions): Promise<number> {
       process.stderr.write('PROSPECT_SYNC_PORT: expected a port number (0-65535)\n');
       return EXIT.config;
     }
-    const madeUp = isLoopbackName(host) || config.server.auth ? undefined : { username: 'admin', password: randomUUID() };
+    const madeUp =
+      isLoopbackName(host) || config.server.auth ? undefined : { username: 'admin', password: randomUUID() };
 
     // 3. Scheduler + worker + dashboard, and a run of the search now, queued before the scheduler's first ticks so
     // the searches that run `after` it wait for it.
@@ -110,18 +120,32 @@ export async function runCommand(values: DemoOptions): Promise<number> {
     roles = await startRoles({
       roles: { scheduler: true, worker: true, dashboard: true },
       config: madeUp ? { ...config, server: { ...config.server, auth: madeUp } } : config,
-      configPath, logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }), redisUrl, prefix,
+      configPath,
+      logger: createLogger({ level: process.env.LOG_LEVEL ?? 'warn' }),
+      redisUrl,
+      prefix,
       dashboard: { port, host },
       beforeScheduler: async (queues) => {
         ({ jobId } = await enqueueRun(queues.sync, search.name, 'manual'));
       },
     });
-    say(`emulators: Sales-Intelligence ${emulators.urls.salesIntel}  HubSpot ${emulators.urls.hubspot}  Salesforce ${emulators.urls.salesforce}`);
-    if (roles.dashboard) say(`dashboard: ${roles.dashboard.url}${madeUp ? ` (user ${madeUp.username}, password ${madeUp.password})` : ''}`);
+    say(
+      `emulators: Sales-Intelligence ${emulators.urls.salesIntel}  HubSpot ${emulators.urls.hubspot}  Salesforce ${emulators.urls.salesforce}`,
+    );
+    if (roles.dashboard)
+      say(
+        `dashboard: ${roles.dashboard.url}${madeUp ? ` (user ${madeUp.username}, password ${madeUp.password})` : ''}`,
+      );
     say(`running '${search.name}' (${search.entity} -> ${search.destination}:${search.object}), run ${jobId}`);
 
     // 4. Watch records arrive in the emulated HubSpot until the run ends.
-    const summary = await watch(roles, search.name, jobId, (line) => say(line), () => emulators.hubspot.state.count(search.object));
+    const summary = await watch(
+      roles,
+      search.name,
+      jobId,
+      (line) => say(line),
+      () => emulators.hubspot.state.count(search.object),
+    );
     say(formatSummary(summary));
     say(`${emulators.hubspot.state.count(search.object)} ${search.object} landed in the emulated HubSpot`);
     if (once) return summary.status === 'completed' ? EXIT.ok : EXIT.failed;
@@ -137,7 +161,13 @@ export async function runCommand(values: DemoOptions): Promise<number> {
 }
 
 /** Polls the run history (and the CRM count) until the run `jobId` finishes; a delayed run keeps being watched. */
-async function watch(roles: RunningRoles, search: string, jobId: string, say: (line: string) => void, crmCount: () => number): Promise<RunSummary> {
+async function watch(
+  roles: RunningRoles,
+  search: string,
+  jobId: string,
+  say: (line: string) => void,
+  crmCount: () => number,
+): Promise<RunSummary> {
   let shown = -1;
   for (;;) {
     const done = (await listRuns(roles.connection, search, { prefix: roles.prefix, limit: 5 })).find(
@@ -145,7 +175,8 @@ async function watch(roles: RunningRoles, search: string, jobId: string, say: (l
     );
     if (done) return done;
     const job = await roles.queues.sync.getJob(jobId);
-    if (job?.failedReason && (await job.getState()) === 'failed') throw new Error(`the run failed: ${job.failedReason}`);
+    if (job?.failedReason && (await job.getState()) === 'failed')
+      throw new Error(`the run failed: ${job.failedReason}`);
     const count = crmCount();
     if (count !== shown) {
       const p = job?.progress as { fetched?: number; target?: number } | undefined;

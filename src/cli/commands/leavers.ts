@@ -17,7 +17,11 @@ export async function runCommand(name: string, opts: LeaversOptions): Promise<nu
   const cmd = await openSearchCommand(name, opts.config);
   try {
     const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }).child({ cmd: 'leavers' });
-    const report = await reviewLeavers({ config: cmd.config, redis: cmd.redis, prefix: cmd.prefix, logger }, name, opts.apply === true);
+    const report = await reviewLeavers(
+      { config: cmd.config, redis: cmd.redis, prefix: cmd.prefix, logger },
+      name,
+      opts.apply === true,
+    );
     if (opts.json) printJson(report);
     else process.stdout.write(`${lines(report).join('\n')}\n`);
     return EXIT.ok;
@@ -27,9 +31,16 @@ export async function runCommand(name: string, opts: LeaversOptions): Promise<nu
 }
 
 function lines(r: LeaversReport): string[] {
-  const onLeave = typeof r.onLeave === 'string' ? r.onLeave : `setFields ${Object.keys(r.onLeave.setFields).join(', ')}`;
-  const out = [`${r.search}: ${r.pending.length} leaver(s) pending (onLeave: ${onLeave})`, ...r.pending.map((key) => `  ${key}`)];
-  if (r.applied) out.push(`applied: ${r.applied.acted} acted on, ${r.applied.pending} still pending (refused by the CRM${r.applied.reason ? `: ${r.applied.reason}` : ''}); the guard's baseline is now the last run's matches`);
+  const onLeave =
+    typeof r.onLeave === 'string' ? r.onLeave : `setFields ${Object.keys(r.onLeave.setFields).join(', ')}`;
+  const out = [
+    `${r.search}: ${r.pending.length} leaver(s) pending (onLeave: ${onLeave})`,
+    ...r.pending.map((key) => `  ${key}`),
+  ];
+  if (r.applied)
+    out.push(
+      `applied: ${r.applied.acted} acted on, ${r.applied.pending} still pending (refused by the CRM${r.applied.reason ? `: ${r.applied.reason}` : ''}); the guard's baseline is now the last run's matches`,
+    );
   else if (r.pending.length > 0) out.push(`--apply acts on them now.`);
   return out;
 }

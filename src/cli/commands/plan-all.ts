@@ -7,7 +7,14 @@
 import type { Redis } from 'ioredis';
 import { refreshSettings, type AppConfig, type SavedSearch } from '../../config/index.js';
 import { refreshCadence } from '../../runs/refresh-selection.js';
-import { forecastAllotment, paceFromCount, paceFromHistory, type AllotmentForecast, type RunPace, type SearchPaceInput } from '../../runs/allotment-forecast.js';
+import {
+  forecastAllotment,
+  paceFromCount,
+  paceFromHistory,
+  type AllotmentForecast,
+  type RunPace,
+  type SearchPaceInput,
+} from '../../runs/allotment-forecast.js';
 import { listRuns } from '../../runs/run-history.js';
 import type { Filter, SourceClient } from '../../source/index.js';
 import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
@@ -19,14 +26,23 @@ const HISTORY_DEPTH = 50;
 const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.view ?? []).includes('contacts');
 
 /** Each scheduled search's pace: its run history, else one free count (the only count this command spends per search). */
-async function paces(config: AppConfig, source: SourceClient, redis: Redis, prefix: string): Promise<SearchPaceInput[]> {
+async function paces(
+  config: AppConfig,
+  source: SourceClient,
+  redis: Redis,
+  prefix: string,
+): Promise<SearchPaceInput[]> {
   const out: SearchPaceInput[] = [];
   for (const s of config.searches.filter((x) => x.schedule !== undefined)) {
     const history = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
     // Refresh mode `changed`: the first run walks everything, the later ones their share (src/runs/refresh-selection.ts).
     const refresh = refreshSettings(config, s);
-    const changed = refresh.mode === 'changed' ? { runsPerInterval: refreshCadence(s.schedule, refresh.maxAgeDays, Date.now()).runsPerInterval } : undefined;
-    const pace: RunPace = history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s), changed);
+    const changed =
+      refresh.mode === 'changed'
+        ? { runsPerInterval: refreshCadence(s.schedule, refresh.maxAgeDays, Date.now()).runsPerInterval }
+        : undefined;
+    const pace: RunPace =
+      history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s), changed);
     out.push({ search: s.name, schedule: s.schedule, pace });
   }
   return out;
@@ -35,12 +51,16 @@ async function paces(config: AppConfig, source: SourceClient, redis: Redis, pref
 function render(f: AllotmentForecast | null, searches: SearchPaceInput[]): string {
   if (searches.length === 0) return 'no scheduled searches';
   if (!f) {
-    const lines = searches.map((s) => `  ${s.search}  ${s.pace.tokens} tokens, ${s.pace.credits} credits per run [${s.pace.basis}]`);
+    const lines = searches.map(
+      (s) => `  ${s.search}  ${s.pace.tokens} tokens, ${s.pace.credits} credits per run [${s.pace.basis}]`,
+    );
     return ['token balance unknown (no search made yet this period): no forecast', ...lines].join('\n');
   }
   const width = Math.max(6, ...f.searches.map((s) => s.search.length));
-  const rows = f.searches.map((s) =>
-    `  ${s.search.padEnd(width)}  ${String(s.runsLeft).padStart(6)}  ${String(s.tokensPerRun).padStart(10)}  ${String(s.creditsPerRun).padStart(8)}  ${String(s.tokens).padStart(10)}  ${String(s.credits).padStart(8)}  ${s.basis}`);
+  const rows = f.searches.map(
+    (s) =>
+      `  ${s.search.padEnd(width)}  ${String(s.runsLeft).padStart(6)}  ${String(s.tokensPerRun).padStart(10)}  ${String(s.creditsPerRun).padStart(8)}  ${String(s.tokens).padStart(10)}  ${String(s.credits).padStart(8)}  ${s.basis}`,
+  );
   return [
     `allotment until ${f.resetAt}: balance ${f.remaining} of ${f.limit}${f.reserve > 0 ? ` (reserve ${f.reserve})` : ''}`,
     `  ${'search'.padEnd(width)}  ${'runs'.padStart(6)}  ${'tokens/run'.padStart(10)}  ${'cred/run'.padStart(8)}  ${'tokens'.padStart(10)}  ${'credits'.padStart(8)}  basis`,
@@ -59,7 +79,10 @@ export async function allotmentForecastOf(
 ): Promise<{ forecast: AllotmentForecast | null; searches: SearchPaceInput[] }> {
   const searches = await paces(config, source, redis, prefix);
   const balance = await source.ledger.tokenBalance();
-  return { forecast: balance ? forecastAllotment({ balance, reserve: config.source.tokens.reserve, searches, now }) : null, searches };
+  return {
+    forecast: balance ? forecastAllotment({ balance, reserve: config.source.tokens.reserve, searches, now }) : null,
+    searches,
+  };
 }
 
 export async function runCommand(opts: ConfigOption & JsonOption): Promise<number> {

@@ -5,7 +5,13 @@
  * Match keys and reasons only: reasons are redacted by the CRM layer so they never carry contact details.
  */
 import { createRejectStore, groupLabel, groupRejects, MAX_REJECT_HISTORY, type RejectEntry } from '../../crm/index.js';
-import { openSearchCommand, printJson, type ConfigOption, type JsonOption, type LimitOption } from '../command-context.js';
+import {
+  openSearchCommand,
+  printJson,
+  type ConfigOption,
+  type JsonOption,
+  type LimitOption,
+} from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 
 export interface RejectsOptions extends ConfigOption, JsonOption, LimitOption {
@@ -26,9 +32,13 @@ export async function runCommand(name: string, opts: RejectsOptions): Promise<nu
       const lines = opts.all === true ? rejects.map(entryLine) : groupLines(groups, stored.length);
       // Nothing re-reads the retry set: a reject only drops the record's change hash, so whichever run fetches it
       // again sends it again. Keyless records cannot be matched at all, so they never are.
-      lines.push(`${pending} rejected record(s) not accepted since; each is sent again when a run of ${cmd.search} fetches it again.`);
+      lines.push(
+        `${pending} rejected record(s) not accepted since; each is sent again when a run of ${cmd.search} fetches it again.`,
+      );
       if (rejects.some((r) => r.keyless === true)) {
-        lines.push('entries shown as #<n> had no match key (matchOn.from): fix the data or the mapping; they are not retried.');
+        lines.push(
+          'entries shown as #<n> had no match key (matchOn.from): fix the data or the mapping; they are not retried.',
+        );
       }
       process.stdout.write(`${lines.join('\n')}\n`);
     }

@@ -35,7 +35,10 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
 
   let summary: RunSummary;
   try {
-    summary = await syncSearch({ config, redis, prefix, logger }, { search, runId, dryRun, fullResync, signal: abort.signal, onProgress: (p) => bar.update(p) });
+    summary = await syncSearch(
+      { config, redis, prefix, logger },
+      { search, runId, dryRun, fullResync, signal: abort.signal, onProgress: (p) => bar.update(p) },
+    );
   } catch (err) {
     summary = notStartedSummary(search, runId, dryRun, errorInfo(err));
   } finally {

@@ -4,12 +4,22 @@
  */
 import { formatRunLine } from '../../runs/format-summary.js';
 import { listRuns } from '../../runs/run-history.js';
-import { loadCommandConfig, openSearchCommand, printJson, type ConfigOption, type JsonOption, type LimitOption } from '../command-context.js';
+import {
+  loadCommandConfig,
+  openSearchCommand,
+  printJson,
+  type ConfigOption,
+  type JsonOption,
+  type LimitOption,
+} from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 import { connectRedis } from '../redis-connect.js';
 import { queuePrefix } from '../../queue/queue-prefix.js';
 
-export async function runCommand(name: string | undefined, opts: ConfigOption & JsonOption & LimitOption): Promise<number> {
+export async function runCommand(
+  name: string | undefined,
+  opts: ConfigOption & JsonOption & LimitOption,
+): Promise<number> {
   if (name === undefined) return lastRunOfEach(opts);
   const cmd = await openSearchCommand(name, opts.config);
   try {
@@ -29,12 +39,17 @@ async function lastRunOfEach(opts: ConfigOption & JsonOption): Promise<number> {
   try {
     const prefix = queuePrefix();
     const rows = await Promise.all(
-      config.searches.map(async ({ name }) => ({ search: name, last: (await listRuns(redis, name, { prefix, limit: 1 }))[0] ?? null })),
+      config.searches.map(async ({ name }) => ({
+        search: name,
+        last: (await listRuns(redis, name, { prefix, limit: 1 }))[0] ?? null,
+      })),
     );
     if (opts.json) printJson({ searches: rows });
     else {
       const width = Math.max(...rows.map((r) => r.search.length));
-      process.stdout.write(`${rows.map((r) => `${r.search.padEnd(width)}  ${r.last ? formatRunLine(r.last) : 'never run'}`).join('\n')}\n`);
+      process.stdout.write(
+        `${rows.map((r) => `${r.search.padEnd(width)}  ${r.last ? formatRunLine(r.last) : 'never run'}`).join('\n')}\n`,
+      );
     }
     return EXIT.ok;
   } finally {

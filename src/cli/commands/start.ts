@@ -69,24 +69,42 @@ export interface RunningRoles {
 }
 
 /** Loaded only by processes that run jobs: the dashboard and scheduler need none of the sync code. */
-async function defaultProcessor(getConfig: () => AppConfig, logger: Logger, redis: Redis, queues: AppQueues, prefix: string): Promise<SyncProcessor> {
+async function defaultProcessor(
+  getConfig: () => AppConfig,
+  logger: Logger,
+  redis: Redis,
+  queues: AppQueues,
+  prefix: string,
+): Promise<SyncProcessor> {
   const { createSyncProcessor } = await import('../../../jobs/sync-search/index.js');
   return createSyncProcessor({
-    config: getConfig(), getConfig, logger, redis, prefix,
+    config: getConfig(),
+    getConfig,
+    logger,
+    redis,
+    prefix,
     runsInFlight: (searches, dueWithinMs) => runsInFlight(queues.sync, redis, searches, dueWithinMs),
   });
 }
 
 /** A refused reload, logged with the file:line of each problem (never a value: secrets stay out of logs). */
 function logRefusedReload(logger: Logger, error: unknown): void {
-  const problems = error instanceof ConfigError ? error.issues.map(formatIssue) : [error instanceof Error ? error.message : String(error)];
+  const problems =
+    error instanceof ConfigError
+      ? error.issues.map(formatIssue)
+      : [error instanceof Error ? error.message : String(error)];
   logger.error({ problems }, `config reload failed; keeping the previous config: ${problems[0] ?? ''}`);
 }
 
 /** `DASHBOARD_READ_ONLY`: `true` (every queue) or a comma-separated list of queue names. */
 function readOnlyQueues(value: string | undefined): boolean | string[] {
   if (!value || value === 'false') return false;
-  return value === 'true' ? true : value.split(',').map((q) => q.trim()).filter(Boolean);
+  return value === 'true'
+    ? true
+    : value
+        .split(',')
+        .map((q) => q.trim())
+        .filter(Boolean);
 }
 
 /** `METRICS_AUTH=true|false` wins over `server.metricsAuth`; neither: the dashboard's default (auth off loopback). */
@@ -145,7 +163,12 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
     await opts.beforeScheduler?.(queues);
     if (roles.scheduler) {
       // The file is read by `reload`, once for the whole process; the scheduler takes the searches in force.
-      running.scheduler = await startScheduler({ ctx, queues, logger, loadSearches: async () => live.current().searches });
+      running.scheduler = await startScheduler({
+        ctx,
+        queues,
+        logger,
+        loadSearches: async () => live.current().searches,
+      });
     }
     if (roles.dashboard) {
       const { startDashboardServer } = await import('../../server/index.js');
@@ -159,14 +182,27 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         ...(config.server.runActions === undefined ? {} : { runActions: config.server.runActions }),
         readOnly: readOnlyQueues(process.env.DASHBOARD_READ_ONLY),
         ...metricsAuthOf(process.env.METRICS_AUTH, config.server.metricsAuth),
-        prefix, governorSnapshots: () => listGovernorSnapshots(connection, prefix), searches: () => live.current().searches,
-        creditCaps: () => live.current().source.credits, tokenReserve: () => live.current().source.tokens.reserve, apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
+        prefix,
+        governorSnapshots: () => listGovernorSnapshots(connection, prefix),
+        searches: () => live.current().searches,
+        creditCaps: () => live.current().source.credits,
+        tokenReserve: () => live.current().source.tokens.reserve,
+        apiHealthUrl: `${config.source.baseUrl}${config.source.paths.health}`,
         logger,
       });
     }
     if ((roles.scheduler || roles.dashboard) && config.alerts) {
       const { startAlerting } = await import('../../alerts/index.js');
-      alerting = startAlerting({ redis: connection, prefix, alerts: () => live.current().alerts, searches: () => live.current().searches, maxCreditsPerDay: () => live.current().source.credits.maxPerDay, tokenReserve: () => live.current().source.tokens.reserve, logger, listenToQueue: true });
+      alerting = startAlerting({
+        redis: connection,
+        prefix,
+        alerts: () => live.current().alerts,
+        searches: () => live.current().searches,
+        maxCreditsPerDay: () => live.current().source.credits.maxPerDay,
+        tokenReserve: () => live.current().source.tokens.reserve,
+        logger,
+        listenToQueue: true,
+      });
     }
   } catch (err) {
     await running.close(1_000);

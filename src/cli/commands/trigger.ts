@@ -7,7 +7,10 @@ import { enqueueRun, openQueues } from '../../queue/index.js';
 import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 
-export async function runCommand(name: string, opts: ConfigOption & JsonOption & { fullResync?: boolean; force?: boolean }): Promise<number> {
+export async function runCommand(
+  name: string,
+  opts: ConfigOption & JsonOption & { fullResync?: boolean; force?: boolean },
+): Promise<number> {
   const cmd = await openSearchCommand(name, opts.config);
   const queues = openQueues({ connection: cmd.redis, prefix: cmd.prefix });
   try {

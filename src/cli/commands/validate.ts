@@ -55,7 +55,10 @@ function onlineIssues(loaded: LoadedConfig): Promise<ConfigIssue[]> {
   return withOnlineChecks(loaded, async (checks) => {
     const refused = await sourceAuthIssues(loaded, checks.authenticate);
     if (refused.length > 0) return refused;
-    return [...await checkFilterValues(loaded, checks.lookup), ...await crmPreflightIssues(loaded, checks.preflight)];
+    return [
+      ...(await checkFilterValues(loaded, checks.lookup)),
+      ...(await crmPreflightIssues(loaded, checks.preflight)),
+    ];
   });
 }
 

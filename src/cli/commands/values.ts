@@ -19,7 +19,9 @@ export const FILTER_DICTIONARIES = ['industry', 'country', 'region', 'technology
 function matching(entries: readonly DictionaryEntry[], text: string | undefined): DictionaryEntry[] {
   if (!text) return [...entries];
   const wanted = text.toLowerCase();
-  return entries.filter((e) => e.value.toLowerCase().includes(wanted) || (e.label ?? '').toLowerCase().includes(wanted));
+  return entries.filter(
+    (e) => e.value.toLowerCase().includes(wanted) || (e.label ?? '').toLowerCase().includes(wanted),
+  );
 }
 
 export async function runCommand(dictionary: string, opts: ValuesOptions): Promise<number> {
@@ -28,7 +30,9 @@ export async function runCommand(dictionary: string, opts: ValuesOptions): Promi
     entries = await withDictionaries(opts.config, (lookup) => lookup(dictionary));
   } catch (err) {
     if (err instanceof SourceError && err.status === 404) {
-      throw new UsageError(`the API has no dictionary '${dictionary}' (filters use: ${FILTER_DICTIONARIES.join(', ')})`);
+      throw new UsageError(
+        `the API has no dictionary '${dictionary}' (filters use: ${FILTER_DICTIONARIES.join(', ')})`,
+      );
     }
     throw err;
   }
@@ -38,10 +42,14 @@ export async function runCommand(dictionary: string, opts: ValuesOptions): Promi
     return EXIT.ok;
   }
   if (shown.length === 0) {
-    process.stdout.write(`no value of the ${dictionary} dictionary contains '${opts.search ?? ''}' (${entries.length} values in all)\n`);
+    process.stdout.write(
+      `no value of the ${dictionary} dictionary contains '${opts.search ?? ''}' (${entries.length} values in all)\n`,
+    );
     return EXIT.ok;
   }
   const width = Math.max(...shown.map((e) => e.value.length));
-  process.stdout.write(`${shown.map((e) => (e.label && e.label !== e.value ? `${e.value.padEnd(width)}  ${e.label}` : e.value)).join('\n')}\n`);
+  process.stdout.write(
+    `${shown.map((e) => (e.label && e.label !== e.value ? `${e.value.padEnd(width)}  ${e.label}` : e.value)).join('\n')}\n`,
+  );
   return EXIT.ok;
 }

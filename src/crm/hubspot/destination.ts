@@ -8,8 +8,12 @@ const configSchema = z.strictObject({
   type: z.literal('hubspot'),
   accessToken: secret,
   baseUrl: httpUrl.default('https://api.hubapi.com'),
-  requestsPer10s: posInt.optional().describe('upper bound of requests per 10 s (absent: none); learned from the portal\'s answers'),
-  requestTimeoutMs: posInt.default(30_000).describe('deadline of one HubSpot request (headers and whole answer); then it is retried'),
+  requestsPer10s: posInt
+    .optional()
+    .describe("upper bound of requests per 10 s (absent: none); learned from the portal's answers"),
+  requestTimeoutMs: posInt
+    .default(30_000)
+    .describe('deadline of one HubSpot request (headers and whole answer); then it is retried'),
 });
 
 export type HubSpotDestinationConfig = z.output<typeof configSchema>;
@@ -27,8 +31,13 @@ export const hubspotDestination: DestinationPort<typeof configSchema> = {
   async open(config, { redis, keyPrefix, logger }) {
     const { createHubSpotSink } = await import('./hubspot-sink.js');
     return createHubSpotSink({
-      accessToken: config.accessToken, baseUrl: config.baseUrl, ...(config.requestsPer10s === undefined ? {} : { requestsPer10s: config.requestsPer10s }),
-      requestTimeoutMs: config.requestTimeoutMs, logger, redis, keyPrefix,
+      accessToken: config.accessToken,
+      baseUrl: config.baseUrl,
+      ...(config.requestsPer10s === undefined ? {} : { requestsPer10s: config.requestsPer10s }),
+      requestTimeoutMs: config.requestTimeoutMs,
+      logger,
+      redis,
+      keyPrefix,
     });
   },
 };

@@ -11,14 +11,23 @@ import { hubspotJson } from './hubspot-json-request.js';
 import { HUBSPOT_BATCH_SIZE } from './hubspot-limits.js';
 import { readByKey } from './hubspot-read.js';
 
-export async function archiveByKey(caller: HubSpotCaller, target: ObjectTarget, keys: readonly string[], signal?: AbortSignal): Promise<ArchiveResult> {
+export async function archiveByKey(
+  caller: HubSpotCaller,
+  target: ObjectTarget,
+  keys: readonly string[],
+  signal?: AbortSignal,
+): Promise<ArchiveResult> {
   const { object } = target;
   const found = await readByKey(caller, object, target.matchField, [...new Set(keys)], [], signal);
   const result: ArchiveResult = { archived: [], missing: keys.filter((k) => !found.has(k)), refused: [] };
   const path = `/crm/v3/objects/${encodeURIComponent(object)}/batch/archive`;
   for (const part of chunks([...found], HUBSPOT_BATCH_SIZE)) {
     const inputs = part.map(([, record]) => ({ id: record.id }));
-    await caller.call((c, attempt) => hubspotJson<undefined>(c, 'POST', path, { inputs }, [204], attempt), { operation: 'batch archive', object }, signal);
+    await caller.call(
+      (c, attempt) => hubspotJson<undefined>(c, 'POST', path, { inputs }, [204], attempt),
+      { operation: 'batch archive', object },
+      signal,
+    );
     result.archived.push(...part.map(([key]) => key));
   }
   return result;

@@ -24,8 +24,10 @@ export async function linkToCompanies(
 ): Promise<UpsertOutcome[]> {
   const wanted = records
     .map((record, i) => ({ record, outcome: outcomes[i] }))
-    .filter((p): p is { record: CrmRecord & { companyKey: string }; outcome: Extract<UpsertOutcome, { crmId: string }> } =>
-      p.record.companyKey !== undefined && p.outcome !== undefined && p.outcome.status !== 'rejected');
+    .filter(
+      (p): p is { record: CrmRecord & { companyKey: string }; outcome: Extract<UpsertOutcome, { crmId: string }> } =>
+        p.record.companyKey !== undefined && p.outcome !== undefined && p.outcome.status !== 'rejected',
+    );
   if (wanted.length === 0) return outcomes;
 
   const unknown = [...new Set(wanted.map((p) => p.record.companyKey).filter((k) => !companyIds.has(k)))];
@@ -44,8 +46,20 @@ export async function linkToCompanies(
     return [{ key: record.key, companyKey: record.companyKey, from: outcome.crmId, to: companyId }];
   });
   if (links.length > 0) {
-    const inputs = links.map((l) => ({ _from: { id: l.from }, to: { id: l.to }, types: [{ associationCategory: 'HUBSPOT_DEFINED' as AssociationSpecAssociationCategoryEnum, associationTypeId: CONTACT_TO_COMPANY_PRIMARY }] }));
-    const answer = await caller.attempt((c) => c.crm.associations.v4.batchApi.createWithHttpInfo(from.object, to.object, { inputs }), signal);
+    const inputs = links.map((l) => ({
+      _from: { id: l.from },
+      to: { id: l.to },
+      types: [
+        {
+          associationCategory: 'HUBSPOT_DEFINED' as AssociationSpecAssociationCategoryEnum,
+          associationTypeId: CONTACT_TO_COMPANY_PRIMARY,
+        },
+      ],
+    }));
+    const answer = await caller.attempt(
+      (c) => c.crm.associations.v4.batchApi.createWithHttpInfo(from.object, to.object, { inputs }),
+      signal,
+    );
     // Missing scopes or an unknown object type stop the run like any other call; other refusals fail the links only.
     if ('refusal' in answer && (answer.refusal.code === 403 || schemaProblem(answer.refusal) !== undefined)) {
       throw refusalError(answer.refusal, { operation: 'linking to companies', object: from.object });
@@ -57,7 +71,9 @@ export async function linkToCompanies(
       companyIds.delete(link.companyKey);
     }
   }
-  return outcomes.map((o) => (o.status !== 'rejected' && linkErrors.has(o.key) ? { ...o, linkError: linkErrors.get(o.key) ?? 'link failed' } : o));
+  return outcomes.map((o) =>
+    o.status !== 'rejected' && linkErrors.has(o.key) ? { ...o, linkError: linkErrors.get(o.key) ?? 'link failed' } : o,
+  );
 }
 
 interface Link {
@@ -69,7 +85,11 @@ interface Link {
 
 interface LinkAnswer {
   results?: { fromObjectId?: unknown; toObjectId?: unknown }[];
-  errors?: { category?: string; context?: Record<string, string[]>; errors?: { context?: Record<string, string[]> }[] }[];
+  errors?: {
+    category?: string;
+    context?: Record<string, string[]>;
+    errors?: { context?: Record<string, string[]> }[];
+  }[];
 }
 
 /** A refused request: every link failed, with HubSpot's category (never its message, which may quote ids and values). */
@@ -87,11 +107,13 @@ function failedLinks(links: Link[], answer: LinkAnswer): Map<Link, string> {
   for (const error of errors) {
     const contexts = [error.context, ...(error.errors ?? []).map((e) => e.context)];
     const ids = new Set(contexts.flatMap((c) => Object.values(c ?? {}).flat()).map(String));
-    for (const l of links) if (ids.has(l.from) || ids.has(l.to)) failed.set(l, `link refused: ${error.category ?? 'error'}`);
+    for (const l of links)
+      if (ids.has(l.from) || ids.has(l.to)) failed.set(l, `link refused: ${error.category ?? 'error'}`);
   }
   if (errors.length > 0) {
     const confirmed = new Set((answer.results ?? []).map((r) => `${String(r.fromObjectId)}>${String(r.toObjectId)}`));
-    for (const l of links) if (!failed.has(l) && !confirmed.has(`${l.from}>${l.to}`)) failed.set(l, 'link not confirmed by HubSpot');
+    for (const l of links)
+      if (!failed.has(l) && !confirmed.has(`${l.from}>${l.to}`)) failed.set(l, 'link not confirmed by HubSpot');
   }
   return failed;
 }

@@ -24,7 +24,13 @@
 import { AppError } from '../../shared/app-error.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
 import { callWithPolicy, type RetryDecision } from '../../shared/call-with-policy.js';
-import { outcomeClass, type AnswerFacts, type LearnedLimit, type OutcomeClass, type RateGovernor } from '../../shared/rate-governor.js';
+import {
+  outcomeClass,
+  type AnswerFacts,
+  type LearnedLimit,
+  type OutcomeClass,
+  type RateGovernor,
+} from '../../shared/rate-governor.js';
 import { callWithDeadline, RemoteTimeoutError } from '../../shared/remote-deadline.js';
 import { parseRetryAfter, retryAfterDelayMs } from '../../shared/retry-after.js';
 import { CrmAuthError, CrmDailyLimitError, CrmUnavailableError } from '../errors.js';
@@ -49,7 +55,13 @@ export interface RetryOptions {
 /** Deadline of one HubSpot request, headers and whole body (config `destinations.*.requestTimeoutMs`). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-export const DEFAULT_RETRY: RetryOptions = { serverAttempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, maxThrottles: 30, maxRetryAfterSeconds: 60 };
+export const DEFAULT_RETRY: RetryOptions = {
+  serverAttempts: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxThrottles: 30,
+  maxRetryAfterSeconds: 60,
+};
 
 /** What the client throws for a non-accepted status (`ApiException`; each API group has its own class, so duck-typed). */
 export interface HubSpotApiError {
@@ -86,7 +98,10 @@ export function classify(err: unknown): Verdict {
   const api = asApiError(err);
   if (api === undefined) return 'server'; // network error, reset connection, timeout: nothing was acknowledged
   if (api.code === 429) {
-    const daily = api.body?.policyName === 'DAILY' || /daily/i.test(api.body?.message ?? '') || api.headers?.['x-hubspot-ratelimit-daily-remaining'] === '0';
+    const daily =
+      api.body?.policyName === 'DAILY' ||
+      /daily/i.test(api.body?.message ?? '') ||
+      api.headers?.['x-hubspot-ratelimit-daily-remaining'] === '0';
     return daily ? 'daily' : 'rate';
   }
   if (api.code === 401) return 'auth';
@@ -104,7 +119,10 @@ const headerNumber = (headers: Record<string, string> | undefined, name: string)
  * What an answer's X-HubSpot-RateLimit-* headers teach the portal's governor (written by `settle`). The answered Max
  * is the limit, bounded by the configured requests per 10 s (`boundPer10s`, scaled to the answered interval) if any.
  */
-export function headerFacts(headers: Record<string, string> | undefined, boundPer10s: number | undefined): Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> {
+export function headerFacts(
+  headers: Record<string, string> | undefined,
+  boundPer10s: number | undefined,
+): Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> {
   const facts: Pick<AnswerFacts, 'learned' | 'remaining' | 'daily'> = {};
   const interval = headerNumber(headers, 'x-hubspot-ratelimit-interval-milliseconds');
   const max = headerNumber(headers, 'x-hubspot-ratelimit-max');
@@ -119,11 +137,18 @@ export function headerFacts(headers: Record<string, string> | undefined, boundPe
 }
 
 /** Books one answer (or a call without one) with the governor in one round trip; closes the portal on Daily-Remaining 0. */
-async function settleAnswer(governor: RateGovernor, outcome: OutcomeClass, grant: string, headers: Record<string, string> | undefined, options: PolicyLimits): Promise<void> {
+async function settleAnswer(
+  governor: RateGovernor,
+  outcome: OutcomeClass,
+  grant: string,
+  headers: Record<string, string> | undefined,
+  options: PolicyLimits,
+): Promise<void> {
   const facts = headerFacts(headers, options.boundPer10s);
   await governor.settle(HUBSPOT_OPERATION, { outcome, grant, ...facts });
   if (facts.learned !== undefined) options.onLearned?.(facts.learned);
-  if (headerNumber(headers, 'x-hubspot-ratelimit-daily-remaining') === 0) await governor.close(HUBSPOT_OPERATION, DAILY_PROBE_AFTER_MS);
+  if (headerNumber(headers, 'x-hubspot-ratelimit-daily-remaining') === 0)
+    await governor.close(HUBSPOT_OPERATION, DAILY_PROBE_AFTER_MS);
 }
 
 /** The portal's limit as the config bounds it, and who hears what each answer taught (the sink's live ceiling). */
@@ -158,7 +183,8 @@ export async function callHubSpot<T>(
     if (verdict === 'rate') {
       options.onThrottle?.();
       const throttles = tally.add('throttle');
-      if (throttles > options.maxThrottles) return { retry: false, error: new CrmUnavailableError('HubSpot', throttles, '429', err) };
+      if (throttles > options.maxThrottles)
+        return { retry: false, error: new CrmUnavailableError('HubSpot', throttles, '429', err) };
       const api = asApiError(err);
       const windowMs = (await governor.current(HUBSPOT_OPERATION))?.windowMs ?? 10_000;
       const seconds = parseRetryAfter(api?.headers?.['retry-after']) ?? windowMs / 1000;
@@ -168,20 +194,30 @@ export async function callHubSpot<T>(
     }
     const failures = tally.add('server');
     const status = err instanceof RemoteTimeoutError ? 'timeout' : String(asApiError(err)?.code ?? 'network');
-    if (failures >= options.serverAttempts) return { retry: false, error: new CrmUnavailableError('HubSpot', failures, status, err) };
+    if (failures >= options.serverAttempts)
+      return { retry: false, error: new CrmUnavailableError('HubSpot', failures, status, err) };
     return { retry: true, kind: 'server', delayMs: backoffDelayMs(failures, options) };
   };
 
-  return callWithPolicy(decide, async () => {
-    const grant = await governor.acquire(HUBSPOT_OPERATION, options.signal);
-    try {
-      const info = await callWithDeadline('HubSpot', options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, call, options.signal);
-      await settleAnswer(governor, '2xx', grant, info.headers, options);
-      return info.data;
-    } catch (err) {
-      const api = asApiError(err);
-      await settleAnswer(governor, outcomeClass(api?.code), grant, api?.headers, options);
-      throw err;
-    }
-  }, options.signal);
+  return callWithPolicy(
+    decide,
+    async () => {
+      const grant = await governor.acquire(HUBSPOT_OPERATION, options.signal);
+      try {
+        const info = await callWithDeadline(
+          'HubSpot',
+          options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+          call,
+          options.signal,
+        );
+        await settleAnswer(governor, '2xx', grant, info.headers, options);
+        return info.data;
+      } catch (err) {
+        const api = asApiError(err);
+        await settleAnswer(governor, outcomeClass(api?.code), grant, api?.headers, options);
+        throw err;
+      }
+    },
+    options.signal,
+  );
 }

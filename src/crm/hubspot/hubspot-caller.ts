@@ -2,7 +2,15 @@ import type { Client } from '@hubspot/api-client';
 import { AppError } from '../../shared/app-error.js';
 import { refusalError, type CallContext } from './hubspot-errors.js';
 import type { RateGovernor } from '../../shared/rate-governor.js';
-import { asApiError, callHubSpot, DEFAULT_RETRY, type HttpInfoLike, type HubSpotApiError, type PolicyLimits, type RetryOptions } from './hubspot-call-policy.js';
+import {
+  asApiError,
+  callHubSpot,
+  DEFAULT_RETRY,
+  type HttpInfoLike,
+  type HubSpotApiError,
+  type PolicyLimits,
+  type RetryOptions,
+} from './hubspot-call-policy.js';
 
 /** One request; `signal` aborts it at its deadline or when the run stops (a typed API call cannot take it). */
 export type HubSpotRequest<T> = (client: Client, signal: AbortSignal) => Promise<HttpInfoLike<T>>;
@@ -26,10 +34,19 @@ export function createHubSpotCaller(
   governor: RateGovernor,
   options: { limits: PolicyLimits; requestTimeoutMs?: number; retry?: Partial<RetryOptions> },
 ): HubSpotCaller {
-  const retry = { ...DEFAULT_RETRY, ...options.retry, ...options.limits, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) };
+  const retry = {
+    ...DEFAULT_RETRY,
+    ...options.retry,
+    ...options.limits,
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+  };
   let throttled = 0;
   const run = <T>(fn: HubSpotRequest<T>, signal?: AbortSignal): Promise<T> =>
-    callHubSpot(governor, (attemptSignal) => fn(client, attemptSignal), { ...retry, ...(signal ? { signal } : {}), onThrottle: () => (throttled += 1) });
+    callHubSpot(governor, (attemptSignal) => fn(client, attemptSignal), {
+      ...retry,
+      ...(signal ? { signal } : {}),
+      onThrottle: () => (throttled += 1),
+    });
   return {
     async call(fn, at, signal) {
       try {

@@ -9,7 +9,9 @@ import { Client } from '@hubspot/api-client';
  */
 export function createHubSpotClient(accessToken: string, baseUrl: string): { client: Client; close: () => void } {
   const basePath = baseUrl.replace(/\/+$/, '');
-  const httpAgent = basePath.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const httpAgent = basePath.startsWith('https:')
+    ? new HttpsAgent({ keepAlive: true })
+    : new HttpAgent({ keepAlive: true });
   const client = new Client({ accessToken, basePath, httpAgent });
   void client.crm.objects.batchApi;
   void client.crm.properties.coreApi;

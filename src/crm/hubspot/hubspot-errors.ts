@@ -15,7 +15,9 @@ const MISSING_PROPERTY = /Property \\*"([^"\\]+)\\*" does not exist/g;
 const UNKNOWN_OBJECT = /Unable to infer object type/i;
 
 function codesOf(api: HubSpotApiError): string[] {
-  return [api.body?.subCategory, ...(api.body?.errors ?? []).map((e) => e.code)].filter((c): c is string => typeof c === 'string');
+  return [api.body?.subCategory, ...(api.body?.errors ?? []).map((e) => e.code)].filter(
+    (c): c is string => typeof c === 'string',
+  );
 }
 
 /** Property names HubSpot says do not exist (batch 400s, an unknown `idProperty`). */
@@ -35,7 +37,12 @@ export function schemaProblem(api: HubSpotApiError): 'object' | 'property' | 'no
   if (api.code === 404 || UNKNOWN_OBJECT.test(message)) return 'object';
   if (api.code !== 400) return undefined;
   if (/non-unique/i.test(message)) return 'non-unique';
-  if (codesOf(api).includes('PROPERTY_DOESNT_EXIST') || /PROPERTY_DOESNT_EXIST/.test(message) || missingProperties(api).length > 0) return 'property';
+  if (
+    codesOf(api).includes('PROPERTY_DOESNT_EXIST') ||
+    /PROPERTY_DOESNT_EXIST/.test(message) ||
+    missingProperties(api).length > 0
+  )
+    return 'property';
   return undefined;
 }
 
@@ -43,7 +50,10 @@ export function schemaProblem(api: HubSpotApiError): 'object' | 'property' | 'no
 function safeMessage(api: HubSpotApiError, records: CrmRecord[]): string {
   const raw = api.body?.message ?? `HTTP ${api.code}`;
   const values = records.flatMap((r) => Object.values(r.properties));
-  return redactReason(raw, { key: '', properties: Object.fromEntries(values.map((v, i) => [String(i), v])) }).slice(0, 300);
+  return redactReason(raw, { key: '', properties: Object.fromEntries(values.map((v, i) => [String(i), v])) }).slice(
+    0,
+    300,
+  );
 }
 
 /**
@@ -51,20 +61,41 @@ function safeMessage(api: HubSpotApiError, records: CrmRecord[]): string {
  * Messages name the object, properties and HubSpot's category; never the token, never a record value.
  */
 export function refusalError(api: HubSpotApiError, at: CallContext, records: CrmRecord[] = []): AppError {
-  const category = [api.body?.category, api.body?.subCategory].filter((c) => typeof c === 'string').join('/') || `HTTP_${api.code}`;
+  const category =
+    [api.body?.category, api.body?.subCategory].filter((c) => typeof c === 'string').join('/') || `HTTP_${api.code}`;
   const details = { status: api.code, category, operation: at.operation, object: at.object };
   if (api.code === 403) {
-    const scopes = (api.body?.errors ?? []).flatMap((e) => e.context?.requiredGranularScopes ?? e.context?.requiredScopes ?? []);
+    const scopes = (api.body?.errors ?? []).flatMap(
+      (e) => e.context?.requiredGranularScopes ?? e.context?.requiredScopes ?? [],
+    );
     const need = scopes.length > 0 ? `; the private app needs the scope ${scopes.join(' or ')}` : '';
-    return new CrmAuthError('HubSpot', undefined, `refused ${at.operation} on ${at.object} (${api.code} ${category})${need}`, { ...details, scopes });
+    return new CrmAuthError(
+      'HubSpot',
+      undefined,
+      `refused ${at.operation} on ${at.object} (${api.code} ${category})${need}`,
+      { ...details, scopes },
+    );
   }
   const schema = schemaProblem(api);
-  if (schema === 'object') return new CrmSchemaError(`HubSpot has no object ${at.object} (${at.operation}: ${api.code} ${category})`, details);
-  if (schema === 'non-unique') return new CrmSchemaError(`HubSpot refused ${at.operation} on ${at.object}: the match property is not unique (hasUniqueValue is false)`, details);
+  if (schema === 'object')
+    return new CrmSchemaError(`HubSpot has no object ${at.object} (${at.operation}: ${api.code} ${category})`, details);
+  if (schema === 'non-unique')
+    return new CrmSchemaError(
+      `HubSpot refused ${at.operation} on ${at.object}: the match property is not unique (hasUniqueValue is false)`,
+      details,
+    );
   if (schema === 'property') {
     const missing = missingProperties(api);
     const names = missing.length > 0 ? missing.join(', ') : 'a mapped property';
-    return new CrmSchemaError(`HubSpot ${at.object} has no property ${names} any more (${at.operation}); create it in HubSpot or fix the mapping`, { ...details, missing });
+    return new CrmSchemaError(
+      `HubSpot ${at.object} has no property ${names} any more (${at.operation}); create it in HubSpot or fix the mapping`,
+      { ...details, missing },
+    );
   }
-  return new CrmRequestError('HubSpot', api.code, `${at.operation} on ${at.object}: ${category}: ${safeMessage(api, records)}`, details);
+  return new CrmRequestError(
+    'HubSpot',
+    api.code,
+    `${at.operation} on ${at.object}: ${category}: ${safeMessage(api, records)}`,
+    details,
+  );
 }

@@ -8,8 +8,17 @@ import { hubspotJson } from './hubspot-json-request.js';
  */
 export async function hubspotPortalId(caller: HubSpotCaller, signal?: AbortSignal): Promise<string> {
   const details = await caller.call(
-    (client, attempt) => hubspotJson<{ portalId?: unknown } | undefined>(client, 'GET', '/account-info/v3/details', undefined, [200], attempt),
-    { operation: 'account-info', object: 'account' }, signal,
+    (client, attempt) =>
+      hubspotJson<{ portalId?: unknown } | undefined>(
+        client,
+        'GET',
+        '/account-info/v3/details',
+        undefined,
+        [200],
+        attempt,
+      ),
+    { operation: 'account-info', object: 'account' },
+    signal,
   );
   const id = details?.portalId;
   if (typeof id !== 'number' && typeof id !== 'string') throw new Error('the account-info answer lacks portalId');

@@ -35,7 +35,8 @@ export async function hubspotJson<T>(
   } catch {
     parsed = undefined;
   }
-  if (!accepted.includes(res.status)) throw Object.assign(new Error(`HTTP ${res.status}`), { code: res.status, body: parsed, headers: res.headers });
+  if (!accepted.includes(res.status))
+    throw Object.assign(new Error(`HTTP ${res.status}`), { code: res.status, body: parsed, headers: res.headers });
   // 204 (batch archive) has no body by definition.
   if (res.status === 204) return { data: undefined as T, headers: res.headers };
   // An accepted status with a body that is not JSON: the typed API throws its parse error too (retried as a server fault).
@@ -49,17 +50,26 @@ interface RawAnswer {
   text: string;
 }
 
-async function send(request: Request, agent: Client['config']['httpAgent'], signal: AbortSignal | undefined): Promise<RawAnswer> {
+async function send(
+  request: Request,
+  agent: Client['config']['httpAgent'],
+  signal: AbortSignal | undefined,
+): Promise<RawAnswer> {
   const url = request.getUrl();
   const data = request.getSendData() as { method: string; headers: Record<string, string>; body?: string };
   const open = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = open(url, { method: data.method, headers: data.headers, ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) }, resolve);
+    const req = open(
+      url,
+      { method: data.method, headers: data.headers, ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) },
+      resolve,
+    );
     req.on('error', reject);
     req.end(data.body);
   });
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(response.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   if (announcesMoreThan(response.headers['content-length'], MAX_HUBSPOT_ANSWER_BYTES)) {
     response.destroy();
     throw new ResponseTooLargeError('HubSpot', MAX_HUBSPOT_ANSWER_BYTES);

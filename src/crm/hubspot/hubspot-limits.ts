@@ -21,5 +21,8 @@ export function boundedLimit(max: number, windowMs: number, boundPer10s: number 
 
 /** The portal's label in the shared rate governor: a short hash of its address and token, never the token. */
 export function hubspotGovernorAccount(baseUrl: string, accessToken: string): string {
-  return createHash('sha256').update(`${baseUrl.replace(/\/+$/, '')}\n${accessToken}`).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update(`${baseUrl.replace(/\/+$/, '')}\n${accessToken}`)
+    .digest('hex')
+    .slice(0, 12);
 }

@@ -32,12 +32,21 @@ interface PageAnswer {
 
 function objectTypeId(object: string): string {
   const id = OBJECT_TYPE_IDS[object];
-  if (id === undefined) throw new CrmListError(`HubSpot lists hold companies or contacts, not ${object}`, { crm: 'hubspot', list: object, reason: 'object' });
+  if (id === undefined)
+    throw new CrmListError(`HubSpot lists hold companies or contacts, not ${object}`, {
+      crm: 'hubspot',
+      list: object,
+      reason: 'object',
+    });
   return id;
 }
 
 function notFound(listId: string): CrmListError {
-  return new CrmListError(`HubSpot list ${listId} does not exist (deleted in HubSpot?)`, { crm: 'hubspot', list: listId, reason: 'not_found' });
+  return new CrmListError(`HubSpot list ${listId} does not exist (deleted in HubSpot?)`, {
+    crm: 'hubspot',
+    list: listId,
+    reason: 'not_found',
+  });
 }
 
 /**
@@ -49,16 +58,23 @@ function notFound(listId: string): CrmListError {
 export function createHubSpotLists(caller: HubSpotCaller): ListPort {
   async function found(object: string, name: string, signal?: AbortSignal): Promise<ListAnswer['list'] | undefined> {
     const path = `/crm/v3/lists/object-type-id/${objectTypeId(object)}/name/${encodeURIComponent(name)}`;
-    const answer = await caller.attempt((c, attempt) => hubspotJson<ListAnswer>(c, 'GET', path, undefined, [200], attempt), signal);
+    const answer = await caller.attempt(
+      (c, attempt) => hubspotJson<ListAnswer>(c, 'GET', path, undefined, [200], attempt),
+      signal,
+    );
     if ('data' in answer) return answer.data.list;
     if (answer.refusal.code === 404) return undefined;
     throw refusalError(answer.refusal, { operation: 'list lookup', object });
   }
 
   function usable(list: ListAnswer['list'], name: string): string {
-    if (typeof list?.listId !== 'string' && typeof list?.listId !== 'number') throw new Error('the list answer lacks listId');
+    if (typeof list?.listId !== 'string' && typeof list?.listId !== 'number')
+      throw new Error('the list answer lacks listId');
     if (list.processingType !== 'MANUAL') {
-      throw new CrmListError(`HubSpot list "${name}" is ${String(list.processingType)}, not MANUAL: its members cannot be set by API; rename it or pick another name`, { crm: 'hubspot', list: name, reason: 'not_manual' });
+      throw new CrmListError(
+        `HubSpot list "${name}" is ${String(list.processingType)}, not MANUAL: its members cannot be set by API; rename it or pick another name`,
+        { crm: 'hubspot', list: name, reason: 'not_manual' },
+      );
     }
     return String(list.listId);
   }
@@ -69,14 +85,20 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
       const existing = await found(object, name, signal);
       if (existing !== undefined) return usable(existing, name);
       const body = { name, objectTypeId: objectTypeId(object), processingType: 'MANUAL' };
-      const created = await caller.attempt((c, attempt) => hubspotJson<ListAnswer>(c, 'POST', '/crm/v3/lists', body, [200], attempt), signal);
+      const created = await caller.attempt(
+        (c, attempt) => hubspotJson<ListAnswer>(c, 'POST', '/crm/v3/lists', body, [200], attempt),
+        signal,
+      );
       if ('data' in created) return usable(created.data.list, name);
       if (created.refusal.code === 409) {
         // Names are unique among all lists: another run created it between our lookup and create, or a list of
         // another object holds the name.
         const raced = await found(object, name, signal);
         if (raced !== undefined) return usable(raced, name);
-        throw new CrmListError(`HubSpot already has a list named "${name}" for another object than ${object}; list names are unique, pick another`, { crm: 'hubspot', list: name, reason: 'name_taken' });
+        throw new CrmListError(
+          `HubSpot already has a list named "${name}" for another object than ${object}; list names are unique, pick another`,
+          { crm: 'hubspot', list: name, reason: 'name_taken' },
+        );
       }
       throw refusalError(created.refusal, { operation: 'list create', object });
     },
@@ -86,8 +108,14 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
       const tagged = [...add.map((id) => ({ id, add: true })), ...remove.map((id) => ({ id, add: false }))];
       const path = `/crm/v3/lists/${encodeURIComponent(listId)}/memberships/add-and-remove`;
       for (const part of chunks(tagged, LIST_CHANGE_BATCH)) {
-        const body = { recordIdsToAdd: part.filter((p) => p.add).map((p) => p.id), recordIdsToRemove: part.filter((p) => !p.add).map((p) => p.id) };
-        const answer = await caller.attempt((c, attempt) => hubspotJson<ChangeAnswer>(c, 'PUT', path, body, [200], attempt), options?.signal);
+        const body = {
+          recordIdsToAdd: part.filter((p) => p.add).map((p) => p.id),
+          recordIdsToRemove: part.filter((p) => !p.add).map((p) => p.id),
+        };
+        const answer = await caller.attempt(
+          (c, attempt) => hubspotJson<ChangeAnswer>(c, 'PUT', path, body, [200], attempt),
+          options?.signal,
+        );
         if ('refusal' in answer) {
           if (answer.refusal.code === 404) throw notFound(listId);
           throw refusalError(answer.refusal, { operation: 'list membership change', object: `list ${listId}` });
@@ -105,12 +133,16 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
       do {
         const query = new URLSearchParams({ limit: String(LIST_PAGE_SIZE), ...(after === undefined ? {} : { after }) });
         const path = `/crm/v3/lists/${encodeURIComponent(listId)}/memberships?${query.toString()}`;
-        const answer = await caller.attempt((c, attempt) => hubspotJson<PageAnswer>(c, 'GET', path, undefined, [200], attempt), options?.signal);
+        const answer = await caller.attempt(
+          (c, attempt) => hubspotJson<PageAnswer>(c, 'GET', path, undefined, [200], attempt),
+          options?.signal,
+        );
         if ('refusal' in answer) {
           if (answer.refusal.code === 404) throw notFound(listId);
           throw refusalError(answer.refusal, { operation: 'list members read', object: `list ${listId}` });
         }
-        for (const r of answer.data.results ?? []) if (typeof r.recordId === 'string' || typeof r.recordId === 'number') ids.push(String(r.recordId));
+        for (const r of answer.data.results ?? [])
+          if (typeof r.recordId === 'string' || typeof r.recordId === 'number') ids.push(String(r.recordId));
         after = answer.data.paging?.next?.after;
       } while (after !== undefined && after !== '');
       return ids;

@@ -32,7 +32,13 @@ function codeOf(error: ErrorLike): string {
 /** A refused record: HubSpot's JSON detail read as property, code and text (hubspot-refusal.ts), then redacted. */
 export function rejectedOutcome(record: CrmRecord, code: string, message: string): UpsertOutcome {
   const refusal = readRefusal(code, message);
-  return { key: record.key, status: 'rejected', code: refusal.code, reason: redactReason(refusal.reason, record), ...(refusal.field ? { field: refusal.field } : {}) };
+  return {
+    key: record.key,
+    status: 'rejected',
+    code: refusal.code,
+    reason: redactReason(refusal.reason, record),
+    ...(refusal.field ? { field: refusal.field } : {}),
+  };
 }
 
 /** Reads a 200/207 upsert answer record by record: results by the match property, errors by `context.ids`. */
@@ -46,7 +52,8 @@ export function upsertOutcomes(records: CrmRecord[], matchField: string, answer:
   for (const e of answer.errors ?? []) for (const id of e.context?.ids ?? []) errorsByKey.set(id, e);
   return records.map((record) => {
     const result = byKey.get(record.key);
-    if (result !== undefined) return { key: record.key, status: result.new === true ? 'created' : 'updated', crmId: result.id };
+    if (result !== undefined)
+      return { key: record.key, status: result.new === true ? 'created' : 'updated', crmId: result.id };
     const error = errorsByKey.get(record.key);
     if (error !== undefined) return rejectedOutcome(record, codeOf(error), error.message ?? 'rejected by HubSpot');
     return rejectedOutcome(record, 'no_result', 'HubSpot returned neither a result nor an error for this record');

@@ -14,11 +14,25 @@ import type { HubSpotCaller } from './hubspot-caller.js';
 
 /** HubSpot property types (`type`, not `fieldType`) by what they take; every value is sent as a string. */
 const CLASSES: Readonly<Record<string, FieldClass>> = {
-  string: 'text', enumeration: 'text', phone_number: 'text', number: 'number', bool: 'boolean', date: 'date', datetime: 'date',
+  string: 'text',
+  enumeration: 'text',
+  phone_number: 'text',
+  number: 'number',
+  bool: 'boolean',
+  date: 'date',
+  datetime: 'date',
 };
 
-async function propertiesOf(caller: HubSpotCaller, object: string, signal?: AbortSignal): Promise<Map<string, Property>> {
-  const answer = await caller.call((c) => c.crm.properties.coreApi.getAllWithHttpInfo(object), { operation: 'listing properties', object }, signal);
+async function propertiesOf(
+  caller: HubSpotCaller,
+  object: string,
+  signal?: AbortSignal,
+): Promise<Map<string, Property>> {
+  const answer = await caller.call(
+    (c) => c.crm.properties.coreApi.getAllWithHttpInfo(object),
+    { operation: 'listing properties', object },
+    signal,
+  );
   return new Map(answer.results.map((p) => [p.name, p]));
 }
 
@@ -27,14 +41,28 @@ function readOnly(p: Property): boolean {
 }
 
 /** A match property that exists must be unique and writable (its value is sent with every record). */
-function matchProblem(object: string, name: string, p: Property | undefined, at: PreflightProblem['at']): PreflightProblem | undefined {
+function matchProblem(
+  object: string,
+  name: string,
+  p: Property | undefined,
+  at: PreflightProblem['at'],
+): PreflightProblem | undefined {
   if (p === undefined) return undefined;
-  if (p.hasUniqueValue !== true) return { at, field: name, message: `property ${object}.${name} is not unique (hasUniqueValue false): a match property must be` };
+  if (p.hasUniqueValue !== true)
+    return {
+      at,
+      field: name,
+      message: `property ${object}.${name} is not unique (hasUniqueValue false): a match property must be`,
+    };
   if (readOnly(p)) return { at, field: name, message: `property ${object}.${name} is read-only` };
   return undefined;
 }
 
-export async function preflightHubSpot(caller: HubSpotCaller, mapping: FieldMapping, signal?: AbortSignal): Promise<void> {
+export async function preflightHubSpot(
+  caller: HubSpotCaller,
+  mapping: FieldMapping,
+  signal?: AbortSignal,
+): Promise<void> {
   const { target } = mapping;
   const known = await propertiesOf(caller, target.object, signal);
   const problems: PreflightProblem[] = [];
@@ -43,21 +71,48 @@ export async function preflightHubSpot(caller: HubSpotCaller, mapping: FieldMapp
   for (const f of mapping.fields) {
     const p = known.get(f.field);
     const at = 'fields';
-    if (p === undefined) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} does not exist (create it in HubSpot or fix the mapping)` });
-    else if (readOnly(p)) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is read-only` });
-    else if (!accepts(CLASSES[p.type] ?? 'text', valueKindOf(f))) problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is of type ${p.type}; ${describeSource(f)} does not fit it` });
+    if (p === undefined)
+      problems.push({
+        at,
+        field: f.field,
+        message: `property ${target.object}.${f.field} does not exist (create it in HubSpot or fix the mapping)`,
+      });
+    else if (readOnly(p))
+      problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is read-only` });
+    else if (!accepts(CLASSES[p.type] ?? 'text', valueKindOf(f)))
+      problems.push({
+        at,
+        field: f.field,
+        message: `property ${target.object}.${f.field} is of type ${p.type}; ${describeSource(f)} does not fit it`,
+      });
   }
   for (const f of mapping.leaveFields ?? []) {
     const p = known.get(f.field);
     const at = 'onLeave';
     const name = `${target.object}.${f.field}`;
-    if (p === undefined) problems.push({ at, field: f.field, message: `property ${name} (onLeave.setFields) does not exist (create it in HubSpot or fix onLeave)` });
-    else if (readOnly(p)) problems.push({ at, field: f.field, message: `property ${name} (onLeave.setFields) is read-only` });
-    else if (!accepts(CLASSES[p.type] ?? 'text', leaveValueKind(f.value))) problems.push({ at, field: f.field, message: `property ${name} is of type ${p.type}; ${describeLeaveValue(f.value)} does not fit it` });
+    if (p === undefined)
+      problems.push({
+        at,
+        field: f.field,
+        message: `property ${name} (onLeave.setFields) does not exist (create it in HubSpot or fix onLeave)`,
+      });
+    else if (readOnly(p))
+      problems.push({ at, field: f.field, message: `property ${name} (onLeave.setFields) is read-only` });
+    else if (!accepts(CLASSES[p.type] ?? 'text', leaveValueKind(f.value)))
+      problems.push({
+        at,
+        field: f.field,
+        message: `property ${name} is of type ${p.type}; ${describeLeaveValue(f.value)} does not fit it`,
+      });
   }
   if (target.associate !== undefined) {
     const companies = await propertiesOf(caller, target.associate.object, signal);
-    const link = matchProblem(target.associate.object, target.associate.matchField, companies.get(target.associate.matchField), 'associate');
+    const link = matchProblem(
+      target.associate.object,
+      target.associate.matchField,
+      companies.get(target.associate.matchField),
+      'associate',
+    );
     if (link) problems.push(link);
   }
   if (problems.length > 0) throw new CrmPreflightError('HubSpot', target.object, problems);

@@ -37,7 +37,19 @@ export async function readByKey(
     const inputs = part.map((id) => ({ id }));
     let answer;
     try {
-      answer = await caller.call((c, attempt) => hubspotJson<ReadAnswer>(c, 'POST', path, { inputs, idProperty: matchField, properties, propertiesWithHistory: [] }, READ_ACCEPTED, attempt), { operation: 'batch read', object }, signal);
+      answer = await caller.call(
+        (c, attempt) =>
+          hubspotJson<ReadAnswer>(
+            c,
+            'POST',
+            path,
+            { inputs, idProperty: matchField, properties, propertiesWithHistory: [] },
+            READ_ACCEPTED,
+            attempt,
+          ),
+        { operation: 'batch read', object },
+        signal,
+      );
     } catch (err) {
       if (matchPropertyMissing(err, matchField)) return found;
       throw err;

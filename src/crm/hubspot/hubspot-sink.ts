@@ -9,7 +9,13 @@ import { createHubSpotClient } from './hubspot-client.js';
 import { CrmDailyLimitError } from '../errors.js';
 import { HUBSPOT_OPERATION, type RetryOptions } from './hubspot-call-policy.js';
 import { hubspotPortalId } from './hubspot-identity.js';
-import { boundedLimit, HUBSPOT_ASSUMED_PER_10S, HUBSPOT_BATCH_SIZE, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
+import {
+  boundedLimit,
+  HUBSPOT_ASSUMED_PER_10S,
+  HUBSPOT_BATCH_SIZE,
+  hubspotCeiling,
+  hubspotGovernorAccount,
+} from './hubspot-limits.js';
 import { archiveByKey } from './hubspot-archive.js';
 import { createHubSpotLists } from './hubspot-lists.js';
 import { readByKey } from './hubspot-read.js';
@@ -64,13 +70,20 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     closedError: () => new CrmDailyLimitError('HubSpot', { dailyRemaining: 0 }),
   });
   // What an earlier run (any process) learned of the portal stands until this sink's first answer.
-  void governor.current(HUBSPOT_OPERATION).then((stored) => {
-    if (answered || stored === null || stored.mode !== 'headers') return;
-    limit = { limit: boundedLimit(stored.limit, stored.windowMs, bound), windowMs: stored.windowMs };
-  }, () => undefined);
+  void governor.current(HUBSPOT_OPERATION).then(
+    (stored) => {
+      if (answered || stored === null || stored.mode !== 'headers') return;
+      limit = { limit: boundedLimit(stored.limit, stored.windowMs, bound), windowMs: stored.windowMs };
+    },
+    () => undefined,
+  );
   const caller = createHubSpotCaller(client, governor, {
-    limits: { boundPer10s: bound, onLearned: (learned) => ((answered = true), (limit = { limit: learned.limit, windowMs: learned.windowMs })) },
-    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}), ...(options.retry ? { retry: options.retry } : {}),
+    limits: {
+      boundPer10s: bound,
+      onLearned: (learned) => ((answered = true), (limit = { limit: learned.limit, windowMs: learned.windowMs })),
+    },
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   });
   // Company HubSpot ids by match key, for links; only found ids are cached (a missing company may appear later).
   const companyIds = new Map<string, string>();
@@ -82,14 +95,17 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     },
 
     preflight: (mapping, callOptions) =>
-      cachedPreflight(preflightKey('hubspot', [options.baseUrl, options.accessToken], mapping), () => preflightHubSpot(caller, mapping, callOptions?.signal)),
+      cachedPreflight(preflightKey('hubspot', [options.baseUrl, options.accessToken], mapping), () =>
+        preflightHubSpot(caller, mapping, callOptions?.signal),
+      ),
 
     prepare: (target) => prepareTarget(caller, target),
 
     async readCurrent(target, keys, fields, callOptions) {
       const found = await readByKey(caller, target.object, target.matchField, keys, fields, callOptions?.signal);
       const out = new Map<string, Record<string, CrmValue>>();
-      for (const [key, object] of found) out.set(key, Object.fromEntries(fields.map((f) => [f, object.properties[f] ?? null])));
+      for (const [key, object] of found)
+        out.set(key, Object.fromEntries(fields.map((f) => [f, object.properties[f] ?? null])));
       return out;
     },
 
@@ -98,7 +114,8 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
       const outcomes: UpsertOutcome[] = [];
       for (const batch of chunks(records, HUBSPOT_BATCH_SIZE)) {
         let written = await upsertBatch(caller, target.object, target.matchField, batch, signal);
-        if (target.associate !== undefined) written = await linkToCompanies(caller, target, target.associate, batch, written, companyIds, signal);
+        if (target.associate !== undefined)
+          written = await linkToCompanies(caller, target, target.associate, batch, written, companyIds, signal);
         outcomes.push(...written);
       }
       const rejected = outcomes.filter((o) => o.status === 'rejected').length;
@@ -115,7 +132,8 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     async archive(target, keys, callOptions) {
       const result = await archiveByKey(caller, target, keys, callOptions?.signal);
       // An archived company is no link target any more: a person written later links to its successor.
-      if (target.object === 'companies') for (const key of [...result.archived, ...result.missing]) companyIds.delete(key);
+      if (target.object === 'companies')
+        for (const key of [...result.archived, ...result.missing]) companyIds.delete(key);
       return result;
     },
 

@@ -13,7 +13,10 @@ function wireValue(value: CrmValue): string {
   return value === null ? '' : String(value);
 }
 
-function inputsOf(records: CrmRecord[], matchField: string): { id: string; idProperty: string; properties: Record<string, string> }[] {
+function inputsOf(
+  records: CrmRecord[],
+  matchField: string,
+): { id: string; idProperty: string; properties: Record<string, string> }[] {
   return records.map((r) => {
     // A plain loop: entries/fromEntries built two arrays per field of every record.
     const properties: Record<string, string> = {};
@@ -35,16 +38,34 @@ function splittable(api: HubSpotApiError): boolean {
  * deleted after prepare, match property gone or not unique) stops at once: every record would fail. 207 answers
  * are read record by record.
  */
-export async function upsertBatch(caller: HubSpotCaller, object: string, matchField: string, records: CrmRecord[], signal?: AbortSignal): Promise<UpsertOutcome[]> {
+export async function upsertBatch(
+  caller: HubSpotCaller,
+  object: string,
+  matchField: string,
+  records: CrmRecord[],
+  signal?: AbortSignal,
+): Promise<UpsertOutcome[]> {
   if (records.length === 0) return [];
   const path = `/crm/v3/objects/${encodeURIComponent(object)}/batch/upsert`;
-  const answer = await caller.attempt((c, attempt) => hubspotJson<BatchAnswerLike>(c, 'POST', path, { inputs: inputsOf(records, matchField) }, UPSERT_ACCEPTED, attempt), signal);
+  const answer = await caller.attempt(
+    (c, attempt) =>
+      hubspotJson<BatchAnswerLike>(
+        c,
+        'POST',
+        path,
+        { inputs: inputsOf(records, matchField) },
+        UPSERT_ACCEPTED,
+        attempt,
+      ),
+    signal,
+  );
   if ('data' in answer) return upsertOutcomes(records, matchField, answer.data);
   const api = answer.refusal;
   if (!splittable(api)) throw refusalError(api, { operation: 'batch upsert', object }, records);
   if (records.length === 1) {
     const [record] = records as [CrmRecord];
-    const code = typeof api.body?.subCategory === 'string' ? api.body.subCategory : (api.body?.category ?? `HTTP_${api.code}`);
+    const code =
+      typeof api.body?.subCategory === 'string' ? api.body.subCategory : (api.body?.category ?? `HTTP_${api.code}`);
     return [rejectedOutcome(record, code, api.body?.message ?? `HTTP ${api.code}`)];
   }
   const half = Math.ceil(records.length / 2);

@@ -15,7 +15,10 @@ export class ApiShareGuard {
   private estimate = 0;
   private inFlight = 0;
 
-  constructor(private readonly readUsage: ApiUsageReader, private readonly maxApiShare: number) {}
+  constructor(
+    private readonly readUsage: ApiUsageReader,
+    private readonly maxApiShare: number,
+  ) {}
 
   /** Runs `fn`, which makes `calls` requests, unless they would pass the share (SalesforceApiShareError). Unknown usage never blocks. */
   async track<T>(calls: number, fn: () => Promise<T>): Promise<T> {

@@ -28,7 +28,11 @@ export async function runBulkUpsert(
   countRequests: (n: number) => void,
   retryRead: <T>(read: () => Promise<T>) => Promise<T>,
 ): Promise<BulkResults> {
-  const ingest = conn.bulk2.createJob({ object: job.object, operation: 'upsert', externalIdFieldName: job.externalIdFieldName });
+  const ingest = conn.bulk2.createJob({
+    object: job.object,
+    operation: 'upsert',
+    externalIdFieldName: job.externalIdFieldName,
+  });
   let polls = 0;
   ingest.on('inProgress', () => polls++);
   try {
@@ -44,13 +48,18 @@ export async function runBulkUpsert(
     };
   } catch (err) {
     // Stop the job server-side (a retry opens a new one), then remove it; both best effort, like jsforce's own cleanup.
-    if (ingest.id) void ingest.abort().catch(() => undefined).finally(() => ingest.delete().catch(() => undefined));
+    if (ingest.id)
+      void ingest
+        .abort()
+        .catch(() => undefined)
+        .finally(() => ingest.delete().catch(() => undefined));
     // A job that reached Failed/Aborted is a plain Error in jsforce: give it a Salesforce-style code.
     if (err instanceof Error && !('errorCode' in err) && /Ingest job failed|aborted/i.test(err.message)) {
       throw new SalesforceRequestError('BULK_JOB_FAILED', err.message);
     }
     // jsforce's JobPollingTimeoutError (name 'JobPollingTimeout') has no errorCode: the job did not finish in time.
-    if (err instanceof Error && err.name.startsWith('JobPollingTimeout')) throw new SalesforceUnavailableError(1, 'BULK_POLL_TIMEOUT', err);
+    if (err instanceof Error && err.name.startsWith('JobPollingTimeout'))
+      throw new SalesforceUnavailableError(1, 'BULK_POLL_TIMEOUT', err);
     throw err;
   } finally {
     countRequests(FIXED_JOB_REQUESTS + polls + 1); // +1: the poll that saw JobComplete
@@ -62,6 +71,9 @@ export function parseBulkError(text: string): { code: string; message: string; f
   const i = text.indexOf(':');
   if (i <= 0) return { code: 'BULK_ROW_FAILED', message: text, fields: [] };
   // `CODE:message:Field1,Field2 --`: the fields Salesforce names come last
-  const fields = (/:([^:]*)--\s*$/.exec(text)?.[1] ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
+  const fields = (/:([^:]*)--\s*$/.exec(text)?.[1] ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
   return { code: text.slice(0, i), message: text.slice(i + 1).replace(/:[^:]*--\s*$/, ''), fields };
 }

@@ -9,11 +9,18 @@ const configSchema = z.strictObject({
   loginUrl: httpUrl.default('https://login.salesforce.com'),
   clientId: nonEmpty,
   clientSecret: secret,
-  apiVersion: z.string().regex(/^\d+\.\d$/, 'expected a version like "62.0"').default('62.0'),
+  apiVersion: z
+    .string()
+    .regex(/^\d+\.\d$/, 'expected a version like "62.0"')
+    .default('62.0'),
   bulkThreshold: posInt.default(2000).describe('records per run from which Bulk API 2.0 is used'),
   maxApiShare: z.number().gt(0).lte(1).default(0.5).describe("share of the org's daily API requests a run may use"),
   externalIdField: nonEmpty.optional().describe('default matchOn.field for searches writing here'),
-  requestTimeoutMs: posInt.default(120_000).describe('deadline of one Salesforce request, login, upload and poll included (headers and whole answer); then it is retried'),
+  requestTimeoutMs: posInt
+    .default(120_000)
+    .describe(
+      'deadline of one Salesforce request, login, upload and poll included (headers and whole answer); then it is retried',
+    ),
 });
 
 export type SalesforceDestinationConfig = z.output<typeof configSchema>;

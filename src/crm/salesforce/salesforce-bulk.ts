@@ -12,7 +12,9 @@ export interface BulkPolling {
 /** Records as Bulk API 2.0 CSV rows: every row carries every column (and the link column when any record links). */
 function bulkRows(target: ObjectTarget, records: CrmRecord[], link: Link | undefined): BulkRow[] {
   const linkColumn = link && records.some((r) => r.companyKey) ? `${link.relationship}.${link.field}` : undefined;
-  const columns = [...new Set(records.flatMap((r) => Object.keys(r.properties)))].filter((c) => c.toLowerCase() !== target.matchField.toLowerCase());
+  const columns = [...new Set(records.flatMap((r) => Object.keys(r.properties)))].filter(
+    (c) => c.toLowerCase() !== target.matchField.toLowerCase(),
+  );
   return records.map((r) => {
     const row: BulkRow = { [target.matchField]: r.key };
     // In CSV an empty cell means "leave as is": absent properties stay empty, empty strings clear the field (#N/A) as in JSON.
@@ -27,12 +29,30 @@ function bulkRows(target: ObjectTarget, records: CrmRecord[], link: Link | undef
  * record in input order; a record in neither set is rejected `BULK_UNPROCESSED`.
  */
 export async function upsertBulk(
-  caller: SalesforceCaller, target: ObjectTarget, records: CrmRecord[], link: Link | undefined, polling: BulkPolling, signal?: AbortSignal,
+  caller: SalesforceCaller,
+  target: ObjectTarget,
+  records: CrmRecord[],
+  link: Link | undefined,
+  polling: BulkPolling,
+  signal?: AbortSignal,
 ): Promise<UpsertOutcome[]> {
   const rows = bulkRows(target, records, link);
-  const results = await caller.call((conn) => runBulkUpsert(conn, {
-    object: target.object, externalIdFieldName: target.matchField, rows, ...polling,
-  }, (n) => caller.countRequests(n), (read) => caller.retryRead(read, signal)), signal, BULK_JOB_MIN_REQUESTS);
+  const results = await caller.call(
+    (conn) =>
+      runBulkUpsert(
+        conn,
+        {
+          object: target.object,
+          externalIdFieldName: target.matchField,
+          rows,
+          ...polling,
+        },
+        (n) => caller.countRequests(n),
+        (read) => caller.retryRead(read, signal),
+      ),
+    signal,
+    BULK_JOB_MIN_REQUESTS,
+  );
   // Results are not in input order: map them back by external id (case-insensitive, as Salesforce matches).
   const byKey = new Map<string, UpsertOutcome[]>();
   const push = (key: string, outcome: UpsertOutcome): void => {
@@ -53,6 +73,12 @@ export async function upsertBulk(
   }
   return records.map((record) => {
     const outcome = byKey.get(record.key.toLowerCase())?.shift();
-    return outcome ? { ...outcome, key: record.key } : rejected(record, 'BULK_UNPROCESSED', 'Salesforce did not process this record in the Bulk API job; it will be retried');
+    return outcome
+      ? { ...outcome, key: record.key }
+      : rejected(
+          record,
+          'BULK_UNPROCESSED',
+          'Salesforce did not process this record in the Bulk API job; it will be retried',
+        );
   });
 }

@@ -22,7 +22,12 @@ import { backoffDelayMs } from '../../shared/backoff.js';
 import { callWithPolicy, type AttemptTally, type RetryDecision } from '../../shared/call-with-policy.js';
 import { outcomeClass, type OutcomeClass } from '../../shared/rate-governor.js';
 import { RemoteTimeoutError, untilAborted } from '../../shared/remote-deadline.js';
-import { SalesforceAuthError, SalesforceDailyLimitError, SalesforceRequestError, SalesforceUnavailableError } from './salesforce-errors.js';
+import {
+  SalesforceAuthError,
+  SalesforceDailyLimitError,
+  SalesforceRequestError,
+  SalesforceUnavailableError,
+} from './salesforce-errors.js';
 
 export interface RetryOptions {
   /** Attempts in all, the first one included. */
@@ -36,8 +41,21 @@ export const DEFAULT_RETRY: RetryOptions = { attempts: 5, baseDelayMs: 500, maxD
 /** After REQUEST_LIMIT_EXCEEDED every process waits this long before one call probes the allowance again. */
 export const DAILY_PROBE_AFTER_MS = 10 * 60_000;
 
-const RETRYABLE_CODES = new Set(['SERVER_UNAVAILABLE', 'UNKNOWN_EXCEPTION', 'TOO_MANY_REQUESTS', 'REQUEST_RUNNING_TOO_LONG']);
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET', 'ENOTFOUND', 'EAI_AGAIN']);
+const RETRYABLE_CODES = new Set([
+  'SERVER_UNAVAILABLE',
+  'UNKNOWN_EXCEPTION',
+  'TOO_MANY_REQUESTS',
+  'REQUEST_RUNNING_TOO_LONG',
+]);
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** jsforce puts the Salesforce errorCode on `errorCode` (and `name`); the HTTP status is only in ERROR_HTTP_<status>. */
 export function errorCodeOf(err: unknown): string {
@@ -67,7 +85,8 @@ export function classify(err: unknown): Verdict {
 /** A non-retryable failure as our typed error: Salesforce refusals carry an errorCode; a failed refresh is an auth problem. */
 function fatalError(err: unknown): unknown {
   if (err instanceof AppError || !(err instanceof Error)) return err;
-  if (err.message.startsWith('Unable to refresh session')) return new SalesforceAuthError('the client-credentials grant was refused on refresh', err);
+  if (err.message.startsWith('Unable to refresh session'))
+    return new SalesforceAuthError('the client-credentials grant was refused on refresh', err);
   const code = (err as { errorCode?: unknown }).errorCode;
   return typeof code === 'string' ? new SalesforceRequestError(code, err.message) : err;
 }
@@ -78,7 +97,8 @@ export function decideSalesforce(err: unknown, tally: AttemptTally, options: Ret
   if (verdict === 'daily-limit') return { retry: false, error: new SalesforceDailyLimitError({}) };
   if (verdict === 'fatal') return { retry: false, error: fatalError(err) };
   const failures = tally.add('transient');
-  if (failures >= options.attempts) return { retry: false, error: new SalesforceUnavailableError(failures, errorCodeOf(err), err) };
+  if (failures >= options.attempts)
+    return { retry: false, error: new SalesforceUnavailableError(failures, errorCodeOf(err), err) };
   return { retry: true, kind: 'transient', delayMs: backoffDelayMs(failures, options) };
 }
 
@@ -89,15 +109,19 @@ export async function withRetry<T>(
   signal?: AbortSignal,
   onRetry?: (attempt: number, code: string, delayMs: number) => void,
 ): Promise<T> {
-  return callWithPolicy((err, tally) => {
-    const decision = decideSalesforce(err, tally, options);
-    if (decision.retry) onRetry?.(tally.of('transient'), errorCodeOf(err), decision.delayMs);
-    return decision;
-  }, async () => {
-    signal?.throwIfAborted();
-    // jsforce takes no signal: a stopping run does not wait for the answer (each request has its own deadline).
-    return untilAborted(call(), signal);
-  }, signal);
+  return callWithPolicy(
+    (err, tally) => {
+      const decision = decideSalesforce(err, tally, options);
+      if (decision.retry) onRetry?.(tally.of('transient'), errorCodeOf(err), decision.delayMs);
+      return decision;
+    },
+    async () => {
+      signal?.throwIfAborted();
+      // jsforce takes no signal: a stopping run does not wait for the answer (each request has its own deadline).
+      return untilAborted(call(), signal);
+    },
+    signal,
+  );
 }
 
 /** The governor's outcome class of a failed call (jsforce keeps the HTTP status only in ERROR_HTTP_<status>). */
@@ -105,7 +129,12 @@ export function outcomeOfFailure(err: unknown): OutcomeClass {
   const code = errorCodeOf(err);
   const status = /^ERROR_HTTP_(\d{3})$/.exec(code)?.[1];
   if (status) return outcomeClass(Number(status));
-  if (NETWORK_CODES.has(code) || code === 'TIMEOUT' || (err instanceof TypeError && /fetch failed|terminated/i.test(err.message))) return 'network';
+  if (
+    NETWORK_CODES.has(code) ||
+    code === 'TIMEOUT' ||
+    (err instanceof TypeError && /fetch failed|terminated/i.test(err.message))
+  )
+    return 'network';
   if (RETRYABLE_CODES.has(code)) return code === 'TOO_MANY_REQUESTS' ? '429' : '5xx';
   return '4xx';
 }

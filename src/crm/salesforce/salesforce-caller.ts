@@ -3,7 +3,13 @@ import type { Connection } from 'jsforce';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { RateGovernor, type OutcomeClass } from '../../shared/rate-governor.js';
 import { ApiShareGuard } from './api-share-guard.js';
-import { DAILY_PROBE_AFTER_MS, DEFAULT_RETRY, outcomeOfFailure, withRetry, type RetryOptions } from './salesforce-call-policy.js';
+import {
+  DAILY_PROBE_AFTER_MS,
+  DEFAULT_RETRY,
+  outcomeOfFailure,
+  withRetry,
+  type RetryOptions,
+} from './salesforce-call-policy.js';
 import { authorize, createSalesforceConnection } from './salesforce-connection.js';
 import { SalesforceDailyLimitError } from './salesforce-errors.js';
 import { untilAborted } from '../../shared/remote-deadline.js';
@@ -43,10 +49,12 @@ export class SalesforceCaller {
   constructor(options: SalesforceCallerOptions) {
     this.conn = createSalesforceConnection(options);
     const org = salesforceGovernorAccount(options.loginUrl, options.clientId);
-    this.governor = options.redis ? new RateGovernor(options.redis, options.keyPrefix ?? 'prospect-sync', 'salesforce', org, {
-      untilLearned: 'open',
-      closedError: () => new SalesforceDailyLimitError({}),
-    }) : undefined;
+    this.governor = options.redis
+      ? new RateGovernor(options.redis, options.keyPrefix ?? 'prospect-sync', 'salesforce', org, {
+          untilLearned: 'open',
+          closedError: () => new SalesforceDailyLimitError({}),
+        })
+      : undefined;
     const readUsage = async (): Promise<{ used: number; limit: number } | undefined> => {
       if (!this.governor) return this.conn.limitInfo?.apiUsage;
       const daily = await this.governor.daily(SF_OPERATION);
@@ -75,13 +83,18 @@ export class SalesforceCaller {
     });
     await untilAborted(this.authorized, signal);
     try {
-      return await withRetry(async () => {
-        // A used-up daily allowance (REQUEST_LIMIT_EXCEEDED seen by any process) refuses before the share guard.
-        await this.governor?.acquire(SF_OPERATION, signal);
-        return this.guard.track(requests, () => this.governed(() => fn(this.conn)));
-      }, this.retry, signal, (attempt, code, delayMs) => {
-        this.log.warn({ attempt, code, delayMs }, 'Salesforce call failed; retrying');
-      });
+      return await withRetry(
+        async () => {
+          // A used-up daily allowance (REQUEST_LIMIT_EXCEEDED seen by any process) refuses before the share guard.
+          await this.governor?.acquire(SF_OPERATION, signal);
+          return this.guard.track(requests, () => this.governed(() => fn(this.conn)));
+        },
+        this.retry,
+        signal,
+        (attempt, code, delayMs) => {
+          this.log.warn({ attempt, code, delayMs }, 'Salesforce call failed; retrying');
+        },
+      );
     } catch (err) {
       if (err instanceof SalesforceDailyLimitError) await this.governor?.close(SF_OPERATION, DAILY_PROBE_AFTER_MS);
       throw err;
@@ -104,7 +117,10 @@ export class SalesforceCaller {
     if (!governor) return fn();
     const report = async (outcome: OutcomeClass): Promise<void> => {
       const usage = this.conn.limitInfo?.apiUsage;
-      await governor.settle(SF_OPERATION, { outcome, ...(usage ? { daily: { limit: usage.limit, remaining: usage.limit - usage.used } } : {}) });
+      await governor.settle(SF_OPERATION, {
+        outcome,
+        ...(usage ? { daily: { limit: usage.limit, remaining: usage.limit - usage.used } } : {}),
+      });
     };
     try {
       const result = await fn();

@@ -28,7 +28,12 @@ const GONE = new Set(['ENTITY_IS_DELETED', 'INVALID_CROSS_REFERENCE_KEY']);
 
 function memberField(object: string): string {
   const found = MEMBER_FIELDS.find((m) => m.object.toLowerCase() === object.toLowerCase());
-  if (found === undefined) throw new CrmListError(`Salesforce campaigns hold ${CAMPAIGN_OBJECTS.join(', ')}, not ${object}`, { crm: 'salesforce', list: object, reason: 'object' });
+  if (found === undefined)
+    throw new CrmListError(`Salesforce campaigns hold ${CAMPAIGN_OBJECTS.join(', ')}, not ${object}`, {
+      crm: 'salesforce',
+      list: object,
+      reason: 'object',
+    });
   return found.field;
 }
 
@@ -37,7 +42,11 @@ function memberFieldOfId(id: string): string | undefined {
 }
 
 function notFound(campaignId: string): CrmListError {
-  return new CrmListError(`Salesforce campaign ${campaignId} does not exist (deleted in Salesforce?)`, { crm: 'salesforce', list: campaignId, reason: 'not_found' });
+  return new CrmListError(`Salesforce campaign ${campaignId} does not exist (deleted in Salesforce?)`, {
+    crm: 'salesforce',
+    list: campaignId,
+    reason: 'not_found',
+  });
 }
 
 function codeOf(result: SaveResultLike): string {
@@ -61,11 +70,17 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
   /** Every row of a query, one governed call per page (`nextRecordsUrl`). */
   async function queryAll<T>(soql: string, signal?: AbortSignal): Promise<T[]> {
     const rows: T[] = [];
-    let page = await caller.call(async (conn) => await conn.query<T & Record<string, unknown>>(soql) as QueryPage<T>, signal);
+    let page = await caller.call(
+      async (conn) => (await conn.query<T & Record<string, unknown>>(soql)) as QueryPage<T>,
+      signal,
+    );
     rows.push(...page.records);
     while (page.done === false && page.nextRecordsUrl !== undefined) {
       const locator = page.nextRecordsUrl.split('/').pop()!;
-      page = await caller.call(async (conn: Connection) => await conn.queryMore<T & Record<string, unknown>>(locator) as QueryPage<T>, signal);
+      page = await caller.call(
+        async (conn: Connection) => (await conn.queryMore<T & Record<string, unknown>>(locator)) as QueryPage<T>,
+        signal,
+      );
       rows.push(...page.records);
     }
     return rows;
@@ -76,15 +91,30 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
     return rows.map((r) => r.Id);
   }
 
-  async function addMembers(campaignId: string, add: string[], change: ListChange, signal?: AbortSignal): Promise<void> {
+  async function addMembers(
+    campaignId: string,
+    add: string[],
+    change: ListChange,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const records = add.map((id) => {
       const field = memberFieldOfId(id);
-      if (field === undefined) throw new CrmListError(`${id} is not a Contact, Lead or Account id`, { crm: 'salesforce', list: campaignId, reason: 'object' });
+      if (field === undefined)
+        throw new CrmListError(`${id} is not a Contact, Lead or Account id`, {
+          crm: 'salesforce',
+          list: campaignId,
+          reason: 'object',
+        });
       return { attributes: { type: 'CampaignMember' }, CampaignId: campaignId, [field]: id };
     });
     const parts = chunks(records, COLLECTION_SIZE);
-    const results = await inLanes(parts, lanes, (part) => caller.call(
-      async (conn) => await conn.create('CampaignMember', part as never[], { allOrNone: false }) as unknown as SaveResultLike[], signal));
+    const results = await inLanes(parts, lanes, (part) =>
+      caller.call(
+        async (conn) =>
+          (await conn.create('CampaignMember', part as never[], { allOrNone: false })) as unknown as SaveResultLike[],
+        signal,
+      ),
+    );
     const ids = parts.flat().map((r) => String(r.ContactId ?? r.LeadId ?? r.AccountId));
     results.flat().forEach((result, i) => {
       const id = ids[i]!;
@@ -95,27 +125,66 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
       if (result.errors?.some((e) => e.fields?.includes('CampaignId'))) throw notFound(campaignId);
       if (GONE.has(code)) return void change.missing.push(id);
       // The code only: Salesforce's message may quote the record's values.
-      throw new CrmListError(`Salesforce refused a campaign member (${code})`, { crm: 'salesforce', list: campaignId, reason: 'refused' });
+      throw new CrmListError(`Salesforce refused a campaign member (${code})`, {
+        crm: 'salesforce',
+        list: campaignId,
+        reason: 'refused',
+      });
     });
   }
 
-  async function removeMembers(campaignId: string, remove: string[], change: ListChange, signal?: AbortSignal): Promise<void> {
+  async function removeMembers(
+    campaignId: string,
+    remove: string[],
+    change: ListChange,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const byField = new Map<string, string[]>();
     for (const id of remove) {
       const field = memberFieldOfId(id);
       if (field !== undefined) byField.set(field, [...(byField.get(field) ?? []), id]);
     }
-    const queries = [...byField].flatMap(([field, ids]) => inQueries(['Id', field], 'CampaignMember', field, ids, COLLECTION_SIZE, 8000, `CampaignId = ${soqlString(campaignId)}`)
-      .map((soql) => ({ soql, field })));
-    const found = (await inLanes(queries, lanes, async ({ soql, field }) => (await queryAll<Record<string, string | null>>(soql, signal)).map((r) => ({ memberId: String(r.Id), recordId: String(r[field]) })))).flat();
+    const queries = [...byField].flatMap(([field, ids]) =>
+      inQueries(
+        ['Id', field],
+        'CampaignMember',
+        field,
+        ids,
+        COLLECTION_SIZE,
+        8000,
+        `CampaignId = ${soqlString(campaignId)}`,
+      ).map((soql) => ({ soql, field })),
+    );
+    const found = (
+      await inLanes(queries, lanes, async ({ soql, field }) =>
+        (await queryAll<Record<string, string | null>>(soql, signal)).map((r) => ({
+          memberId: String(r.Id),
+          recordId: String(r[field]),
+        })),
+      )
+    ).flat();
     const parts = chunks(found, COLLECTION_SIZE);
-    const results = await inLanes(parts, lanes, (part) => caller.call(
-      async (conn) => await conn.destroy('CampaignMember', part.map((m) => m.memberId), { allOrNone: false }) as unknown as SaveResultLike[], signal));
+    const results = await inLanes(parts, lanes, (part) =>
+      caller.call(
+        async (conn) =>
+          (await conn.destroy(
+            'CampaignMember',
+            part.map((m) => m.memberId),
+            { allOrNone: false },
+          )) as unknown as SaveResultLike[],
+        signal,
+      ),
+    );
     const sent = parts.flat();
     results.flat().forEach((result, i) => {
       // Deleted meanwhile (or with its record): gone either way.
       if (result.success) change.removed.push(sent[i]!.recordId);
-      else if (!GONE.has(codeOf(result))) throw new CrmListError(`Salesforce refused to delete a campaign member (${codeOf(result)})`, { crm: 'salesforce', list: campaignId, reason: 'refused' });
+      else if (!GONE.has(codeOf(result)))
+        throw new CrmListError(`Salesforce refused to delete a campaign member (${codeOf(result)})`, {
+          crm: 'salesforce',
+          list: campaignId,
+          reason: 'refused',
+        });
     });
   }
 
@@ -129,11 +198,22 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
       const signal = options?.signal;
       const ids = await campaignIds(name, signal);
       if (ids.length > 1) {
-        throw new CrmListError(`Salesforce has ${ids.length} campaigns named "${name}" (${ids.join(', ')}): campaign names are not unique in Salesforce, so prospect-sync cannot tell which one is the search's list; rename or delete all but one`, { crm: 'salesforce', list: name, reason: 'name_ambiguous' });
+        throw new CrmListError(
+          `Salesforce has ${ids.length} campaigns named "${name}" (${ids.join(', ')}): campaign names are not unique in Salesforce, so prospect-sync cannot tell which one is the search's list; rename or delete all but one`,
+          { crm: 'salesforce', list: name, reason: 'name_ambiguous' },
+        );
       }
       if (ids.length === 1) return ids[0]!;
-      const created = await caller.call(async (conn) => await conn.create('Campaign', { Name: name, IsActive: true }) as unknown as SaveResultLike, signal);
-      if (!created.success || !created.id) throw new CrmListError(`Salesforce refused to create the campaign "${name}" (${codeOf(created)})`, { crm: 'salesforce', list: name, reason: 'refused' });
+      const created = await caller.call(
+        async (conn) => (await conn.create('Campaign', { Name: name, IsActive: true })) as unknown as SaveResultLike,
+        signal,
+      );
+      if (!created.success || !created.id)
+        throw new CrmListError(`Salesforce refused to create the campaign "${name}" (${codeOf(created)})`, {
+          crm: 'salesforce',
+          list: name,
+          reason: 'refused',
+        });
       return created.id;
     },
 
@@ -146,16 +226,23 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
 
     async members(listId, options) {
       // AccountId exists only where the org has Accounts as Campaign Members: the describe says which links there are.
-      memberLinks ??= describeFields(caller, 'CampaignMember', options?.signal).then((fields) => {
-        const names = new Set(fields.map((f) => f.name));
-        return MEMBER_FIELDS.map((m) => m.field).filter((f) => names.has(f));
-      }).catch((err: unknown) => {
-        memberLinks = undefined;
-        throw err;
-      });
+      memberLinks ??= describeFields(caller, 'CampaignMember', options?.signal)
+        .then((fields) => {
+          const names = new Set(fields.map((f) => f.name));
+          return MEMBER_FIELDS.map((m) => m.field).filter((f) => names.has(f));
+        })
+        .catch((err: unknown) => {
+          memberLinks = undefined;
+          throw err;
+        });
       const select = await memberLinks;
-      const rows = await queryAll<Record<string, string | null>>(`SELECT Id, ${select.join(', ')} FROM CampaignMember WHERE CampaignId = ${soqlString(listId)}`, options?.signal);
-      return rows.map((r) => select.map((f) => r[f]).find((v) => typeof v === 'string' && v !== '')).filter((v): v is string => v !== undefined);
+      const rows = await queryAll<Record<string, string | null>>(
+        `SELECT Id, ${select.join(', ')} FROM CampaignMember WHERE CampaignId = ${soqlString(listId)}`,
+        options?.signal,
+      );
+      return rows
+        .map((r) => select.map((f) => r[f]).find((v) => typeof v === 'string' && v !== ''))
+        .filter((v): v is string => v !== undefined);
     },
 
     async recordIds(object, matchField, keys, options) {

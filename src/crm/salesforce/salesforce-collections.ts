@@ -13,15 +13,20 @@ export const COLLECTION_SIZE = 200;
  * up to `lanes` calls in flight; one outcome per record from its save result.
  */
 export async function upsertCollections(
-  caller: SalesforceCaller, target: ObjectTarget, records: CrmRecord[], link: Link | undefined, lanes: number, signal?: AbortSignal,
+  caller: SalesforceCaller,
+  target: ObjectTarget,
+  records: CrmRecord[],
+  link: Link | undefined,
+  lanes: number,
+  signal?: AbortSignal,
 ): Promise<UpsertOutcome[]> {
   // On the first failure the other lanes finish their call in flight and stop: nothing keeps writing after we throw.
   const results = await inLanes(chunks(records, COLLECTION_SIZE), lanes, async (chunk) => {
     const bodies = chunk.map((r) => withLink({ ...r.properties, [target.matchField]: r.key }, r, link));
-    const saved = await caller.call(
+    const saved = (await caller.call(
       (conn) => conn.upsert(target.object, bodies as never[], target.matchField, { allOrNone: false }),
       signal,
-    ) as unknown as SaveResultLike[];
+    )) as unknown as SaveResultLike[];
     return chunk.map((record, j) => outcomeOf(record, saved[j]));
   });
   return results.flat();

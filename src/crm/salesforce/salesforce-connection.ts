@@ -18,7 +18,19 @@ export interface SalesforceAuthConfig {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 /** The grant's own refusals (OAuth error codes) and the statuses that mean "these credentials are not accepted". */
-const REFUSALS = new Set(['invalid_client', 'invalid_client_id', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_request', 'invalid_scope', 'access_denied', 'ERROR_HTTP_400', 'ERROR_HTTP_401', 'ERROR_HTTP_403']);
+const REFUSALS = new Set([
+  'invalid_client',
+  'invalid_client_id',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_request',
+  'invalid_scope',
+  'access_denied',
+  'ERROR_HTTP_400',
+  'ERROR_HTTP_401',
+  'ERROR_HTTP_403',
+]);
 
 /**
  * A jsforce connection on the client-credentials flow. That grant returns no refresh token, so jsforce's default
@@ -35,7 +47,12 @@ export function createSalesforceConnection(config: SalesforceAuthConfig): Connec
       conn.authorize({ grant_type: 'client_credentials' }).then(
         () => callback(null, conn.accessToken ?? undefined),
         // jsforce keeps only the message ("Unable to refresh session due to: ..."): it says refused or unavailable.
-        (err: unknown) => callback(new Error(isRefusal(err) ? `credentials refused (${errorCodeOf(err)})` : `login unavailable (${errorCodeOf(err)})`)),
+        (err: unknown) =>
+          callback(
+            new Error(
+              isRefusal(err) ? `credentials refused (${errorCodeOf(err)})` : `login unavailable (${errorCodeOf(err)})`,
+            ),
+          ),
       );
     },
   });
@@ -56,7 +73,9 @@ interface JsforceTransport {
 function sendBounded(owner: unknown, creator: RequestStreamCreator): void {
   const transport = (owner as { _transport?: JsforceTransport })._transport;
   if (!transport || typeof transport.getRequestStreamCreator !== 'function') {
-    throw new Error('jsforce has no _transport.getRequestStreamCreator: check salesforce-connection.ts after a jsforce upgrade');
+    throw new Error(
+      'jsforce has no _transport.getRequestStreamCreator: check salesforce-connection.ts after a jsforce upgrade',
+    );
   }
   transport.getRequestStreamCreator = () => creator;
 }
@@ -71,7 +90,11 @@ function isRefusal(err: unknown): boolean {
  * fails on the network, times out or meets a 5xx is retried and then SalesforceUnavailableError (retryable); any other
  * answer SalesforceRequestError. Never the answer's body text in a message.
  */
-export async function authorize(conn: Connection, retry: RetryOptions = DEFAULT_RETRY, signal?: AbortSignal): Promise<void> {
+export async function authorize(
+  conn: Connection,
+  retry: RetryOptions = DEFAULT_RETRY,
+  signal?: AbortSignal,
+): Promise<void> {
   try {
     await withRetry(() => conn.authorize({ grant_type: 'client_credentials' }), retry, signal);
   } catch (err) {

@@ -16,7 +16,12 @@ import type { SaveResultLike } from './save-outcome.js';
 const GONE = new Set(['ENTITY_IS_DELETED', 'INVALID_CROSS_REFERENCE_KEY']);
 
 export async function deleteByKey(
-  caller: SalesforceCaller, target: ObjectTarget, canonical: Map<string, string>, keys: readonly string[], lanes: number, signal?: AbortSignal,
+  caller: SalesforceCaller,
+  target: ObjectTarget,
+  canonical: Map<string, string>,
+  keys: readonly string[],
+  lanes: number,
+  signal?: AbortSignal,
 ): Promise<ArchiveResult> {
   const found = await readByKey(caller, target, canonical, [...new Set(keys)], ['Id'], lanes, signal);
   const result: ArchiveResult = { archived: [], missing: keys.filter((k) => !found.has(k)), refused: [] };
@@ -34,7 +39,9 @@ export async function deleteByKey(
       else if (code !== undefined && GONE.has(code)) result.missing.push(key);
       else {
         result.refused.push(key);
-        result.reason ??= redactReason(`${code ?? 'NO_RESULT'}: ${answer?.errors?.map((e) => e.message).join('; ') ?? 'Salesforce returned no result for this record'}`);
+        result.reason ??= redactReason(
+          `${code ?? 'NO_RESULT'}: ${answer?.errors?.map((e) => e.message).join('; ') ?? 'Salesforce returned no result for this record'}`,
+        );
       }
     });
   }

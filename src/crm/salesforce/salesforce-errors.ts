@@ -14,7 +14,11 @@ export class SalesforceDailyLimitError extends CrmDailyLimitError {
 /** Our own cap (`maxApiShare` of the daily allowance) would be passed: stop before eating other integrations' share. */
 export class SalesforceApiShareError extends AppError {
   constructor(details: { used: number; limit: number; maxApiShare: number }) {
-    super('crm_api_share_exceeded', `Salesforce API usage ${details.used}/${details.limit} reached the configured maximum share ${details.maxApiShare} of the daily allowance; the run stops and can be retried later`, { details });
+    super(
+      'crm_api_share_exceeded',
+      `Salesforce API usage ${details.used}/${details.limit} reached the configured maximum share ${details.maxApiShare} of the daily allowance; the run stops and can be retried later`,
+      { details },
+    );
   }
 }
 

@@ -10,11 +10,17 @@ export interface Link {
 
 /** The link of a target's records, when it links (persons with `associate` and a lookup to the parent). */
 export function linkOf(prepared: PreparedTarget, target: ObjectTarget): Link | undefined {
-  return prepared.relationship && target.associate ? { relationship: prepared.relationship, field: target.associate.matchField } : undefined;
+  return prepared.relationship && target.associate
+    ? { relationship: prepared.relationship, field: target.associate.matchField }
+    : undefined;
 }
 
 /** A record's body with the parent's external id nested under the relationship (`Account: {Ext__c: 'acc-1'}`). */
-export function withLink(body: Record<string, unknown>, record: CrmRecord, link: Link | undefined): Record<string, unknown> {
+export function withLink(
+  body: Record<string, unknown>,
+  record: CrmRecord,
+  link: Link | undefined,
+): Record<string, unknown> {
   if (link && record.companyKey) body[link.relationship] = { [link.field]: record.companyKey };
   return body;
 }
@@ -35,7 +41,10 @@ export async function relinkless(
   retry.forEach((index, j) => {
     const outcome = again[j]!;
     const parent = `${target.associate?.object ?? 'company'} ${records[index]!.companyKey!}`;
-    outcomes[index] = outcome.status === 'rejected' ? outcome : { ...outcome, linkError: `${parent} not found in Salesforce; record written without the link` };
+    outcomes[index] =
+      outcome.status === 'rejected'
+        ? outcome
+        : { ...outcome, linkError: `${parent} not found in Salesforce; record written without the link` };
   });
   return outcomes;
 }

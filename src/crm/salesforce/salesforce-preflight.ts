@@ -29,9 +29,20 @@ export type DescribeObject = (object: string) => Promise<readonly DescribedField
 
 /** Salesforce field types by what they take. Ids, lookups and compound fields take nothing a mapping writes. */
 const CLASSES: Readonly<Record<string, FieldClass>> = {
-  int: 'number', double: 'number', currency: 'number', percent: 'number', long: 'number',
-  boolean: 'boolean', date: 'date', datetime: 'date', time: 'text',
-  id: 'none', reference: 'none', address: 'none', location: 'none', base64: 'none',
+  int: 'number',
+  double: 'number',
+  currency: 'number',
+  percent: 'number',
+  long: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  datetime: 'date',
+  time: 'text',
+  id: 'none',
+  reference: 'none',
+  address: 'none',
+  location: 'none',
+  base64: 'none',
 };
 
 function fieldProblems(object: string, byName: Map<string, DescribedField>, mapping: FieldMapping): PreflightProblem[] {
@@ -40,10 +51,30 @@ function fieldProblems(object: string, byName: Map<string, DescribedField>, mapp
     const d = byName.get(f.field.toLowerCase());
     const at = 'fields';
     const name = `${object}.${f.field}`;
-    if (d === undefined) problems.push({ at, field: f.field, message: `field ${name} does not exist (create it in Salesforce or fix the mapping)` });
-    else if (d.createable !== true) problems.push({ at, field: f.field, message: `field ${name} is not createable (read-only for the integration user)` });
-    else if (d.updateable !== true && f.overwrite !== 'never') problems.push({ at, field: f.field, message: `field ${name} is not updateable: map it with overwrite: never (written on create only)` });
-    else if (!accepts(CLASSES[d.type] ?? 'text', valueKindOf(f))) problems.push({ at, field: f.field, message: `field ${name} is of type ${d.type}; ${describeSource(f)} does not fit it` });
+    if (d === undefined)
+      problems.push({
+        at,
+        field: f.field,
+        message: `field ${name} does not exist (create it in Salesforce or fix the mapping)`,
+      });
+    else if (d.createable !== true)
+      problems.push({
+        at,
+        field: f.field,
+        message: `field ${name} is not createable (read-only for the integration user)`,
+      });
+    else if (d.updateable !== true && f.overwrite !== 'never')
+      problems.push({
+        at,
+        field: f.field,
+        message: `field ${name} is not updateable: map it with overwrite: never (written on create only)`,
+      });
+    else if (!accepts(CLASSES[d.type] ?? 'text', valueKindOf(f)))
+      problems.push({
+        at,
+        field: f.field,
+        message: `field ${name} is of type ${d.type}; ${describeSource(f)} does not fit it`,
+      });
   }
   return problems;
 }
@@ -55,19 +86,53 @@ function leaveProblems(object: string, byName: Map<string, DescribedField>, mapp
     const d = byName.get(f.field.toLowerCase());
     const at = 'onLeave';
     const name = `${object}.${f.field}`;
-    if (d === undefined) problems.push({ at, field: f.field, message: `field ${name} (onLeave.setFields) does not exist (create it in Salesforce or fix onLeave)` });
-    else if (d.updateable !== true) problems.push({ at, field: f.field, message: `field ${name} (onLeave.setFields) is not updateable (read-only for the integration user)` });
-    else if (!accepts(CLASSES[d.type] ?? 'text', leaveValueKind(f.value))) problems.push({ at, field: f.field, message: `field ${name} is of type ${d.type}; ${describeLeaveValue(f.value)} does not fit it` });
+    if (d === undefined)
+      problems.push({
+        at,
+        field: f.field,
+        message: `field ${name} (onLeave.setFields) does not exist (create it in Salesforce or fix onLeave)`,
+      });
+    else if (d.updateable !== true)
+      problems.push({
+        at,
+        field: f.field,
+        message: `field ${name} (onLeave.setFields) is not updateable (read-only for the integration user)`,
+      });
+    else if (!accepts(CLASSES[d.type] ?? 'text', leaveValueKind(f.value)))
+      problems.push({
+        at,
+        field: f.field,
+        message: `field ${name} is of type ${d.type}; ${describeLeaveValue(f.value)} does not fit it`,
+      });
   }
   return problems;
 }
 
 /** Fields the org requires on create that neither the mapping, the match field nor the company link fills. */
-function requiredProblems(object: string, fields: readonly DescribedField[], mapping: FieldMapping, link: DescribedField | undefined): PreflightProblem[] {
-  const filled = new Set([mapping.target.matchField, ...mapping.fields.map((f) => f.field), ...(link ? [link.name] : [])].map((n) => n.toLowerCase()));
+function requiredProblems(
+  object: string,
+  fields: readonly DescribedField[],
+  mapping: FieldMapping,
+  link: DescribedField | undefined,
+): PreflightProblem[] {
+  const filled = new Set(
+    [mapping.target.matchField, ...mapping.fields.map((f) => f.field), ...(link ? [link.name] : [])].map((n) =>
+      n.toLowerCase(),
+    ),
+  );
   return fields
-    .filter((d) => d.nillable === false && d.createable === true && d.defaultedOnCreate !== true && !filled.has(d.name.toLowerCase()))
-    .map((d) => ({ at: 'object' as const, field: d.name, message: `field ${object}.${d.name} is required on create and has no mapping: map it or give it a constant ({value: ...})` }));
+    .filter(
+      (d) =>
+        d.nillable === false &&
+        d.createable === true &&
+        d.defaultedOnCreate !== true &&
+        !filled.has(d.name.toLowerCase()),
+    )
+    .map((d) => ({
+      at: 'object' as const,
+      field: d.name,
+      message: `field ${object}.${d.name} is required on create and has no mapping: map it or give it a constant ({value: ...})`,
+    }));
 }
 
 /**
@@ -77,10 +142,13 @@ function requiredProblems(object: string, fields: readonly DescribedField[], map
 async function accountListProblems(describe: DescribeObject, list: string): Promise<PreflightProblem[]> {
   const accountId = (await describe('CampaignMember')).find((f) => f.name.toLowerCase() === 'accountid');
   if (accountId?.createable === true) return [];
-  return [{
-    at: 'list', field: 'CampaignMember.AccountId',
-    message: `list "${list}" holds Accounts, but this org does not take Accounts as campaign members (CampaignMember has no createable AccountId): enable "Accounts as Campaign Members" in Setup > Campaign Settings, or drop list: and mark the search's Accounts with a field instead (onLeave: {setFields: {...}} and a mapped constant such as si_search_<name>__c: {value: true})`,
-  }];
+  return [
+    {
+      at: 'list',
+      field: 'CampaignMember.AccountId',
+      message: `list "${list}" holds Accounts, but this org does not take Accounts as campaign members (CampaignMember has no createable AccountId): enable "Accounts as Campaign Members" in Setup > Campaign Settings, or drop list: and mark the search's Accounts with a field instead (onLeave: {setFields: {...}} and a mapped constant such as si_search_<name>__c: {value: true})`,
+    },
+  ];
 }
 
 export async function preflightSalesforce(describe: DescribeObject, mapping: FieldMapping): Promise<void> {
@@ -91,19 +159,38 @@ export async function preflightSalesforce(describe: DescribeObject, mapping: Fie
   const match = byName.get(target.matchField.toLowerCase());
   if (match?.externalId !== true) {
     const state = match ? 'is not marked External ID' : 'does not exist';
-    problems.push({ at: 'matchOn', field: target.matchField, message: `match field ${target.object}.${target.matchField} ${state}: it must be a field marked External ID (and Unique)` });
+    problems.push({
+      at: 'matchOn',
+      field: target.matchField,
+      message: `match field ${target.object}.${target.matchField} ${state}: it must be a field marked External ID (and Unique)`,
+    });
   }
   problems.push(...fieldProblems(target.object, byName, mapping));
   problems.push(...leaveProblems(target.object, byName, mapping));
   let link: DescribedField | undefined;
   if (target.associate !== undefined) {
     const parent = target.associate;
-    link = fields.find((f) => f.relationshipName && f.referenceTo?.some((r) => r.toLowerCase() === parent.object.toLowerCase()));
-    if (link === undefined) problems.push({ at: 'associate', field: parent.object, message: `object ${target.object} has no lookup to ${parent.object}` });
-    const parentMatch = (await describe(parent.object)).find((f) => f.name.toLowerCase() === parent.matchField.toLowerCase());
-    if (parentMatch?.externalId !== true) problems.push({ at: 'associate', field: parent.matchField, message: `field ${parent.object}.${parent.matchField} must exist and be an External ID to link ${target.object} records` });
+    link = fields.find(
+      (f) => f.relationshipName && f.referenceTo?.some((r) => r.toLowerCase() === parent.object.toLowerCase()),
+    );
+    if (link === undefined)
+      problems.push({
+        at: 'associate',
+        field: parent.object,
+        message: `object ${target.object} has no lookup to ${parent.object}`,
+      });
+    const parentMatch = (await describe(parent.object)).find(
+      (f) => f.name.toLowerCase() === parent.matchField.toLowerCase(),
+    );
+    if (parentMatch?.externalId !== true)
+      problems.push({
+        at: 'associate',
+        field: parent.matchField,
+        message: `field ${parent.object}.${parent.matchField} must exist and be an External ID to link ${target.object} records`,
+      });
   }
   problems.push(...requiredProblems(target.object, fields, mapping, link));
-  if (mapping.list !== undefined && target.object.toLowerCase() === 'account') problems.push(...await accountListProblems(describe, mapping.list.name));
+  if (mapping.list !== undefined && target.object.toLowerCase() === 'account')
+    problems.push(...(await accountListProblems(describe, mapping.list.name)));
   if (problems.length > 0) throw new CrmPreflightError('Salesforce', target.object, problems);
 }

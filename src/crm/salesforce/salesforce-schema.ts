@@ -19,19 +19,31 @@ interface DescribeField {
   relationshipName?: string | null;
 }
 
-export async function describeFields(caller: SalesforceCaller, object: string, signal?: AbortSignal): Promise<DescribeField[]> {
+export async function describeFields(
+  caller: SalesforceCaller,
+  object: string,
+  signal?: AbortSignal,
+): Promise<DescribeField[]> {
   try {
     const described = await caller.call((conn) => conn.describe(object), signal);
     return described.fields as DescribeField[];
   } catch (err) {
     if (err instanceof SalesforceRequestError) {
-      throw new SalesforceSchemaError(`Salesforce object ${object} does not exist or is not accessible to the integration user`, { object });
+      throw new SalesforceSchemaError(
+        `Salesforce object ${object} does not exist or is not accessible to the integration user`,
+        { object },
+      );
     }
     throw err;
   }
 }
 
-async function describeTarget(caller: SalesforceCaller, log: Logger, target: ObjectTarget, signal?: AbortSignal): Promise<PreparedTarget> {
+async function describeTarget(
+  caller: SalesforceCaller,
+  log: Logger,
+  target: ObjectTarget,
+  signal?: AbortSignal,
+): Promise<PreparedTarget> {
   const fields = await describeFields(caller, target.object, signal);
   const byName = new Map(fields.map((f) => [f.name.toLowerCase(), f]));
   const match = byName.get(target.matchField.toLowerCase());
@@ -43,21 +55,36 @@ async function describeTarget(caller: SalesforceCaller, log: Logger, target: Obj
       { object: target.object, field: target.matchField },
     );
   }
-  if (!match.unique) log.warn({ object: target.object, field: target.matchField }, 'match field is an External ID but not Unique: duplicates would make upserts fail');
+  if (!match.unique)
+    log.warn(
+      { object: target.object, field: target.matchField },
+      'match field is an External ID but not Unique: duplicates would make upserts fail',
+    );
   const missing = target.fields.filter((f) => !byName.has(f.toLowerCase()));
   if (missing.length > 0) {
-    throw new SalesforceSchemaError(`Salesforce object ${target.object} has no field(s) ${missing.join(', ')} (mapped in the config)`, { object: target.object, fields: missing });
+    throw new SalesforceSchemaError(
+      `Salesforce object ${target.object} has no field(s) ${missing.join(', ')} (mapped in the config)`,
+      { object: target.object, fields: missing },
+    );
   }
   const canonical = new Map(fields.map((f) => [f.name.toLowerCase(), f.name]));
   if (!target.associate) return { relationship: undefined, canonical };
-  const reference = fields.find((f) => f.referenceTo?.some((r) => r.toLowerCase() === target.associate!.object.toLowerCase()) && f.relationshipName);
+  const reference = fields.find(
+    (f) => f.referenceTo?.some((r) => r.toLowerCase() === target.associate!.object.toLowerCase()) && f.relationshipName,
+  );
   if (!reference) {
-    throw new SalesforceSchemaError(`Salesforce object ${target.object} has no lookup to ${target.associate.object}, so its records cannot be linked to a company`, { object: target.object, parent: target.associate.object });
+    throw new SalesforceSchemaError(
+      `Salesforce object ${target.object} has no lookup to ${target.associate.object}, so its records cannot be linked to a company`,
+      { object: target.object, parent: target.associate.object },
+    );
   }
   const parentFields = await describeFields(caller, target.associate.object, signal);
   const parentMatch = parentFields.find((f) => f.name.toLowerCase() === target.associate!.matchField.toLowerCase());
   if (!parentMatch?.externalId) {
-    throw new SalesforceSchemaError(`Salesforce field ${target.associate.object}.${target.associate.matchField} must exist and be an External ID to link ${target.object} records`, { object: target.associate.object, field: target.associate.matchField });
+    throw new SalesforceSchemaError(
+      `Salesforce field ${target.associate.object}.${target.associate.matchField} must exist and be an External ID to link ${target.object} records`,
+      { object: target.associate.object, field: target.associate.matchField },
+    );
   }
   return { relationship: reference.relationshipName!, canonical };
 }
@@ -69,7 +96,10 @@ async function describeTarget(caller: SalesforceCaller, log: Logger, target: Obj
 export class SalesforceSchema {
   private readonly prepared = new Map<string, Promise<PreparedTarget>>();
 
-  constructor(private readonly caller: SalesforceCaller, private readonly log: Logger) {}
+  constructor(
+    private readonly caller: SalesforceCaller,
+    private readonly log: Logger,
+  ) {}
 
   prepare(target: ObjectTarget, signal?: AbortSignal): Promise<PreparedTarget> {
     const cacheKey = JSON.stringify([target.object, target.matchField, target.fields, target.associate]);
@@ -96,10 +126,17 @@ export function spelled(canonical: Map<string, string>, name: string): string {
  * Records and target with Salesforce's spelling of every field: jsforce would read a property called `type` as the
  * sObject type.
  */
-export function spellRecords(prepared: PreparedTarget, target: ObjectTarget, records: CrmRecord[]): { target: ObjectTarget; records: CrmRecord[] } {
+export function spellRecords(
+  prepared: PreparedTarget,
+  target: ObjectTarget,
+  records: CrmRecord[],
+): { target: ObjectTarget; records: CrmRecord[] } {
   const { canonical } = prepared;
   return {
     target: { ...target, matchField: spelled(canonical, target.matchField) },
-    records: records.map((r) => ({ ...r, properties: Object.fromEntries(Object.entries(r.properties).map(([k, v]) => [spelled(canonical, k), v])) })),
+    records: records.map((r) => ({
+      ...r,
+      properties: Object.fromEntries(Object.entries(r.properties).map(([k, v]) => [spelled(canonical, k), v])),
+    })),
   };
 }

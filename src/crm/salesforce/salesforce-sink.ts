@@ -1,7 +1,16 @@
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { chunks } from '../chunks.js';
-import type { ArchiveResult, CrmRecord, CrmSink, CrmValue, ListPort, ObjectTarget, SinkCallOptions, UpsertOutcome } from '../crm-sink.js';
+import type {
+  ArchiveResult,
+  CrmRecord,
+  CrmSink,
+  CrmValue,
+  ListPort,
+  ObjectTarget,
+  SinkCallOptions,
+  UpsertOutcome,
+} from '../crm-sink.js';
 import { BULK_JOB_MIN_REQUESTS } from './bulk-upsert.js';
 import { upsertBulk } from './salesforce-bulk.js';
 import { SalesforceCaller } from './salesforce-caller.js';
@@ -62,7 +71,12 @@ export class SalesforceSink implements CrmSink {
 
   constructor(private readonly options: SalesforceSinkOptions) {
     const logger = (options.logger ?? silentLogger).child({ crm: 'salesforce' });
-    this.caller = new SalesforceCaller({ ...options, apiVersion: options.apiVersion ?? '62.0', maxApiShare: options.maxApiShare ?? 0.5, logger });
+    this.caller = new SalesforceCaller({
+      ...options,
+      apiVersion: options.apiVersion ?? '62.0',
+      maxApiShare: options.maxApiShare ?? 0.5,
+      logger,
+    });
     this.schema = new SalesforceSchema(this.caller, logger);
     this.lanes = Math.max(1, options.concurrency ?? 4);
     this.lists = createSalesforceCampaigns(this.caller, this.schema, this.lanes);
@@ -80,20 +94,32 @@ export class SalesforceSink implements CrmSink {
 
   preflight(mapping: FieldMapping, options?: SinkCallOptions): Promise<void> {
     const { loginUrl, clientId, clientSecret } = this.options;
-    const describe = async (object: string): Promise<DescribedField[]> => (await describeFields(this.caller, object, options?.signal)) as DescribedField[];
-    return cachedPreflight(preflightKey('salesforce', [loginUrl, clientId, clientSecret], mapping), () => preflightSalesforce(describe, mapping));
+    const describe = async (object: string): Promise<DescribedField[]> =>
+      (await describeFields(this.caller, object, options?.signal)) as DescribedField[];
+    return cachedPreflight(preflightKey('salesforce', [loginUrl, clientId, clientSecret], mapping), () =>
+      preflightSalesforce(describe, mapping),
+    );
   }
 
   async prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void> {
     await this.schema.prepare(target, options?.signal);
   }
 
-  async readCurrent(target: ObjectTarget, keys: string[], fields: string[], options?: SinkCallOptions): Promise<Map<string, Record<string, CrmValue>>> {
+  async readCurrent(
+    target: ObjectTarget,
+    keys: string[],
+    fields: string[],
+    options?: SinkCallOptions,
+  ): Promise<Map<string, Record<string, CrmValue>>> {
     const { canonical } = await this.schema.prepare(target, options?.signal);
     return readByKey(this.caller, target, canonical, keys, fields, this.lanes, options?.signal);
   }
 
-  async upsert(target: ObjectTarget, records: CrmRecord[], options?: SinkCallOptions & { runVolume?: number }): Promise<UpsertOutcome[]> {
+  async upsert(
+    target: ObjectTarget,
+    records: CrmRecord[],
+    options?: SinkCallOptions & { runVolume?: number },
+  ): Promise<UpsertOutcome[]> {
     if (records.length === 0) return [];
     const signal = options?.signal;
     const prepared = await this.schema.prepare(target, signal);
@@ -103,13 +129,19 @@ export class SalesforceSink implements CrmSink {
     const bulkMinBatch = this.options.bulkMinBatch ?? COLLECTION_SIZE * BULK_JOB_MIN_REQUESTS;
     let outcomes: UpsertOutcome[];
     if (this.usesBulk(options?.runVolume ?? records.length) && records.length > bulkMinBatch) {
-      const polling = { pollIntervalMs: this.options.bulkPollIntervalMs ?? 1000, pollTimeoutMs: this.options.bulkPollTimeoutMs ?? 600_000 };
+      const polling = {
+        pollIntervalMs: this.options.bulkPollIntervalMs ?? 1000,
+        pollTimeoutMs: this.options.bulkPollTimeoutMs ?? 600_000,
+      };
       outcomes = [];
-      for (const part of chunks(spelled.records, this.bulkBatchSize)) outcomes.push(...await upsertBulk(this.caller, to, part, link, polling, signal));
+      for (const part of chunks(spelled.records, this.bulkBatchSize))
+        outcomes.push(...(await upsertBulk(this.caller, to, part, link, polling, signal)));
     } else {
       outcomes = await upsertCollections(this.caller, to, spelled.records, link, this.lanes, signal);
     }
-    return relinkless(to, spelled.records, outcomes, (unlinked) => upsertCollections(this.caller, to, unlinked, undefined, this.lanes, signal));
+    return relinkless(to, spelled.records, outcomes, (unlinked) =>
+      upsertCollections(this.caller, to, unlinked, undefined, this.lanes, signal),
+    );
   }
 
   /** Deletes the records with these keys (Salesforce has no archive; the Recycle Bin keeps them 15 days). */

@@ -39,18 +39,30 @@ export function boundedRequests(timeoutMs: number, maxBytes = MAX_SALESFORCE_ANS
   };
 }
 
-async function send(req: HttpRequest, input: PassThrough, output: PassThrough, emitter: Duplex, timeoutMs: number, maxBytes: number): Promise<void> {
+async function send(
+  req: HttpRequest,
+  input: PassThrough,
+  output: PassThrough,
+  emitter: Duplex,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<void> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new RemoteTimeoutError('Salesforce', timeoutMs)), timeoutMs);
   try {
     const { url, method, headers } = req;
     const res = await fetch(url, {
-      method, ...(headers ? { headers } : {}), ...(/^(post|put|patch)$/i.test(method) ? { body: input, duplex: 'half' } : {}),
-      redirect: 'manual', signal: controller.signal, dispatcher: dispatcher(),
+      method,
+      ...(headers ? { headers } : {}),
+      ...(/^(post|put|patch)$/i.test(method) ? { body: input, duplex: 'half' } : {}),
+      redirect: 'manual',
+      signal: controller.signal,
+      dispatcher: dispatcher(),
     });
     const answerHeaders: Record<string, string> = {};
     res.headers.forEach((value, name) => (answerHeaders[name.toLowerCase()] = value));
-    if (announcesMoreThan(answerHeaders['content-length'], maxBytes)) throw new ResponseTooLargeError('Salesforce', maxBytes);
+    if (announcesMoreThan(answerHeaders['content-length'], maxBytes))
+      throw new ResponseTooLargeError('Salesforce', maxBytes);
     const body = res.body ? await readBounded(res.body, maxBytes, 'Salesforce') : '';
     clearTimeout(timer);
     emitter.emit('response', { statusCode: res.status, headers: answerHeaders });

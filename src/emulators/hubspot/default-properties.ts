@@ -10,7 +10,12 @@ export interface PropertyDef {
   options: { label: string; value: string; displayOrder: number; hidden: boolean }[];
   hubspotDefined: boolean;
   /** What a client may change: `readOnlyValue` properties (ids, system dates) take no value from a write. */
-  modificationMetadata: { archivable: boolean; readOnlyDefinition: boolean; readOnlyValue: boolean; readOnlyOptions?: boolean };
+  modificationMetadata: {
+    archivable: boolean;
+    readOnlyDefinition: boolean;
+    readOnlyValue: boolean;
+    readOnlyOptions?: boolean;
+  };
   createdAt: string;
   updatedAt: string;
 }
@@ -21,13 +26,31 @@ export const OBJECT_TYPE_IDS: Record<string, string> = { contacts: '0-1', compan
 const SYSTEM_VALUES = new Set(['hs_object_id', 'createdate', 'lastmodifieddate']);
 
 /** The metadata of a property a client created: every part of it may change. */
-export const WRITABLE: PropertyDef['modificationMetadata'] = { archivable: true, readOnlyDefinition: false, readOnlyValue: false };
+export const WRITABLE: PropertyDef['modificationMetadata'] = {
+  archivable: true,
+  readOnlyDefinition: false,
+  readOnlyValue: false,
+};
 
 function prop(name: string, type = 'string', hasUniqueValue = false): PropertyDef {
   const at = '2020-01-01T00:00:00.000Z';
-  const fieldType = type === 'number' ? 'number' : type === 'date' ? 'date' : type === 'bool' ? 'booleancheckbox' : 'text';
+  const fieldType =
+    type === 'number' ? 'number' : type === 'date' ? 'date' : type === 'bool' ? 'booleancheckbox' : 'text';
   const modificationMetadata = { archivable: false, readOnlyDefinition: true, readOnlyValue: SYSTEM_VALUES.has(name) };
-  return { name, label: name, type, fieldType, groupName: 'default', description: '', hasUniqueValue, options: [], hubspotDefined: true, modificationMetadata, createdAt: at, updatedAt: at };
+  return {
+    name,
+    label: name,
+    type,
+    fieldType,
+    groupName: 'default',
+    description: '',
+    hasUniqueValue,
+    options: [],
+    hubspotDefined: true,
+    modificationMetadata,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 /** A small, realistic subset of HubSpot's built-in properties. `email` is unique on contacts; `domain` is NOT unique. */
@@ -35,12 +58,34 @@ export function defaultProperties(objectType: string): PropertyDef[] {
   const common = [prop('hs_object_id', 'number'), prop('createdate', 'datetime'), prop('lastmodifieddate', 'datetime')];
   if (objectType === 'contacts') {
     return [
-      ...common, prop('email', 'string', true), prop('firstname'), prop('lastname'), prop('jobtitle'), prop('phone'),
-      prop('mobilephone'), prop('company'), prop('hs_email_optout', 'bool'), prop('city'), prop('country'), prop('state'), prop('website'), prop('hs_language'),
+      ...common,
+      prop('email', 'string', true),
+      prop('firstname'),
+      prop('lastname'),
+      prop('jobtitle'),
+      prop('phone'),
+      prop('mobilephone'),
+      prop('company'),
+      prop('hs_email_optout', 'bool'),
+      prop('city'),
+      prop('country'),
+      prop('state'),
+      prop('website'),
+      prop('hs_language'),
     ];
   }
   return [
-    ...common, prop('name'), prop('domain'), prop('website'), prop('industry'), prop('numberofemployees', 'number'),
-    prop('annualrevenue', 'number'), prop('city'), prop('country'), prop('state'), prop('description'), prop('founded_year'),
+    ...common,
+    prop('name'),
+    prop('domain'),
+    prop('website'),
+    prop('industry'),
+    prop('numberofemployees', 'number'),
+    prop('annualrevenue', 'number'),
+    prop('city'),
+    prop('country'),
+    prop('state'),
+    prop('description'),
+    prop('founded_year'),
   ];
 }

@@ -25,5 +25,14 @@ export interface HubSpotFaults {
 }
 
 export function defaultFaults(): HubSpotFaults {
-  return { latencyMs: 0, fail5xxNext: 0, fail5xxRate: 0, force429Next: 0, reject: { values: new Set(), mode: 'record' }, missingScopes: new Set(), hang: { times: 0 }, hung: 0 };
+  return {
+    latencyMs: 0,
+    fail5xxNext: 0,
+    fail5xxRate: 0,
+    force429Next: 0,
+    reject: { values: new Set(), mode: 'record' },
+    missingScopes: new Set(),
+    hang: { times: 0 },
+    hung: 0,
+  };
 }

@@ -52,22 +52,45 @@ const DEFAULT_PORTAL_ID = 1234567;
 function accountDetails(portalId: number): BatchAnswer {
   return {
     status: 200,
-    body: { portalId, accountType: 'STANDARD', timeZone: 'Europe/Berlin', companyCurrency: 'EUR', additionalCurrencies: [], utcOffset: '+01:00', utcOffsetMilliseconds: 3_600_000, uiDomain: 'app-eu1.hubspot.com', dataHostingLocation: 'eu1' },
+    body: {
+      portalId,
+      accountType: 'STANDARD',
+      timeZone: 'Europe/Berlin',
+      companyCurrency: 'EUR',
+      additionalCurrencies: [],
+      utcOffset: '+01:00',
+      utcOffsetMilliseconds: 3_600_000,
+      uiDomain: 'app-eu1.hubspot.com',
+      dataHostingLocation: 'eu1',
+    },
   };
 }
 
 type Handler = (params: string[], body: unknown, query: URLSearchParams) => BatchAnswer;
 
-const objectScope = (access: 'read' | 'write') => (params: string[]): string => `crm.objects.${params[0] ?? ''}.${access}`;
-const schemaScope = (access: 'read' | 'write') => (params: string[]): string => `crm.schemas.${params[0] ?? ''}.${access}`;
+const objectScope =
+  (access: 'read' | 'write') =>
+  (params: string[]): string =>
+    `crm.objects.${params[0] ?? ''}.${access}`;
+const schemaScope =
+  (access: 'read' | 'write') =>
+  (params: string[]): string =>
+    `crm.schemas.${params[0] ?? ''}.${access}`;
 const listScope = (access: 'read' | 'write') => (): string => `crm.lists.${access}`;
 
 /** HubSpot's 403 for a private app without the scope a call needs. */
 function missingScopeError(scope: string): HubSpotHttpError {
-  return new HubSpotHttpError(403, 'MISSING_SCOPES', "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.", {
-    errors: [{ message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: [scope] } }],
-    links: { scopes: 'https://developers.hubspot.com/scopes' },
-  });
+  return new HubSpotHttpError(
+    403,
+    'MISSING_SCOPES',
+    "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.",
+    {
+      errors: [
+        { message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: [scope] } },
+      ],
+      links: { scopes: 'https://developers.hubspot.com/scopes' },
+    },
+  );
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -91,37 +114,145 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
   // Membership writes need the list scope and the object's write scope (an unknown list is answered 404 by the handler).
   const membershipScopes = ([listId]: string[]): string[] => {
     const list = state.lists.byId.get(listId ?? '');
-    return list === undefined ? ['crm.lists.write'] : ['crm.lists.write', `crm.objects.${objectTypeOf(list.objectTypeId)}.write`];
+    return list === undefined
+      ? ['crm.lists.write']
+      : ['crm.lists.write', `crm.objects.${objectTypeOf(list.objectTypeId)}.write`];
   };
   const faults: HubSpotFaults = { ...defaultFaults(), ...options.faults };
-  const limits = new RateWindow(options.limits?.perTenSeconds ?? 190, options.limits?.windowMs ?? 10_000, options.limits?.daily ?? 1_000_000);
-  const stats: HubSpotEmulatorStats = { requests: 0, throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, byRoute: {}, byStatus: {}, inputs: 0 };
+  const limits = new RateWindow(
+    options.limits?.perTenSeconds ?? 190,
+    options.limits?.windowMs ?? 10_000,
+    options.limits?.daily ?? 1_000_000,
+  );
+  const stats: HubSpotEmulatorStats = {
+    requests: 0,
+    throttled: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 },
+    byRoute: {},
+    byStatus: {},
+    inputs: 0,
+  };
   const newId = (): string => state.newId();
 
   // Each route needs scopes of the private app: crm.objects.<type>.read|write, crm.schemas.<type>.read|write or
   // crm.lists.read|write (membership writes need the list's object write scope too).
   const portalId = options.portalId ?? DEFAULT_PORTAL_ID;
-  const routes: { method: string; pattern: RegExp; name: string; scope: (params: string[]) => string | string[]; handle: Handler }[] = [
+  const routes: {
+    method: string;
+    pattern: RegExp;
+    name: string;
+    scope: (params: string[]) => string | string[];
+    handle: Handler;
+  }[] = [
     // Any token of the account may read its details (HubSpot lists only the `oauth` scope).
-    { method: 'GET', pattern: /^\/account-info\/v3\/details$/, name: 'account-info', scope: () => 'oauth', handle: () => accountDetails(portalId) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/upsert$/, name: 'upsert', scope: objectScope('write'), handle: ([t], b) => upsert(state.table(t ?? ''), b, faults, newId) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/create$/, name: 'create', scope: objectScope('write'), handle: ([t], b) => create(state.table(t ?? ''), b, faults, newId) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/update$/, name: 'update', scope: objectScope('write'), handle: ([t], b) => update(state.table(t ?? ''), b, faults) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/read$/, name: 'read', scope: objectScope('read'), handle: ([t], b) => read(state.table(t ?? ''), b) },
-    { method: 'POST', pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/archive$/, name: 'archive', scope: objectScope('write'), handle: ([t], b) => {
-      const answer = archive(state.table(t ?? ''), b);
-      state.unlistGone(t ?? '');
-      return answer;
-    } },
-    { method: 'POST', pattern: /^\/crm\/v3\/lists\/?$/, name: 'lists.create', scope: listScope('write'), handle: (_, b) => createList(state, b) },
-    { method: 'GET', pattern: /^\/crm\/v3\/lists\/object-type-id\/([^/]+)\/name\/([^/]+)$/, name: 'lists.byName', scope: listScope('read'), handle: ([t, n]) => getListByName(state, t ?? '', n ?? '') },
-    { method: 'PUT', pattern: /^\/crm\/v3\/lists\/([^/]+)\/memberships\/add-and-remove$/, name: 'lists.addAndRemove', scope: membershipScopes, handle: ([l], b) => addAndRemove(state, l ?? '', b) },
-    { method: 'GET', pattern: /^\/crm\/v3\/lists\/([^/]+)\/memberships$/, name: 'lists.memberships', scope: listScope('read'), handle: ([l], _, q) => membershipPage(state, l ?? '', q) },
-    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.list', scope: schemaScope('read'), handle: ([t]) => listProperties(state.table(t ?? '')) },
-    { method: 'GET', pattern: /^\/crm\/v3\/properties\/([^/]+)\/([^/]+)$/, name: 'properties.get', scope: schemaScope('read'), handle: ([t, n]) => getProperty(state.table(t ?? ''), n ?? '') },
-    { method: 'POST', pattern: /^\/crm\/v3\/properties\/([^/]+)$/, name: 'properties.create', scope: schemaScope('write'), handle: ([t], b) => createProperty(state.table(t ?? ''), b) },
-    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/create$/, name: 'associations.create', scope: objectScope('write'), handle: ([f, t], b) => createAssociations(state, f ?? '', t ?? '', b) },
-    { method: 'POST', pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/associate\/default$/, name: 'associations.default', scope: objectScope('write'), handle: ([f, t], b) => associateDefault(state, f ?? '', t ?? '', b) },
+    {
+      method: 'GET',
+      pattern: /^\/account-info\/v3\/details$/,
+      name: 'account-info',
+      scope: () => 'oauth',
+      handle: () => accountDetails(portalId),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/upsert$/,
+      name: 'upsert',
+      scope: objectScope('write'),
+      handle: ([t], b) => upsert(state.table(t ?? ''), b, faults, newId),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/create$/,
+      name: 'create',
+      scope: objectScope('write'),
+      handle: ([t], b) => create(state.table(t ?? ''), b, faults, newId),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/update$/,
+      name: 'update',
+      scope: objectScope('write'),
+      handle: ([t], b) => update(state.table(t ?? ''), b, faults),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/read$/,
+      name: 'read',
+      scope: objectScope('read'),
+      handle: ([t], b) => read(state.table(t ?? ''), b),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/([^/]+)\/batch\/archive$/,
+      name: 'archive',
+      scope: objectScope('write'),
+      handle: ([t], b) => {
+        const answer = archive(state.table(t ?? ''), b);
+        state.unlistGone(t ?? '');
+        return answer;
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/lists\/?$/,
+      name: 'lists.create',
+      scope: listScope('write'),
+      handle: (_, b) => createList(state, b),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/crm\/v3\/lists\/object-type-id\/([^/]+)\/name\/([^/]+)$/,
+      name: 'lists.byName',
+      scope: listScope('read'),
+      handle: ([t, n]) => getListByName(state, t ?? '', n ?? ''),
+    },
+    {
+      method: 'PUT',
+      pattern: /^\/crm\/v3\/lists\/([^/]+)\/memberships\/add-and-remove$/,
+      name: 'lists.addAndRemove',
+      scope: membershipScopes,
+      handle: ([l], b) => addAndRemove(state, l ?? '', b),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/crm\/v3\/lists\/([^/]+)\/memberships$/,
+      name: 'lists.memberships',
+      scope: listScope('read'),
+      handle: ([l], _, q) => membershipPage(state, l ?? '', q),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/crm\/v3\/properties\/([^/]+)$/,
+      name: 'properties.list',
+      scope: schemaScope('read'),
+      handle: ([t]) => listProperties(state.table(t ?? '')),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/crm\/v3\/properties\/([^/]+)\/([^/]+)$/,
+      name: 'properties.get',
+      scope: schemaScope('read'),
+      handle: ([t, n]) => getProperty(state.table(t ?? ''), n ?? ''),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/properties\/([^/]+)$/,
+      name: 'properties.create',
+      scope: schemaScope('write'),
+      handle: ([t], b) => createProperty(state.table(t ?? ''), b),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/create$/,
+      name: 'associations.create',
+      scope: objectScope('write'),
+      handle: ([f, t], b) => createAssociations(state, f ?? '', t ?? '', b),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/associate\/default$/,
+      name: 'associations.default',
+      scope: objectScope('write'),
+      handle: ([f, t], b) => associateDefault(state, f ?? '', t ?? '', b),
+    },
   ];
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -139,7 +270,15 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
     const auth = req.headers.authorization ?? '';
     if (!auth.startsWith('Bearer ') || !tokens.has(auth.slice('Bearer '.length))) {
       req.resume();
-      send(res, 401, new HubSpotHttpError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview').body());
+      send(
+        res,
+        401,
+        new HubSpotHttpError(
+          401,
+          'INVALID_AUTHENTICATION',
+          'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+        ).body(),
+      );
       return;
     }
     stats.requests += 1;
@@ -153,8 +292,16 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
     if (verdict !== 'ok') {
       req.resume();
       stats.throttled[verdict] += 1;
-      const message = verdict === 'DAILY' ? 'You have reached your daily limit.' : 'You have reached your ten_secondly_rolling limit.';
-      send(res, 429, { status: 'error', message, errorType: 'RATE_LIMIT', correlationId: randomUUID(), policyName: verdict }, headers);
+      const message =
+        verdict === 'DAILY'
+          ? 'You have reached your daily limit.'
+          : 'You have reached your ten_secondly_rolling limit.';
+      send(
+        res,
+        429,
+        { status: 'error', message, errorType: 'RATE_LIMIT', correlationId: randomUUID(), policyName: verdict },
+        headers,
+      );
       return;
     }
     if (faults.fail5xxNext > 0 || (faults.fail5xxRate > 0 && Math.random() < faults.fail5xxRate)) {
@@ -166,7 +313,8 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
     }
     const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
     try {
-      if (route === undefined) throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
+      if (route === undefined)
+        throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       stats.byRoute[route.name] = (stats.byRoute[route.name] ?? 0) + 1;
       const body = await readBody(req);
       if (faults.hang.times > 0 && (faults.hang.route === undefined || faults.hang.route === route.name)) {
@@ -174,7 +322,10 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
         faults.hung += 1;
         return;
       }
-      if ((req.method === 'POST' || req.method === 'PUT') && !(req.headers['content-type'] ?? '').includes('application/json')) {
+      if (
+        (req.method === 'POST' || req.method === 'PUT') &&
+        !(req.headers['content-type'] ?? '').includes('application/json')
+      ) {
         throw new HubSpotHttpError(415, 'VALIDATION_ERROR', 'Content-Type must be application/json');
       }
       const inputs = (body as { inputs?: unknown } | undefined)?.inputs;
@@ -192,7 +343,12 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, 500, new HubSpotHttpError(500, 'INTERNAL_ERROR', err instanceof Error ? err.message : 'error').body());
+      if (!res.headersSent)
+        send(
+          res,
+          500,
+          new HubSpotHttpError(500, 'INTERNAL_ERROR', err instanceof Error ? err.message : 'error').body(),
+        );
     });
   });
   server.keepAliveTimeout = 5000;

@@ -12,7 +12,13 @@ export class HubSpotHttpError extends Error {
   }
 
   body(): Record<string, unknown> {
-    return { status: 'error', message: this.message, correlationId: randomUUID(), category: this.category, ...this.extra };
+    return {
+      status: 'error',
+      message: this.message,
+      correlationId: randomUUID(),
+      category: this.category,
+      ...this.extra,
+    };
   }
 }
 
@@ -31,5 +37,12 @@ export interface RecordError {
 }
 
 export function recordError(category: string, message: string, ids: string[], code?: string): RecordError {
-  return { status: 'error', category, message, context: { ids }, errors: code === undefined ? [] : [{ message, code }], links: {} };
+  return {
+    status: 'error',
+    category,
+    message,
+    context: { ids },
+    errors: code === undefined ? [] : [{ message, code }],
+    links: {},
+  };
 }

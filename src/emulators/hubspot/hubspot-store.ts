@@ -51,7 +51,10 @@ export class ObjectTable {
   }
 
   /** Unique-value conflict: another record already holds this value. */
-  conflict(properties: Record<string, string>, selfId: string | undefined): { property: string; existingId: string } | undefined {
+  conflict(
+    properties: Record<string, string>,
+    selfId: string | undefined,
+  ): { property: string; existingId: string } | undefined {
     for (const [name, index] of this.unique) {
       const v = properties[name];
       if (v === undefined || v === '') continue;
@@ -63,7 +66,12 @@ export class ObjectTable {
 
   put(id: string, properties: Record<string, string>, now: string): StoredObject {
     const existing = this.objects.get(id);
-    const object: StoredObject = existing ?? { id, properties: { hs_object_id: id, createdate: now }, createdAt: now, updatedAt: now };
+    const object: StoredObject = existing ?? {
+      id,
+      properties: { hs_object_id: id, createdate: now },
+      createdAt: now,
+      updatedAt: now,
+    };
     for (const [name, value] of Object.entries(properties)) {
       const index = this.unique.get(name);
       const old = object.properties[name];
@@ -103,7 +111,8 @@ export class HubSpotStore {
 
   table(type: string): ObjectTable {
     const table = this.tables.get(type);
-    if (table === undefined) throw new HubSpotHttpError(400, 'VALIDATION_ERROR', `Unable to infer object type from: ${type}`);
+    if (table === undefined)
+      throw new HubSpotHttpError(400, 'VALIDATION_ERROR', `Unable to infer object type from: ${type}`);
     return table;
   }
 

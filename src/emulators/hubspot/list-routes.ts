@@ -18,7 +18,8 @@ export function objectTypeOf(objectTypeId: string): string {
 
 function stringArray(body: Record<string, unknown>, field: string): string[] {
   const value = body[field] ?? [];
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw validationError(`Invalid input JSON: ${field} must be an array of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw validationError(`Invalid input JSON: ${field} must be an array of strings`);
   return value as string[];
 }
 
@@ -35,18 +36,30 @@ export function createList(store: HubSpotStore, body: unknown): BatchAnswer {
 export function getListByName(store: HubSpotStore, objectTypeId: string, name: string): BatchAnswer {
   objectTypeOf(objectTypeId);
   const list = store.lists.byNameOf(name, objectTypeId);
-  if (list === undefined) throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `List with name ${name} and objectTypeId ${objectTypeId} does not exist`, { subCategory: 'ILS_LIST_NOT_FOUND' });
+  if (list === undefined)
+    throw new HubSpotHttpError(
+      404,
+      'OBJECT_NOT_FOUND',
+      `List with name ${name} and objectTypeId ${objectTypeId} does not exist`,
+      { subCategory: 'ILS_LIST_NOT_FOUND' },
+    );
   return { status: 200, body: { list: ListStore.view(list) } };
 }
 
 /** Unknown ids are answered as missing, ids already (or not) members are ignored; MANUAL lists only. */
 export function addAndRemove(store: HubSpotStore, listId: string, body: unknown): BatchAnswer {
   const list = store.lists.get(listId);
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError('Invalid input JSON: expected {"recordIdsToAdd": [], "recordIdsToRemove": []}');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw validationError('Invalid input JSON: expected {"recordIdsToAdd": [], "recordIdsToRemove": []}');
   const toAdd = stringArray(body as Record<string, unknown>, 'recordIdsToAdd');
   const toRemove = stringArray(body as Record<string, unknown>, 'recordIdsToRemove');
-  if (list.processingType !== 'MANUAL') throw validationError(`List ${listId} has processingType ${list.processingType}; only MANUAL lists take membership changes`, { subCategory: 'ILS_INVALID_PROCESSING_TYPE' });
-  if (toAdd.length + toRemove.length > MAX_MEMBERSHIP_IDS) throw validationError(`Too many record ids: ${toAdd.length + toRemove.length}, the limit is ${MAX_MEMBERSHIP_IDS}`);
+  if (list.processingType !== 'MANUAL')
+    throw validationError(
+      `List ${listId} has processingType ${list.processingType}; only MANUAL lists take membership changes`,
+      { subCategory: 'ILS_INVALID_PROCESSING_TYPE' },
+    );
+  if (toAdd.length + toRemove.length > MAX_MEMBERSHIP_IDS)
+    throw validationError(`Too many record ids: ${toAdd.length + toRemove.length}, the limit is ${MAX_MEMBERSHIP_IDS}`);
   const table = store.table(objectTypeOf(list.objectTypeId));
   const now = new Date().toISOString();
   const added: string[] = [];
@@ -67,7 +80,10 @@ export function addAndRemove(store: HubSpotStore, listId: string, body: unknown)
     list.updatedAt = now;
     list.listVersion += 1;
   }
-  return { status: 200, body: { [store.lists.addedSpelling]: added, recordIdsRemoved: removed, recordIdsMissing: [...new Set(missing)] } };
+  return {
+    status: 200,
+    body: { [store.lists.addedSpelling]: added, recordIdsRemoved: removed, recordIdsMissing: [...new Set(missing)] },
+  };
 }
 
 /** Members ordered by record id; `after` is the opaque cursor of the previous page's `paging.next.after`. */
@@ -75,13 +91,27 @@ export function membershipPage(store: HubSpotStore, listId: string, query: URLSe
   const list = store.lists.get(listId);
   const limitText = query.get('limit');
   const limit = limitText === null ? 100 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERSHIP_PAGE) throw validationError(`limit must be between 1 and ${MAX_MEMBERSHIP_PAGE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERSHIP_PAGE)
+    throw validationError(`limit must be between 1 and ${MAX_MEMBERSHIP_PAGE}`);
   const afterText = query.get('after');
-  const after = afterText === null || afterText === '' ? undefined : Buffer.from(afterText, 'base64url').toString('utf8');
+  const after =
+    afterText === null || afterText === '' ? undefined : Buffer.from(afterText, 'base64url').toString('utf8');
   if (after !== undefined && !/^\d+$/.test(after)) throw validationError('Invalid paging cursor: after');
-  const ids = [...list.members.keys()].sort((a, b) => Number(a) - Number(b)).filter((id) => after === undefined || Number(id) > Number(after));
+  const ids = [...list.members.keys()]
+    .sort((a, b) => Number(a) - Number(b))
+    .filter((id) => after === undefined || Number(id) > Number(after));
   const page = ids.slice(0, limit);
   const last = page.at(-1);
-  const next = ids.length > limit && last !== undefined ? { paging: { next: { after: Buffer.from(last).toString('base64url') } } } : {};
-  return { status: 200, body: { results: page.map((recordId) => ({ recordId, membershipTimestamp: list.members.get(recordId) })), total: list.members.size, ...next } };
+  const next =
+    ids.length > limit && last !== undefined
+      ? { paging: { next: { after: Buffer.from(last).toString('base64url') } } }
+      : {};
+  return {
+    status: 200,
+    body: {
+      results: page.map((recordId) => ({ recordId, membershipTimestamp: list.members.get(recordId) })),
+      total: list.members.size,
+      ...next,
+    },
+  };
 }

@@ -28,9 +28,21 @@ export class ListStore {
   create(name: string, objectTypeId: string, processingType: string): StoredList {
     if (!PROCESSING_TYPES.has(processingType)) throw validationError(`Invalid processingType: ${processingType}`);
     const lower = name.toLowerCase();
-    if (this.byName.has(lower)) throw new HubSpotHttpError(409, 'CONFLICT', `A list with the name "${name}" already exists`, { subCategory: 'ILS_LIST_NAME_CONFLICT' });
+    if (this.byName.has(lower))
+      throw new HubSpotHttpError(409, 'CONFLICT', `A list with the name "${name}" already exists`, {
+        subCategory: 'ILS_LIST_NAME_CONFLICT',
+      });
     const now = new Date().toISOString();
-    const list: StoredList = { listId: String(this.nextId++), name, objectTypeId, processingType: processingType as StoredList['processingType'], createdAt: now, updatedAt: now, listVersion: 1, members: new Map() };
+    const list: StoredList = {
+      listId: String(this.nextId++),
+      name,
+      objectTypeId,
+      processingType: processingType as StoredList['processingType'],
+      createdAt: now,
+      updatedAt: now,
+      listVersion: 1,
+      members: new Map(),
+    };
     this.byId.set(list.listId, list);
     this.byName.set(lower, list.listId);
     return list;
@@ -45,7 +57,10 @@ export class ListStore {
 
   get(listId: string): StoredList {
     const list = this.byId.get(listId);
-    if (list === undefined) throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `List ${listId} does not exist`, { subCategory: 'ILS_LIST_NOT_FOUND' });
+    if (list === undefined)
+      throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `List ${listId} does not exist`, {
+        subCategory: 'ILS_LIST_NOT_FOUND',
+      });
     return list;
   }
 

@@ -18,7 +18,12 @@ export class BudgetLedger {
   constructor(private readonly now: () => number = Date.now) {}
 
   open(accountId: string, allotment: number, periodSeconds: number): void {
-    this.states.set(accountId, { allotment, periodSeconds, remaining: allotment, resetAt: this.now() + periodSeconds * 1000 });
+    this.states.set(accountId, {
+      allotment,
+      periodSeconds,
+      remaining: allotment,
+      resetAt: this.now() + periodSeconds * 1000,
+    });
   }
 
   private state(accountId: string): BudgetState {
@@ -50,7 +55,8 @@ export class BudgetLedger {
   check(accountId: string, mode: BudgetMode): BudgetCheck {
     const s = this.state(accountId);
     if (mode === 'store_unavailable') return { ok: false, reason: mode, retryAfter: 1, headers: undefined };
-    if (mode === 'stale_reset') return { ok: false, reason: mode, retryAfter: 0, headers: this.headers(accountId, mode) };
+    if (mode === 'stale_reset')
+      return { ok: false, reason: mode, retryAfter: 0, headers: this.headers(accountId, mode) };
     this.roll(s, mode);
     if (s.remaining > 0) return { ok: true };
     return {

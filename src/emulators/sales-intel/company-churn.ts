@@ -33,14 +33,18 @@ function draw(pool: number[], n: number, random: () => number): number[] {
 export class CompanyChurn {
   private readonly departed = new Set<number>();
 
-  constructor(private readonly data: Dataset, private readonly live: LiveIndex) {}
+  constructor(
+    private readonly data: Dataset,
+    private readonly live: LiveIndex,
+  ) {}
 
   /** Named company filters (search bodies) parsed; the details of the first invalid one otherwise. */
   private static specs(filters: Record<string, unknown>): Map<string, FilterSpec> | ValidationDetail[] {
     const out = new Map<string, FilterSpec>();
     for (const [name, body] of Object.entries(filters)) {
       const parsed = parseFilterBody('companies', body);
-      if (!parsed.ok) return parsed.details.map((d) => ({ ...d, path: `filters.${name}${d.path ? `.${d.path}` : ''}` }));
+      if (!parsed.ok)
+        return parsed.details.map((d) => ({ ...d, path: `filters.${name}${d.path ? `.${d.path}` : ''}` }));
       out.set(name, parsed.spec);
     }
     return out;
@@ -70,13 +74,23 @@ export class CompanyChurn {
     const entered = draw(reserve, n - changing - leaving, random).sort((a, b) => a - b);
     for (const s of changed) t.headcount[s] = revisedHeadcount(t.headcount[s]!, random);
     // compiled after the headcounts moved: a matcher holds a bitmap of the values at compile time
-    const matchers = [...specs].map(([name, spec]): [string, Matcher] => [name, compileMatcher(this.data, 'companies', spec)]);
+    const matchers = [...specs].map(([name, spec]): [string, Matcher] => [
+      name,
+      compileMatcher(this.data, 'companies', spec),
+    ]);
     this.live.remove('companies', left);
     for (const s of left) this.departed.add(s);
     this.live.insert('companies', entered);
     const row = (s: number, change: ChurnKind): ChurnedCompany => ({
-      id: companyId(s), change, headcount: t.headcount[s]!, matches: matchers.filter(([, m]) => m.matchesIgnoringPresence(s)).map(([name]) => name),
+      id: companyId(s),
+      change,
+      headcount: t.headcount[s]!,
+      matches: matchers.filter(([, m]) => m.matchesIgnoringPresence(s)).map(([name]) => name),
     });
-    return [...changed.map((s) => row(s, 'changed')), ...left.map((s) => row(s, 'left')), ...entered.map((s) => row(s, 'entered'))];
+    return [
+      ...changed.map((s) => row(s, 'changed')),
+      ...left.map((s) => row(s, 'left')),
+      ...entered.map((s) => row(s, 'entered')),
+    ];
   }
 }

@@ -12,7 +12,15 @@ import type { EmulatorFaultsInit, SalesIntelEmulator } from './types.js';
 
 type Controls = Pick<
   SalesIntelEmulator,
-  'faults' | 'stats' | 'resetStats' | 'setTokenBalance' | 'expireAllTokens' | 'insertPersons' | 'setCompanyHeadcount' | 'setCompanyHeadcounts' | 'churnCompanies'
+  | 'faults'
+  | 'stats'
+  | 'resetStats'
+  | 'setTokenBalance'
+  | 'expireAllTokens'
+  | 'insertPersons'
+  | 'setCompanyHeadcount'
+  | 'setCompanyHeadcounts'
+  | 'churnCompanies'
 >;
 
 /** Most moves one company-headcount call takes. */
@@ -31,7 +39,9 @@ function jsonObject(raw: string): Record<string, unknown> | undefined {
 
 function headcountMove(v: unknown): { id: string; headcount: number } | undefined {
   const { id, headcount } = (typeof v === 'object' && v !== null ? v : {}) as { id?: unknown; headcount?: unknown };
-  return typeof id === 'string' && typeof headcount === 'number' && Number.isInteger(headcount) && headcount >= 1 ? { id, headcount } : undefined;
+  return typeof id === 'string' && typeof headcount === 'number' && Number.isInteger(headcount) && headcount >= 1
+    ? { id, headcount }
+    : undefined;
 }
 
 /** One move (`{id, headcount}`) or many (`{moves: [...]}`); undefined when any is malformed. */
@@ -40,12 +50,19 @@ function headcountMoves(body: Record<string, unknown>): { id: string; headcount:
     const one = headcountMove(body);
     return one === undefined ? undefined : [one];
   }
-  if (!Array.isArray(body.moves) || body.moves.length === 0 || body.moves.length > MAX_HEADCOUNT_MOVES) return undefined;
+  if (!Array.isArray(body.moves) || body.moves.length === 0 || body.moves.length > MAX_HEADCOUNT_MOVES)
+    return undefined;
   const moves = body.moves.map(headcountMove);
   return moves.every((m) => m !== undefined) ? (moves as { id: string; headcount: number }[]) : undefined;
 }
 
-export function handleControl(c: Controls, method: string, path: string, params: URLSearchParams, rawBody: string): Reply {
+export function handleControl(
+  c: Controls,
+  method: string,
+  path: string,
+  params: URLSearchParams,
+  rawBody: string,
+): Reply {
   const ok: Reply = { status: 200, body: { ok: true } };
   const key = `${method} ${path}`;
   if (key === 'GET stats') return { status: 200, body: c.stats(params.get('accountId') ?? undefined) };
@@ -70,8 +87,16 @@ export function handleControl(c: Controls, method: string, path: string, params:
     return ok;
   }
   if (key === 'POST token-balance') {
-    const { accountId, remaining, resetInSeconds } = body as { accountId?: unknown; remaining?: unknown; resetInSeconds?: unknown };
-    if (typeof accountId !== 'string' || typeof remaining !== 'number' || (resetInSeconds !== undefined && typeof resetInSeconds !== 'number')) {
+    const { accountId, remaining, resetInSeconds } = body as {
+      accountId?: unknown;
+      remaining?: unknown;
+      resetInSeconds?: unknown;
+    };
+    if (
+      typeof accountId !== 'string' ||
+      typeof remaining !== 'number' ||
+      (resetInSeconds !== undefined && typeof resetInSeconds !== 'number')
+    ) {
       return message(400, 'needs {accountId: string, remaining: number, resetInSeconds?: number}');
     }
     try {
@@ -84,20 +109,36 @@ export function handleControl(c: Controls, method: string, path: string, params:
   if (key === 'POST insert-persons') {
     const { count, filter, spread } = body as { count?: unknown; filter?: unknown; spread?: unknown };
     if (
-      typeof count !== 'number' || !Number.isInteger(count) || count < 0 || (filter !== undefined && (typeof filter !== 'object' || filter === null)) ||
+      typeof count !== 'number' ||
+      !Number.isInteger(count) ||
+      count < 0 ||
+      (filter !== undefined && (typeof filter !== 'object' || filter === null)) ||
       (spread !== undefined && spread !== 'random' && spread !== 'even')
     ) {
       return message(400, "needs {count: integer >= 0, filter?: object, spread?: 'random' | 'even'}");
     }
     try {
-      return { status: 200, body: { inserted: c.insertPersons(count, filter as Record<string, unknown> | undefined, spread as 'random' | 'even' | undefined) } };
+      return {
+        status: 200,
+        body: {
+          inserted: c.insertPersons(
+            count,
+            filter as Record<string, unknown> | undefined,
+            spread as 'random' | 'even' | undefined,
+          ),
+        },
+      };
     } catch (err) {
       return message(400, err instanceof Error ? err.message : 'invalid filter');
     }
   }
   if (key === 'POST company-headcount') {
     const moves = headcountMoves(body!);
-    if (moves === undefined) return message(400, `needs {id: string, headcount: integer >= 1} or {moves: [{id, headcount}, ...]} (1 to ${MAX_HEADCOUNT_MOVES})`);
+    if (moves === undefined)
+      return message(
+        400,
+        `needs {id: string, headcount: integer >= 1} or {moves: [{id, headcount}, ...]} (1 to ${MAX_HEADCOUNT_MOVES})`,
+      );
     try {
       c.setCompanyHeadcounts(moves);
     } catch (err) {
@@ -108,13 +149,19 @@ export function handleControl(c: Controls, method: string, path: string, params:
   if (key === 'POST company-churn') {
     const { share, seed, filters } = body as { share?: unknown; seed?: unknown; filters?: unknown };
     if (
-      typeof share !== 'number' || !(share >= 0 && share <= 1) || typeof seed !== 'number' || !Number.isInteger(seed) ||
+      typeof share !== 'number' ||
+      !(share >= 0 && share <= 1) ||
+      typeof seed !== 'number' ||
+      !Number.isInteger(seed) ||
       (filters !== undefined && (typeof filters !== 'object' || filters === null || Array.isArray(filters)))
     ) {
       return message(400, 'needs {share: number 0..1, seed: integer, filters?: {name: company search body}}');
     }
     try {
-      return { status: 200, body: { changes: c.churnCompanies(share, seed, filters as Record<string, unknown> | undefined) } };
+      return {
+        status: 200,
+        body: { changes: c.churnCompanies(share, seed, filters as Record<string, unknown> | undefined) },
+      };
     } catch (err) {
       return message(400, err instanceof Error ? err.message : 'invalid filter');
     }

@@ -16,7 +16,8 @@ export interface CursorState {
   fingerprint: string;
 }
 
-export type DecodeResult = { ok: true; state: CursorState } | { ok: false; reason: 'malformed' | 'unsupported_version' };
+export type DecodeResult =
+  { ok: true; state: CursorState } | { ok: false; reason: 'malformed' | 'unsupported_version' };
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
 const HEX16 = /^[0-9a-f]{16}$/;
@@ -26,7 +27,9 @@ function isCount(v: unknown): v is number {
 }
 
 function encodeV1(s: CursorState): string {
-  return Buffer.from(JSON.stringify({ v: 1, s: s.slot, n: s.returned, e: s.epoch, f: s.fingerprint })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: 1, s: s.slot, n: s.returned, e: s.epoch, f: s.fingerprint })).toString(
+    'base64url',
+  );
 }
 
 function decodeV1(raw: Buffer): DecodeResult {
@@ -68,7 +71,12 @@ function decodeV2(raw: Buffer): DecodeResult {
   if (raw.length !== 22 || raw[21] !== checksum(raw, 21)) return { ok: false, reason: 'malformed' };
   return {
     ok: true,
-    state: { slot: raw.readUInt32BE(1), returned: raw.readUInt32BE(5), epoch: raw.readUInt32BE(9), fingerprint: raw.toString('hex', 13, 21) },
+    state: {
+      slot: raw.readUInt32BE(1),
+      returned: raw.readUInt32BE(5),
+      epoch: raw.readUInt32BE(9),
+      fingerprint: raw.toString('hex', 13, 21),
+    },
   };
 }
 
@@ -81,6 +89,11 @@ export function decodeCursor(style: CursorStyle, cursor: string): DecodeResult {
   if (!B64URL.test(cursor)) return { ok: false, reason: 'malformed' };
   const raw = Buffer.from(cursor, 'base64url');
   const looksJson = raw[0] === 0x7b;
-  if (style === 'json-v1') return looksJson ? decodeV1(raw) : raw[0] === 2 ? { ok: false, reason: 'unsupported_version' } : { ok: false, reason: 'malformed' };
+  if (style === 'json-v1')
+    return looksJson
+      ? decodeV1(raw)
+      : raw[0] === 2
+        ? { ok: false, reason: 'unsupported_version' }
+        : { ok: false, reason: 'malformed' };
   return looksJson ? { ok: false, reason: 'unsupported_version' } : decodeV2(raw);
 }

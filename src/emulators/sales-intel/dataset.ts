@@ -35,7 +35,9 @@ function allocateTable<C extends Record<string, ColumnType>>(
 ): { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> } {
   const { slots, present } = layout;
   const arrays = Object.fromEntries(Object.entries(columns).map(([name, Type]) => [name, new Type(slots)]));
-  return { slots, present, ...arrays } as { slots: number; present: Uint8Array } & { [K in keyof C]: InstanceType<C[K]> };
+  return { slots, present, ...arrays } as { slots: number; present: Uint8Array } & {
+    [K in keyof C]: InstanceType<C[K]>;
+  };
 }
 
 export interface CompanyTable {
@@ -68,15 +70,31 @@ export interface Dataset {
 
 /** Salt values so each attribute draws an independent hash. */
 const Salt = {
-  Industry: 1, Country: 2, Headcount: 3, Revenue: 4, Founded: 5, Tech: 6, TechCount: 7,
-  PCompany: 8, PTitle: 9, PCountry: 10, PCountryKeep: 11, PHidden: 12, CHidden: 13,
+  Industry: 1,
+  Country: 2,
+  Headcount: 3,
+  Revenue: 4,
+  Founded: 5,
+  Tech: 6,
+  TechCount: 7,
+  PCompany: 8,
+  PTitle: 9,
+  PCountry: 10,
+  PCountryKeep: 11,
+  PHidden: 12,
+  CHidden: 13,
 } as const;
 
 /**
  * Slots and presence of a table. The default reserve is every 65th slot; another `every` hides a slot with chance
  * 1/every at random (seeded), so records inserted later land at random places, not on a grid.
  */
-function reserveSlots(seed: number, visible: number, every: number, salt: number): { slots: number; present: Uint8Array } {
+function reserveSlots(
+  seed: number,
+  visible: number,
+  every: number,
+  salt: number,
+): { slots: number; present: Uint8Array } {
   if (every === RESERVE_EVERY) return defaultSlots(visible);
   const hidden = (s: number): boolean => hash3(seed, s, salt) % every === 0;
   let slots = 0;
@@ -94,7 +112,12 @@ function defaultSlots(visible: number): { slots: number; present: Uint8Array } {
 
 function buildCompanies(seed: number, visible: number, every: number): CompanyTable {
   const t: CompanyTable = allocateTable(reserveSlots(seed, visible, every, Salt.CHidden), {
-    industry: Uint8Array, country: Uint8Array, headcount: Uint32Array, revenue: Float64Array, foundedYear: Uint16Array, technologies: Uint32Array,
+    industry: Uint8Array,
+    country: Uint8Array,
+    headcount: Uint32Array,
+    revenue: Float64Array,
+    foundedYear: Uint16Array,
+    technologies: Uint32Array,
   });
   const slots = t.slots;
   const techCount = TECHNOLOGIES.length;
@@ -126,7 +149,12 @@ function visibleSlots(present: Uint8Array): Uint32Array {
 
 function buildPersons(seed: number, visible: number, companies: CompanyTable, every: number): PersonTable {
   const t: PersonTable = {
-    ...allocateTable(reserveSlots(seed, visible, every, Salt.PHidden), { companySlot: Uint32Array, title: Uint16Array, country: Uint8Array, byCompany: Uint32Array }),
+    ...allocateTable(reserveSlots(seed, visible, every, Salt.PHidden), {
+      companySlot: Uint32Array,
+      title: Uint16Array,
+      country: Uint8Array,
+      byCompany: Uint32Array,
+    }),
     companyStart: new Uint32Array(companies.slots + 1),
   };
   const slots = t.slots;
@@ -136,9 +164,10 @@ function buildPersons(seed: number, visible: number, companies: CompanyTable, ev
     const c = employers.length === 0 ? 0 : employers[hash3(seed, s, Salt.PCompany) % employers.length]!;
     t.companySlot[s] = c;
     t.title[s] = hash3(seed, s, Salt.PTitle) % titles;
-    t.country[s] = hash3(seed, s, Salt.PCountryKeep) % 5 === 0
-      ? hash3(seed, s, Salt.PCountry) % COUNTRIES.length
-      : (companies.country[c] ?? 0);
+    t.country[s] =
+      hash3(seed, s, Salt.PCountryKeep) % 5 === 0
+        ? hash3(seed, s, Salt.PCountry) % COUNTRIES.length
+        : (companies.country[c] ?? 0);
   }
   groupByCompany(t);
   return t;
@@ -163,8 +192,17 @@ function groupByCompany(t: PersonTable): void {
  * in n slots at random, leaving room for tests that insert a larger share of new records (`insertPersons`, the
  * index churn of `churnCompanies`).
  */
-export function buildDataset(seed: number, companies: number, persons: number, personReserveEvery = RESERVE_EVERY, companyReserveEvery = RESERVE_EVERY): Dataset {
-  for (const [name, every] of [['personReserveEvery', personReserveEvery], ['companyReserveEvery', companyReserveEvery]] as const) {
+export function buildDataset(
+  seed: number,
+  companies: number,
+  persons: number,
+  personReserveEvery = RESERVE_EVERY,
+  companyReserveEvery = RESERVE_EVERY,
+): Dataset {
+  for (const [name, every] of [
+    ['personReserveEvery', personReserveEvery],
+    ['companyReserveEvery', companyReserveEvery],
+  ] as const) {
     if (!Number.isInteger(every) || every < 2) throw new RangeError(`${name} must be an integer >= 2`);
   }
   if (!Number.isInteger(companies) || companies < 1 || companies > MAX_COMPANIES) {

@@ -20,7 +20,14 @@ import { RateLimiter, formatSeconds, rateLimitHeaders } from './rate-limiter.js'
 import { SearchService } from './search-service.js';
 import { settingsFor } from './settings-data.js';
 import { TokenStore } from './token-store.js';
-import type { ChurnedCompany, EmulatorAccount, EmulatorRoute, RateOperation, SalesIntelEmulator, SalesIntelEmulatorOptions } from './types.js';
+import type {
+  ChurnedCompany,
+  EmulatorAccount,
+  EmulatorRoute,
+  RateOperation,
+  SalesIntelEmulator,
+  SalesIntelEmulatorOptions,
+} from './types.js';
 
 const DEFAULT_ACCOUNT: EmulatorAccount = { clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo' };
 const DEFAULT_LIMIT = 500;
@@ -36,12 +43,18 @@ interface Route {
 
 function resolveRoute(path: string): Route | undefined {
   switch (path) {
-    case '/oauth/token': return { name: 'token', method: 'POST' };
-    case '/health': return { name: 'health', method: 'GET' };
-    case '/companies/filter': return { name: 'companies.search', method: 'POST', operation: 'search' };
-    case '/persons/filter': return { name: 'persons.search', method: 'POST', operation: 'search' };
-    case '/companies/filter/count': return { name: 'companies.count', method: 'POST', operation: 'count' };
-    case '/persons/filter/count': return { name: 'persons.count', method: 'POST', operation: 'count' };
+    case '/oauth/token':
+      return { name: 'token', method: 'POST' };
+    case '/health':
+      return { name: 'health', method: 'GET' };
+    case '/companies/filter':
+      return { name: 'companies.search', method: 'POST', operation: 'search' };
+    case '/persons/filter':
+      return { name: 'persons.search', method: 'POST', operation: 'search' };
+    case '/companies/filter/count':
+      return { name: 'companies.count', method: 'POST', operation: 'count' };
+    case '/persons/filter/count':
+      return { name: 'persons.count', method: 'POST', operation: 'count' };
   }
   if (path.startsWith('/dictionaries/')) return { name: 'dictionary', method: 'GET', operation: 'dictionary' };
   if (path.startsWith('/settings/')) return { name: 'settings', method: 'GET', operation: 'dictionary' };
@@ -60,11 +73,18 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   const windowSeconds = options.windowSeconds ?? 60;
   const accounts = new Map((options.accounts ?? [DEFAULT_ACCOUNT]).map((a) => [a.accountId, a]));
   const byClient = new Map([...accounts.values()].map((a) => [a.clientId, a]));
-  const data = buildDataset(seed, options.companies ?? 10_000, options.persons ?? 50_000, options.personReserveEvery, options.companyReserveEvery);
+  const data = buildDataset(
+    seed,
+    options.companies ?? 10_000,
+    options.persons ?? 50_000,
+    options.personReserveEvery,
+    options.companyReserveEvery,
+  );
   const tokens = new TokenStore(options.tokenLifetimeSeconds ?? 3600);
   const limiter = new RateLimiter(windowSeconds);
   const budget = new BudgetLedger(options.tokenClock ?? (() => Date.now()));
-  for (const a of accounts.values()) budget.open(a.accountId, a.tokenAllotment ?? DEFAULT_ALLOTMENT, a.tokenPeriodSeconds ?? DEFAULT_PERIOD_SECONDS);
+  for (const a of accounts.values())
+    budget.open(a.accountId, a.tokenAllotment ?? DEFAULT_ALLOTMENT, a.tokenPeriodSeconds ?? DEFAULT_PERIOD_SECONDS);
   const stats = new StatsBook();
   const faults = new FaultState(seed, () => tokens.expireAll());
   if (options.faults) faults.set(options.faults);
@@ -78,12 +98,26 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   function tokenEndpoint(req: IncomingMessage, rawBody: string): Reply {
     const noStore = { 'Cache-Control': 'no-store' };
     if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
-      return { status: 400, body: { error: 'invalid_request', error_description: 'body must be application/x-www-form-urlencoded' }, headers: noStore };
+      return {
+        status: 400,
+        body: { error: 'invalid_request', error_description: 'body must be application/x-www-form-urlencoded' },
+        headers: noStore,
+      };
     }
     const form = new URLSearchParams(rawBody);
     const grant = form.get('grant_type');
-    if (grant === null) return { status: 400, body: { error: 'invalid_request', error_description: 'grant_type is required' }, headers: noStore };
-    if (grant !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'only client_credentials' }, headers: noStore };
+    if (grant === null)
+      return {
+        status: 400,
+        body: { error: 'invalid_request', error_description: 'grant_type is required' },
+        headers: noStore,
+      };
+    if (grant !== 'client_credentials')
+      return {
+        status: 400,
+        body: { error: 'unsupported_grant_type', error_description: 'only client_credentials' },
+        headers: noStore,
+      };
     let clientId = form.get('client_id');
     let clientSecret = form.get('client_secret');
     const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(req.headers.authorization ?? '');
@@ -97,31 +131,55 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     }
     const account = clientId === null ? undefined : byClient.get(clientId);
     if (!account || account.clientSecret !== clientSecret) {
-      return { status: 401, body: { error: 'invalid_client', error_description: 'client authentication failed' }, headers: { ...noStore, 'WWW-Authenticate': 'Basic' } };
+      return {
+        status: 401,
+        body: { error: 'invalid_client', error_description: 'client authentication failed' },
+        headers: { ...noStore, 'WWW-Authenticate': 'Basic' },
+      };
     }
     stats.of(account.accountId).requests.token++;
     const issued = tokens.issue(account.accountId);
-    return { status: 200, body: { access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn }, headers: noStore };
+    return {
+      status: 200,
+      body: { access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn },
+      headers: noStore,
+    };
   }
 
-  function apiRoute(route: Route, path: string, accountId: string, params: URLSearchParams, rawBody: string, headers: Record<string, string>): Reply {
+  function apiRoute(
+    route: Route,
+    path: string,
+    accountId: string,
+    params: URLSearchParams,
+    rawBody: string,
+    headers: Record<string, string>,
+  ): Reply {
     const s = stats.of(accountId);
     const ctx = { accountId, stats: s, headers };
     switch (route.name) {
-      case 'companies.search': return search.search('companies', params, rawBody, ctx);
-      case 'persons.search': return search.search('persons', params, rawBody, ctx);
-      case 'companies.count': return search.count('companies', params, rawBody, ctx);
-      case 'persons.count': return search.count('persons', params, rawBody, ctx);
+      case 'companies.search':
+        return search.search('companies', params, rawBody, ctx);
+      case 'persons.search':
+        return search.search('persons', params, rawBody, ctx);
+      case 'companies.count':
+        return search.count('companies', params, rawBody, ctx);
+      case 'persons.count':
+        return search.count('persons', params, rawBody, ctx);
       case 'dictionary': {
         const name = path.slice('/dictionaries/'.length) as DictionaryName;
         const list = DICTIONARIES[name] as (typeof DICTIONARIES)[DictionaryName] | undefined;
         if (!list) return message(404, 'unknown dictionary', headers);
-        const body = options.dictionaryStyle === 'values' ? { dictionary: name, values: list.map((e) => ({ code: e.value, label: e.label })) } : { data: list };
+        const body =
+          options.dictionaryStyle === 'values'
+            ? { dictionary: name, values: list.map((e) => ({ code: e.value, label: e.label })) }
+            : { data: list };
         return { status: 200, body, headers };
       }
       default: {
         const settings = settingsFor(path.slice('/settings/'.length), accountId);
-        return settings ? { status: 200, body: { data: settings }, headers } : message(404, 'unknown settings', headers);
+        return settings
+          ? { status: 200, body: { data: settings }, headers }
+          : message(404, 'unknown settings', headers);
       }
     }
   }
@@ -129,9 +187,11 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   async function handle(req: IncomingMessage, rawBody: string): Promise<Reply> {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = req.method ?? 'GET';
-    if (basePath !== '' && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return message(404, 'not found');
+    if (basePath !== '' && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`))
+      return message(404, 'not found');
     const path = url.pathname.slice(basePath.length) || '/';
-    if (path.startsWith('/__emulator/')) return handleControl(emulator, method, path.slice('/__emulator/'.length), url.searchParams, rawBody);
+    if (path.startsWith('/__emulator/'))
+      return handleControl(emulator, method, path.slice('/__emulator/'.length), url.searchParams, rawBody);
     const delay = faults.latencyMs();
     if (delay > 0) await sleep(delay);
     const route = resolveRoute(path);
@@ -139,7 +199,9 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     if (method !== route.method) return { ...message(405, `use ${route.method}`), headers: { Allow: route.method } };
     if (route.name === 'health') {
       stats.of('').requests.health++;
-      return faults.healthDown ? { status: 503, body: { status: 'unavailable' } } : { status: 200, body: { status: 'ok' } };
+      return faults.healthDown
+        ? { status: 503, body: { status: 'unavailable' } }
+        : { status: 200, body: { status: 'ok' } };
     }
     if (route.name === 'token') return tokenEndpoint(req, rawBody);
     const bearer = BEARER.exec(req.headers.authorization ?? '');
@@ -147,7 +209,11 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     const account = accountId === undefined ? undefined : accounts.get(accountId);
     if (!account) {
       stats.of('').served401++;
-      const why = !req.headers.authorization ? 'missing bearer token' : !bearer ? 'malformed authorization header' : 'invalid or expired token';
+      const why = !req.headers.authorization
+        ? 'missing bearer token'
+        : !bearer
+          ? 'malformed authorization header'
+          : 'invalid or expired token';
       return { ...message(401, why), headers: { 'WWW-Authenticate': 'Bearer' } };
     }
     faults.countAuthenticated();
@@ -167,7 +233,13 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
         const retryAfter = Number(formatSeconds(wait, windowSeconds));
         return {
           status: 429,
-          body: { error: 'rate_limit_exceeded', message: `rate limit of the ${op} operation exceeded`, retryAfter, operation: op, window: 'sustained' },
+          body: {
+            error: 'rate_limit_exceeded',
+            message: `rate limit of the ${op} operation exceeded`,
+            retryAfter,
+            operation: op,
+            window: 'sustained',
+          },
           headers: { ...headers, 'Retry-After': formatSeconds(wait, windowSeconds) },
         };
       }
@@ -201,7 +273,10 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
         stats.of('').served5xx++;
         logger.error({ err, path: req.url?.split('?')[0] }, 'sales-intel emulator internal error');
       }
-      reply = err instanceof BodyTooLargeError ? message(413, 'request body too large') : message(500, 'internal emulator error');
+      reply =
+        err instanceof BodyTooLargeError
+          ? message(413, 'request body too large')
+          : message(500, 'internal emulator error');
     }
     if (!res.destroyed) sendReply(res, reply);
   }
@@ -221,10 +296,11 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     tokenUrl: `${url}/oauth/token`,
     port: address.port,
     faults,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((err) => (err ? reject(err) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
     stats: (accountId) => stats.snapshot(accountId),
     resetStats: () => stats.reset(),
     setTokenBalance: (accountId, remaining, resetInSeconds) => budget.set(accountId, remaining, resetInSeconds),
@@ -250,4 +326,3 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   };
   return emulator;
 }
-

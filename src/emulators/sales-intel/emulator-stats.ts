@@ -1,7 +1,16 @@
 /** Per-account request and charge counters for tests and benchmarks. */
 import type { EmulatorRoute, EmulatorStats, RateOperation } from './types.js';
 
-const ROUTES: EmulatorRoute[] = ['token', 'companies.search', 'persons.search', 'companies.count', 'persons.count', 'dictionary', 'settings', 'health'];
+const ROUTES: EmulatorRoute[] = [
+  'token',
+  'companies.search',
+  'persons.search',
+  'companies.count',
+  'persons.count',
+  'dictionary',
+  'settings',
+  'health',
+];
 const OPERATIONS: RateOperation[] = ['search', 'count', 'dictionary'];
 
 function emptyStats(): EmulatorStats {

@@ -27,7 +27,10 @@ export class FaultState implements EmulatorFaults {
   private readonly random: () => number;
   private errorFlip = false;
 
-  constructor(seed: number, private readonly onExpireTokens: () => void) {
+  constructor(
+    seed: number,
+    private readonly onExpireTokens: () => void,
+  ) {
     this.random = createPrng(seed ^ 0x5eed);
   }
 
@@ -38,7 +41,8 @@ export class FaultState implements EmulatorFaults {
       if (key === 'budgetMode') next.budgetMode = { ...next.budgetMode, ...(value as Record<string, never>) };
       else (next as Record<string, unknown>)[key] = value === null ? defaults()[key] : value;
     }
-    if (next.serverErrors?.sequence) next.serverErrors = { ...next.serverErrors, sequence: [...next.serverErrors.sequence] };
+    if (next.serverErrors?.sequence)
+      next.serverErrors = { ...next.serverErrors, sequence: [...next.serverErrors.sequence] };
     this.state = next;
   }
 
@@ -102,7 +106,10 @@ export class FaultState implements EmulatorFaults {
     const f = this.state.bentPages;
     if (!f || f.times <= 0) return undefined;
     this.state.bentPages = f.times > 1 ? { ...f, times: f.times - 1 } : null;
-    return { ...(f.nextCursor === undefined ? {} : { nextCursor: f.nextCursor }), ...(f.padBytes === undefined ? {} : { padBytes: f.padBytes }) };
+    return {
+      ...(f.nextCursor === undefined ? {} : { nextCursor: f.nextCursor }),
+      ...(f.padBytes === undefined ? {} : { padBytes: f.padBytes }),
+    };
   }
 
   get refuseResentCursor(): boolean {

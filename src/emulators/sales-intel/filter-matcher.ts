@@ -44,7 +44,10 @@ function companyBitmap(t: CompanyTable, s: CompanySpec): Uint8Array {
     const h = headcount[i]!;
     const r = revenue[i]!;
     const y = foundedYear[i]!;
-    out[i] = industry[ind[i]!]! & country[cty[i]!]! & (h >= hLo && h <= hHi && r >= rLo && r <= rHi && y >= yLo && y <= yHi && (technologies[i]! & tech) !== 0 ? 1 : 0);
+    out[i] =
+      industry[ind[i]!]! &
+      country[cty[i]!]! &
+      (h >= hLo && h <= hHi && r >= rLo && r <= rHi && y >= yLo && y <= yHi && (technologies[i]! & tech) !== 0 ? 1 : 0);
   }
   return out;
 }
@@ -52,7 +55,12 @@ function companyBitmap(t: CompanyTable, s: CompanySpec): Uint8Array {
 /** Below this share of matching companies, counting visits only their persons (grouped) instead of all persons. */
 const GROUPED_SHARE = 0.25;
 
-function personCounter(t: PersonTable, companyOk: Uint8Array | undefined, title: Uint8Array | undefined, country: Uint8Array | undefined): () => number {
+function personCounter(
+  t: PersonTable,
+  companyOk: Uint8Array | undefined,
+  title: Uint8Array | undefined,
+  country: Uint8Array | undefined,
+): () => number {
   const { present, companySlot, title: titles, country: countries, slots, byCompany, companyStart } = t;
   const anyTitle = title ?? new Uint8Array(65536).fill(1);
   const anyCountry = country ?? new Uint8Array(256).fill(1);
@@ -104,9 +112,10 @@ export function compileMatcher(data: Dataset, entity: Entity, spec: FilterSpec):
     slots = t.slots;
     const companyOk = isEmpty(spec.company) ? undefined : companyBitmap(data.companies, spec.company);
     const { title, country } = spec.person;
-    test = (i) => (title === undefined || title[t.title[i]!] === 1)
-      && (country === undefined || country[t.country[i]!] === 1)
-      && (companyOk === undefined || companyOk[t.companySlot[i]!] === 1);
+    test = (i) =>
+      (title === undefined || title[t.title[i]!] === 1) &&
+      (country === undefined || country[t.country[i]!] === 1) &&
+      (companyOk === undefined || companyOk[t.companySlot[i]!] === 1);
     count = personCounter(t, companyOk, title, country);
   }
   const matches = (i: number): boolean => present[i] !== 0 && test(i);

@@ -2,7 +2,15 @@
  * Validates a search/count body into a FilterSpec of lookup masks. Every failure names its body path, as the
  * spec's 400 requires (no `error` code). Keys and operators are those listed in docs/api-assumptions.md.
  */
-import { COUNTRIES, DEPARTMENTS, DICTIONARY_CODES, type DictionaryName, INDUSTRIES, REGIONS, SENIORITIES } from './dictionaries.js';
+import {
+  COUNTRIES,
+  DEPARTMENTS,
+  DICTIONARY_CODES,
+  type DictionaryName,
+  INDUSTRIES,
+  REGIONS,
+  SENIORITIES,
+} from './dictionaries.js';
 import { JOB_TITLES } from './name-parts.js';
 
 export interface ValidationDetail {
@@ -54,7 +62,8 @@ class Checker {
   }
 
   object(value: unknown, path: string, allowed: readonly string[]): Obj | undefined {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.fail(path, 'must be an object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return this.fail(path, 'must be an object');
     const obj = value as Obj;
     for (const key of Object.keys(obj)) {
       if (!allowed.includes(key)) this.fail(path === '' ? key : `${path}.${key}`, 'unknown field');
@@ -93,7 +102,9 @@ class Checker {
       const v = obj[key];
       if (v === undefined) return dflt;
       const ok = typeof v === 'number' && Number.isFinite(v) && v >= 0 && (!integer || Number.isInteger(v));
-      return ok ? v : this.fail(`${path}.${key}`, integer ? 'must be a non-negative integer' : 'must be a non-negative number');
+      return ok
+        ? v
+        : this.fail(`${path}.${key}`, integer ? 'must be a non-negative integer' : 'must be a non-negative number');
     };
     const gte = bound('gte', 0);
     const lte = bound('lte', Number.MAX_VALUE);
@@ -120,11 +131,13 @@ function parseCompany(c: Checker, value: unknown): CompanySpec {
       if (loc.type !== undefined && loc.type !== 'hq') c.fail('company.location.type', "must be 'hq'");
       if (loc.country !== undefined) {
         const country = c.object(loc.country, 'company.location.country', ['include']);
-        if (country) spec.country = c.dictionary(country.include, 'company.location.country.include', 'country', COUNTRIES.length);
+        if (country)
+          spec.country = c.dictionary(country.include, 'company.location.country.include', 'country', COUNTRIES.length);
       }
       if (loc.region !== undefined) {
         const region = c.object(loc.region, 'company.location.region', ['include']);
-        if (region) spec.region = c.dictionary(region.include, 'company.location.region.include', 'region', REGIONS.length);
+        if (region)
+          spec.region = c.dictionary(region.include, 'company.location.region.include', 'region', REGIONS.length);
       }
     }
   }
@@ -144,16 +157,24 @@ function parsePerson(c: Checker, value: unknown): PersonSpec {
   const obj = c.object(value, 'person', PERSON_KEYS);
   if (!obj) return spec;
   const include = (key: string): unknown => c.object(obj[key], `person.${key}`, ['include'])?.include;
-  const seniority = obj.seniority === undefined ? undefined
-    : c.dictionary(include('seniority'), 'person.seniority.include', 'seniority', SENIORITIES.length);
-  const department = obj.department === undefined ? undefined
-    : c.dictionary(include('department'), 'person.department.include', 'department', DEPARTMENTS.length);
-  const titles = obj.jobTitle === undefined ? undefined
-    : c.strings(include('jobTitle'), 'person.jobTitle.include')?.map((t) => t.toLowerCase());
+  const seniority =
+    obj.seniority === undefined
+      ? undefined
+      : c.dictionary(include('seniority'), 'person.seniority.include', 'seniority', SENIORITIES.length);
+  const department =
+    obj.department === undefined
+      ? undefined
+      : c.dictionary(include('department'), 'person.department.include', 'department', DEPARTMENTS.length);
+  const titles =
+    obj.jobTitle === undefined
+      ? undefined
+      : c.strings(include('jobTitle'), 'person.jobTitle.include')?.map((t) => t.toLowerCase());
   if (obj.location !== undefined) {
     const loc = c.object(obj.location, 'person.location', ['country']);
-    const country = loc?.country === undefined ? undefined : c.object(loc.country, 'person.location.country', ['include']);
-    if (country) spec.country = c.dictionary(country.include, 'person.location.country.include', 'country', COUNTRIES.length);
+    const country =
+      loc?.country === undefined ? undefined : c.object(loc.country, 'person.location.country', ['include']);
+    if (country)
+      spec.country = c.dictionary(country.include, 'person.location.country.include', 'country', COUNTRIES.length);
   }
   if (seniority || department || titles) {
     const mask = new Uint8Array(JOB_TITLES.length);
@@ -163,8 +184,12 @@ function parsePerson(c: Checker, value: unknown): PersonSpec {
       const s = Math.floor(code / perSeniority);
       const d = Math.floor(code / variants) % DEPARTMENTS.length;
       const lower = title.toLowerCase();
-      mask[code] = (!seniority || seniority[s]) && (!department || department[d])
-        && (!titles || titles.some((t) => lower.includes(t))) ? 1 : 0;
+      mask[code] =
+        (!seniority || seniority[s]) &&
+        (!department || department[d]) &&
+        (!titles || titles.some((t) => lower.includes(t)))
+          ? 1
+          : 0;
     });
     spec.title = mask;
   }
@@ -184,7 +209,8 @@ function parseOptions(c: Checker, value: unknown): SortField[] {
     const okDir = f.direction === 'ASC' || f.direction === 'DESC';
     if (!okField) c.fail(`${path}.field`, "must be 'headcount' or 'revenue'");
     if (!okDir) c.fail(`${path}.direction`, "must be 'ASC' or 'DESC'");
-    if (okField && okDir) out.push({ field: f.field as SortField['field'], direction: f.direction as SortField['direction'] });
+    if (okField && okDir)
+      out.push({ field: f.field as SortField['field'], direction: f.direction as SortField['direction'] });
   });
   return out;
 }

@@ -2,7 +2,10 @@
 
 /** 32-bit avalanche mix of (a, b, c); result in [0, 2^32). */
 export function hash3(a: number, b: number, c: number): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35) ^ Math.imul(c + 0x27d4eb2f, 0x165667b1);
+  let h =
+    Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^
+    Math.imul(b + 0x632be5ab, 0xc2b2ae35) ^
+    Math.imul(c + 0x27d4eb2f, 0x165667b1);
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;

@@ -15,7 +15,10 @@ export interface RateDecision {
 export class RateLimiter {
   private readonly used = new Map<string, { windowStart: number; count: number }>();
 
-  constructor(private readonly windowSeconds: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly windowSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Counts one request and decides; a refused request also counts (it used the window). */
   hit(accountId: string, operation: RateOperation, limit: number, force = false): RateDecision {

@@ -1,10 +1,28 @@
 /** Builds the JSON records of companies and persons from the typed arrays and hashes (fields per docs/api-assumptions.md). */
 import type { Dataset } from './dataset.js';
 import { titleDepartment, titleSeniority } from './dataset.js';
-import { COUNTRIES, DEPARTMENTS, INDUSTRIES, REGIONS, SENIORITIES, TECHNOLOGIES, COUNTRY_REGION_CODE } from './dictionaries.js';
+import {
+  COUNTRIES,
+  DEPARTMENTS,
+  INDUSTRIES,
+  REGIONS,
+  SENIORITIES,
+  TECHNOLOGIES,
+  COUNTRY_REGION_CODE,
+} from './dictionaries.js';
 import { hash3 } from './hash.js';
 import {
-  CITIES, COMPANY_SUFFIXES, COMPANY_WORDS, DEGREES, FIRST_NAMES, JOB_TITLES, LANGUAGES, LAST_NAMES, SCHOOLS, SKILLS, TIME_ZONES,
+  CITIES,
+  COMPANY_SUFFIXES,
+  COMPANY_WORDS,
+  DEGREES,
+  FIRST_NAMES,
+  JOB_TITLES,
+  LANGUAGES,
+  LAST_NAMES,
+  SCHOOLS,
+  SKILLS,
+  TIME_ZONES,
 } from './name-parts.js';
 import type { RecordStyle } from './types.js';
 
@@ -18,7 +36,9 @@ function pick<T>(list: readonly T[], h: number): T {
 }
 
 /** ISO dates of ten years from 2016-01-01, built once (Date objects per record are slow). */
-const DATES = Array.from({ length: 3650 }, (_, day) => new Date(Date.UTC(2016, 0, 1) + day * 86_400_000).toISOString().slice(0, 10));
+const DATES = Array.from({ length: 3650 }, (_, day) =>
+  new Date(Date.UTC(2016, 0, 1) + day * 86_400_000).toISOString().slice(0, 10),
+);
 
 function isoDate(seed: number, slot: number, salt: number): string {
   return DATES[hash3(seed, slot, salt) % DATES.length]!;
@@ -51,7 +71,8 @@ export function renderCompany(data: Dataset, slot: number): Json {
   const industry = t.industry[slot]!;
   const country = t.country[slot]!;
   const events: Json[] = [];
-  for (let k = hash3(seed, slot, 110) % 3 - 1; k >= 0; k--) events.push({ type: pick(EVENT_TYPES, hash3(seed, slot, 111 + k)), date: isoDate(seed, slot, 120 + k) });
+  for (let k = (hash3(seed, slot, 110) % 3) - 1; k >= 0; k--)
+    events.push({ type: pick(EVENT_TYPES, hash3(seed, slot, 111 + k)), date: isoDate(seed, slot, 120 + k) });
   return {
     id: companyId(slot),
     name: companyName(seed, slot),
@@ -70,25 +91,57 @@ export function renderCompany(data: Dataset, slot: number): Json {
 }
 
 function asciiSlug(s: string, fallback: string): string {
-  const slug = s.normalize('NFKD').replace(/[^A-Za-z]/g, '').toLowerCase();
+  const slug = s
+    .normalize('NFKD')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
   return slug.length > 0 ? slug : fallback;
 }
 
-function segment(data: Dataset, slot: number, name: PersonSegment, first: string, last: string, domain: string): unknown {
+function segment(
+  data: Dataset,
+  slot: number,
+  name: PersonSegment,
+  first: string,
+  last: string,
+  domain: string,
+): unknown {
   const seed = data.seed;
   switch (name) {
     case 'demographics':
-      return { city: pick(CITIES, hash3(seed, slot, 201)), timeZone: pick(TIME_ZONES, hash3(seed, slot, 202)), languages: [pick(LANGUAGES, hash3(seed, slot, 203)), 'en'] };
+      return {
+        city: pick(CITIES, hash3(seed, slot, 201)),
+        timeZone: pick(TIME_ZONES, hash3(seed, slot, 202)),
+        languages: [pick(LANGUAGES, hash3(seed, slot, 203)), 'en'],
+      };
     case 'contacts': {
       const local = `${asciiSlug(first, 'x')}.${asciiSlug(last, `p${slot}`)}`;
       const digits = String(hash3(seed, slot, 204)).padStart(10, '0');
-      return { email: `${local}@${domain}`, phone: `+49 30 ${digits.slice(0, 7)}`, mobile: `+49 15${digits.slice(2, 10)}` };
+      return {
+        email: `${local}@${domain}`,
+        phone: `+49 30 ${digits.slice(0, 7)}`,
+        mobile: `+49 15${digits.slice(2, 10)}`,
+      };
     }
     case 'education':
-      return [{ school: pick(SCHOOLS, hash3(seed, slot, 205)), degree: pick(DEGREES, hash3(seed, slot, 206)), year: 1980 + (hash3(seed, slot, 207) % 44) }];
+      return [
+        {
+          school: pick(SCHOOLS, hash3(seed, slot, 205)),
+          degree: pick(DEGREES, hash3(seed, slot, 206)),
+          year: 1980 + (hash3(seed, slot, 207) % 44),
+        },
+      ];
     case 'pastCompanies': {
       const c = hash3(seed, slot, 208) % data.companies.slots;
-      return [{ companyId: companyId(c), name: companyName(seed, c), title: pick(JOB_TITLES, hash3(seed, slot, 209)), from: isoDate(seed, slot, 210), to: isoDate(seed, slot, 211) }];
+      return [
+        {
+          companyId: companyId(c),
+          name: companyName(seed, c),
+          title: pick(JOB_TITLES, hash3(seed, slot, 209)),
+          from: isoDate(seed, slot, 210),
+          to: isoDate(seed, slot, 211),
+        },
+      ];
     }
     case 'skills':
       return [pick(SKILLS, hash3(seed, slot, 212)), pick(SKILLS, hash3(seed, slot, 213) + 1)];

@@ -107,11 +107,20 @@ export class SearchService {
       if (this.faults.refuseResentCursor) this.usedCursors.add(query.cursor);
       else this.usedCursors.clear();
       if (this.faults.take('forceInvalidCursor') || resent || !decoded.ok) {
-        const why = decoded.ok ? 'is no longer valid' : decoded.reason === 'malformed' ? 'is malformed' : 'has an unsupported version';
+        const why = decoded.ok
+          ? 'is no longer valid'
+          : decoded.reason === 'malformed'
+            ? 'is malformed'
+            : 'has an unsupported version';
         return coded(400, 'invalid_cursor', `cursor ${why}; restart from the first page`, ctx.headers);
       }
       if (decoded.state.fingerprint !== fingerprint) {
-        return coded(400, 'cursor_filter_mismatch', 'the request body changed since the cursor was issued', ctx.headers);
+        return coded(
+          400,
+          'cursor_filter_mismatch',
+          'the request body changed since the cursor was issued',
+          ctx.headers,
+        );
       }
       ({ slot: start, returned, epoch } = decoded.state);
     }
@@ -120,7 +129,12 @@ export class SearchService {
     if (!admitted.ok) {
       return {
         status: 402,
-        body: { error: 'insufficient_budget', reason: admitted.reason, retryAfter: admitted.retryAfter, message: `search budget ${admitted.reason.replace('_', ' ')}` },
+        body: {
+          error: 'insufficient_budget',
+          reason: admitted.reason,
+          retryAfter: admitted.retryAfter,
+          message: `search budget ${admitted.reason.replace('_', ' ')}`,
+        },
         headers: { ...ctx.headers, ...admitted.headers },
       };
     }
@@ -130,7 +144,12 @@ export class SearchService {
       if (query.cursor !== undefined) {
         const churn = this.faults.churn;
         if (churn) {
-          const touched = this.live.churn(m, this.live.resume(m, start, epoch), churn.insertPerPage, churn.removePerPage);
+          const touched = this.live.churn(
+            m,
+            this.live.resume(m, start, epoch),
+            churn.insertPerPage,
+            churn.removePerPage,
+          );
           touched.inserted.forEach((id) => this.faults.recordChurn('inserted', id));
           touched.removed.forEach((id) => this.faults.recordChurn('removed', id));
         }
@@ -167,7 +186,9 @@ export class SearchService {
       if (slot < 0 || slot >= t.slots || t.present[slot] === 0) return id;
       slots.push(slot);
     }
-    moves.forEach((m, i) => { t.headcount[slots[i]!] = m.headcount; });
+    moves.forEach((m, i) => {
+      t.headcount[slots[i]!] = m.headcount;
+    });
     this.matchers.clear();
     return undefined;
   }
@@ -189,10 +210,12 @@ export class SearchService {
     const m = compileMatcher(this.data, 'persons', parsed.spec);
     const present = this.data.persons.present;
     const candidates: number[] = [];
-    for (let s = 0; s < this.data.persons.slots; s++) if (present[s] === 0 && m.matchesIgnoringPresence(s)) candidates.push(s);
+    for (let s = 0; s < this.data.persons.slots; s++)
+      if (present[s] === 0 && m.matchesIgnoringPresence(s)) candidates.push(s);
     const take = Math.min(count, candidates.length);
     let chosen: number[];
-    if (spread === 'even') chosen = Array.from({ length: take }, (_, i) => candidates[Math.floor(((i + 0.5) * candidates.length) / take)]!);
+    if (spread === 'even')
+      chosen = Array.from({ length: take }, (_, i) => candidates[Math.floor(((i + 0.5) * candidates.length) / take)]!);
     else {
       const random = createPrng(this.data.seed ^ (0x1457 + this.live.epoch));
       for (let i = 0; i < take; i++) {
@@ -204,17 +227,34 @@ export class SearchService {
     return this.live.insert('persons', chosen);
   }
 
-  private cursorPage(m: Matcher, query: SearchQuery, start: number, returned: number, fingerprint: string, headers: Record<string, string>) {
+  private cursorPage(
+    m: Matcher,
+    query: SearchQuery,
+    start: number,
+    returned: number,
+    fingerprint: string,
+    headers: Record<string, string>,
+  ) {
     const slots: number[] = [];
     m.scan(start, query.limit + 1, slots);
     const hasMore = slots.length > query.limit;
     if (hasMore) slots.length = query.limit;
     if (returned + slots.length > JOURNEY_DEPTH) {
-      return coded(422, 'pagination_depth_exceeded', `a cursor journey cannot return more than ${JOURNEY_DEPTH} records; narrow the filter`, headers);
+      return coded(
+        422,
+        'pagination_depth_exceeded',
+        `a cursor journey cannot return more than ${JOURNEY_DEPTH} records; narrow the filter`,
+        headers,
+      );
     }
     const next = slots.length > 0 ? slots[slots.length - 1]! + 1 : start;
     const nextCursor = hasMore
-      ? encodeCursor(this.options.cursorStyle, { slot: next, returned: returned + slots.length, epoch: this.live.epoch, fingerprint })
+      ? encodeCursor(this.options.cursorStyle, {
+          slot: next,
+          returned: returned + slots.length,
+          epoch: this.live.epoch,
+          fingerprint,
+        })
       : null;
     return { slots, page: { limit: query.limit, nextCursor, hasMore } };
   }
@@ -252,9 +292,17 @@ export class SearchService {
     return (s) => column[company[s]!]!;
   }
 
-  private deliver(entity: Entity, slots: number[], page: Record<string, unknown>, query: SearchQuery, ctx: SearchContext): Reply {
+  private deliver(
+    entity: Entity,
+    slots: number[],
+    page: Record<string, unknown>,
+    query: SearchQuery,
+    ctx: SearchContext,
+  ): Reply {
     const style = this.options.recordStyle;
-    const data = slots.map((s) => styleRecord(entity === 'companies' ? renderCompany(this.data, s) : renderPerson(this.data, s, query.view), style));
+    const data = slots.map((s) =>
+      styleRecord(entity === 'companies' ? renderCompany(this.data, s) : renderPerson(this.data, s, query.view), style),
+    );
     this.budget.charge(ctx.accountId, data.length);
     ctx.stats.tokensCharged += data.length;
     ctx.stats.recordsReturned += data.length;

@@ -3,7 +3,13 @@
 export function settingsFor(name: string, accountId: string): Record<string, unknown> | undefined {
   switch (name) {
     case 'compliance':
-      return { accountId, gdprMode: 'strict', honorOptOuts: true, suppressedCountries: [], contactRevealRequiresLawfulBasis: true };
+      return {
+        accountId,
+        gdprMode: 'strict',
+        honorOptOuts: true,
+        suppressedCountries: [],
+        contactRevealRequiresLawfulBasis: true,
+      };
     case 'personalization':
       return { accountId, language: 'en', currency: 'USD', defaultView: [] };
     case 'intent-topics':

@@ -13,7 +13,10 @@ export class TokenStore {
   /** Tokens with seq <= this are expired. */
   private expiredUpTo = 0;
 
-  constructor(private readonly lifetimeSeconds: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly lifetimeSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   issue(accountId: string): { accessToken: string; expiresIn: number } {
     const accessToken = randomBytes(24).toString('base64url');

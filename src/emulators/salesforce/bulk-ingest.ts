@@ -40,21 +40,40 @@ export class BulkIngest {
   create(body: Record<string, unknown>, apiVersion: string): Record<string, unknown> {
     const operation = body.operation;
     if (operation !== 'upsert' && operation !== 'insert') {
-      throw new SfRequestError(400, 'INVALIDJOB', `InvalidJob : Invalid or unsupported operation: ${String(operation)}`);
+      throw new SfRequestError(
+        400,
+        'INVALIDJOB',
+        `InvalidJob : Invalid or unsupported operation: ${String(operation)}`,
+      );
     }
     if (typeof body.object !== 'string') throw new SfRequestError(400, 'INVALIDJOB', 'InvalidJob : object is required');
     const object = this.store.object(body.object);
     let extField: SfField | undefined;
     if (operation === 'upsert') {
-      if (typeof body.externalIdFieldName !== 'string') throw new SfRequestError(400, 'INVALIDJOB', 'InvalidJob : External ID was blank for upsert');
+      if (typeof body.externalIdFieldName !== 'string')
+        throw new SfRequestError(400, 'INVALIDJOB', 'InvalidJob : External ID was blank for upsert');
       extField = this.store.externalIdField(object, body.externalIdFieldName);
     }
-    if (body.contentType !== undefined && body.contentType !== 'CSV') throw new SfRequestError(400, 'INVALIDJOB', 'InvalidJob : contentType must be CSV');
-    if (body.columnDelimiter !== undefined && body.columnDelimiter !== 'COMMA') throw new SfRequestError(400, 'INVALIDJOB', 'InvalidJob : only COMMA is supported here');
+    if (body.contentType !== undefined && body.contentType !== 'CSV')
+      throw new SfRequestError(400, 'INVALIDJOB', 'InvalidJob : contentType must be CSV');
+    if (body.columnDelimiter !== undefined && body.columnDelimiter !== 'COMMA')
+      throw new SfRequestError(400, 'INVALIDJOB', 'InvalidJob : only COMMA is supported here');
     const id = `750${randomBytes(6).toString('hex').slice(0, 12)}AAA`;
     const job: IngestJob = {
-      id, object, operation, extField, state: 'Open', apiVersion, createdDate: new Date().toISOString(), csv: undefined,
-      header: [], rows: [], processed: 0, successful: [], failed: [], errorMessage: undefined,
+      id,
+      object,
+      operation,
+      extField,
+      state: 'Open',
+      apiVersion,
+      createdDate: new Date().toISOString(),
+      csv: undefined,
+      header: [],
+      rows: [],
+      processed: 0,
+      successful: [],
+      failed: [],
+      errorMessage: undefined,
     };
     this.jobs.set(id, job);
     return this.info(job);
@@ -62,19 +81,28 @@ export class BulkIngest {
 
   upload(id: string, contentType: string | undefined, csv: string): void {
     const job = this.job(id);
-    if (!contentType?.startsWith('text/csv')) throw new SfRequestError(400, 'INVALIDBATCH', 'InvalidBatch : Content-Type must be text/csv');
-    if (job.state !== 'Open') throw new SfRequestError(409, 'INVALIDJOBSTATE', `Job is in state ${job.state}, data can be uploaded only to an Open job`);
-    if (job.csv !== undefined) throw new SfRequestError(409, 'INVALIDJOBSTATE', 'Data was already uploaded to this job; a job takes one upload');
+    if (!contentType?.startsWith('text/csv'))
+      throw new SfRequestError(400, 'INVALIDBATCH', 'InvalidBatch : Content-Type must be text/csv');
+    if (job.state !== 'Open')
+      throw new SfRequestError(
+        409,
+        'INVALIDJOBSTATE',
+        `Job is in state ${job.state}, data can be uploaded only to an Open job`,
+      );
+    if (job.csv !== undefined)
+      throw new SfRequestError(409, 'INVALIDJOBSTATE', 'Data was already uploaded to this job; a job takes one upload');
     job.csv = csv;
   }
 
   changeState(id: string, body: Record<string, unknown>): Record<string, unknown> {
     const job = this.job(id);
     if (body.state === 'Aborted') {
-      if (job.state === 'JobComplete' || job.state === 'Failed') throw new SfRequestError(409, 'INVALIDJOBSTATE', `Cannot abort a job in state ${job.state}`);
+      if (job.state === 'JobComplete' || job.state === 'Failed')
+        throw new SfRequestError(409, 'INVALIDJOBSTATE', `Cannot abort a job in state ${job.state}`);
       job.state = 'Aborted';
     } else if (body.state === 'UploadComplete') {
-      if (job.state !== 'Open') throw new SfRequestError(409, 'INVALIDJOBSTATE', `Cannot close a job in state ${job.state}`);
+      if (job.state !== 'Open')
+        throw new SfRequestError(409, 'INVALIDJOBSTATE', `Cannot close a job in state ${job.state}`);
       job.state = 'UploadComplete';
       setTimeout(() => this.start(job), this.options.processingDelayMs).unref();
     } else {
@@ -89,7 +117,8 @@ export class BulkIngest {
 
   delete(id: string): void {
     const job = this.job(id);
-    if (job.state === 'Open' || job.state === 'InProgress') throw new SfRequestError(409, 'INVALIDJOBSTATE', `Cannot delete a job in state ${job.state}`);
+    if (job.state === 'Open' || job.state === 'InProgress')
+      throw new SfRequestError(409, 'INVALIDJOBSTATE', `Cannot delete a job in state ${job.state}`);
     this.jobs.delete(id);
   }
 
@@ -179,11 +208,21 @@ export class BulkIngest {
 
   private info(job: IngestJob): Record<string, unknown> {
     return {
-      id: job.id, operation: job.operation, object: job.object.name, createdById: '005000000000001AAA',
-      createdDate: job.createdDate, systemModstamp: new Date().toISOString(), state: job.state,
+      id: job.id,
+      operation: job.operation,
+      object: job.object.name,
+      createdById: '005000000000001AAA',
+      createdDate: job.createdDate,
+      systemModstamp: new Date().toISOString(),
+      state: job.state,
       ...(job.extField ? { externalIdFieldName: job.extField.name } : {}),
-      concurrencyMode: 'Parallel', contentType: 'CSV', apiVersion: Number(job.apiVersion), jobType: 'V2Ingest',
-      contentUrl: `services/data/v${job.apiVersion}/jobs/ingest/${job.id}/batches`, lineEnding: 'LF', columnDelimiter: 'COMMA',
+      concurrencyMode: 'Parallel',
+      contentType: 'CSV',
+      apiVersion: Number(job.apiVersion),
+      jobType: 'V2Ingest',
+      contentUrl: `services/data/v${job.apiVersion}/jobs/ingest/${job.id}/batches`,
+      lineEnding: 'LF',
+      columnDelimiter: 'COMMA',
       numberRecordsProcessed: job.state === 'JobComplete' ? job.rows.length : job.processed,
       numberRecordsFailed: job.failed.length,
       ...(job.errorMessage ? { errorMessage: job.errorMessage } : {}),

@@ -51,7 +51,13 @@ export function routeFault(faults: SalesforceFaults, route: string): number | un
 export function faultBody(status: number): { contentType: string; body: string } {
   if (status === 429) return { contentType: 'text/plain', body: 'Too Many Requests' };
   if (status === 503) return json([{ message: 'Server is temporarily unavailable', errorCode: 'SERVER_UNAVAILABLE' }]);
-  if (status === 500) return json([{ message: 'An unexpected error occurred. Please include this ErrorId if you contact support', errorCode: 'UNKNOWN_EXCEPTION' }]);
+  if (status === 500)
+    return json([
+      {
+        message: 'An unexpected error occurred. Please include this ErrorId if you contact support',
+        errorCode: 'UNKNOWN_EXCEPTION',
+      },
+    ]);
   return { contentType: 'text/html', body: `<html><body>${status} Bad Gateway</body></html>` };
 }
 
@@ -66,14 +72,21 @@ export function rejectRule(faults: SalesforceFaults): RejectRule | undefined {
   if (!keys || keys.length === 0) return undefined;
   const set = new Set(keys);
   const code = faults.rejectCode ?? 'FIELD_CUSTOM_VALIDATION_EXCEPTION';
-  return (_object, externalId) => (set.has(externalId) ? { statusCode: code, message: `Record refused by a validation rule (${code})`, fields: [] } : undefined);
+  return (_object, externalId) =>
+    set.has(externalId)
+      ? { statusCode: code, message: `Record refused by a validation rule (${code})`, fields: [] }
+      : undefined;
 }
 
 /** The delete refusal the current fault settings give this record, if any. */
 export function deleteRefusal(faults: SalesforceFaults, record: SfRecord): SfRecordError | undefined {
   const keys = new Set(faults.undeletableKeys ?? []);
   if (!Object.values(record).some((v) => typeof v === 'string' && keys.has(v))) return undefined;
-  return { statusCode: 'DELETE_FAILED', message: 'Your attempt to delete this record could not be completed because it is associated with other records', fields: [] };
+  return {
+    statusCode: 'DELETE_FAILED',
+    message: 'Your attempt to delete this record could not be completed because it is associated with other records',
+    fields: [],
+  };
 }
 
 /** A small seeded generator so an error share gives the same pattern on every run. */

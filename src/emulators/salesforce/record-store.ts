@@ -18,11 +18,19 @@ export type DeleteResult = { ok: true; id: string } | { ok: false; errors: SfRec
 const ID_SHAPE = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
 
 /** Decides whether a record is refused on purpose (the emulator's "reject chosen records" switch). */
-export type RejectRule = (object: string, externalId: string, record: Record<string, unknown>) => SfRecordError | undefined;
+export type RejectRule = (
+  object: string,
+  externalId: string,
+  record: Record<string, unknown>,
+) => SfRecordError | undefined;
 
 /** Thrown for request-level problems (unknown object or field): the whole call fails with this status and code. */
 export class SfRequestError extends Error {
-  constructor(readonly status: number, readonly errorCode: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -55,9 +63,17 @@ export class RecordStore {
   /** The object as the org serves it now: fields behind an org setting that is off do not exist. */
   object(name: string): SfObject {
     const object = Object.values(this.schema).find((o) => o.name.toLowerCase() === name.toLowerCase());
-    if (!object) throw new SfRequestError(404, 'NOT_FOUND', `The requested resource does not exist: sObject type '${name}' is not supported.`);
+    if (!object)
+      throw new SfRequestError(
+        404,
+        'NOT_FOUND',
+        `The requested resource does not exist: sObject type '${name}' is not supported.`,
+      );
     if (object.fields.every((f) => f.orgSetting === undefined || this.settings[f.orgSetting])) return object;
-    return { ...object, fields: object.fields.filter((f) => f.orgSetting === undefined || this.settings[f.orgSetting]) };
+    return {
+      ...object,
+      fields: object.fields.filter((f) => f.orgSetting === undefined || this.settings[f.orgSetting]),
+    };
   }
 
   /** The object whose record ids start with this id's key prefix. */
@@ -84,7 +100,10 @@ export class RecordStore {
       return [...ids].map((id) => this.records.get(object.name)!.get(id)!);
     }
     // SOQL compares text case-insensitively; ids exactly.
-    const same = field.type === 'id' || field.type === 'reference' ? (v: SfValue | undefined) => v === value : (v: SfValue | undefined) => typeof v === 'string' && v.toLowerCase() === value.toLowerCase();
+    const same =
+      field.type === 'id' || field.type === 'reference'
+        ? (v: SfValue | undefined) => v === value
+        : (v: SfValue | undefined) => typeof v === 'string' && v.toLowerCase() === value.toLowerCase();
     return this.all(object.name).filter((r) => same(r[field.name]));
   }
 
@@ -94,13 +113,18 @@ export class RecordStore {
    * whose cascading lookup points at it go with it (an Account's Contacts, a record's campaign memberships).
    */
   delete(id: string, undo: UndoStep[], refuse?: (record: SfRecord) => SfRecordError | undefined): DeleteResult {
-    const fail = (statusCode: string, message: string): DeleteResult => ({ ok: false, errors: [{ statusCode, message, fields: [] }] });
+    const fail = (statusCode: string, message: string): DeleteResult => ({
+      ok: false,
+      errors: [{ statusCode, message, fields: [] }],
+    });
     if (!ID_SHAPE.test(id)) return fail('MALFORMED_ID', `malformed id ${id}`);
     const object = Object.values(this.schema).find((o) => o.keyPrefix === id.slice(0, 3));
     const table = object === undefined ? undefined : this.records.get(object.name);
     const full = [...(table?.keys() ?? [])].find((k) => k === id || k.slice(0, 15) === id);
-    if (this.recycleBin.has(id) || [...this.recycleBin.keys()].some((k) => k.slice(0, 15) === id)) return fail('ENTITY_IS_DELETED', 'entity is deleted');
-    if (object === undefined || table === undefined || full === undefined) return fail('INVALID_CROSS_REFERENCE_KEY', 'invalid cross reference id');
+    if (this.recycleBin.has(id) || [...this.recycleBin.keys()].some((k) => k.slice(0, 15) === id))
+      return fail('ENTITY_IS_DELETED', 'entity is deleted');
+    if (object === undefined || table === undefined || full === undefined)
+      return fail('INVALID_CROSS_REFERENCE_KEY', 'invalid cross reference id');
     const record = table.get(full)!;
     const refused = refuse?.(record);
     if (refused !== undefined) return { ok: false, errors: [refused] };
@@ -122,7 +146,8 @@ export class RecordStore {
     });
     for (const child of Object.values(this.schema)) {
       for (const field of child.fields.filter((f) => f.cascadeDelete === true && f.referenceTo === object.name)) {
-        for (const row of this.all(child.name).filter((r) => r[field.name] === id)) this.remove(child, String(row.Id), undo);
+        for (const row of this.all(child.name).filter((r) => r[field.name] === id))
+          this.remove(child, String(row.Id), undo);
       }
     }
   }
@@ -131,7 +156,11 @@ export class RecordStore {
   externalIdField(object: SfObject, name: string): SfField {
     const field = findField(object, name);
     if (!field || (!field.externalId && field.name !== 'Id')) {
-      throw new SfRequestError(404, 'NOT_FOUND', `Provided external ID field does not exist or is not accessible: ${name}`);
+      throw new SfRequestError(
+        404,
+        'NOT_FOUND',
+        `Provided external ID field does not exist or is not accessible: ${name}`,
+      );
     }
     return field;
   }
@@ -140,7 +169,10 @@ export class RecordStore {
    * Checks and converts a write's field values: unknown columns throw SfRequestError (the whole request fails, as on
    * Salesforce); a relationship name takes `{ExtField: value}`; a lookup given an Id must name a live record.
    */
-  private convertInput(object: SfObject, input: Record<string, unknown>): { values: SfRecord; errors: SfRecordError[] } {
+  private convertInput(
+    object: SfObject,
+    input: Record<string, unknown>,
+  ): { values: SfRecord; errors: SfRecordError[] } {
     const values: SfRecord = {};
     const errors: SfRecordError[] = [];
     for (const [name, raw] of Object.entries(input)) {
@@ -148,7 +180,8 @@ export class RecordStore {
       const field = findField(object, name);
       if (!field) {
         const rel = object.fields.find((f) => f.relationshipName?.toLowerCase() === name.toLowerCase());
-        if (!rel) throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${name}' on sobject of type ${object.name}`);
+        if (!rel)
+          throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${name}' on sobject of type ${object.name}`);
         const resolved = this.resolveReference(rel, raw);
         if ('error' in resolved) errors.push(resolved.error);
         else values[rel.name] = resolved.id;
@@ -156,10 +189,15 @@ export class RecordStore {
       }
       if (field.type === 'id') continue;
       if (field.readOnly === true) {
-        errors.push({ statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE', message: `Unable to create/update fields: ${field.name}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`, fields: [field.name] });
+        errors.push({
+          statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE',
+          message: `Unable to create/update fields: ${field.name}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`,
+          fields: [field.name],
+        });
         continue;
       }
-      const converted = field.type === 'reference' && raw !== null ? this.lookupId(field, raw) : convertValue(field, raw);
+      const converted =
+        field.type === 'reference' && raw !== null ? this.lookupId(field, raw) : convertValue(field, raw);
       if ('error' in converted) errors.push(converted.error);
       else values[field.name] = converted.value;
     }
@@ -170,10 +208,24 @@ export class RecordStore {
   private lookupId(field: SfField, raw: unknown): { value: SfValue } | { error: SfRecordError } {
     const parent = this.object(field.referenceTo!);
     if (typeof raw !== 'string' || !ID_SHAPE.test(raw) || !raw.startsWith(parent.keyPrefix)) {
-      return { error: { statusCode: 'MALFORMED_ID', message: `${field.name}: id value of incorrect type: ${String(raw)}`, fields: [field.name] } };
+      return {
+        error: {
+          statusCode: 'MALFORMED_ID',
+          message: `${field.name}: id value of incorrect type: ${String(raw)}`,
+          fields: [field.name],
+        },
+      };
     }
-    if (this.recycleBin.has(raw)) return { error: { statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] } };
-    if (!this.records.get(parent.name)?.has(raw)) return { error: { statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [field.name] } };
+    if (this.recycleBin.has(raw))
+      return { error: { statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] } };
+    if (!this.records.get(parent.name)?.has(raw))
+      return {
+        error: {
+          statusCode: 'INVALID_CROSS_REFERENCE_KEY',
+          message: 'invalid cross reference id',
+          fields: [field.name],
+        },
+      };
     return { value: raw };
   }
 
@@ -182,7 +234,14 @@ export class RecordStore {
    * relationship (e.g. `Account`) takes `{ExtField: value}` to reference the parent by its external id.
    * Unknown columns throw SfRequestError (the whole request fails, as on Salesforce).
    */
-  upsert(object: SfObject, extField: SfField, extValue: string, input: Record<string, unknown>, undo: UndoStep[], reject?: RejectRule): UpsertResult {
+  upsert(
+    object: SfObject,
+    extField: SfField,
+    extValue: string,
+    input: Record<string, unknown>,
+    undo: UndoStep[],
+    reject?: RejectRule,
+  ): UpsertResult {
     const { values, errors } = this.convertInput(object, input);
     values[extField.name] = extValue;
     const rejected = reject?.(object.name, extValue, input);
@@ -191,7 +250,16 @@ export class RecordStore {
 
     const matches = this.findBy(object.name, extField.name, extValue);
     if (matches.length > 1) {
-      return { ok: false, errors: [{ statusCode: 'DUPLICATE_EXTERNAL_ID', message: `${extField.name}: more than one record found for external id field: [${matches.map((m) => m.Id).join(', ')}]`, fields: [extField.name] }] };
+      return {
+        ok: false,
+        errors: [
+          {
+            statusCode: 'DUPLICATE_EXTERNAL_ID',
+            message: `${extField.name}: more than one record found for external id field: [${matches.map((m) => m.Id).join(', ')}]`,
+            fields: [extField.name],
+          },
+        ],
+      };
     }
     const existing = matches[0];
     const next: SfRecord = existing ? { ...existing, ...values } : { ...values };
@@ -208,7 +276,8 @@ export class RecordStore {
     const rejected = reject?.(object.name, '', input);
     if (rejected) errors.push(rejected);
     if (errors.length > 0) return { ok: false, errors };
-    for (const f of object.fields) if (f.name === 'Status' && f.defaultedOnCreate && values.Status == null) values.Status = 'Sent';
+    for (const f of object.fields)
+      if (f.name === 'Status' && f.defaultedOnCreate && values.Status == null) values.Status = 'Sent';
     if (object.name === 'CampaignMember') {
       const refused = this.memberRefusal(object, values);
       if (refused) return { ok: false, errors: [refused] };
@@ -218,18 +287,43 @@ export class RecordStore {
 
   private memberRefusal(object: SfObject, values: SfRecord): SfRecordError | undefined {
     if (values.ContactId != null) delete values.LeadId;
-    const linked = ['ContactId', 'LeadId', 'AccountId'].filter((f) => findField(object, f) !== undefined && values[f] != null);
+    const linked = ['ContactId', 'LeadId', 'AccountId'].filter(
+      (f) => findField(object, f) !== undefined && values[f] != null,
+    );
     if (values.CampaignId == null) return undefined;
-    if (linked.length === 0) return { statusCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [ContactId, LeadId]', fields: ['ContactId', 'LeadId'] };
+    if (linked.length === 0)
+      return {
+        statusCode: 'REQUIRED_FIELD_MISSING',
+        message: 'Required fields are missing: [ContactId, LeadId]',
+        fields: ['ContactId', 'LeadId'],
+      };
     const field = linked[0]!;
-    return this.memberPairs.has(`${String(values.CampaignId)}|${String(values[field])}`) ? { statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] } : undefined;
+    return this.memberPairs.has(`${String(values.CampaignId)}|${String(values[field])}`)
+      ? { statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] }
+      : undefined;
   }
 
   /** The required-field and unique checks of a save, then the write. */
   private save(object: SfObject, existing: SfRecord | undefined, next: SfRecord, undo: UndoStep[]): UpsertResult {
-    const missing = object.fields.filter((f) => f.required && f.defaultedOnCreate !== true && (next[f.name] === undefined || next[f.name] === null || next[f.name] === '')).map((f) => f.name);
+    const missing = object.fields
+      .filter(
+        (f) =>
+          f.required &&
+          f.defaultedOnCreate !== true &&
+          (next[f.name] === undefined || next[f.name] === null || next[f.name] === ''),
+      )
+      .map((f) => f.name);
     if (missing.length > 0) {
-      return { ok: false, errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: `Required fields are missing: [${missing.join(', ')}]`, fields: missing }] };
+      return {
+        ok: false,
+        errors: [
+          {
+            statusCode: 'REQUIRED_FIELD_MISSING',
+            message: `Required fields are missing: [${missing.join(', ')}]`,
+            fields: missing,
+          },
+        ],
+      };
     }
     const id = existing ? String(existing.Id) : this.newId(object);
     for (const field of object.fields) {
@@ -237,7 +331,16 @@ export class RecordStore {
       const holders = this.indexes.get(indexKey(object.name, field.name))?.get(String(next[field.name]).toLowerCase());
       const other = [...(holders ?? [])].find((h) => h !== id);
       if (other) {
-        return { ok: false, errors: [{ statusCode: 'DUPLICATE_VALUE', message: `duplicate value found: ${field.name} duplicates value on record with id: ${other}`, fields: [field.name] }] };
+        return {
+          ok: false,
+          errors: [
+            {
+              statusCode: 'DUPLICATE_VALUE',
+              message: `duplicate value found: ${field.name} duplicates value on record with id: ${other}`,
+              fields: [field.name],
+            },
+          ],
+        };
       }
     }
     next.Id = id;
@@ -265,7 +368,8 @@ export class RecordStore {
     const pair = memberPair(object, record);
     if (pair !== undefined) this.memberPairs.add(pair);
     for (const field of object.fields) {
-      if (!(field.unique || field.externalId) || record[field.name] === null || record[field.name] === undefined) continue;
+      if (!(field.unique || field.externalId) || record[field.name] === null || record[field.name] === undefined)
+        continue;
       const key = indexKey(object.name, field.name);
       let byValue = this.indexes.get(key);
       if (!byValue) this.indexes.set(key, (byValue = new Map()));
@@ -281,24 +385,48 @@ export class RecordStore {
     if (pair !== undefined) this.memberPairs.delete(pair);
     for (const field of object.fields) {
       if (record[field.name] === null || record[field.name] === undefined) continue;
-      this.indexes.get(indexKey(object.name, field.name))?.get(String(record[field.name]).toLowerCase())?.delete(String(record.Id));
+      this.indexes
+        .get(indexKey(object.name, field.name))
+        ?.get(String(record[field.name]).toLowerCase())
+        ?.delete(String(record.Id));
     }
   }
 
   private resolveReference(rel: SfField, raw: unknown): { id: string } | { error: SfRecordError } {
     const parent = this.object(rel.referenceTo!);
-    const entries = raw !== null && typeof raw === 'object' ? Object.entries(raw as Record<string, unknown>).filter(([k]) => k !== 'attributes') : [];
+    const entries =
+      raw !== null && typeof raw === 'object'
+        ? Object.entries(raw as Record<string, unknown>).filter(([k]) => k !== 'attributes')
+        : [];
     const [ref] = entries;
     if (entries.length !== 1 || !ref || typeof ref[1] !== 'string') {
-      return { error: { statusCode: 'INVALID_FIELD', message: `A relationship reference must name exactly one external id field of ${parent.name}`, fields: [rel.relationshipName!] } };
+      return {
+        error: {
+          statusCode: 'INVALID_FIELD',
+          message: `A relationship reference must name exactly one external id field of ${parent.name}`,
+          fields: [rel.relationshipName!],
+        },
+      };
     }
     const parentField = findField(parent, ref[0]);
     if (!parentField?.externalId) {
-      return { error: { statusCode: 'INVALID_FIELD', message: `Field ${ref[0]} is not an external id field of ${parent.name}`, fields: [rel.relationshipName!] } };
+      return {
+        error: {
+          statusCode: 'INVALID_FIELD',
+          message: `Field ${ref[0]} is not an external id field of ${parent.name}`,
+          fields: [rel.relationshipName!],
+        },
+      };
     }
     const found = this.findBy(parent.name, parentField.name, ref[1]);
     if (found.length !== 1) {
-      return { error: { statusCode: 'INVALID_FIELD', message: `Foreign key external ID: ${ref[1]} not found for field ${parentField.name} in entity ${parent.name}`, fields: [] } };
+      return {
+        error: {
+          statusCode: 'INVALID_FIELD',
+          message: `Foreign key external ID: ${ref[1]} not found for field ${parentField.name} in entity ${parent.name}`,
+          fields: [],
+        },
+      };
     }
     return { id: String(found[0]!.Id) };
   }
@@ -327,7 +455,9 @@ function indexKey(object: string, field: string): string {
 
 /** Checks and converts one JSON (or CSV string) value for a field, as Salesforce would on save. */
 function convertValue(field: SfField, raw: unknown): { value: SfValue } | { error: SfRecordError } {
-  const fail = (statusCode: string, message: string): { error: SfRecordError } => ({ error: { statusCode, message, fields: [field.name] } });
+  const fail = (statusCode: string, message: string): { error: SfRecordError } => ({
+    error: { statusCode, message, fields: [field.name] },
+  });
   if (raw === null) return { value: null };
   switch (field.type) {
     case 'int':
@@ -348,7 +478,10 @@ function convertValue(field: SfField, raw: unknown): { value: SfValue } | { erro
       }
       const value = String(raw);
       if (field.length !== undefined && [...value].length > field.length) {
-        return fail('STRING_TOO_LONG', `${field.name}: data value too large: ${value.slice(0, 40)} (max length=${field.length})`);
+        return fail(
+          'STRING_TOO_LONG',
+          `${field.name}: data value too large: ${value.slice(0, 40)} (max length=${field.length})`,
+        );
       }
       if (field.type === 'email' && value !== '' && !EMAIL.test(value)) {
         return fail('INVALID_EMAIL_ADDRESS', `${field.name}: invalid email address: ${value}`);

@@ -1,5 +1,6 @@
 /** The sObject schema the Salesforce emulator serves through describe and enforces on every write. */
-export type SfFieldType = 'id' | 'string' | 'email' | 'phone' | 'url' | 'textarea' | 'int' | 'double' | 'boolean' | 'reference';
+export type SfFieldType =
+  'id' | 'string' | 'email' | 'phone' | 'url' | 'textarea' | 'int' | 'double' | 'boolean' | 'reference';
 
 export interface SfField {
   name: string;
@@ -35,11 +36,27 @@ export interface SfObject {
 
 export type SfSchema = Record<string, SfObject>;
 
-const text = (name: string, length = 255, extra: Partial<SfField> = {}): SfField => ({ name, type: 'string', length, ...extra });
-const externalIdField = (name: string): SfField => ({ name, type: 'string', length: 255, externalId: true, unique: true });
+const text = (name: string, length = 255, extra: Partial<SfField> = {}): SfField => ({
+  name,
+  type: 'string',
+  length,
+  ...extra,
+});
+const externalIdField = (name: string): SfField => ({
+  name,
+  type: 'string',
+  length: 255,
+  externalId: true,
+  unique: true,
+});
 const idField: SfField = { name: 'Id', type: 'id', length: 18 };
 
-const reference = (name: string, referenceTo: string, relationshipName: string, extra: Partial<SfField> = {}): SfField => ({ name, type: 'reference', length: 18, referenceTo, relationshipName, ...extra });
+const reference = (
+  name: string,
+  referenceTo: string,
+  relationshipName: string,
+  extra: Partial<SfField> = {},
+): SfField => ({ name, type: 'reference', length: 18, referenceTo, relationshipName, ...extra });
 
 /**
  * A small but realistic default org: Account, Contact and Lead, each with the external id `Prospect_Sync_Id__c`, and
@@ -49,42 +66,79 @@ const reference = (name: string, referenceTo: string, relationshipName: string, 
 export function defaultSchema(): SfSchema {
   return {
     Account: {
-      name: 'Account', keyPrefix: '001',
+      name: 'Account',
+      keyPrefix: '001',
       fields: [
-        idField, text('Name', 255, { required: true }), { name: 'Website', type: 'url', length: 255 },
-        text('Industry', 255), { name: 'NumberOfEmployees', type: 'int' }, { name: 'AnnualRevenue', type: 'double' },
-        text('BillingCity', 40), text('BillingCountry', 80), { name: 'Phone', type: 'phone', length: 40 },
-        { name: 'Description', type: 'textarea', length: 32000 }, externalIdField('Prospect_Sync_Id__c'),
+        idField,
+        text('Name', 255, { required: true }),
+        { name: 'Website', type: 'url', length: 255 },
+        text('Industry', 255),
+        { name: 'NumberOfEmployees', type: 'int' },
+        { name: 'AnnualRevenue', type: 'double' },
+        text('BillingCity', 40),
+        text('BillingCountry', 80),
+        { name: 'Phone', type: 'phone', length: 40 },
+        { name: 'Description', type: 'textarea', length: 32000 },
+        externalIdField('Prospect_Sync_Id__c'),
       ],
     },
     Contact: {
-      name: 'Contact', keyPrefix: '003',
+      name: 'Contact',
+      keyPrefix: '003',
       fields: [
-        idField, text('FirstName', 40), text('LastName', 80, { required: true }), text('Title', 128),
-        { name: 'Email', type: 'email', length: 80 }, { name: 'Phone', type: 'phone', length: 40 },
+        idField,
+        text('FirstName', 40),
+        text('LastName', 80, { required: true }),
+        text('Title', 128),
+        { name: 'Email', type: 'email', length: 80 },
+        { name: 'Phone', type: 'phone', length: 40 },
         { name: 'HasOptedOutOfEmail', type: 'boolean' },
-        { name: 'AccountId', type: 'reference', length: 18, referenceTo: 'Account', relationshipName: 'Account', cascadeDelete: true },
+        {
+          name: 'AccountId',
+          type: 'reference',
+          length: 18,
+          referenceTo: 'Account',
+          relationshipName: 'Account',
+          cascadeDelete: true,
+        },
         externalIdField('Prospect_Sync_Id__c'),
       ],
     },
     Lead: {
-      name: 'Lead', keyPrefix: '00Q',
+      name: 'Lead',
+      keyPrefix: '00Q',
       fields: [
-        idField, text('FirstName', 40), text('LastName', 80, { required: true }), text('Company', 255, { required: true }),
-        text('Title', 128), { name: 'Email', type: 'email', length: 80 }, { name: 'Phone', type: 'phone', length: 40 },
-        text('Industry', 255), externalIdField('Prospect_Sync_Id__c'),
+        idField,
+        text('FirstName', 40),
+        text('LastName', 80, { required: true }),
+        text('Company', 255, { required: true }),
+        text('Title', 128),
+        { name: 'Email', type: 'email', length: 80 },
+        { name: 'Phone', type: 'phone', length: 40 },
+        text('Industry', 255),
+        externalIdField('Prospect_Sync_Id__c'),
       ],
     },
     Campaign: {
-      name: 'Campaign', keyPrefix: '701',
-      fields: [idField, text('Name', 80, { required: true }), { name: 'IsActive', type: 'boolean' }, { name: 'Description', type: 'textarea', length: 32000 }],
+      name: 'Campaign',
+      keyPrefix: '701',
+      fields: [
+        idField,
+        text('Name', 80, { required: true }),
+        { name: 'IsActive', type: 'boolean' },
+        { name: 'Description', type: 'textarea', length: 32000 },
+      ],
     },
     CampaignMember: {
-      name: 'CampaignMember', keyPrefix: '00v',
+      name: 'CampaignMember',
+      keyPrefix: '00v',
       fields: [
         // A member goes with its campaign and with the record it links.
-        idField, reference('CampaignId', 'Campaign', 'Campaign', { required: true, cascadeDelete: true }), reference('ContactId', 'Contact', 'Contact', { cascadeDelete: true }),
-        reference('LeadId', 'Lead', 'Lead', { cascadeDelete: true }), reference('AccountId', 'Account', 'Account', { orgSetting: 'accountsAsCampaignMembers', cascadeDelete: true }),
+        idField,
+        reference('CampaignId', 'Campaign', 'Campaign', { required: true, cascadeDelete: true }),
+        reference('ContactId', 'Contact', 'Contact', { cascadeDelete: true }),
+        reference('LeadId', 'Lead', 'Lead', { cascadeDelete: true }),
+        reference('AccountId', 'Account', 'Account', { orgSetting: 'accountsAsCampaignMembers', cascadeDelete: true }),
         text('Status', 40, { defaultedOnCreate: true }),
       ],
     },

@@ -22,7 +22,8 @@ export function runSoql(store: RecordStore, soql: string): SfRecord[] {
   if (where) {
     const [first, ...rest] = conditions(where).map(({ name, values }) => {
       const field = findField(object, name);
-      if (!field) throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${name}' on entity '${object.name}'.`);
+      if (!field)
+        throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${name}' on entity '${object.name}'.`);
       return { field: field.name, values };
     });
     const seen = new Set<string>();

@@ -35,22 +35,37 @@ afterEach(async () => {
   await cleanup();
 });
 
-const writer = (extra: Partial<CrmWriterOptions> = {}) => createCrmWriter({ sink, redis, keyPrefix: prefix, destination: 'crm', searchName: 'dach', ...extra });
+const writer = (extra: Partial<CrmWriterOptions> = {}) =>
+  createCrmWriter({ sink, redis, keyPrefix: prefix, destination: 'crm', searchName: 'dach', ...extra });
 
 const companyConfig: FieldMappingConfig = {
   matchOn: { field: 'prospect_sync_id', from: 'id' },
-  fields: { name: 'name', domain: { from: 'website', transform: 'domain' }, numberofemployees: 'headcount', industry: { from: 'industry', overwrite: 'ifEmpty' } },
+  fields: {
+    name: 'name',
+    domain: { from: 'website', transform: 'domain' },
+    numberofemployees: 'headcount',
+    industry: { from: 'industry', overwrite: 'ifEmpty' },
+  },
 };
 const companyMapping = compileFieldMapping(companyConfig, { object: 'companies' });
 const companiesOf = (n: number, suffix = '') =>
-  Array.from({ length: n }, (_, i) => ({ id: `c_${i}`, name: `Firma ${i}${suffix} — GmbH & Co. KG`, website: `https://www.firma${i}.de/`, headcount: 10 + i, industry: 'software' }));
+  Array.from({ length: n }, (_, i) => ({
+    id: `c_${i}`,
+    name: `Firma ${i}${suffix} — GmbH & Co. KG`,
+    website: `https://www.firma${i}.de/`,
+    headcount: 10 + i,
+    industry: 'software',
+  }));
 
 const personConfig: FieldMappingConfig = {
   matchOn: { field: 'prospect_sync_id', from: 'id' },
   fields: { email: 'contacts.email', firstname: 'firstName' },
   associate: { company: { from: 'companyId' } },
 };
-const personMapping = compileFieldMapping(personConfig, { object: 'contacts', associate: { object: 'companies', matchField: 'prospect_sync_id' } });
+const personMapping = compileFieldMapping(personConfig, {
+  object: 'contacts',
+  associate: { object: 'companies', matchField: 'prospect_sync_id' },
+});
 
 describe('CRM writer', () => {
   it('sends nothing for unchanged records, only changed ones, and everything on full resync', async () => {
@@ -92,12 +107,22 @@ describe('CRM writer', () => {
     await w.prepare(companyMapping.target);
     // A salesperson already set industry on c_0 in HubSpot.
     await sink.upsert(companyMapping.target, [{ key: 'c_0', properties: { industry: 'Manual Value' } }]);
-    const never = compileFieldMapping({ ...companyConfig, fields: { ...companyConfig.fields, description: { from: 'name', overwrite: 'never' } } }, { object: 'companies' });
+    const never = compileFieldMapping(
+      { ...companyConfig, fields: { ...companyConfig.fields, description: { from: 'name', overwrite: 'never' } } },
+      { object: 'companies' },
+    );
     const result = await w.write(companiesOf(3), never);
     expect(result).toMatchObject({ created: 2, updated: 1 });
-    expect(emu.state.find('companies', 'prospect_sync_id', 'c_0')?.properties).toMatchObject({ industry: 'Manual Value', name: 'Firma 0 — GmbH & Co. KG', domain: 'firma0.de' });
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_0')?.properties).toMatchObject({
+      industry: 'Manual Value',
+      name: 'Firma 0 — GmbH & Co. KG',
+      domain: 'firma0.de',
+    });
     expect(emu.state.find('companies', 'prospect_sync_id', 'c_0')?.properties.description).toBeUndefined();
-    expect(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.properties).toMatchObject({ industry: 'software', description: 'Firma 1 — GmbH & Co. KG' });
+    expect(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.properties).toMatchObject({
+      industry: 'software',
+      description: 'Firma 1 — GmbH & Co. KG',
+    });
     // The skipped ifEmpty value does not make the record look changed forever.
     expect(await w.write(companiesOf(3), never)).toMatchObject({ unchanged: 3 });
   });
@@ -122,7 +147,9 @@ describe('CRM writer', () => {
       ['#2', 'missing_match_key'],
     ]);
     expect(listed[0]?.reason).toMatch(/Email address \[value\] is invalid/);
-    expect(JSON.stringify(await redis.lrange(`${prefix}:crm:rejects:dach:history`, 0, -1))).not.toContain('bob(at)acme');
+    expect(JSON.stringify(await redis.lrange(`${prefix}:crm:rejects:dach:history`, 0, -1))).not.toContain(
+      'bob(at)acme',
+    );
     expect(await rejects.retryable('dach')).toContain('p_2');
 
     // Next run: p_1 unchanged, p_2 is sent again (not "unchanged") and now passes.
@@ -163,9 +190,18 @@ describe('CRM writer', () => {
     expect(await rejects.pendingCount('dach')).toBe(0);
   });
 
-  it('two searches mapping different fields onto one object do not re-send each other\'s records', async () => {
-    const names = compileFieldMapping({ matchOn: { field: 'prospect_sync_id', from: 'id' }, fields: { name: 'name' } }, { object: 'companies' });
-    const domains = compileFieldMapping({ matchOn: { field: 'prospect_sync_id', from: 'id' }, fields: { domain: { from: 'website', transform: 'domain' } } }, { object: 'companies' });
+  it("two searches mapping different fields onto one object do not re-send each other's records", async () => {
+    const names = compileFieldMapping(
+      { matchOn: { field: 'prospect_sync_id', from: 'id' }, fields: { name: 'name' } },
+      { object: 'companies' },
+    );
+    const domains = compileFieldMapping(
+      {
+        matchOn: { field: 'prospect_sync_id', from: 'id' },
+        fields: { domain: { from: 'website', transform: 'domain' } },
+      },
+      { object: 'companies' },
+    );
     const a = writer({ searchName: 'names' });
     const b = writer({ searchName: 'domains' });
     await a.prepare(names.target);
@@ -177,7 +213,10 @@ describe('CRM writer', () => {
     expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts);
     // Hashes expire when nobody writes that field set any more.
     const portal = `hubspot:${emu.portalId}`;
-    const hashKeys = [changeHashKey(prefix, 'crm', names.target, portal), changeHashKey(prefix, 'crm', domains.target, portal)];
+    const hashKeys = [
+      changeHashKey(prefix, 'crm', names.target, portal),
+      changeHashKey(prefix, 'crm', domains.target, portal),
+    ];
     expect(new Set(hashKeys).size).toBe(2);
     for (const key of hashKeys) expect(await redis.ttl(key)).toBeGreaterThan(CHANGE_HASH_TTL_SECONDS - 60);
   });
@@ -189,12 +228,20 @@ describe('CRM writer', () => {
     const key = changeHashKey(prefix, 'crm', companyMapping.target, `hubspot:${emu.portalId}`);
     expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('3'))).toBe(true);
     // What the previous release stored: '2', then 6 chars of base64url SHA-256 of companyKey and of each sorted field.
-    const sha = (v: unknown): string => createHash('sha256').update(JSON.stringify(v ?? null)).digest('base64url').slice(0, 6);
+    const sha = (v: unknown): string =>
+      createHash('sha256')
+        .update(JSON.stringify(v ?? null))
+        .digest('base64url')
+        .slice(0, 6);
     const fields = [...companyMapping.target.fields].sort();
     for (const source of companiesOf(3)) {
       const mapped = mapRecord(companyMapping, source);
       if (!mapped.ok) throw new Error('unmappable fixture');
-      await redis.hset(key, mapped.record.key, `2${sha(mapped.record.companyKey ?? null)}${fields.map((f) => sha(mapped.record.properties[f])).join('')}`);
+      await redis.hset(
+        key,
+        mapped.record.key,
+        `2${sha(mapped.record.companyKey ?? null)}${fields.map((f) => sha(mapped.record.properties[f])).join('')}`,
+      );
     }
     const upserts = emu.stats.byRoute.upsert ?? 0;
     expect(await w.write(companiesOf(3), companyMapping, { dryRun: true })).toMatchObject({ unchanged: 3 });
@@ -213,7 +260,9 @@ describe('CRM writer', () => {
     const w = writer();
     await w.prepare(companyMapping.target);
     await w.write(companiesOf(2), companyMapping);
-    const dry = await w.write([...companiesOf(2, ' v2'), { id: 'c_new', name: 'New' }], companyMapping, { dryRun: true });
+    const dry = await w.write([...companiesOf(2, ' v2'), { id: 'c_new', name: 'New' }], companyMapping, {
+      dryRun: true,
+    });
     expect(dry).toMatchObject({ created: 1, updated: 2 });
     expect(emu.state.count('companies')).toBe(2);
     expect(emu.state.find('companies', 'prospect_sync_id', 'c_0')?.properties.name).toBe('Firma 0 — GmbH & Co. KG');
@@ -223,7 +272,14 @@ describe('CRM writer', () => {
   it('sends one copy of a key that appears twice in a write (HubSpot refuses duplicate ids)', async () => {
     const w = writer();
     await w.prepare(companyMapping.target);
-    const result = await w.write([{ id: 'c_1', name: 'Old' }, { id: 'c_2', name: 'Two' }, { id: 'c_1', name: 'New' }], companyMapping);
+    const result = await w.write(
+      [
+        { id: 'c_1', name: 'Old' },
+        { id: 'c_2', name: 'Two' },
+        { id: 'c_1', name: 'New' },
+      ],
+      companyMapping,
+    );
     expect(result).toMatchObject({ created: 2, duplicates: 1 });
     expect(result.outcomes.map((o) => o.status)).toEqual(['duplicate', 'created', 'created']);
     expect(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.properties.name).toBe('New');
@@ -235,7 +291,16 @@ describe('reject store', () => {
     const store = createRejectStore(redis, prefix);
     const at = new Date().toISOString();
     for (let batch = 0; batch < 3; batch++) {
-      await store.add('s', Array.from({ length: 400 }, (_, i) => ({ key: `k${batch * 400 + i}`, object: 'contacts', code: 'X', reason: 'r', at })));
+      await store.add(
+        's',
+        Array.from({ length: 400 }, (_, i) => ({
+          key: `k${batch * 400 + i}`,
+          object: 'contacts',
+          code: 'X',
+          reason: 'r',
+          at,
+        })),
+      );
     }
     const all = await store.list('s', { limit: 5000 });
     expect(all).toHaveLength(MAX_REJECT_HISTORY);
@@ -249,7 +314,10 @@ describe('reject store', () => {
   it('caps the retry set after each batch, atomically, keeping the newest keys; everything expires', async () => {
     const store = createRejectStore(redis, prefix);
     const entry = (key: string) => ({ key, object: 'contacts', code: 'X', reason: 'r', at: '' });
-    await store.add('s', Array.from({ length: MAX_PENDING_REJECTS - 1 }, (_, i) => entry(`old${i}`)));
+    await store.add(
+      's',
+      Array.from({ length: MAX_PENDING_REJECTS - 1 }, (_, i) => entry(`old${i}`)),
+    );
     await new Promise((r) => setTimeout(r, 5)); // a later score than the first batch
     await store.add('s', ['new1', 'new2', 'new3'].map(entry));
     expect(await store.pendingCount('s')).toBe(MAX_PENDING_REJECTS);

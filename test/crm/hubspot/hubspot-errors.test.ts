@@ -9,7 +9,11 @@ const flat = { ...contacts, associate: undefined };
 const open = useHubSpot();
 const setup = () => open({ accessToken: TOKEN });
 
-const people = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `p_${i}`, properties: { email: `person${i}@example.com`, firstname: `Vorname${i}` } }));
+const people = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    key: `p_${i}`,
+    properties: { email: `person${i}@example.com`, firstname: `Vorname${i}` },
+  }));
 
 /** Every refusal must be one of our typed errors, with no token and no record value anywhere in it. */
 function expectClean(err: unknown, code: string): void {
@@ -40,12 +44,16 @@ describe('HubSpot refusals come out typed', () => {
     expectClean(await sink.prepare({ ...contacts, object: 'deals' }).catch((e: unknown) => e), 'crm_schema_mismatch');
     // reading by a match property not created yet finds nothing (a fresh portal); writing by it is a schema error
     expect((await sink.readCurrent({ ...contacts, matchField: 'no_such_id' }, ['p_1'], ['firstname'])).size).toBe(0);
-    const err = await sink.upsert({ ...contacts, matchField: 'no_such_id', associate: undefined }, [{ key: 'p_1', properties: { firstname: 'A' } }]).catch((e: unknown) => e);
+    const err = await sink
+      .upsert({ ...contacts, matchField: 'no_such_id', associate: undefined }, [
+        { key: 'p_1', properties: { firstname: 'A' } },
+      ])
+      .catch((e: unknown) => e);
     expectClean(err, 'crm_schema_mismatch');
     expect((err as Error).message).toMatch(/no_such_id/);
   });
 
-  it('any other 4xx on a property call → crm_request_failed with HubSpot\'s category', async () => {
+  it("any other 4xx on a property call → crm_request_failed with HubSpot's category", async () => {
     const { sink } = await setup();
     // contacts has one unique property (email); HubSpot allows 10 per object.
     for (let i = 0; i < 9; i++) await sink.prepare({ ...contacts, matchField: `unique_${i}` });
@@ -90,7 +98,10 @@ describe('HubSpot links', () => {
     const table = emu.state.tables.get('companies');
     table?.remove(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.id ?? '');
     const [afterDelete] = await sink.upsert(linked, [person]);
-    expect(afterDelete).toMatchObject({ status: 'updated', linkError: expect.stringMatching(/OBJECT_NOT_FOUND/) as unknown });
+    expect(afterDelete).toMatchObject({
+      status: 'updated',
+      linkError: expect.stringMatching(/OBJECT_NOT_FOUND/) as unknown,
+    });
 
     // The company comes back under a new id: the sink must look it up again, not reuse the stale one.
     await sink.upsert(companies, [{ key: 'c_1', properties: { name: 'Acme again' } }]);

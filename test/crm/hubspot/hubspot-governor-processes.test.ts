@@ -1,7 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHubSpotSink } from '../../../src/crm/index.js';
-import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
+import {
+  DEFAULT_HUBSPOT_TOKEN,
+  startHubSpotEmulator,
+  type HubSpotEmulator,
+} from '../../../src/emulators/hubspot/index.js';
 import { listGovernorSnapshots } from '../../../src/shared/governor-snapshots.js';
 import { spawnGatedChild, type GatedChild } from '../../helpers/gated-child.js';
 import { testRedis } from '../../helpers/redis.js';
@@ -26,7 +30,12 @@ describe('HubSpot portal governor shared by OS processes (Redis state)', () => {
     const { redis, prefix, cleanup } = await testRedis('hubspot-procs');
     cleanups.push(cleanup);
     // The match property exists before the writers start (only one process may create it).
-    const setup = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, redis, keyPrefix: `${prefix}:setup` });
+    const setup = createHubSpotSink({
+      accessToken: DEFAULT_HUBSPOT_TOKEN,
+      baseUrl: emu.url,
+      redis,
+      keyPrefix: `${prefix}:setup`,
+    });
     await setup.prepare({ object: 'contacts', matchField: 'prospect_sync_id', fields: ['email', 'firstname'] });
     await setup.close();
 
@@ -58,7 +67,13 @@ describe('HubSpot portal governor shared by OS processes (Redis state)', () => {
     expect(maxInWindow).toBeLessThanOrEqual(limit);
     // The governor learned the portal's limit from the headers and counted both processes' requests.
     const [snapshot] = (await listGovernorSnapshots(redis, prefix)).filter((s) => s.remote === 'hubspot');
-    expect(snapshot).toMatchObject({ operation: 'requests', limit, windowMs, mode: 'headers', requests: { '2xx': arrivals.length, '429': 0 } });
+    expect(snapshot).toMatchObject({
+      operation: 'requests',
+      limit,
+      windowMs,
+      mode: 'headers',
+      requests: { '2xx': arrivals.length, '429': 0 },
+    });
     expect(snapshot!.account).not.toContain(DEFAULT_HUBSPOT_TOKEN);
   }, 60_000);
 });

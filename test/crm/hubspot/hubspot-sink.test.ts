@@ -3,7 +3,11 @@ import { createHubSpotSink, type ObjectTarget } from '../../../src/crm/index.js'
 import { DEFAULT_HUBSPOT_TOKEN } from '../../../src/emulators/hubspot/index.js';
 import { useHubSpot } from './hubspot-fixture.js';
 
-const companies: ObjectTarget = { object: 'companies', matchField: 'prospect_sync_id', fields: ['name', 'domain', 'numberofemployees'] };
+const companies: ObjectTarget = {
+  object: 'companies',
+  matchField: 'prospect_sync_id',
+  fields: ['name', 'domain', 'numberofemployees'],
+};
 const contacts: ObjectTarget = {
   object: 'contacts',
   matchField: 'prospect_sync_id',
@@ -14,7 +18,10 @@ const contacts: ObjectTarget = {
 const setup = useHubSpot();
 
 const people = (n: number, from = 0) =>
-  Array.from({ length: n }, (_, i) => ({ key: `p_${from + i}`, properties: { email: `person${from + i}@example.com`, firstname: `Ünïcødé ${from + i} 👩‍💻` } }));
+  Array.from({ length: n }, (_, i) => ({
+    key: `p_${from + i}`,
+    properties: { email: `person${from + i}@example.com`, firstname: `Ünïcødé ${from + i} 👩‍💻` },
+  }));
 
 describe('HubSpot sink: prepare', () => {
   it('creates a missing match property as unique, refuses a non-unique one, names missing mapped properties', async () => {
@@ -24,7 +31,9 @@ describe('HubSpot sink: prepare', () => {
     await sink.prepare(companies); // idempotent
     const nonUnique = await sink.prepare({ ...companies, matchField: 'domain' }).catch((e: unknown) => e);
     expect(nonUnique).toMatchObject({ code: 'crm_schema_mismatch' });
-    const missing = await sink.prepare({ ...companies, fields: ['name', 'revenue_x', 'tier_y'] }).catch((e: unknown) => e);
+    const missing = await sink
+      .prepare({ ...companies, fields: ['name', 'revenue_x', 'tier_y'] })
+      .catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'crm_schema_mismatch' });
     expect((missing as Error).message).toMatch(/revenue_x, tier_y/);
     await sink.prepare(contacts);
@@ -36,7 +45,14 @@ describe('HubSpot sink: two runs preparing one portal at once', () => {
   it('both find the match property missing; the one whose create is refused as existing reads it and goes on', async () => {
     // 50 ms per answer: both property lists are answered before either create reaches the portal.
     const { emu, sink, redis, keyPrefix } = await setup({ faults: { latencyMs: 50 } });
-    const other = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: `${emu.url}/`, requestsPer10s: 190, retry: { baseDelayMs: 5 }, redis, keyPrefix });
+    const other = createHubSpotSink({
+      accessToken: DEFAULT_HUBSPOT_TOKEN,
+      baseUrl: `${emu.url}/`,
+      requestsPer10s: 190,
+      retry: { baseDelayMs: 5 },
+      redis,
+      keyPrefix,
+    });
     try {
       await Promise.all([sink.prepare(companies), other.prepare(companies)]);
     } finally {
@@ -90,7 +106,10 @@ describe('HubSpot sink: upsert', () => {
     const { emu, sink } = await setup();
     await sink.prepare(companies);
     await sink.prepare(contacts);
-    await sink.upsert(companies, [{ key: 'c_1', properties: { name: 'Acme' } }, { key: 'c_2', properties: { name: 'Globex' } }]);
+    await sink.upsert(companies, [
+      { key: 'c_1', properties: { name: 'Acme' } },
+      { key: 'c_2', properties: { name: 'Globex' } },
+    ]);
     const out = await sink.upsert(contacts, [
       { ...people(1, 0)[0]!, companyKey: 'c_1' },
       { ...people(1, 1)[0]!, companyKey: 'c_2' },
@@ -111,12 +130,26 @@ describe('HubSpot sink: upsert', () => {
   it('round-trips odd Unicode values byte for byte', async () => {
     const { emu, sink } = await setup();
     await sink.prepare(contacts);
-    const odd = ['nul\u0000byte', 'rtl \u202Eevil', 'e\u0301 combining', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 'lone \uD800 surrogate', '"quotes" & <tags>', ' spaced '];
+    const odd = [
+      'nul\u0000byte',
+      'rtl \u202Eevil',
+      'e\u0301 combining',
+      '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+      'lone \uD800 surrogate',
+      '"quotes" & <tags>',
+      ' spaced ',
+    ];
     const records = odd.map((firstname, i) => ({ key: `u_${i}`, properties: { firstname } }));
     const out = await sink.upsert({ ...contacts, associate: undefined }, records);
     expect(out.every((o) => o.status === 'created')).toBe(true);
-    odd.forEach((value, i) => expect(emu.state.find('contacts', 'prospect_sync_id', `u_${i}`)?.properties.firstname).toBe(value));
-    const current = await sink.readCurrent(contacts, records.map((r) => r.key), ['firstname']);
+    odd.forEach((value, i) =>
+      expect(emu.state.find('contacts', 'prospect_sync_id', `u_${i}`)?.properties.firstname).toBe(value),
+    );
+    const current = await sink.readCurrent(
+      contacts,
+      records.map((r) => r.key),
+      ['firstname'],
+    );
     expect(records.map((r) => current.get(r.key)?.firstname)).toEqual(odd);
   });
 
@@ -125,7 +158,11 @@ describe('HubSpot sink: upsert', () => {
     await sink.prepare(contacts);
     await sink.upsert({ ...contacts, associate: undefined }, people(120));
     const before = emu.stats.byRoute.read ?? 0;
-    const current = await sink.readCurrent(contacts, [...people(120).map((p) => p.key), 'p_missing'], ['firstname', 'lastname']);
+    const current = await sink.readCurrent(
+      contacts,
+      [...people(120).map((p) => p.key), 'p_missing'],
+      ['firstname', 'lastname'],
+    );
     expect(current.size).toBe(120);
     expect(current.get('p_101')).toEqual({ firstname: 'Ünïcødé 101 👩‍💻', lastname: null });
     expect((emu.stats.byRoute.read ?? 0) - before).toBe(2);
@@ -138,10 +175,14 @@ describe('HubSpot sink: upsert', () => {
     expect(current.size).toBe(0);
     expect(emu.state.tables.get('companies')?.properties.has('never_created_id')).toBe(false);
     // the match property exists but is not unique: a schema problem, not "nothing there"
-    const nonUnique = await sink.readCurrent({ ...companies, matchField: 'domain' }, ['c_1'], ['name']).catch((e: unknown) => e);
+    const nonUnique = await sink
+      .readCurrent({ ...companies, matchField: 'domain' }, ['c_1'], ['name'])
+      .catch((e: unknown) => e);
     expect(nonUnique).toMatchObject({ code: 'crm_schema_mismatch' });
     emu.faults.missingScopes = new Set(['crm.objects.companies.read']);
-    expect(await sink.readCurrent(fresh, ['c_1'], ['name']).catch((e: unknown) => e)).toMatchObject({ code: 'crm_auth_failed' });
+    expect(await sink.readCurrent(fresh, ['c_1'], ['name']).catch((e: unknown) => e)).toMatchObject({
+      code: 'crm_auth_failed',
+    });
   });
 });
 
@@ -176,7 +217,12 @@ describe('HubSpot sink: limits and failures', () => {
     expect(refused).toMatchObject({ code: 'crm_daily_limit' });
     expect(emu.stats.requests).toBe(requests);
     // A sink whose governor has not seen the headers (fresh Redis state) learns it from HubSpot's 429 DAILY answer.
-    const fresh = createHubSpotSink({ accessToken: DEFAULT_HUBSPOT_TOKEN, baseUrl: emu.url, redis, keyPrefix: `${keyPrefix}:fresh` });
+    const fresh = createHubSpotSink({
+      accessToken: DEFAULT_HUBSPOT_TOKEN,
+      baseUrl: emu.url,
+      redis,
+      keyPrefix: `${keyPrefix}:fresh`,
+    });
     const again = await fresh.upsert({ ...contacts, associate: undefined }, people(10)).catch((e: unknown) => e);
     await fresh.close();
     expect(again).toMatchObject({ code: 'crm_daily_limit' });

@@ -22,7 +22,10 @@ async function flood(bytes: number, announced: boolean): Promise<{ url: string; 
   let sent = 0;
   server = createServer((req, res) => {
     req.resume();
-    res.writeHead(200, { 'content-type': 'application/json', ...(announced ? { 'content-length': String(bytes) } : {}) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      ...(announced ? { 'content-length': String(bytes) } : {}),
+    });
     const chunk = Buffer.alloc(1024 * 1024, 'x');
     const pump = (): void => {
       while (sent < bytes && !res.destroyed) {
@@ -38,11 +41,22 @@ async function flood(bytes: number, announced: boolean): Promise<{ url: string; 
 }
 
 describe('bounded Salesforce answers', () => {
-  it.each([['chunked', false], ['announced by Content-Length', true]] as const)('a login answer past 64 MiB (%s) fails response_too_large, unread', async (_what, announced) => {
+  it.each([
+    ['chunked', false],
+    ['announced by Content-Length', true],
+  ] as const)('a login answer past 64 MiB (%s) fails response_too_large, unread', async (_what, announced) => {
     const org = await flood(MAX_SALESFORCE_ANSWER_BYTES + 16 * 1024 * 1024, announced);
-    const sink = new SalesforceSink({ loginUrl: org.url, ...CLIENT, retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 10 }, requestTimeoutMs: 20_000 });
+    const sink = new SalesforceSink({
+      loginUrl: org.url,
+      ...CLIENT,
+      retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 10 },
+      requestTimeoutMs: 20_000,
+    });
     const error = await sink.identity().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'response_too_large', message: 'Salesforce sent an answer larger than 67108864 bytes; it was not read' });
+    expect(error).toMatchObject({
+      code: 'response_too_large',
+      message: 'Salesforce sent an answer larger than 67108864 bytes; it was not read',
+    });
     // Not retried, and the server was cut off before it could send the whole answer.
     expect(org.sent()).toBeLessThan(MAX_SALESFORCE_ANSWER_BYTES + 16 * 1024 * 1024);
   });

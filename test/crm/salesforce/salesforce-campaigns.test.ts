@@ -4,7 +4,10 @@
  * every page of members, match keys to Ids.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SalesforceEmulator, SalesforceEmulatorOptions } from '../../../src/emulators/salesforce/salesforce-emulator.js';
+import type {
+  SalesforceEmulator,
+  SalesforceEmulatorOptions,
+} from '../../../src/emulators/salesforce/salesforce-emulator.js';
 import type { SalesforceSink } from '../../../src/crm/salesforce/salesforce-sink.js';
 import { sfFixture } from './sf-fixture.js';
 
@@ -14,25 +17,44 @@ afterEach(async () => {
   close = undefined;
 });
 
-async function setup(options: Partial<SalesforceEmulatorOptions> = {}): Promise<{ emulator: SalesforceEmulator; sink: SalesforceSink }> {
+async function setup(
+  options: Partial<SalesforceEmulatorOptions> = {},
+): Promise<{ emulator: SalesforceEmulator; sink: SalesforceSink }> {
   const fx = await sfFixture(options);
   close = fx.close;
   return fx;
 }
 
 /** `n` records of `object` straight in the org, keyed `<prefix>-<i>`; their Ids. */
-function seed(emulator: SalesforceEmulator, object: 'Contact' | 'Lead' | 'Account', n: number, prefix = object.toLowerCase()): string[] {
+function seed(
+  emulator: SalesforceEmulator,
+  object: 'Contact' | 'Lead' | 'Account',
+  n: number,
+  prefix = object.toLowerCase(),
+): string[] {
   const o = emulator.state.object(object);
   const ext = o.fields.find((f) => f.name === 'Prospect_Sync_Id__c')!;
   return Array.from({ length: n }, (_, i) => {
-    const r = emulator.state.upsert(o, ext, `${prefix}-${i}`, object === 'Account' ? { Name: `Co ${i}` } : { LastName: `L${i}`, ...(object === 'Lead' ? { Company: 'X' } : {}) }, []);
+    const r = emulator.state.upsert(
+      o,
+      ext,
+      `${prefix}-${i}`,
+      object === 'Account'
+        ? { Name: `Co ${i}` }
+        : { LastName: `L${i}`, ...(object === 'Lead' ? { Company: 'X' } : {}) },
+      [],
+    );
     if (!r.ok) throw new Error('seed failed');
     return r.id;
   });
 }
 
 const membersIn = (emulator: SalesforceEmulator, campaignId: string, link = 'ContactId'): string[] =>
-  emulator.state.all('CampaignMember').filter((m) => m.CampaignId === campaignId && m[link] != null).map((m) => String(m[link])).sort();
+  emulator.state
+    .all('CampaignMember')
+    .filter((m) => m.CampaignId === campaignId && m[link] != null)
+    .map((m) => String(m[link]))
+    .sort();
 
 describe('Salesforce campaigns: ensureList', () => {
   it('creates the campaign once, then finds it by name whatever its case', async () => {
@@ -53,7 +75,10 @@ describe('Salesforce campaigns: ensureList', () => {
     const refused = sink.lists.ensureList('Contact', 'Twice');
     await expect(refused).rejects.toMatchObject({ code: 'crm_list_unusable', details: { reason: 'name_ambiguous' } });
     await expect(refused).rejects.toThrow(new RegExp(`2 campaigns named "Twice" \\(${a.id}, ${b.id}\\)`));
-    await expect(sink.lists.ensureList('Opportunity', 'Deals')).rejects.toMatchObject({ code: 'crm_list_unusable', details: { reason: 'object' } });
+    await expect(sink.lists.ensureList('Opportunity', 'Deals')).rejects.toMatchObject({
+      code: 'crm_list_unusable',
+      details: { reason: 'object' },
+    });
   });
 });
 
@@ -95,7 +120,11 @@ describe('Salesforce campaigns: members', () => {
     expect(membersIn(emulator, id)).toEqual(contacts.slice(221).sort());
     // Removing records not in the campaign writes nothing.
     const deletes = emulator.stats.requests['DELETE composite/sobjects'];
-    expect(await sink.lists.changeMembers(id, [], contacts.slice(1, 5))).toEqual({ added: [], removed: [], missing: [] });
+    expect(await sink.lists.changeMembers(id, [], contacts.slice(1, 5))).toEqual({
+      added: [],
+      removed: [],
+      missing: [],
+    });
     expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(deletes);
   });
 

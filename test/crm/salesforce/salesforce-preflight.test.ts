@@ -29,23 +29,42 @@ const describes = (): number => fx.emulator.stats.requests['GET sobjects/describ
 
 describe('Salesforce preflight', () => {
   it('names every field the org cannot take, at once', async () => {
-    const error = await fx.sink.preflight(mapping('Account', {
-      Name: 'name', NumberOfEmployees: { value: 'many' }, Locked__c: 'domain', Missing__c: 'id2', Website: { from: 'domain', transform: 'number' },
-    })).catch((e: unknown) => e);
+    const error = await fx.sink
+      .preflight(
+        mapping('Account', {
+          Name: 'name',
+          NumberOfEmployees: { value: 'many' },
+          Locked__c: 'domain',
+          Missing__c: 'id2',
+          Website: { from: 'domain', transform: 'number' },
+        }),
+      )
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CrmPreflightError);
     expect((error as CrmPreflightError).code).toBe('crm_schema_mismatch');
     expect((error as CrmPreflightError).problems.map((p) => [p.at, p.field])).toEqual([
-      ['fields', 'NumberOfEmployees'], ['fields', 'Locked__c'], ['fields', 'Missing__c'],
+      ['fields', 'NumberOfEmployees'],
+      ['fields', 'Locked__c'],
+      ['fields', 'Missing__c'],
     ]);
-    expect((error as Error).message).toContain('field Account.NumberOfEmployees is of type int; the constant "many" does not fit it');
+    expect((error as Error).message).toContain(
+      'field Account.NumberOfEmployees is of type int; the constant "many" does not fit it',
+    );
     expect((error as Error).message).toContain('field Account.Locked__c is not createable');
   });
 
   it('a required field defaulted on create needs no mapping; one that is not does', async () => {
-    await expect(fx.sink.preflight(mapping('Lead', { LastName: 'lastName', Company: { value: 'Unknown' } }))).resolves.toBeUndefined();
+    await expect(
+      fx.sink.preflight(mapping('Lead', { LastName: 'lastName', Company: { value: 'Unknown' } })),
+    ).resolves.toBeUndefined();
     const error = await fx.sink.preflight(mapping('Lead', { Company: { value: 'Unknown' } })).catch((e: unknown) => e);
     expect((error as CrmPreflightError).problems).toEqual([
-      { at: 'object', field: 'LastName', message: 'field Lead.LastName is required on create and has no mapping: map it or give it a constant ({value: ...})' },
+      {
+        at: 'object',
+        field: 'LastName',
+        message:
+          'field Lead.LastName is required on create and has no mapping: map it or give it a constant ({value: ...})',
+      },
     ]);
   });
 

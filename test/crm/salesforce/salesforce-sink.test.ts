@@ -18,17 +18,34 @@ describe('prepare', () => {
     const schema = defaultSchema();
     schema.Account!.fields.push({ name: 'Plain__c', type: 'string', length: 20 });
     const { sink } = await start({ objects: schema });
-    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Missing__c' })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/Account\.Missing__c does not exist/) });
-    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Plain__c' })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/Account\.Plain__c is not marked External ID/) });
-    await expect(sink.prepare({ ...ACCOUNTS, fields: ['Name', 'Revenue_Band__c'] })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/Revenue_Band__c/) });
-    await expect(sink.prepare({ ...ACCOUNTS, object: 'Nope__c' })).rejects.toMatchObject({ code: 'crm_schema_mismatch' });
-    await expect(sink.prepare({ ...LEADS, associate: { object: 'Account', matchField: 'Prospect_Sync_Id__c' } })).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/no lookup to Account/) });
+    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Missing__c' })).rejects.toMatchObject({
+      code: 'crm_schema_mismatch',
+      message: expect.stringMatching(/Account\.Missing__c does not exist/),
+    });
+    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Plain__c' })).rejects.toMatchObject({
+      code: 'crm_schema_mismatch',
+      message: expect.stringMatching(/Account\.Plain__c is not marked External ID/),
+    });
+    await expect(sink.prepare({ ...ACCOUNTS, fields: ['Name', 'Revenue_Band__c'] })).rejects.toMatchObject({
+      code: 'crm_schema_mismatch',
+      message: expect.stringMatching(/Revenue_Band__c/),
+    });
+    await expect(sink.prepare({ ...ACCOUNTS, object: 'Nope__c' })).rejects.toMatchObject({
+      code: 'crm_schema_mismatch',
+    });
+    await expect(
+      sink.prepare({ ...LEADS, associate: { object: 'Account', matchField: 'Prospect_Sync_Id__c' } }),
+    ).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/no lookup to Account/) });
     await expect(sink.prepare(ACCOUNTS)).resolves.toBeUndefined();
     await expect(sink.prepare(CONTACTS)).resolves.toBeUndefined();
   });
   test('wrong client credentials fail with crm_auth_failed and no secret in the message', async () => {
     const { emulator } = await start();
-    const sink = new SalesforceSink({ loginUrl: emulator.url, clientId: CLIENT.clientId, clientSecret: 'wrong-secret-xyz' });
+    const sink = new SalesforceSink({
+      loginUrl: emulator.url,
+      clientId: CLIENT.clientId,
+      clientSecret: 'wrong-secret-xyz',
+    });
     const err = (await sink.prepare(ACCOUNTS).catch((e: unknown) => e)) as Error & { code: string };
     expect(err).toMatchObject({ code: 'crm_auth_failed' });
     expect(JSON.stringify({ m: err.message, s: err.stack })).not.toContain('wrong-secret-xyz');
@@ -52,7 +69,11 @@ describe('collections upsert', () => {
   test('one bad record among 200 never blocks the other 199, and its reason carries no contact details', async () => {
     const { sink, emulator } = await start();
     await sink.upsert(ACCOUNTS, accounts(1));
-    const people: CrmRecord[] = Array.from({ length: 200 }, (_, i) => ({ key: `p${i}`, properties: { LastName: `Last ${i}`, Email: `p${i}@example.com` }, companyKey: 'acc-0' }));
+    const people: CrmRecord[] = Array.from({ length: 200 }, (_, i) => ({
+      key: `p${i}`,
+      properties: { LastName: `Last ${i}`, Email: `p${i}@example.com` },
+      companyKey: 'acc-0',
+    }));
     people[117] = { ...people[117]!, properties: { LastName: 'Broken', Email: 'jane.doe@@broken' } };
     const out = await sink.upsert(CONTACTS, people);
     expect(out).toHaveLength(200);
@@ -94,7 +115,8 @@ describe('collections upsert', () => {
     const odd = ["O'Brien & Söhne", 'Back\\slash "dq"', '株式会社テスト 🚀', "line\nbreak 'x'"];
     const records = odd.map((name, i) => ({ key: `${name}#${i}`, properties: { Name: name, Description: name } }));
     expect(new Set(statuses(await sink.upsert(ACCOUNTS, records)))).toEqual(new Set(['created']));
-    for (const r of records) expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', r.key)[0]!.Name).toBe(r.properties.Name);
+    for (const r of records)
+      expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', r.key)[0]!.Name).toBe(r.properties.Name);
     const current = await sink.readCurrent(ACCOUNTS, [...records.map((r) => r.key), "absent'key"], ['Name', 'Website']);
     expect(current.size).toBe(4);
     for (const r of records) expect(current.get(r.key)).toEqual({ Name: r.properties.Name, Website: null });
@@ -106,13 +128,22 @@ describe('collections upsert', () => {
     const target = { object: 'account', matchField: 'prospect_sync_id__c', fields: ['name', 'type'] };
     const out = await sink.upsert(target, [{ key: 'k1', properties: { name: 'Lower', type: 'Customer' } }]);
     expect(out[0]!.status).toBe('created');
-    expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'k1')[0]).toMatchObject({ Name: 'Lower', Type: 'Customer' });
-    expect(await sink.readCurrent(target, ['k1'], ['name', 'type'])).toEqual(new Map([['k1', { name: 'Lower', type: 'Customer' }]]));
+    expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'k1')[0]).toMatchObject({
+      Name: 'Lower',
+      Type: 'Customer',
+    });
+    expect(await sink.readCurrent(target, ['k1'], ['name', 'type'])).toEqual(
+      new Map([['k1', { name: 'Lower', type: 'Customer' }]]),
+    );
   });
   test('readCurrent chunks large key lists (each query stays small)', async () => {
     const { sink, emulator } = await start();
     await sink.upsert(ACCOUNTS, accounts(450));
-    const current = await sink.readCurrent(ACCOUNTS, accounts(450).map((r) => r.key), ['Name']);
+    const current = await sink.readCurrent(
+      ACCOUNTS,
+      accounts(450).map((r) => r.key),
+      ['Name'],
+    );
     expect(current.size).toBe(450);
     expect(current.get('acc-449')).toEqual({ Name: 'Company 449' });
     expect(emulator.stats.requests['GET query']).toBe(3);
@@ -121,7 +152,11 @@ describe('collections upsert', () => {
     const { sink, emulator } = await start();
     await sink.upsert(ACCOUNTS, accounts(800));
     emulator.faults.latencyMs = 50;
-    const current = await sink.readCurrent(ACCOUNTS, accounts(800).map((r) => r.key), ['Name']);
+    const current = await sink.readCurrent(
+      ACCOUNTS,
+      accounts(800).map((r) => r.key),
+      ['Name'],
+    );
     expect(current.size).toBe(800);
     expect(emulator.stats.requests['GET query']).toBe(4);
     expect(emulator.stats.peakInFlight['GET query']).toBe(4);
@@ -183,13 +218,22 @@ describe('sessions, limits and faults', () => {
     expect(emulator.stats.apiUsage).toBe(50);
   });
   test('the share cap reads the usage another process saw (org governor state in Redis)', async () => {
-    const { sink, emulator, redis, keyPrefix } = await start({ apiDailyLimit: 100, apiUsageStart: 49 }, { maxApiShare: 0.5 });
+    const { sink, emulator, redis, keyPrefix } = await start(
+      { apiDailyLimit: 100, apiUsageStart: 49 },
+      { maxApiShare: 0.5 },
+    );
     await sink.prepare(ACCOUNTS); // api-usage=50/100 reaches the shared state
     const other = new SalesforceSink({ loginUrl: emulator.url, ...CLIENT, maxApiShare: 0.5, redis, keyPrefix });
     await expect(other.prepare(ACCOUNTS)).rejects.toMatchObject({ code: 'crm_api_share_exceeded' });
     expect(emulator.stats.apiUsage).toBe(50); // refused before its describe call went out
     const snapshots = await listGovernorSnapshots(redis, keyPrefix);
-    expect(snapshots).toEqual([expect.objectContaining({ remote: 'salesforce', operation: 'api', requests: expect.objectContaining({ '2xx': 1 }) })]);
+    expect(snapshots).toEqual([
+      expect.objectContaining({
+        remote: 'salesforce',
+        operation: 'api',
+        requests: expect.objectContaining({ '2xx': 1 }),
+      }),
+    ]);
     expect(JSON.stringify(snapshots)).not.toContain(CLIENT.clientId);
   });
   test('the share guard also stops a run just before the allowance itself runs out', async () => {
@@ -241,7 +285,9 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(JSON.stringify(out[10])).not.toContain('x'.repeat(40));
     expect(out[2000]).toMatchObject({ status: 'rejected', code: 'FIELD_CUSTOM_VALIDATION_EXCEPTION' });
     expect(out.filter((o) => o.status === 'created')).toHaveLength(2498);
-    expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-507')[0]!.Name).toBe(`Quote "q" , comma 'apos' \n Ünï 507`);
+    expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-507')[0]!.Name).toBe(
+      `Quote "q" , comma 'apos' \n Ünï 507`,
+    );
     const again = await sink.upsert(ACCOUNTS, records, { runVolume: 2500 });
     expect(again.filter((o) => o.status === 'updated')).toHaveLength(2498);
     expect(emulator.state.all('Account')).toHaveLength(2498);
@@ -249,11 +295,17 @@ describe('Bulk API 2.0 above the threshold', () => {
   test('bulk Contacts link through the dotted Account.Prospect_Sync_Id__c column; unknown parents fall back to no link', async () => {
     const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
     await sink.upsert(ACCOUNTS, accounts(3));
-    const people: CrmRecord[] = Array.from({ length: 30 }, (_, i) => ({ key: `p${i}`, properties: { LastName: `L${i}`, ...(i === 4 ? { Title: null } : {}) }, companyKey: i === 5 ? 'ghost' : `acc-${i % 3}` }));
+    const people: CrmRecord[] = Array.from({ length: 30 }, (_, i) => ({
+      key: `p${i}`,
+      properties: { LastName: `L${i}`, ...(i === 4 ? { Title: null } : {}) },
+      companyKey: i === 5 ? 'ghost' : `acc-${i % 3}`,
+    }));
     const out = await sink.upsert(CONTACTS, people, { runVolume: 30 });
     expect(out.every((o) => o.status === 'created')).toBe(true);
     expect(out[5]).toMatchObject({ linkError: expect.stringMatching(/ghost/) });
-    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p4')[0]!.AccountId).toBe(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!.Id);
+    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p4')[0]!.AccountId).toBe(
+      emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!.Id,
+    );
     expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p5')[0]!.AccountId).toBeUndefined();
   });
   test('a field deleted in Salesforce after prepare fails the bulk job with a typed, non-retried error', async () => {
@@ -262,14 +314,23 @@ describe('Bulk API 2.0 above the threshold', () => {
     const account = emulator.state.schema.Account!;
     account.fields = account.fields.filter((f) => f.name !== 'Description');
     const records = accounts(20).map((r) => ({ ...r, properties: { ...r.properties, Description: 'd' } }));
-    await expect(sink.upsert(ACCOUNTS, records, { runVolume: 20 })).rejects.toMatchObject({ code: 'crm_request_failed', message: expect.stringMatching(/Description/) });
+    await expect(sink.upsert(ACCOUNTS, records, { runVolume: 20 })).rejects.toMatchObject({
+      code: 'crm_request_failed',
+      message: expect.stringMatching(/Description/),
+    });
     expect(emulator.stats.requests['POST jobs/ingest']).toBe(1);
     expect(emulator.state.all('Account')).toHaveLength(0);
   });
-  test('a bulk job that outlasts the poll timeout fails with crm_unavailable, not jsforce\'s untyped error', async () => {
-    const { sink } = await start({ bulkProcessingDelayMs: 2000 }, { bulkThreshold: 10, bulkMinBatch: 1, bulkPollTimeoutMs: 60 });
+  test("a bulk job that outlasts the poll timeout fails with crm_unavailable, not jsforce's untyped error", async () => {
+    const { sink } = await start(
+      { bulkProcessingDelayMs: 2000 },
+      { bulkThreshold: 10, bulkMinBatch: 1, bulkPollTimeoutMs: 60 },
+    );
     await sink.prepare(ACCOUNTS);
-    await expect(sink.upsert(ACCOUNTS, accounts(20), { runVolume: 20 })).rejects.toMatchObject({ code: 'crm_unavailable', message: expect.stringMatching(/BULK_POLL_TIMEOUT/) });
+    await expect(sink.upsert(ACCOUNTS, accounts(20), { runVolume: 20 })).rejects.toMatchObject({
+      code: 'crm_unavailable',
+      message: expect.stringMatching(/BULK_POLL_TIMEOUT/),
+    });
   });
   test('a 503 during the bulk job is retried and no record is lost', async () => {
     const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
@@ -293,7 +354,7 @@ describe('Salesforce sink: a 5xx never fails a run (issue 12)', () => {
     expect(emulator.state.all('Account')).toHaveLength(50);
   });
 
-  test('a 5xx on a bulk job\'s status poll or results download is retried alone: the job is not built again', async () => {
+  test("a 5xx on a bulk job's status poll or results download is retried alone: the job is not built again", async () => {
     const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
     await sink.prepare(ACCOUNTS);
     emulator.faults.routeFailures = { route: 'GET jobs/ingest/{id}', status: 503, times: 1 };
@@ -338,7 +399,11 @@ describe('archive (delete by match key)', () => {
     expect(emulator.state.all('Account').map((r) => r.Prospect_Sync_Id__c)).toEqual(['acc-7']);
     expect(emulator.state.recycleBin.size).toBe(249);
     // Deleted already: nothing to delete, nothing asked of the org but the read.
-    expect(await sink.archive(ACCOUNTS, ['acc-0', 'acc-1'])).toEqual({ archived: [], missing: ['acc-0', 'acc-1'], refused: [] });
+    expect(await sink.archive(ACCOUNTS, ['acc-0', 'acc-1'])).toEqual({
+      archived: [],
+      missing: ['acc-0', 'acc-1'],
+      refused: [],
+    });
     expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(2);
     // An upsert by a deleted record's external id creates it anew.
     expect(statuses(await sink.upsert(ACCOUNTS, records.slice(0, 1)))).toEqual(['created']);

@@ -1,20 +1,36 @@
 import { Client } from '@hubspot/api-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_HUBSPOT_TOKEN, startHubSpotEmulator, type HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
+import {
+  DEFAULT_HUBSPOT_TOKEN,
+  startHubSpotEmulator,
+  type HubSpotEmulator,
+} from '../../../src/emulators/hubspot/index.js';
 
 let emu: HubSpotEmulator;
 
-async function post(path: string, body: unknown, token = DEFAULT_HUBSPOT_TOKEN): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+async function post(
+  path: string,
+  body: unknown,
+  token = DEFAULT_HUBSPOT_TOKEN,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(`${emu.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+  return {
+    status: res.status,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+    headers: res.headers,
+  };
 }
 
-const upsertInput = (id: string, properties: Record<string, string> = {}, idProperty = 'email') => ({ id, idProperty, properties });
+const upsertInput = (id: string, properties: Record<string, string> = {}, idProperty = 'email') => ({
+  id,
+  idProperty,
+  properties,
+});
 
 beforeEach(async () => {
   emu = await startHubSpotEmulator({ limits: { perTenSeconds: 1000 } });
@@ -31,23 +47,31 @@ describe('HubSpot emulator: auth and errors', () => {
   });
 
   it('refuses more than 100 inputs and duplicate ids with 400 VALIDATION_ERROR', async () => {
-    const many = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: Array.from({ length: 101 }, (_, i) => upsertInput(`a${i}@x.io`)) });
+    const many = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: Array.from({ length: 101 }, (_, i) => upsertInput(`a${i}@x.io`)),
+    });
     expect(many.status).toBe(400);
     expect(many.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' });
-    const dup = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('a@x.io'), upsertInput('a@x.io')] });
+    const dup = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: [upsertInput('a@x.io'), upsertInput('a@x.io')],
+    });
     expect(dup.status).toBe(400);
     expect(String(dup.body.message)).toMatch(/Duplicate IDs/);
     expect(emu.state.count('contacts')).toBe(0);
   });
 
   it('upserts only by a unique property', async () => {
-    const res = await post('/crm/v3/objects/companies/batch/upsert', { inputs: [upsertInput('acme.com', {}, 'domain')] });
+    const res = await post('/crm/v3/objects/companies/batch/upsert', {
+      inputs: [upsertInput('acme.com', {}, 'domain')],
+    });
     expect(res.status).toBe(400);
     expect(String(res.body.message)).toMatch(/non-unique/);
   });
 
   it('fails the whole batch on an unknown property (PROPERTY_DOESNT_EXIST)', async () => {
-    const res = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('a@x.io', { firstname: 'A' }), upsertInput('b@x.io', { nope: '1' })] });
+    const res = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: [upsertInput('a@x.io', { firstname: 'A' }), upsertInput('b@x.io', { nope: '1' })],
+    });
     expect(res.status).toBe(400);
     expect(String(res.body.message)).toMatch(/PROPERTY_DOESNT_EXIST/);
     expect(String(res.body.message)).toMatch(/Property \\"nope\\" does not exist/);
@@ -61,16 +85,38 @@ describe('HubSpot emulator: auth and errors', () => {
     emu.faults.missingScopes = new Set(['crm.objects.contacts.write']);
     const res = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('a@x.io')] });
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ status: 'error', category: 'MISSING_SCOPES', errors: [{ context: { requiredGranularScopes: ['crm.objects.contacts.write'] } }] });
-    expect((await post('/crm/v3/objects/contacts/batch/read', { inputs: [{ id: 'a@x.io' }], idProperty: 'email', properties: [] })).status).toBe(207); // read scope kept: not found, not forbidden
+    expect(res.body).toMatchObject({
+      status: 'error',
+      category: 'MISSING_SCOPES',
+      errors: [{ context: { requiredGranularScopes: ['crm.objects.contacts.write'] } }],
+    });
+    expect(
+      (
+        await post('/crm/v3/objects/contacts/batch/read', {
+          inputs: [{ id: 'a@x.io' }],
+          idProperty: 'email',
+          properties: [],
+        })
+      ).status,
+    ).toBe(207); // read scope kept: not found, not forbidden
     expect(emu.state.count('contacts')).toBe(0);
   });
 
   it('answers 207 with per-record errors for an invalid email and writes the others', async () => {
-    const create = await post('/crm/v3/properties/contacts', { name: 'ext_id', label: 'Ext', type: 'string', fieldType: 'text', groupName: 'g', hasUniqueValue: true });
+    const create = await post('/crm/v3/properties/contacts', {
+      name: 'ext_id',
+      label: 'Ext',
+      type: 'string',
+      fieldType: 'text',
+      groupName: 'g',
+      hasUniqueValue: true,
+    });
     expect(create.status).toBe(201);
     const res = await post('/crm/v3/objects/contacts/batch/upsert', {
-      inputs: [upsertInput('p1', { email: 'good@x.io' }, 'ext_id'), upsertInput('p2', { email: 'not-an-email' }, 'ext_id')],
+      inputs: [
+        upsertInput('p1', { email: 'good@x.io' }, 'ext_id'),
+        upsertInput('p2', { email: 'not-an-email' }, 'ext_id'),
+      ],
     });
     expect(res.status).toBe(207);
     expect(res.body.numErrors).toBe(1);
@@ -80,21 +126,33 @@ describe('HubSpot emulator: auth and errors', () => {
   });
 
   it('stores strings: numbers are stringified, objects refused', async () => {
-    const ok = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [{ id: 'n@x.io', idProperty: 'email', properties: { firstname: 42 } }] });
+    const ok = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: [{ id: 'n@x.io', idProperty: 'email', properties: { firstname: 42 } }],
+    });
     expect(ok.status).toBe(200);
     expect(emu.state.find('contacts', 'email', 'n@x.io')?.properties.firstname).toBe('42');
-    const bad = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [{ id: 'o@x.io', idProperty: 'email', properties: { firstname: { a: 1 } } }] });
+    const bad = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: [{ id: 'o@x.io', idProperty: 'email', properties: { firstname: { a: 1 } } }],
+    });
     expect(bad.status).toBe(400);
   });
 
   it('batch create answers 201 and 409 on an existing unique value; read 207 for unknown ids; archive 204', async () => {
-    const created = await post('/crm/v3/objects/contacts/batch/create', { inputs: [{ properties: { email: 'c@x.io' } }] });
+    const created = await post('/crm/v3/objects/contacts/batch/create', {
+      inputs: [{ properties: { email: 'c@x.io' } }],
+    });
     expect(created.status).toBe(201);
-    const conflict = await post('/crm/v3/objects/contacts/batch/create', { inputs: [{ properties: { email: 'c@x.io' } }] });
+    const conflict = await post('/crm/v3/objects/contacts/batch/create', {
+      inputs: [{ properties: { email: 'c@x.io' } }],
+    });
     expect(conflict.status).toBe(409);
     expect(String(conflict.body.message)).toMatch(/already exists. Existing ID: \d+/);
     const id = emu.state.find('contacts', 'email', 'c@x.io')?.id ?? '';
-    const read = await post('/crm/v3/objects/contacts/batch/read', { inputs: [{ id }, { id: '999999' }], properties: ['email'], propertiesWithHistory: [] });
+    const read = await post('/crm/v3/objects/contacts/batch/read', {
+      inputs: [{ id }, { id: '999999' }],
+      properties: ['email'],
+      propertiesWithHistory: [],
+    });
     expect(read.status).toBe(207);
     expect((read.body.results as unknown[]).length).toBe(1);
     const archived = await post('/crm/v3/objects/contacts/batch/archive', { inputs: [{ id }] });
@@ -103,7 +161,14 @@ describe('HubSpot emulator: auth and errors', () => {
   });
 
   it('refuses a second property of the same name (409) and keeps hasUniqueValue', async () => {
-    const body = { name: 'ext_id', label: 'Ext', type: 'string', fieldType: 'text', groupName: 'g', hasUniqueValue: true };
+    const body = {
+      name: 'ext_id',
+      label: 'Ext',
+      type: 'string',
+      fieldType: 'text',
+      groupName: 'g',
+      hasUniqueValue: true,
+    };
     expect((await post('/crm/v3/properties/companies', body)).status).toBe(201);
     expect((await post('/crm/v3/properties/companies', body)).status).toBe(409);
     expect((await post('/crm/v3/properties/companies', { name: 'x' })).status).toBe(400);
@@ -116,15 +181,30 @@ describe('HubSpot emulator: auth and errors', () => {
     const contactId = emu.state.find('contacts', 'email', 'l@x.io')?.id ?? '';
     const companyId = [...(emu.state.tables.get('companies')?.objects.keys() ?? [])][0] ?? '';
     const types = [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 }];
-    const ok = await post('/crm/v4/associations/contacts/companies/batch/create', { inputs: [{ from: { id: contactId }, to: { id: companyId }, types }] });
+    const ok = await post('/crm/v4/associations/contacts/companies/batch/create', {
+      inputs: [{ from: { id: contactId }, to: { id: companyId }, types }],
+    });
     expect(ok.status).toBe(201);
     const partial = await post('/crm/v4/associations/contacts/companies/batch/create', {
-      inputs: [{ from: { id: contactId }, to: { id: companyId }, types }, { from: { id: contactId }, to: { id: '424242' }, types }],
+      inputs: [
+        { from: { id: contactId }, to: { id: companyId }, types },
+        { from: { id: contactId }, to: { id: '424242' }, types },
+      ],
     });
     expect(partial.status).toBe(207);
-    const badType = await post('/crm/v4/associations/contacts/companies/batch/create', { inputs: [{ from: { id: contactId }, to: { id: companyId }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 2 }] }] });
+    const badType = await post('/crm/v4/associations/contacts/companies/batch/create', {
+      inputs: [
+        {
+          from: { id: contactId },
+          to: { id: companyId },
+          types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 2 }],
+        },
+      ],
+    });
     expect(badType.status).toBe(400);
-    const def = await post('/crm/v4/associations/contacts/companies/batch/associate/default', { inputs: [{ from: { id: contactId }, to: { id: companyId } }] });
+    const def = await post('/crm/v4/associations/contacts/companies/batch/associate/default', {
+      inputs: [{ from: { id: contactId }, to: { id: companyId } }],
+    });
     expect(def.status).toBe(200);
     expect(emu.state.associations).toHaveLength(1);
   });
@@ -145,7 +225,12 @@ describe('HubSpot emulator: limits and faults', () => {
     await post(path, body);
     const limited = await post(path, body);
     expect(limited.status).toBe(429);
-    expect(limited.body).toMatchObject({ status: 'error', errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', message: 'You have reached your ten_secondly_rolling limit.' });
+    expect(limited.body).toMatchObject({
+      status: 'error',
+      errorType: 'RATE_LIMIT',
+      policyName: 'TEN_SECONDLY_ROLLING',
+      message: 'You have reached your ten_secondly_rolling limit.',
+    });
     await new Promise((r) => setTimeout(r, 1050));
     expect((await post(path, body)).status).toBe(200);
     expect((await post(path, body)).status).toBe(200);
@@ -175,9 +260,13 @@ describe('HubSpot emulator with the real @hubspot/api-client', () => {
     expect(again.results[0]?._new).toBe(false);
     expect(emu.state.count('contacts')).toBe(1);
     emu.faults.reject = { values: new Set(['poison']), mode: 'record' };
-    const partial = await client.crm.contacts.batchApi.upsert({ inputs: [upsertInput('s@x.io'), upsertInput('t@x.io', { firstname: 'poison' })] });
+    const partial = await client.crm.contacts.batchApi.upsert({
+      inputs: [upsertInput('s@x.io'), upsertInput('t@x.io', { firstname: 'poison' })],
+    });
     expect('errors' in partial && partial.errors?.length).toBe(1);
-    const err = await client.crm.contacts.batchApi.upsert({ inputs: [upsertInput('u@x.io'), upsertInput('u@x.io')] }).catch((e: unknown) => e);
+    const err = await client.crm.contacts.batchApi
+      .upsert({ inputs: [upsertInput('u@x.io'), upsertInput('u@x.io')] })
+      .catch((e: unknown) => e);
     expect((err as { code: number }).code).toBe(400);
     const props = await client.crm.properties.coreApi.getAll('companies');
     expect(props.results.some((p) => p.name === 'domain' && p.hasUniqueValue !== true)).toBe(true);
@@ -187,14 +276,37 @@ describe('HubSpot emulator with the real @hubspot/api-client', () => {
 describe('HubSpot emulator: property metadata, as the real client reads it', () => {
   it('lists type, hasUniqueValue and modificationMetadata; read-only values are dropped from writes', async () => {
     const client = new Client({ accessToken: DEFAULT_HUBSPOT_TOKEN, basePath: emu.url });
-    const created = await post('/crm/v3/properties/contacts', { name: 'ext_id', label: 'Ext', type: 'string', fieldType: 'text', groupName: 'g', hasUniqueValue: true });
+    const created = await post('/crm/v3/properties/contacts', {
+      name: 'ext_id',
+      label: 'Ext',
+      type: 'string',
+      fieldType: 'text',
+      groupName: 'g',
+      hasUniqueValue: true,
+    });
     expect(created.status).toBe(201);
     const listed = new Map((await client.crm.properties.coreApi.getAll('contacts')).results.map((p) => [p.name, p]));
-    expect(listed.get('hs_object_id')).toMatchObject({ type: 'number', hasUniqueValue: false, modificationMetadata: { readOnlyValue: true } });
-    expect(listed.get('email')).toMatchObject({ type: 'string', hasUniqueValue: true, modificationMetadata: { readOnlyValue: false } });
-    expect(listed.get('hs_email_optout')).toMatchObject({ type: 'bool', modificationMetadata: { readOnlyValue: false } });
-    expect(listed.get('ext_id')).toMatchObject({ hasUniqueValue: true, modificationMetadata: { archivable: true, readOnlyDefinition: false, readOnlyValue: false } });
-    const up = await post('/crm/v3/objects/contacts/batch/upsert', { inputs: [upsertInput('r@x.io', { firstname: 'R', hs_object_id: '123' })] });
+    expect(listed.get('hs_object_id')).toMatchObject({
+      type: 'number',
+      hasUniqueValue: false,
+      modificationMetadata: { readOnlyValue: true },
+    });
+    expect(listed.get('email')).toMatchObject({
+      type: 'string',
+      hasUniqueValue: true,
+      modificationMetadata: { readOnlyValue: false },
+    });
+    expect(listed.get('hs_email_optout')).toMatchObject({
+      type: 'bool',
+      modificationMetadata: { readOnlyValue: false },
+    });
+    expect(listed.get('ext_id')).toMatchObject({
+      hasUniqueValue: true,
+      modificationMetadata: { archivable: true, readOnlyDefinition: false, readOnlyValue: false },
+    });
+    const up = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: [upsertInput('r@x.io', { firstname: 'R', hs_object_id: '123' })],
+    });
     expect(up.status).toBe(200);
     const stored = emu.state.find('contacts', 'email', 'r@x.io');
     expect(stored?.properties.firstname).toBe('R');

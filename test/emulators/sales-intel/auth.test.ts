@@ -12,21 +12,29 @@ describe('sales-intel emulator: OAuth and 401', () => {
   afterAll(() => emu.close());
 
   it('issues a bearer token for credentials in the form body or by HTTP Basic', async () => {
-    const body = await fetch(emu.tokenUrl, { method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials&client_id=demo-client&client_secret=demo-secret' });
+    const body = await fetch(emu.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': form },
+      body: 'grant_type=client_credentials&client_id=demo-client&client_secret=demo-secret',
+    });
     expect(body.status).toBe(200);
     const json = (await body.json()) as Record<string, unknown>;
     expect(json).toMatchObject({ token_type: 'Bearer', expires_in: 0.3 });
     expect(typeof json.access_token).toBe('string');
     const basic = await fetch(emu.tokenUrl, {
       method: 'POST',
-      headers: { 'content-type': form, authorization: `Basic ${Buffer.from('demo-client:demo-secret').toString('base64')}` },
+      headers: {
+        'content-type': form,
+        authorization: `Basic ${Buffer.from('demo-client:demo-secret').toString('base64')}`,
+      },
       body: 'grant_type=client_credentials',
     });
     expect(basic.status).toBe(200);
   });
 
   it('rejects a bad client, another grant, a missing grant and a JSON body', async () => {
-    const post = (body: string, type = form) => fetch(emu.tokenUrl, { method: 'POST', headers: { 'content-type': type }, body });
+    const post = (body: string, type = form) =>
+      fetch(emu.tokenUrl, { method: 'POST', headers: { 'content-type': type }, body });
     const bad = await post('grant_type=client_credentials&client_id=demo-client&client_secret=wrong');
     expect(bad.status).toBe(401);
     expect(await bad.json()).toMatchObject({ error: 'invalid_client' });
@@ -52,7 +60,8 @@ describe('sales-intel emulator: OAuth and 401', () => {
       expect(typeof json.message).toBe('string');
       expect(json).not.toHaveProperty('error');
     }
-    for (const path of ['/dictionaries/industry', '/settings/compliance']) expect((await call(emu, undefined, 'GET', path)).status).toBe(401);
+    for (const path of ['/dictionaries/industry', '/settings/compliance'])
+      expect((await call(emu, undefined, 'GET', path)).status).toBe(401);
     expect((await call(emu, undefined, 'POST', '/persons/filter', {})).status).toBe(401);
     const health = await call(emu, undefined, 'GET', '/health');
     expect(health.status).toBe(200);

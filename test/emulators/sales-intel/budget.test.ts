@@ -10,7 +10,13 @@ describe('sales-intel emulator: search tokens and credits', () => {
       companies: 1000,
       persons: 2000,
       accounts: [
-        { clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250, tokenPeriodSeconds: 3600 },
+        {
+          clientId: 'demo-client',
+          clientSecret: 'demo-secret',
+          accountId: 'demo',
+          tokenAllotment: 250,
+          tokenPeriodSeconds: 3600,
+        },
         { clientId: 'b', clientSecret: 'b', accountId: 'b', tokenAllotment: 1000, tokenPeriodSeconds: 1 },
       ],
     });
@@ -86,7 +92,8 @@ describe('sales-intel emulator: search tokens and credits', () => {
     emu.resetStats();
     const plain = await c.post('/persons/filter?limit=20&view=demographics,education,pastCompanies,skills,events', {});
     const person = (plain.body.data as Record<string, unknown>[])[0]!;
-    for (const seg of ['demographics', 'education', 'pastCompanies', 'skills', 'events']) expect(person).toHaveProperty(seg);
+    for (const seg of ['demographics', 'education', 'pastCompanies', 'skills', 'events'])
+      expect(person).toHaveProperty(seg);
     expect(person).not.toHaveProperty('contacts');
     expect(emu.stats('demo').creditsCharged).toBe(0);
     await c.post('/companies/filter?limit=30', {});
@@ -97,9 +104,18 @@ describe('sales-intel emulator: search tokens and credits', () => {
     expect(withContacts).not.toHaveProperty('skills');
     expect(emu.stats('demo').creditsCharged).toBe(17);
     const none = await c.post('/persons/filter?limit=5', {});
-    expect(Object.keys((none.body.data as object[])[0]!).sort()).toEqual(
-      ['companyId', 'country', 'department', 'firstName', 'fullName', 'id', 'jobTitle', 'lastName', 'region', 'seniority'],
-    );
+    expect(Object.keys((none.body.data as object[])[0]!).sort()).toEqual([
+      'companyId',
+      'country',
+      'department',
+      'firstName',
+      'fullName',
+      'id',
+      'jobTitle',
+      'lastName',
+      'region',
+      'seniority',
+    ]);
     expect(emu.stats('demo').creditsCharged).toBe(17);
     expect(emu.stats('demo').tokensCharged).toBe(20 + 30 + 17 + 5);
   });

@@ -22,7 +22,10 @@ async function headcounts(filter: unknown): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   let cursor: string | null = null;
   do {
-    const r = await c.post(`/companies/filter?limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, filter);
+    const r = await c.post(
+      `/companies/filter?limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      filter,
+    );
     const body = r.body as { data: { id: string; headcount: number }[]; page: { nextCursor: string | null } };
     for (const d of body.data) out.set(d.id, d.headcount);
     cursor = body.page.nextCursor;
@@ -34,7 +37,11 @@ describe('company-churn control', () => {
   it('changes, removes and adds a share of the companies in thirds; walks, counts and filters follow at once', async () => {
     const before = await headcounts(ALL);
     const germany = new Set(await walk(c, '/companies/filter', GERMANY));
-    const r = await call(emu, undefined, 'POST', '/__emulator/company-churn', { share: 0.05, seed: 7, filters: { de: GERMANY } });
+    const r = await call(emu, undefined, 'POST', '/__emulator/company-churn', {
+      share: 0.05,
+      seed: 7,
+      filters: { de: GERMANY },
+    });
     expect(r.status).toBe(200);
     const changes = (r.body as { changes: ChurnedCompany[] }).changes;
     const of = (kind: ChurnedCompany['change']): ChurnedCompany[] => changes.filter((x) => x.change === kind);
@@ -47,7 +54,8 @@ describe('company-churn control', () => {
       expect(x.headcount).not.toBe(before.get(x.id));
     }
     for (const x of of('left')) expect([before.has(x.id), after.has(x.id)]).toEqual([true, false]);
-    for (const x of of('entered')) expect([before.has(x.id), after.has(x.id), after.get(x.id)]).toEqual([false, true, x.headcount]);
+    for (const x of of('entered'))
+      expect([before.has(x.id), after.has(x.id), after.get(x.id)]).toEqual([false, true, x.headcount]);
     const untouched = [...before.keys()].filter((id) => !changes.some((x) => x.id === id));
     for (const id of untouched) expect(after.get(id)).toBe(before.get(id));
     // `matches` names the filters each company is in (a leaver: the ones it was in)
@@ -61,12 +69,20 @@ describe('company-churn control', () => {
 
   it('is seeded (the same steps on the same data give the same changes) and never brings back a company that left', async () => {
     const one = await startSalesIntelEmulator({ port: 0, companies: 600, persons: 0, companyReserveEvery: 8, seed: 3 });
-    const twin = await startSalesIntelEmulator({ port: 0, companies: 600, persons: 0, companyReserveEvery: 8, seed: 3 });
+    const twin = await startSalesIntelEmulator({
+      port: 0,
+      companies: 600,
+      persons: 0,
+      companyReserveEvery: 8,
+      seed: 3,
+    });
     try {
       const left = new Set<string>();
       for (let day = 0; day < 12; day++) {
         const mine = one.churnCompanies(0.05, 100 + day);
-        expect(twin.churnCompanies(0.05, 100 + day).map((x) => [x.id, x.change, x.headcount])).toEqual(mine.map((x) => [x.id, x.change, x.headcount]));
+        expect(twin.churnCompanies(0.05, 100 + day).map((x) => [x.id, x.change, x.headcount])).toEqual(
+          mine.map((x) => [x.id, x.change, x.headcount]),
+        );
         for (const x of mine.filter((y) => y.change === 'entered')) expect(left.has(x.id)).toBe(false);
         for (const x of mine.filter((y) => y.change === 'left')) left.add(x.id);
       }
@@ -78,8 +94,18 @@ describe('company-churn control', () => {
   it('refuses a bad body or an invalid filter, changing nothing', async () => {
     const before = await headcounts(ALL);
     expect((await call(emu, undefined, 'POST', '/__emulator/company-churn', { share: 2, seed: 1 })).status).toBe(400);
-    expect((await call(emu, undefined, 'POST', '/__emulator/company-churn', { share: 0.1, seed: 1.5 })).status).toBe(400);
-    expect((await call(emu, undefined, 'POST', '/__emulator/company-churn', { share: 0.1, seed: 1, filters: { x: { company: { location: { country: { include: ['XX'] } } } } } })).status).toBe(400);
+    expect((await call(emu, undefined, 'POST', '/__emulator/company-churn', { share: 0.1, seed: 1.5 })).status).toBe(
+      400,
+    );
+    expect(
+      (
+        await call(emu, undefined, 'POST', '/__emulator/company-churn', {
+          share: 0.1,
+          seed: 1,
+          filters: { x: { company: { location: { country: { include: ['XX'] } } } } },
+        })
+      ).status,
+    ).toBe(400);
     expect(await headcounts(ALL)).toEqual(before);
   });
 });
@@ -88,14 +114,22 @@ describe('token period clock', () => {
   it('the token period keeps the clock it is given: its reset and renewal follow it, not the wall clock', async () => {
     let clock = Date.UTC(2026, 0, 1);
     const e = await startSalesIntelEmulator({
-      port: 0, companies: 300, persons: 0, tokenClock: () => clock,
-      accounts: [{ clientId: 'k', clientSecret: 's', accountId: 'a', tokenAllotment: 1_000, tokenPeriodSeconds: 30 * 86_400 }],
+      port: 0,
+      companies: 300,
+      persons: 0,
+      tokenClock: () => clock,
+      accounts: [
+        { clientId: 'k', clientSecret: 's', accountId: 'a', tokenAllotment: 1_000, tokenPeriodSeconds: 30 * 86_400 },
+      ],
     });
     try {
       const k = await client(e, 'k', 's');
       const page = async (): Promise<[number, number]> => {
         const r = await k.post('/companies/filter?limit=10', ALL);
-        return [Number(r.headers.get('x-rate-results-limit-reset')), Number(r.headers.get('x-rate-results-limit-remaining'))];
+        return [
+          Number(r.headers.get('x-rate-results-limit-reset')),
+          Number(r.headers.get('x-rate-results-limit-remaining')),
+        ];
       };
       expect(await page()).toEqual([30 * 86_400, 990]);
       clock += 10 * 86_400 * 1000;

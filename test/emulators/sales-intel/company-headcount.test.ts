@@ -32,11 +32,18 @@ describe('company-headcount control', () => {
 
   it('is reachable over HTTP (POST /__emulator/company-headcount) and refuses a bad body or an unknown company', async () => {
     const before = await walk(c, '/companies/filter', SMALL);
-    const ok = await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: before[0], headcount: 2_000_000 });
+    const ok = await call(emu, undefined, 'POST', '/__emulator/company-headcount', {
+      id: before[0],
+      headcount: 2_000_000,
+    });
     expect(ok.status).toBe(200);
     expect(await walk(c, '/companies/filter', SMALL)).toEqual(before.slice(1));
-    expect((await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: before[0], headcount: 0 })).status).toBe(400);
-    expect((await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: 'c_zzzzzzz', headcount: 5 })).status).toBe(404);
+    expect(
+      (await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: before[0], headcount: 0 })).status,
+    ).toBe(400);
+    expect(
+      (await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: 'c_zzzzzzz', headcount: 5 })).status,
+    ).toBe(404);
     expect((await call(emu, undefined, 'POST', '/__emulator/company-headcount', { headcount: 5 })).status).toBe(400);
     expect(() => emu.setCompanyHeadcount('nope', 5)).toThrow(RangeError);
   });
@@ -45,9 +52,20 @@ describe('company-headcount control', () => {
     const before = await walk(c, '/companies/filter', SMALL);
     const out = before.slice(0, 5);
     const path = '/__emulator/company-headcount';
-    const unknown = await call(emu, undefined, 'POST', path, { moves: [...out.map((id) => ({ id, headcount: 2_000_000 })), { id: 'c_zzzzzzz', headcount: 5 }] });
+    const unknown = await call(emu, undefined, 'POST', path, {
+      moves: [...out.map((id) => ({ id, headcount: 2_000_000 })), { id: 'c_zzzzzzz', headcount: 5 }],
+    });
     expect(unknown.status).toBe(404);
-    expect((await call(emu, undefined, 'POST', path, { moves: [{ id: out[0], headcount: 2_000_000 }, { id: out[1], headcount: 0 }] })).status).toBe(400);
+    expect(
+      (
+        await call(emu, undefined, 'POST', path, {
+          moves: [
+            { id: out[0], headcount: 2_000_000 },
+            { id: out[1], headcount: 0 },
+          ],
+        })
+      ).status,
+    ).toBe(400);
     expect((await call(emu, undefined, 'POST', path, { moves: [] })).status).toBe(400);
     expect(await walk(c, '/companies/filter', SMALL)).toEqual(before);
 

@@ -76,6 +76,8 @@ describe('insert-persons control', () => {
     expect(ok.status).toBe(200);
     expect((ok.body.inserted as string[]).length).toBe(3);
     expect((await call(emu, undefined, 'POST', '/__emulator/insert-persons', { count: -1 })).status).toBe(400);
-    expect((await call(emu, undefined, 'POST', '/__emulator/insert-persons', { count: 1, filter: { nope: 1 } })).status).toBe(400);
+    expect(
+      (await call(emu, undefined, 'POST', '/__emulator/insert-persons', { count: 1, filter: { nope: 1 } })).status,
+    ).toBe(400);
   });
 });

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSalesIntelEmulator, type CursorStyle, type SalesIntelEmulator } from '../../../src/emulators/sales-intel/index.js';
+import {
+  startSalesIntelEmulator,
+  type CursorStyle,
+  type SalesIntelEmulator,
+} from '../../../src/emulators/sales-intel/index.js';
 import { client, walk, type Client } from './emulator-client.js';
 
 const software = { company: { industry: { include: ['software', 'internet'] } } };
@@ -42,10 +46,15 @@ describe.each<CursorStyle>(['json-v1', 'compact-v2'])('sales-intel emulator: cur
     const cursor = encodeURIComponent((first.body.page as { nextCursor: string }).nextCursor);
     const reordered = { company: { industry: { include: ['software'] }, headcount: { lte: 5000, gte: 10 } } };
     expect((await c.post(`/companies/filter?limit=5&cursor=${cursor}`, reordered)).status).toBe(200);
-    const changed = await c.post(`/companies/filter?limit=5&cursor=${cursor}`, { company: { ...body.company, headcount: { gte: 11, lte: 5000 } } });
+    const changed = await c.post(`/companies/filter?limit=5&cursor=${cursor}`, {
+      company: { ...body.company, headcount: { gte: 11, lte: 5000 } },
+    });
     expect(changed.status).toBe(400);
     expect(changed.body).toMatchObject({ error: 'cursor_filter_mismatch' });
-    const withOptions = await c.post(`/companies/filter?limit=5&cursor=${cursor}`, { ...body, options: { sortFields: [] } });
+    const withOptions = await c.post(`/companies/filter?limit=5&cursor=${cursor}`, {
+      ...body,
+      options: { sortFields: [] },
+    });
     expect(withOptions.body).toMatchObject({ error: 'cursor_filter_mismatch' });
   });
 
@@ -55,9 +64,10 @@ describe.each<CursorStyle>(['json-v1', 'compact-v2'])('sales-intel emulator: cur
     const raw = Buffer.from(good, 'base64url');
     const flipped = Buffer.from(raw);
     flipped[flipped.length - 2] = (flipped[flipped.length - 2]! ^ 0x55) & 0xff;
-    const otherVersion = cursorStyle === 'json-v1'
-      ? Buffer.from(JSON.stringify({ ...JSON.parse(raw.toString()), v: 9 })).toString('base64url')
-      : Buffer.concat([Buffer.from([9]), raw.subarray(1)]).toString('base64url');
+    const otherVersion =
+      cursorStyle === 'json-v1'
+        ? Buffer.from(JSON.stringify({ ...JSON.parse(raw.toString()), v: 9 })).toString('base64url')
+        : Buffer.concat([Buffer.from([9]), raw.subarray(1)]).toString('base64url');
     for (const bad of ['not*base64', 'AAAA', flipped.toString('base64url'), otherVersion]) {
       const r = await c.post(`/companies/filter?limit=5&cursor=${encodeURIComponent(bad)}`, {});
       expect(r.status, bad).toBe(400);
@@ -75,8 +85,12 @@ describe('sales-intel emulator: cursor encodings differ between styles', () => {
       const k1 = ((await c1.post('/companies/filter?limit=5', {})).body.page as { nextCursor: string }).nextCursor;
       const k2 = ((await c2.post('/companies/filter?limit=5', {})).body.page as { nextCursor: string }).nextCursor;
       expect(k1).not.toEqual(k2);
-      expect((await c2.post(`/companies/filter?limit=5&cursor=${k1}`, {})).body).toMatchObject({ error: 'invalid_cursor' });
-      expect((await c1.post(`/companies/filter?limit=5&cursor=${k2}`, {})).body).toMatchObject({ error: 'invalid_cursor' });
+      expect((await c2.post(`/companies/filter?limit=5&cursor=${k1}`, {})).body).toMatchObject({
+        error: 'invalid_cursor',
+      });
+      expect((await c1.post(`/companies/filter?limit=5&cursor=${k2}`, {})).body).toMatchObject({
+        error: 'invalid_cursor',
+      });
     } finally {
       await Promise.all([v1.close(), v2.close()]);
     }
@@ -87,7 +101,11 @@ describe('sales-intel emulator: journey depth', () => {
   let emu: SalesIntelEmulator;
   beforeAll(async () => {
     const limits = { search: 100_000, count: 100_000, dictionary: 100_000 };
-    emu = await startSalesIntelEmulator({ companies: 150_000, persons: 0, accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', limits }] });
+    emu = await startSalesIntelEmulator({
+      companies: 150_000,
+      persons: 0,
+      accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', limits }],
+    });
   });
   afterAll(() => emu.close());
 

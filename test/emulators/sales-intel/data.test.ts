@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DICTIONARIES, startSalesIntelEmulator, type SalesIntelEmulator } from '../../../src/emulators/sales-intel/index.js';
+import {
+  DICTIONARIES,
+  startSalesIntelEmulator,
+  type SalesIntelEmulator,
+} from '../../../src/emulators/sales-intel/index.js';
 import { call, client, walk, type Client } from './emulator-client.js';
 
 type Rec = Record<string, unknown>;
@@ -17,7 +21,8 @@ describe('sales-intel emulator: data, filters and dictionaries', () => {
     c = await client(emu);
     companies = new Map();
     for (let o = 0; o < 2000; o += 100) {
-      for (const r of (await c.post(`/companies/filter?offset=${o}&limit=100`, {})).body.data as Rec[]) companies.set(r.id as string, r);
+      for (const r of (await c.post(`/companies/filter?offset=${o}&limit=100`, {})).body.data as Rec[])
+        companies.set(r.id as string, r);
     }
   });
   afterAll(() => emu.close());
@@ -30,9 +35,21 @@ describe('sales-intel emulator: data, filters and dictionaries', () => {
 
   it('serves company records with the documented fields', () => {
     const r = companies.values().next().value!;
-    expect(Object.keys(r).sort()).toEqual(
-      ['country', 'domain', 'events', 'foundedYear', 'headcount', 'id', 'industry', 'naicsCodes', 'name', 'region', 'revenue', 'sicCodes', 'technologies'],
-    );
+    expect(Object.keys(r).sort()).toEqual([
+      'country',
+      'domain',
+      'events',
+      'foundedYear',
+      'headcount',
+      'id',
+      'industry',
+      'naicsCodes',
+      'name',
+      'region',
+      'revenue',
+      'sicCodes',
+      'technologies',
+    ]);
   });
 
   it('puts odd Unicode (accents, CJK, emoji, RTL) into names', async () => {
@@ -46,13 +63,33 @@ describe('sales-intel emulator: data, filters and dictionaries', () => {
   });
 
   const companyFilters: [string, Rec, (r: Rec) => boolean][] = [
-    ['industry', { industry: { include: ['software', 'banking'] } }, (r) => ['software', 'banking'].includes(r.industry as string)],
-    ['hq country', { location: { type: 'hq', country: { include: ['DE', 'AT', 'CH'] } } }, (r) => ['DE', 'AT', 'CH'].includes(r.country as string)],
+    [
+      'industry',
+      { industry: { include: ['software', 'banking'] } },
+      (r) => ['software', 'banking'].includes(r.industry as string),
+    ],
+    [
+      'hq country',
+      { location: { type: 'hq', country: { include: ['DE', 'AT', 'CH'] } } },
+      (r) => ['DE', 'AT', 'CH'].includes(r.country as string),
+    ],
     ['region', { location: { region: { include: ['nordics'] } } }, (r) => r.region === 'nordics'],
-    ['headcount', { headcount: { gte: 50, lte: 500 } }, (r) => (r.headcount as number) >= 50 && (r.headcount as number) <= 500],
+    [
+      'headcount',
+      { headcount: { gte: 50, lte: 500 } },
+      (r) => (r.headcount as number) >= 50 && (r.headcount as number) <= 500,
+    ],
     ['revenue', { revenue: { gte: 10_000_000 } }, (r) => (r.revenue as number) >= 10_000_000],
-    ['founded year', { foundedYear: { gte: 2010, lte: 2015 } }, (r) => (r.foundedYear as number) >= 2010 && (r.foundedYear as number) <= 2015],
-    ['technologies', { technologies: { include: ['snowflake', 'sap'] } }, (r) => (r.technologies as string[]).some((t) => t === 'snowflake' || t === 'sap')],
+    [
+      'founded year',
+      { foundedYear: { gte: 2010, lte: 2015 } },
+      (r) => (r.foundedYear as number) >= 2010 && (r.foundedYear as number) <= 2015,
+    ],
+    [
+      'technologies',
+      { technologies: { include: ['snowflake', 'sap'] } },
+      (r) => (r.technologies as string[]).some((t) => t === 'snowflake' || t === 'sap'),
+    ],
   ];
   it.each(companyFilters)('company filter %s: count, walk and predicate agree', async (_n, filter, pred) => {
     const body = { company: filter };
@@ -65,7 +102,11 @@ describe('sales-intel emulator: data, filters and dictionaries', () => {
 
   it('person filters (seniority, department, job title, country, company filter) match the records', async () => {
     const body = {
-      person: { seniority: { include: ['vp', 'director'] }, department: { include: ['sales', 'marketing'] }, location: { country: { include: ['US', 'DE', 'GB', 'CA'] } } },
+      person: {
+        seniority: { include: ['vp', 'director'] },
+        department: { include: ['sales', 'marketing'] },
+        location: { country: { include: ['US', 'DE', 'GB', 'CA'] } },
+      },
       company: { headcount: { gte: 20 } },
     };
     const ids = await walk(c, '/persons/filter', body, 100);
@@ -78,7 +119,8 @@ describe('sales-intel emulator: data, filters and dictionaries', () => {
       expect(['US', 'DE', 'GB', 'CA']).toContain(p.country);
       expect(companies.get(p.companyId as string)!.headcount as number).toBeGreaterThanOrEqual(20);
     }
-    const titles = (await c.post('/persons/filter?limit=100', { person: { jobTitle: { include: ['ENGINEERING'] } } })).body.data as Rec[];
+    const titles = (await c.post('/persons/filter?limit=100', { person: { jobTitle: { include: ['ENGINEERING'] } } }))
+      .body.data as Rec[];
     expect(titles.length).toBeGreaterThan(0);
     for (const p of titles) expect((p.jobTitle as string).toLowerCase()).toContain('engineering');
   });
@@ -86,20 +128,27 @@ describe('sales-intel emulator: data, filters and dictionaries', () => {
   it.each([
     ['broad (most companies match)', { headcount: { gte: 3 } }],
     ['selective (few companies match)', { industry: { include: ['software'] }, headcount: { gte: 300 } }],
-  ])('persons under a %s company filter: count and walk equal the persons of matching companies', async (_n, company) => {
-    const matching = new Set(await walk(c, '/companies/filter', { company }));
-    const everyone = new Map<string, string>();
-    for (let o = 0; o < 4000; o += 100) {
-      for (const p of (await c.post(`/persons/filter?offset=${o}&limit=100`, {})).body.data as Rec[]) everyone.set(p.id as string, p.companyId as string);
-    }
-    const expected = [...everyone].filter(([, cid]) => matching.has(cid)).map(([id]) => id);
-    const body = { company, person: { seniority: { include: ['owner', 'c_level', 'vp', 'director', 'manager', 'senior', 'entry'] } } };
-    const expectedWithSeniority = (await walk(c, '/persons/filter', body)).length;
-    expect((await c.post('/persons/filter/count', { company })).body.total).toBe(expected.length);
-    expect(await walk(c, '/persons/filter', { company })).toEqual(expected);
-    expect((await c.post('/persons/filter/count', body)).body.total).toBe(expectedWithSeniority);
-    expect(expectedWithSeniority).toBeLessThan(expected.length);
-  });
+  ])(
+    'persons under a %s company filter: count and walk equal the persons of matching companies',
+    async (_n, company) => {
+      const matching = new Set(await walk(c, '/companies/filter', { company }));
+      const everyone = new Map<string, string>();
+      for (let o = 0; o < 4000; o += 100) {
+        for (const p of (await c.post(`/persons/filter?offset=${o}&limit=100`, {})).body.data as Rec[])
+          everyone.set(p.id as string, p.companyId as string);
+      }
+      const expected = [...everyone].filter(([, cid]) => matching.has(cid)).map(([id]) => id);
+      const body = {
+        company,
+        person: { seniority: { include: ['owner', 'c_level', 'vp', 'director', 'manager', 'senior', 'entry'] } },
+      };
+      const expectedWithSeniority = (await walk(c, '/persons/filter', body)).length;
+      expect((await c.post('/persons/filter/count', { company })).body.total).toBe(expected.length);
+      expect(await walk(c, '/persons/filter', { company })).toEqual(expected);
+      expect((await c.post('/persons/filter/count', body)).body.total).toBe(expectedWithSeniority);
+      expect(expectedWithSeniority).toBeLessThan(expected.length);
+    },
+  );
 
   it('serves the six dictionaries as {data: [{value, label}]}', async () => {
     for (const name of ['industry', 'country', 'region', 'department', 'seniority', 'technology']) {
@@ -149,7 +198,15 @@ describe('sales-intel emulator: base path and record style', () => {
       expect((await call(emu, undefined, 'GET', '/health')).status).toBe(200);
       const root = emu.url.replace('/api/v2', '');
       expect((await fetch(`${root}/health`)).status).toBe(404);
-      expect((await fetch(`${root}/companies/filter/count`, { method: 'POST', headers: { authorization: `Bearer ${c.token}` }, body: '{}' })).status).toBe(404);
+      expect(
+        (
+          await fetch(`${root}/companies/filter/count`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${c.token}` },
+            body: '{}',
+          })
+        ).status,
+      ).toBe(404);
       expect((await fetch(`${emu.url}/__emulator/stats`)).status).toBe(200);
     } finally {
       await emu.close();
@@ -160,14 +217,24 @@ describe('sales-intel emulator: base path and record style', () => {
     const emu = await startSalesIntelEmulator({ companies: 50, persons: 50, recordStyle: 'snake' });
     try {
       const c = await client(emu);
-      const p = ((await c.post('/persons/filter?limit=1&view=demographics,pastCompanies', { person: { seniority: { include: ['vp', 'owner', 'c_level', 'director', 'manager', 'senior', 'entry', 'intern'] } } })).body.data as Rec[])[0]!;
+      const p = (
+        (
+          await c.post('/persons/filter?limit=1&view=demographics,pastCompanies', {
+            person: {
+              seniority: { include: ['vp', 'owner', 'c_level', 'director', 'manager', 'senior', 'entry', 'intern'] },
+            },
+          })
+        ).body.data as Rec[]
+      )[0]!;
       expect(p).toHaveProperty('company_id');
       expect(p).toHaveProperty('job_title');
       expect(p).toHaveProperty('full_name');
       expect(p).not.toHaveProperty('companyId');
       expect(p.demographics).toHaveProperty('time_zone');
       expect((p.past_companies as Rec[])[0]).toHaveProperty('company_id');
-      const co = ((await c.post('/companies/filter?limit=1', { company: { foundedYear: { gte: 1800 } } })).body.data as Rec[])[0]!;
+      const co = (
+        (await c.post('/companies/filter?limit=1', { company: { foundedYear: { gte: 1800 } } })).body.data as Rec[]
+      )[0]!;
       expect(co).toHaveProperty('founded_year');
       expect(co).toHaveProperty('naics_codes');
     } finally {

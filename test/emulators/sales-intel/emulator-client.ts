@@ -7,7 +7,11 @@ export interface HttpResult {
   headers: Headers;
 }
 
-export async function getToken(emu: SalesIntelEmulator, clientId = 'demo-client', clientSecret = 'demo-secret'): Promise<string> {
+export async function getToken(
+  emu: SalesIntelEmulator,
+  clientId = 'demo-client',
+  clientSecret = 'demo-secret',
+): Promise<string> {
   const res = await fetch(emu.tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -17,18 +21,33 @@ export async function getToken(emu: SalesIntelEmulator, clientId = 'demo-client'
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-export async function call(emu: SalesIntelEmulator, token: string | undefined, method: string, path: string, body?: unknown): Promise<HttpResult> {
+export async function call(
+  emu: SalesIntelEmulator,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<HttpResult> {
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${emu.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${emu.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   expectJsonContentType(res.headers);
-  return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+  return {
+    status: res.status,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+    headers: res.headers,
+  };
 }
 
 function expectJsonContentType(h: Headers): void {
-  if (!(h.get('content-type') ?? '').startsWith('application/json')) throw new Error(`not JSON: ${h.get('content-type')}`);
+  if (!(h.get('content-type') ?? '').startsWith('application/json'))
+    throw new Error(`not JSON: ${h.get('content-type')}`);
 }
 
 /** An authenticated client bound to one emulator. */

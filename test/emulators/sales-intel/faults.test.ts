@@ -67,7 +67,9 @@ describe('sales-intel emulator: fault injection', () => {
     const cursor = (first.body.page as { nextCursor: string }).nextCursor;
     emu.faults.set({ forceInvalidCursor: 1 });
     expect((await c.post('/companies/filter?limit=10', {})).status).toBe(200);
-    expect((await c.post(`/companies/filter?limit=10&cursor=${cursor}`, {})).body).toMatchObject({ error: 'invalid_cursor' });
+    expect((await c.post(`/companies/filter?limit=10&cursor=${cursor}`, {})).body).toMatchObject({
+      error: 'invalid_cursor',
+    });
     expect((await c.post(`/companies/filter?limit=10&cursor=${cursor}`, {})).status).toBe(200);
   });
 
@@ -121,7 +123,11 @@ describe('sales-intel emulator: HTTP control endpoints', () => {
   it('sets faults, reads stats and churn, resets, sets balances and expires tokens over HTTP', async () => {
     const emu = await startSalesIntelEmulator({ companies: 100, persons: 100, basePath: '/v1' });
     const ctl = (method: string, path: string, body?: unknown) =>
-      fetch(`${emu.url}/__emulator/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      fetch(`${emu.url}/__emulator/${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     try {
       const c = await client(emu);
       expect((await ctl('POST', 'faults', { serverErrors: { sequence: [503] } })).status).toBe(200);
@@ -130,7 +136,12 @@ describe('sales-intel emulator: HTTP control endpoints', () => {
       expect((await c.post('/companies/filter/count', {})).status).toBe(429);
       await c.post('/companies/filter?limit=7', {});
       const stats = (await (await ctl('GET', 'stats?accountId=demo')).json()) as Record<string, unknown>;
-      expect(stats).toMatchObject({ served5xx: 1, served429: { count: 1 }, tokensCharged: 7, operations: { count: 2, search: 1 } });
+      expect(stats).toMatchObject({
+        served5xx: 1,
+        served429: { count: 1 },
+        tokensCharged: 7,
+        operations: { count: 2, search: 1 },
+      });
       expect(await (await ctl('GET', 'churn')).json()).toEqual({ inserted: [], removed: [] });
       expect((await ctl('POST', 'reset')).status).toBe(200);
       expect(emu.stats().tokensCharged).toBe(0);

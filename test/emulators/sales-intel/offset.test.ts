@@ -31,7 +31,10 @@ describe('sales-intel emulator: offset mode', () => {
   });
 
   it.each([
-    ['headcount', 'ASC'], ['headcount', 'DESC'], ['revenue', 'ASC'], ['revenue', 'DESC'],
+    ['headcount', 'ASC'],
+    ['headcount', 'DESC'],
+    ['revenue', 'ASC'],
+    ['revenue', 'DESC'],
   ] as const)('sorts by %s %s', async (field, direction) => {
     const sorted = [...all].sort((a, b) => (direction === 'ASC' ? a[field] - b[field] : b[field] - a[field]));
     const sortBody = { ...body, options: { sortFields: [{ field, direction }] } };
@@ -48,8 +51,13 @@ describe('sales-intel emulator: offset mode', () => {
       for (const x of r.body.data as Company[]) headcount.set(x.id, x.headcount);
     }
     const sortBody = { options: { sortFields: [{ field: 'headcount', direction: 'DESC' }] } };
-    const pages = [await c.post('/persons/filter?offset=0&limit=100', sortBody), await c.post('/persons/filter?offset=100&limit=100', sortBody)];
-    const heads = pages.flatMap((p) => (p.body.data as { companyId: string }[]).map((x) => headcount.get(x.companyId)!));
+    const pages = [
+      await c.post('/persons/filter?offset=0&limit=100', sortBody),
+      await c.post('/persons/filter?offset=100&limit=100', sortBody),
+    ];
+    const heads = pages.flatMap((p) =>
+      (p.body.data as { companyId: string }[]).map((x) => headcount.get(x.companyId)!),
+    );
     expect(heads).toHaveLength(200);
     expect(heads).toEqual([...heads].sort((a, b) => b - a));
     expect(heads[0]).toBeGreaterThan(heads[199]!);
@@ -58,7 +66,10 @@ describe('sales-intel emulator: offset mode', () => {
 
   it('ignores sortFields in cursor mode', async () => {
     const plain = await c.post('/companies/filter?limit=20', body);
-    const sorted = await c.post('/companies/filter?limit=20', { ...body, options: { sortFields: [{ field: 'revenue', direction: 'DESC' }] } });
+    const sorted = await c.post('/companies/filter?limit=20', {
+      ...body,
+      options: { sortFields: [{ field: 'revenue', direction: 'DESC' }] },
+    });
     expect((sorted.body.data as Company[]).map((d) => d.id)).toEqual((plain.body.data as Company[]).map((d) => d.id));
   });
 

@@ -92,7 +92,8 @@ describe('sales-intel emulator: rate limits', () => {
       for (let i = 0; i < 6; i++) {
         const r = await c.post('/companies/filter?limit=1', {});
         expect(r.status).toBe(200);
-        for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy']) expect(r.headers.get(h)).toBeNull();
+        for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'])
+          expect(r.headers.get(h)).toBeNull();
       }
     } finally {
       emu.faults.set({ limiterDown: false });

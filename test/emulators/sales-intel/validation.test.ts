@@ -23,17 +23,57 @@ describe('sales-intel emulator: 400 validation', () => {
     ['unknown top-level key', '/companies/filter', { compnay: {} }, ['compnay']],
     ['person filter on company search', '/companies/filter/count', { person: {} }, ['person']],
     ['unknown company key', '/companies/filter', { company: { size: 3 } }, ['company.size']],
-    ['value outside the dictionary', '/companies/filter', { company: { industry: { include: ['software', 'sofware'] } } }, ['company.industry.include[1]']],
-    ['wrong type', '/companies/filter/count', { company: { industry: { include: 'software' } } }, ['company.industry.include']],
+    [
+      'value outside the dictionary',
+      '/companies/filter',
+      { company: { industry: { include: ['software', 'sofware'] } } },
+      ['company.industry.include[1]'],
+    ],
+    [
+      'wrong type',
+      '/companies/filter/count',
+      { company: { industry: { include: 'software' } } },
+      ['company.industry.include'],
+    ],
     ['non-integer headcount', '/companies/filter', { company: { headcount: { gte: 1.5 } } }, ['company.headcount.gte']],
-    ['gte greater than lte', '/companies/filter', { company: { headcount: { gte: 50, lte: 10 } } }, ['company.headcount']],
-    ['location type other than hq', '/companies/filter', { company: { location: { type: 'branch' } } }, ['company.location.type']],
-    ['country outside the dictionary', '/companies/filter', { company: { location: { type: 'hq', country: { include: ['XX'] } } } }, ['company.location.country.include[0]']],
-    ['unknown technology', '/companies/filter', { company: { technologies: { include: ['cobol'] } } }, ['company.technologies.include[0]']],
-    ['unknown seniority', '/persons/filter', { person: { seniority: { include: ['boss'] } } }, ['person.seniority.include[0]']],
+    [
+      'gte greater than lte',
+      '/companies/filter',
+      { company: { headcount: { gte: 50, lte: 10 } } },
+      ['company.headcount'],
+    ],
+    [
+      'location type other than hq',
+      '/companies/filter',
+      { company: { location: { type: 'branch' } } },
+      ['company.location.type'],
+    ],
+    [
+      'country outside the dictionary',
+      '/companies/filter',
+      { company: { location: { type: 'hq', country: { include: ['XX'] } } } },
+      ['company.location.country.include[0]'],
+    ],
+    [
+      'unknown technology',
+      '/companies/filter',
+      { company: { technologies: { include: ['cobol'] } } },
+      ['company.technologies.include[0]'],
+    ],
+    [
+      'unknown seniority',
+      '/persons/filter',
+      { person: { seniority: { include: ['boss'] } } },
+      ['person.seniority.include[0]'],
+    ],
     ['unknown person key', '/persons/filter/count', { person: { email: {} } }, ['person.email']],
     ['empty include', '/persons/filter', { person: { department: { include: [] } } }, ['person.department.include']],
-    ['bad sort field', '/companies/filter?offset=0', { options: { sortFields: [{ field: 'name', direction: 'UP' }] } }, ['options.sortFields[0].field', 'options.sortFields[0].direction']],
+    [
+      'bad sort field',
+      '/companies/filter?offset=0',
+      { options: { sortFields: [{ field: 'name', direction: 'UP' }] } },
+      ['options.sortFields[0].field', 'options.sortFields[0].direction'],
+    ],
     ['body not an object', '/companies/filter', [1, 2], ['']],
   ];
   it.each(bodyCases)('body: %s → 400 with the offending paths', async (_name, path, body, paths) => {
@@ -43,7 +83,11 @@ describe('sales-intel emulator: 400 validation', () => {
   });
 
   it('body: malformed JSON → 400 without error code', async () => {
-    const res = await fetch(`${emu.url}/companies/filter`, { method: 'POST', headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' }, body: '{"company":' });
+    const res = await fetch(`${emu.url}/companies/filter`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+      body: '{"company":',
+    });
     expect(res.status).toBe(400);
     details((await res.json()) as Record<string, unknown>);
   });

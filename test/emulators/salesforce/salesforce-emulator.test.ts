@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { startSalesforceEmulator, type SalesforceEmulator, type SalesforceEmulatorOptions } from '../../../src/emulators/salesforce/salesforce-emulator.js';
+import {
+  startSalesforceEmulator,
+  type SalesforceEmulator,
+  type SalesforceEmulatorOptions,
+} from '../../../src/emulators/salesforce/salesforce-emulator.js';
 import { defaultSchema, type SfField, type SfSchema } from '../../../src/emulators/salesforce/salesforce-schema.js';
 
 const CLIENT = { clientId: 'cid', clientSecret: 'csecret' };
@@ -9,25 +13,47 @@ let sf: SalesforceEmulator;
 let token: string;
 
 async function getToken(form: Record<string, string>): Promise<Response> {
-  return fetch(`${sf.url}/services/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  return fetch(`${sf.url}/services/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read free-form wire JSON
 type WireJson = any;
 
-async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: WireJson; text: string; headers: Headers }> {
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: WireJson; text: string; headers: Headers }> {
   const res = await fetch(`${sf.url}${path.startsWith('/services') ? path : V + path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, json, text, headers: res.headers };
 }
 
-const account = (key: string, extra: Record<string, unknown> = {}) => ({ attributes: { type: 'Account' }, Prospect_Sync_Id__c: key, Name: `Co ${key}`, ...extra });
+const account = (key: string, extra: Record<string, unknown> = {}) => ({
+  attributes: { type: 'Account' },
+  Prospect_Sync_Id__c: key,
+  Name: `Co ${key}`,
+  ...extra,
+});
 
 /** A fresh emulator (closing the current one) and a token for it. */
 async function restart(options: Partial<SalesforceEmulatorOptions> = {}): Promise<void> {
@@ -37,7 +63,15 @@ async function restart(options: Partial<SalesforceEmulatorOptions> = {}): Promis
 
 async function startWith(options: Partial<SalesforceEmulatorOptions> = {}): Promise<void> {
   sf = await startSalesforceEmulator({ clients: [CLIENT], apiDailyLimit: 1000, bulkProcessingDelayMs: 1, ...options });
-  token = ((await (await getToken({ grant_type: 'client_credentials', client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret })).json()) as { access_token: string }).access_token;
+  token = (
+    (await (
+      await getToken({
+        grant_type: 'client_credentials',
+        client_id: CLIENT.clientId,
+        client_secret: CLIENT.clientSecret,
+      })
+    ).json()) as { access_token: string }
+  ).access_token;
 }
 
 function withAccountField(field: SfField): SfSchema {
@@ -51,7 +85,9 @@ afterEach(async () => sf.close());
 
 describe('oauth token endpoint', () => {
   test('issues a token whose id is shaped .../id/<org>/<user>', async () => {
-    const body = (await (await getToken({ grant_type: 'client_credentials', client_id: 'cid', client_secret: 'csecret' })).json()) as Record<string, string>;
+    const body = (await (
+      await getToken({ grant_type: 'client_credentials', client_id: 'cid', client_secret: 'csecret' })
+    ).json()) as Record<string, string>;
     expect(body.instance_url).toBe(sf.url);
     expect(body.id).toMatch(/\/id\/00D\w{15}\/005\w{15}$/);
     expect(body.token_type).toBe('Bearer');
@@ -62,7 +98,11 @@ describe('oauth token endpoint', () => {
     expect(await bad.json()).toMatchObject({ error: 'invalid_client' });
     const grant = await getToken({ grant_type: 'password', client_id: 'cid', client_secret: 'csecret' });
     expect((await grant.json()) as object).toMatchObject({ error: 'unsupported_grant_type' });
-    const json = await fetch(`${sf.url}/services/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const json = await fetch(`${sf.url}/services/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(json.status).toBe(400);
   });
 });
@@ -84,7 +124,8 @@ describe('REST basics', () => {
   test('Sforce-Limit-Info counts every call and the daily limit answers 403 REQUEST_LIMIT_EXCEEDED', async () => {
     await restart({ apiDailyLimit: 3 });
     const seen: string[] = [];
-    for (let i = 0; i < 3; i++) seen.push((await api('GET', '/sobjects/Account/describe')).headers.get('sforce-limit-info')!);
+    for (let i = 0; i < 3; i++)
+      seen.push((await api('GET', '/sobjects/Account/describe')).headers.get('sforce-limit-info')!);
     expect(seen).toEqual(['api-usage=1/3', 'api-usage=2/3', 'api-usage=3/3']);
     const over = await api('GET', '/sobjects/Account/describe');
     expect(over.status).toBe(403);
@@ -95,7 +136,10 @@ describe('REST basics', () => {
     const d = await api('GET', '/sobjects/Contact/describe');
     const ext = d.json.fields.find((f: { name: string }) => f.name === 'Prospect_Sync_Id__c');
     expect(ext).toMatchObject({ externalId: true, unique: true, type: 'string' });
-    expect(d.json.fields.find((f: { name: string }) => f.name === 'AccountId')).toMatchObject({ referenceTo: ['Account'], relationshipName: 'Account' });
+    expect(d.json.fields.find((f: { name: string }) => f.name === 'AccountId')).toMatchObject({
+      referenceTo: ['Account'],
+      relationshipName: 'Account',
+    });
     expect((await api('GET', '/sobjects/Nope__c/describe')).status).toBe(404);
   });
 });
@@ -113,7 +157,9 @@ describe('single upsert by external id', () => {
     expect((await api('PATCH', '/sobjects/Account/Name/x', { Name: 'A' })).status).toBe(404);
   });
   test('300 when a non-unique external id matches several records; 400 with errorCode on validation', async () => {
-    await restart({ objects: withAccountField({ name: 'Legacy_Id__c', type: 'string', length: 50, externalId: true }) });
+    await restart({
+      objects: withAccountField({ name: 'Legacy_Id__c', type: 'string', length: 50, externalId: true }),
+    });
     await api('PATCH', '/sobjects/Account/Prospect_Sync_Id__c/one', { Name: 'A', Legacy_Id__c: 'L' });
     await api('PATCH', '/sobjects/Account/Prospect_Sync_Id__c/two', { Name: 'B', Legacy_Id__c: 'L' });
     expect((await api('PATCH', '/sobjects/Account/Legacy_Id__c/L', { Name: 'C' })).status).toBe(300);
@@ -124,7 +170,8 @@ describe('single upsert by external id', () => {
 });
 
 describe('sObject collections upsert', () => {
-  const upsert = (records: unknown[], allOrNone = false, type = 'Account') => api('PATCH', `/composite/sobjects/${type}/Prospect_Sync_Id__c`, { allOrNone, records });
+  const upsert = (records: unknown[], allOrNone = false, type = 'Account') =>
+    api('PATCH', `/composite/sobjects/${type}/Prospect_Sync_Id__c`, { allOrNone, records });
 
   test('more than 200 records: 400 EXCEEDED_ID_LIMIT and nothing written', async () => {
     const res = await upsert(Array.from({ length: 201 }, (_, i) => account(`k${i}`)));
@@ -134,7 +181,12 @@ describe('sObject collections upsert', () => {
     expect((await upsert(Array.from({ length: 200 }, (_, i) => account(`k${i}`)))).json).toHaveLength(200);
   });
   test('allOrNone false: ordered results, statusCode in errors, the good records land', async () => {
-    const res = await upsert([account('a'), account('b', { Name: null }), account('c', { Website: 'x'.repeat(256) }), account('d', { NumberOfEmployees: 'many' })]);
+    const res = await upsert([
+      account('a'),
+      account('b', { Name: null }),
+      account('c', { Website: 'x'.repeat(256) }),
+      account('d', { NumberOfEmployees: 'many' }),
+    ]);
     expect(res.status).toBe(200);
     expect(res.json.map((r: { success: boolean }) => r.success)).toEqual([true, false, false, false]);
     expect(res.json[1].errors[0]).toMatchObject({ statusCode: 'REQUIRED_FIELD_MISSING', fields: ['Name'] });
@@ -158,24 +210,44 @@ describe('sObject collections upsert', () => {
   });
   test('relationship references link Contacts by the Account external id; unknown parents fail per record', async () => {
     await upsert([account('acc')]);
-    const res = await upsert([
-      { attributes: { type: 'Contact' }, Prospect_Sync_Id__c: 'p1', LastName: 'One', Account: { Prospect_Sync_Id__c: 'acc' } },
-      { attributes: { type: 'Contact' }, Prospect_Sync_Id__c: 'p2', LastName: 'Two', Account: { Prospect_Sync_Id__c: 'ghost' } },
-      { attributes: { type: 'Contact' }, Prospect_Sync_Id__c: 'p3', LastName: 'Three', Email: 'not-an-email' },
-    ], false, 'Contact');
+    const res = await upsert(
+      [
+        {
+          attributes: { type: 'Contact' },
+          Prospect_Sync_Id__c: 'p1',
+          LastName: 'One',
+          Account: { Prospect_Sync_Id__c: 'acc' },
+        },
+        {
+          attributes: { type: 'Contact' },
+          Prospect_Sync_Id__c: 'p2',
+          LastName: 'Two',
+          Account: { Prospect_Sync_Id__c: 'ghost' },
+        },
+        { attributes: { type: 'Contact' }, Prospect_Sync_Id__c: 'p3', LastName: 'Three', Email: 'not-an-email' },
+      ],
+      false,
+      'Contact',
+    );
     expect(res.json[0].success).toBe(true);
-    expect(sf.state.get('Contact', res.json[0].id)!.AccountId).toBe(sf.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc')[0]!.Id);
+    expect(sf.state.get('Contact', res.json[0].id)!.AccountId).toBe(
+      sf.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc')[0]!.Id,
+    );
     expect(res.json[1].errors[0]).toMatchObject({ statusCode: 'INVALID_FIELD' });
     expect(res.json[1].errors[0].message).toMatch(/Foreign key external ID: ghost not found/);
     expect(res.json[2].errors[0].statusCode).toBe('INVALID_EMAIL_ADDRESS');
   });
   test('Lead requires LastName and Company; the same external id twice in one call fails both', async () => {
-    const res = await upsert([
-      { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'l1', LastName: 'L' },
-      { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'l2', LastName: 'L', Company: 'C' },
-      { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'dup', LastName: 'L', Company: 'C' },
-      { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'DUP', LastName: 'L', Company: 'C' },
-    ], false, 'Lead');
+    const res = await upsert(
+      [
+        { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'l1', LastName: 'L' },
+        { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'l2', LastName: 'L', Company: 'C' },
+        { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'dup', LastName: 'L', Company: 'C' },
+        { attributes: { type: 'Lead' }, Prospect_Sync_Id__c: 'DUP', LastName: 'L', Company: 'C' },
+      ],
+      false,
+      'Lead',
+    );
     expect(res.json[0].errors[0]).toMatchObject({ statusCode: 'REQUIRED_FIELD_MISSING', fields: ['Company'] });
     expect(res.json[1]).toMatchObject({ success: true, created: true });
     expect(res.json[2].errors[0].statusCode).toBe('DUPLICATE_EXTERNAL_ID');
@@ -195,8 +267,10 @@ describe('sObject collections upsert', () => {
 });
 
 describe('sObject collections delete', () => {
-  const upsert = (records: unknown[]) => api('PATCH', '/composite/sobjects/Account/Prospect_Sync_Id__c', { allOrNone: false, records });
-  const destroy = (ids: string[], allOrNone = false) => api('DELETE', `/composite/sobjects?ids=${ids.join(',')}&allOrNone=${allOrNone}`);
+  const upsert = (records: unknown[]) =>
+    api('PATCH', '/composite/sobjects/Account/Prospect_Sync_Id__c', { allOrNone: false, records });
+  const destroy = (ids: string[], allOrNone = false) =>
+    api('DELETE', `/composite/sobjects?ids=${ids.join(',')}&allOrNone=${allOrNone}`);
 
   test('one result per id in order: deleted, already deleted, never known, malformed; gone from queries and upserts', async () => {
     const [a, b] = ((await upsert([account('a'), account('b')])).json as { id: string }[]).map((r) => r.id);
@@ -204,11 +278,20 @@ describe('sObject collections delete', () => {
     expect(res.status).toBe(200);
     expect(res.json[0]).toEqual({ id: a, success: true, errors: [] });
     expect(res.json[1].errors[0].statusCode).toBe('INVALID_CROSS_REFERENCE_KEY');
-    expect(res.json[2]).toEqual({ success: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }] });
+    expect(res.json[2]).toEqual({
+      success: false,
+      errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
+    });
     expect(res.json[3].errors[0].statusCode).toBe('MALFORMED_ID');
-    expect((await destroy([a!])).json[0]).toEqual({ success: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] });
+    expect((await destroy([a!])).json[0]).toEqual({
+      success: false,
+      errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
+    });
     expect(sf.state.recycleBin.has(a!)).toBe(true);
-    const rows = await api('GET', `/query?q=${encodeURIComponent("SELECT Id FROM Account WHERE Prospect_Sync_Id__c IN ('a','b')")}`);
+    const rows = await api(
+      'GET',
+      `/query?q=${encodeURIComponent("SELECT Id FROM Account WHERE Prospect_Sync_Id__c IN ('a','b')")}`,
+    );
     expect(rows.json.records.map((r: { Id: string }) => r.Id)).toEqual([b]);
     // An upsert by the deleted record's external id creates a new record.
     const again = (await upsert([account('a')])).json[0];
@@ -218,8 +301,16 @@ describe('sObject collections delete', () => {
 
   test('deleting an Account deletes its Contacts with it, as Salesforce does', async () => {
     const [a, b] = ((await upsert([account('a'), account('b')])).json as { id: string }[]).map((r) => r.id);
-    const contact = (key: string, parent: string) => ({ attributes: { type: 'Contact' }, Prospect_Sync_Id__c: key, LastName: key, Account: { Prospect_Sync_Id__c: parent } });
-    await api('PATCH', '/composite/sobjects/Contact/Prospect_Sync_Id__c', { allOrNone: false, records: [contact('p1', 'a'), contact('p2', 'a'), contact('p3', 'b')] });
+    const contact = (key: string, parent: string) => ({
+      attributes: { type: 'Contact' },
+      Prospect_Sync_Id__c: key,
+      LastName: key,
+      Account: { Prospect_Sync_Id__c: parent },
+    });
+    await api('PATCH', '/composite/sobjects/Contact/Prospect_Sync_Id__c', {
+      allOrNone: false,
+      records: [contact('p1', 'a'), contact('p2', 'a'), contact('p3', 'b')],
+    });
     expect((await destroy([a!])).json[0]).toEqual({ id: a, success: true, errors: [] });
     expect(sf.state.all('Contact').map((r) => r.Prospect_Sync_Id__c)).toEqual(['p3']);
     expect([...sf.state.recycleBin.values()].map((d) => d.object).sort()).toEqual(['Account', 'Contact', 'Contact']);
@@ -240,19 +331,34 @@ describe('sObject collections delete', () => {
 
 describe('SOQL query', () => {
   test('SELECT ... WHERE Ext IN (...) with escaped quotes; everything else is MALFORMED_QUERY', async () => {
-    await api('PATCH', `/composite/sobjects/Account/Prospect_Sync_Id__c`, { allOrNone: false, records: [account("o'hara"), account('b\\c'), account('z')] });
-    const q = encodeURIComponent("SELECT Id, Name, Prospect_Sync_Id__c FROM Account WHERE Prospect_Sync_Id__c IN ('o\\'hara', 'b\\\\c', 'missing')");
+    await api('PATCH', `/composite/sobjects/Account/Prospect_Sync_Id__c`, {
+      allOrNone: false,
+      records: [account("o'hara"), account('b\\c'), account('z')],
+    });
+    const q = encodeURIComponent(
+      "SELECT Id, Name, Prospect_Sync_Id__c FROM Account WHERE Prospect_Sync_Id__c IN ('o\\'hara', 'b\\\\c', 'missing')",
+    );
     const res = await api('GET', `/query?q=${q}`);
     expect(res.status).toBe(200);
     expect(res.json.done).toBe(true);
-    expect(res.json.records.map((r: { Prospect_Sync_Id__c: string }) => r.Prospect_Sync_Id__c).sort()).toEqual(["b\\c", "o'hara"]);
+    expect(res.json.records.map((r: { Prospect_Sync_Id__c: string }) => r.Prospect_Sync_Id__c).sort()).toEqual([
+      'b\\c',
+      "o'hara",
+    ]);
     expect(res.json.records[0].attributes.type).toBe('Account');
-    for (const bad of ["SELECT Id FROM Account WHERE Name LIKE 'a%'", "SELECT Id FROM Account WHERE Name IN ('a'", 'SELECT COUNT() FROM Account', "SELECT Id FROM Account WHERE Name IN ('a' 'b')"]) {
+    for (const bad of [
+      "SELECT Id FROM Account WHERE Name LIKE 'a%'",
+      "SELECT Id FROM Account WHERE Name IN ('a'",
+      'SELECT COUNT() FROM Account',
+      "SELECT Id FROM Account WHERE Name IN ('a' 'b')",
+    ]) {
       const r = await api('GET', `/query?q=${encodeURIComponent(bad)}`);
       expect(r.status, bad).toBe(400);
       expect(r.json[0].errorCode, bad).toBe('MALFORMED_QUERY');
     }
-    expect((await api('GET', `/query?q=${encodeURIComponent('SELECT Nope FROM Account')}`)).json[0].errorCode).toBe('INVALID_FIELD');
+    expect((await api('GET', `/query?q=${encodeURIComponent('SELECT Nope FROM Account')}`)).json[0].errorCode).toBe(
+      'INVALID_FIELD',
+    );
   });
 });
 
@@ -265,38 +371,84 @@ describe('Bulk API 2.0 ingest', () => {
     }
   }
   test('open, upload CSV, close, complete; results CSV carry sf__ columns and the original values', async () => {
-    await api('PATCH', `/composite/sobjects/Account/Prospect_Sync_Id__c`, { allOrNone: false, records: [account('acc')] });
-    const job = await api('POST', '/jobs/ingest', { object: 'Contact', operation: 'upsert', externalIdFieldName: 'Prospect_Sync_Id__c', contentType: 'CSV', lineEnding: 'LF' });
-    expect(job.json).toMatchObject({ operation: 'upsert', object: 'Contact', state: 'Open', externalIdFieldName: 'Prospect_Sync_Id__c' });
-    const csv = 'Prospect_Sync_Id__c,LastName,Title,Account.Prospect_Sync_Id__c\n'
-      + 'p1,"Ünïcødé ""quoted"", with comma",#N/A,acc\n'
-      + 'p2,Two,"multi\nline",ghost\n'
-      + 'p3,,Nobody,\n';
-    expect((await api('PUT', `/jobs/ingest/${job.json.id}/batches`, csv, { 'content-type': 'application/json' })).status).toBe(400);
+    await api('PATCH', `/composite/sobjects/Account/Prospect_Sync_Id__c`, {
+      allOrNone: false,
+      records: [account('acc')],
+    });
+    const job = await api('POST', '/jobs/ingest', {
+      object: 'Contact',
+      operation: 'upsert',
+      externalIdFieldName: 'Prospect_Sync_Id__c',
+      contentType: 'CSV',
+      lineEnding: 'LF',
+    });
+    expect(job.json).toMatchObject({
+      operation: 'upsert',
+      object: 'Contact',
+      state: 'Open',
+      externalIdFieldName: 'Prospect_Sync_Id__c',
+    });
+    const csv =
+      'Prospect_Sync_Id__c,LastName,Title,Account.Prospect_Sync_Id__c\n' +
+      'p1,"Ünïcødé ""quoted"", with comma",#N/A,acc\n' +
+      'p2,Two,"multi\nline",ghost\n' +
+      'p3,,Nobody,\n';
+    expect(
+      (await api('PUT', `/jobs/ingest/${job.json.id}/batches`, csv, { 'content-type': 'application/json' })).status,
+    ).toBe(400);
     const put = await api('PUT', `/jobs/ingest/${job.json.id}/batches`, csv, { 'content-type': 'text/csv' });
     expect(put.status).toBe(201);
     expect(put.text).toBe('');
-    expect((await api('PUT', `/jobs/ingest/${job.json.id}/batches`, csv, { 'content-type': 'text/csv' })).status).toBe(409);
-    expect((await api('PATCH', `/jobs/ingest/${job.json.id}`, { state: 'UploadComplete' })).json.state).toBe('UploadComplete');
+    expect((await api('PUT', `/jobs/ingest/${job.json.id}/batches`, csv, { 'content-type': 'text/csv' })).status).toBe(
+      409,
+    );
+    expect((await api('PATCH', `/jobs/ingest/${job.json.id}`, { state: 'UploadComplete' })).json.state).toBe(
+      'UploadComplete',
+    );
     const done = await waitDone(job.json.id);
     expect(done).toMatchObject({ state: 'JobComplete', numberRecordsFailed: 2 });
-    const ok = parse((await api('GET', `/jobs/ingest/${job.json.id}/successfulResults`)).text, { columns: true }) as Record<string, string>[];
+    const ok = parse((await api('GET', `/jobs/ingest/${job.json.id}/successfulResults`)).text, {
+      columns: true,
+    }) as Record<string, string>[];
     expect(ok).toHaveLength(1);
-    expect(ok[0]).toMatchObject({ sf__Created: 'true', Prospect_Sync_Id__c: 'p1', LastName: 'Ünïcødé "quoted", with comma' });
-    expect(sf.state.get('Contact', ok[0]!.sf__Id!)).toMatchObject({ LastName: 'Ünïcødé "quoted", with comma', Title: null, AccountId: sf.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc')[0]!.Id });
-    const failed = parse((await api('GET', `/jobs/ingest/${job.json.id}/failedResults`)).text, { columns: true }) as Record<string, string>[];
-    expect(failed.map((f) => [f.Prospect_Sync_Id__c, f.sf__Error!.split(':')[0]])).toEqual([['p2', 'INVALID_FIELD'], ['p3', 'REQUIRED_FIELD_MISSING']]);
+    expect(ok[0]).toMatchObject({
+      sf__Created: 'true',
+      Prospect_Sync_Id__c: 'p1',
+      LastName: 'Ünïcødé "quoted", with comma',
+    });
+    expect(sf.state.get('Contact', ok[0]!.sf__Id!)).toMatchObject({
+      LastName: 'Ünïcødé "quoted", with comma',
+      Title: null,
+      AccountId: sf.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc')[0]!.Id,
+    });
+    const failed = parse((await api('GET', `/jobs/ingest/${job.json.id}/failedResults`)).text, {
+      columns: true,
+    }) as Record<string, string>[];
+    expect(failed.map((f) => [f.Prospect_Sync_Id__c, f.sf__Error!.split(':')[0]])).toEqual([
+      ['p2', 'INVALID_FIELD'],
+      ['p3', 'REQUIRED_FIELD_MISSING'],
+    ]);
     expect(failed[0]!.Title).toBe('multi\nline');
-    expect((await api('GET', `/jobs/ingest/${job.json.id}/unprocessedrecords`)).text.trim()).toBe('Prospect_Sync_Id__c,LastName,Title,Account.Prospect_Sync_Id__c');
+    expect((await api('GET', `/jobs/ingest/${job.json.id}/unprocessedrecords`)).text.trim()).toBe(
+      'Prospect_Sync_Id__c,LastName,Title,Account.Prospect_Sync_Id__c',
+    );
     expect((await api('DELETE', `/jobs/ingest/${job.json.id}`)).status).toBe(204);
     expect((await api('GET', `/jobs/ingest/${job.json.id}`)).status).toBe(404);
   });
   test('bad jobs: unknown object, upsert without external id, unknown CSV column fails the job', async () => {
-    expect((await api('POST', '/jobs/ingest', { object: 'Nope', operation: 'upsert', externalIdFieldName: 'X' })).status).toBe(404);
+    expect(
+      (await api('POST', '/jobs/ingest', { object: 'Nope', operation: 'upsert', externalIdFieldName: 'X' })).status,
+    ).toBe(404);
     expect((await api('POST', '/jobs/ingest', { object: 'Account', operation: 'upsert' })).status).toBe(400);
     expect((await api('POST', '/jobs/ingest', { object: 'Account', operation: 'merge' })).status).toBe(400);
-    const job = await api('POST', '/jobs/ingest', { object: 'Account', operation: 'upsert', externalIdFieldName: 'Prospect_Sync_Id__c' });
-    await api('PUT', `/jobs/ingest/${job.json.id}/batches`, 'Prospect_Sync_Id__c,Name,Bogus__c\na,A,1\n', { 'content-type': 'text/csv' });
+    const job = await api('POST', '/jobs/ingest', {
+      object: 'Account',
+      operation: 'upsert',
+      externalIdFieldName: 'Prospect_Sync_Id__c',
+    });
+    await api('PUT', `/jobs/ingest/${job.json.id}/batches`, 'Prospect_Sync_Id__c,Name,Bogus__c\na,A,1\n', {
+      'content-type': 'text/csv',
+    });
     await api('PATCH', `/jobs/ingest/${job.json.id}`, { state: 'UploadComplete' });
     const info = await waitDone(job.json.id);
     expect(info.state).toBe('Failed');
@@ -321,13 +473,18 @@ describe('fault injection', () => {
 });
 
 describe('campaigns and campaign members', () => {
-  const contact = async (key: string): Promise<string> => (await api('PATCH', `/sobjects/Contact/Prospect_Sync_Id__c/${key}`, { LastName: key })).json.id as string;
+  const contact = async (key: string): Promise<string> =>
+    (await api('PATCH', `/sobjects/Contact/Prospect_Sync_Id__c/${key}`, { LastName: key })).json.id as string;
   const campaign = async (name: string): Promise<string> => {
     const res = await api('POST', '/sobjects/Campaign', { Name: name });
     expect(res.status).toBe(201);
     return res.json.id as string;
   };
-  const member = (campaignId: string, link: Record<string, string>) => ({ attributes: { type: 'CampaignMember' }, CampaignId: campaignId, ...link });
+  const member = (campaignId: string, link: Record<string, string>) => ({
+    attributes: { type: 'CampaignMember' },
+    CampaignId: campaignId,
+    ...link,
+  });
 
   test('Campaign names are not unique: two of one name, both found by SOQL whatever the case', async () => {
     const a = await campaign('Launch');
@@ -336,22 +493,37 @@ describe('campaigns and campaign members', () => {
     expect(a).not.toBe(b);
     const q = await api('GET', `/query?q=${encodeURIComponent("SELECT Id FROM Campaign WHERE Name = 'launch'")}`);
     expect(q.json.records.map((r: { Id: string }) => r.Id).sort()).toEqual([a, b].sort());
-    expect((await api('POST', '/sobjects/Campaign', {})).json).toEqual([{ message: 'Required fields are missing: [Name]', errorCode: 'REQUIRED_FIELD_MISSING', fields: ['Name'] }]);
+    expect((await api('POST', '/sobjects/Campaign', {})).json).toEqual([
+      { message: 'Required fields are missing: [Name]', errorCode: 'REQUIRED_FIELD_MISSING', fields: ['Name'] },
+    ]);
   });
 
   test('a second member for the same campaign and contact is refused with DUPLICATE_VALUE, in one collection too', async () => {
     const c = await campaign('Members');
     const p1 = await contact('p1');
     const p2 = await contact('p2');
-    const res = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { ContactId: p1 }), member(c, { ContactId: p1 }), member(c, { ContactId: p2 })] });
+    const res = await api('POST', '/composite/sobjects', {
+      allOrNone: false,
+      records: [member(c, { ContactId: p1 }), member(c, { ContactId: p1 }), member(c, { ContactId: p2 })],
+    });
     expect(res.status).toBe(200);
     expect(res.json[0]).toMatchObject({ success: true, errors: [] });
     expect(res.json[0].id).toMatch(/^00v/);
-    expect(res.json[1]).toEqual({ id: null, success: false, errors: [{ statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] }] });
+    expect(res.json[1]).toEqual({
+      id: null,
+      success: false,
+      errors: [{ statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] }],
+    });
     expect(res.json[2]).toMatchObject({ success: true });
-    const again = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { ContactId: p2 })] });
+    const again = await api('POST', '/composite/sobjects', {
+      allOrNone: false,
+      records: [member(c, { ContactId: p2 })],
+    });
     expect(again.json[0].errors[0].statusCode).toBe('DUPLICATE_VALUE');
-    const none = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, {}), member(c, { ContactId: '003000000000ZZZAAA' })] });
+    const none = await api('POST', '/composite/sobjects', {
+      allOrNone: false,
+      records: [member(c, {}), member(c, { ContactId: '003000000000ZZZAAA' })],
+    });
     expect(none.json[0].errors[0].statusCode).toBe('REQUIRED_FIELD_MISSING');
     expect(none.json[1].errors[0]).toMatchObject({ statusCode: 'INVALID_CROSS_REFERENCE_KEY', fields: ['ContactId'] });
     expect(sf.state.all('CampaignMember')).toHaveLength(2);
@@ -360,9 +532,13 @@ describe('campaigns and campaign members', () => {
   test('AccountId exists only with "Accounts as Campaign Members" on', async () => {
     const c = await campaign('Accounts');
     const acc = (await api('PATCH', '/sobjects/Account/Prospect_Sync_Id__c/a1', { Name: 'A1' })).json.id as string;
-    const fields = async (): Promise<string[]> => (await api('GET', '/sobjects/CampaignMember/describe')).json.fields.map((f: { name: string }) => f.name);
+    const fields = async (): Promise<string[]> =>
+      (await api('GET', '/sobjects/CampaignMember/describe')).json.fields.map((f: { name: string }) => f.name);
     expect(await fields()).not.toContain('AccountId');
-    const off = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { AccountId: acc })] });
+    const off = await api('POST', '/composite/sobjects', {
+      allOrNone: false,
+      records: [member(c, { AccountId: acc })],
+    });
     expect(off.status).toBe(400);
     expect(off.json[0].errorCode).toBe('INVALID_FIELD');
     sf.state.settings.accountsAsCampaignMembers = true;
@@ -375,15 +551,23 @@ describe('campaigns and campaign members', () => {
     const c = await campaign('Delete');
     const p1 = await contact('p1');
     const p2 = await contact('p2');
-    const created = await api('POST', '/composite/sobjects', { allOrNone: false, records: [member(c, { ContactId: p1 }), member(c, { ContactId: p2 })] });
+    const created = await api('POST', '/composite/sobjects', {
+      allOrNone: false,
+      records: [member(c, { ContactId: p1 }), member(c, { ContactId: p2 })],
+    });
     const m1 = created.json[0].id as string;
     const del = await api('DELETE', `/composite/sobjects?ids=${m1},00v00000000ZZZZAAA`);
     expect(del.json).toEqual([
       { id: m1, success: true, errors: [] },
       // A failed DeleteResult carries no id (the stricter reading of the docs): clients match results by position.
-      { success: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }] },
+      {
+        success: false,
+        errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
+      },
     ]);
-    expect((await api('DELETE', `/composite/sobjects?ids=${m1}`)).json[0].errors[0].statusCode).toBe('ENTITY_IS_DELETED');
+    expect((await api('DELETE', `/composite/sobjects?ids=${m1}`)).json[0].errors[0].statusCode).toBe(
+      'ENTITY_IS_DELETED',
+    );
     expect((await api('DELETE', `/sobjects/Contact/${p2}`)).status).toBe(204);
     expect(sf.state.all('CampaignMember')).toHaveLength(0);
     const ids = Array.from({ length: 201 }, () => m1).join(',');
@@ -394,14 +578,25 @@ describe('campaigns and campaign members', () => {
     await restart({ queryBatchSize: 2 });
     const c = await campaign('Paged');
     const people = await Promise.all(['p1', 'p2', 'p3'].map(contact));
-    await api('POST', '/composite/sobjects', { allOrNone: false, records: people.map((p) => member(c, { ContactId: p })) });
-    const first = await api('GET', `/query?q=${encodeURIComponent(`SELECT Id, ContactId FROM CampaignMember WHERE CampaignId = '${c}'`)}`);
+    await api('POST', '/composite/sobjects', {
+      allOrNone: false,
+      records: people.map((p) => member(c, { ContactId: p })),
+    });
+    const first = await api(
+      'GET',
+      `/query?q=${encodeURIComponent(`SELECT Id, ContactId FROM CampaignMember WHERE CampaignId = '${c}'`)}`,
+    );
     expect(first.json).toMatchObject({ totalSize: 3, done: false });
     expect(first.json.records).toHaveLength(2);
     const next = await api('GET', first.json.nextRecordsUrl as string);
     expect(next.json).toMatchObject({ totalSize: 3, done: true });
-    expect([...first.json.records, ...next.json.records].map((r: { ContactId: string }) => r.ContactId).sort()).toEqual(people.slice().sort());
-    const and = await api('GET', `/query?q=${encodeURIComponent(`SELECT Id FROM CampaignMember WHERE CampaignId = '${c}' AND ContactId IN ('${people[1]!}', 'x')`)}`);
+    expect([...first.json.records, ...next.json.records].map((r: { ContactId: string }) => r.ContactId).sort()).toEqual(
+      people.slice().sort(),
+    );
+    const and = await api(
+      'GET',
+      `/query?q=${encodeURIComponent(`SELECT Id FROM CampaignMember WHERE CampaignId = '${c}' AND ContactId IN ('${people[1]!}', 'x')`)}`,
+    );
     expect(and.json.records).toHaveLength(1);
   });
 });
