@@ -1,6 +1,6 @@
 /** docs/reference/cli.md from the command definitions (src/cli/program.ts, commander). */
 import type { Command, Option } from 'commander';
-import { runCli } from '../../src/cli/program.js';
+import { HELP_FOOTER, runCli } from '../../src/cli/program.js';
 import { code, generatedBanner, table } from './markdown.js';
 
 async function declaredProgram(): Promise<Command> {
@@ -44,7 +44,11 @@ export async function cliReference(): Promise<string> {
     '',
     'Usage: `prospect-sync <command> [options]`; `prospect-sync <command> --help` prints the same. Global options:',
     '',
-    table(['option', 'default', ''], program.options.map(optionRow)),
+    table(['option', 'default', ''], program.createHelp().visibleOptions(program).map(optionRow)),
+    '',
+    '```',
+    HELP_FOOTER.trim(),
+    '```',
     '',
     'Exit codes, `--json` errors, Redis down and SIGHUP: [cli.md](../cli.md).',
     '',

@@ -12,7 +12,7 @@ import { positiveInteger, tcpPort } from './option-parsers.js';
 import { packageVersion } from './package-version.js';
 import type * as RejectsCommand from './commands/rejects.js';
 
-const HELP_FOOTER = `
+export const HELP_FOOTER = `
 Exit codes: 0 ok/completed, 1 failed, 2 config or usage error (also a credential or schema refused by any remote),
             3 partial or delayed run, 4 Redis unreachable. See docs/cli.md.
 Environment: REDIS_URL (default redis://127.0.0.1:6379), QUEUE_PREFIX, PROSPECT_SYNC_CONFIG, LOG_LEVEL.`;
