@@ -82,7 +82,7 @@ function typeOf(node: Node): string {
   if (map !== undefined) return `map of name to ${typeOf(map)}`;
   if (hasProperties(node)) {
     const keys = Object.keys(node.properties ?? {});
-    if (!open(node)) return 'object';
+    if (!open(node)) return `{${keys.join(', ')}}`;
     return keys.length === 0 ? 'object (any keys)' : `object (${keys.join(', ')}; other keys passed through)`;
   }
   switch (node.type) {
@@ -144,12 +144,16 @@ function walk(node: Node, key: string, required: boolean, rows: Row[], group?: s
   if (!open(node)) walkInside(node, key, rows, group);
 }
 
-/** The keys inside an object, or inside the object branches of a union. */
+/** The keys inside an object, or inside the object branches of a union (a key two branches share: once). */
 function walkInside(node: Node, key: string, rows: Row[], group?: string): void {
   const objects = hasProperties(node) ? [node] : alternatives(node).filter(hasProperties);
+  const seen = new Set<string>();
   for (const object of objects)
-    for (const [name, child] of Object.entries(object.properties ?? {}))
+    for (const [name, child] of Object.entries(object.properties ?? {})) {
+      if (seen.has(name)) continue;
+      seen.add(name);
       walk(child, `${key}.${name}`, object.required?.includes(name) ?? false, rows, group);
+    }
 }
 
 function section(name: string, node: Node, required: boolean): string {

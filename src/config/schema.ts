@@ -193,7 +193,7 @@ const savedSearchSchema = () =>
     }),
     fields: z
       .record(nonEmpty, fieldMapping)
-      .describe('CRM field -> record path, or {from, transform?, overwrite?}, or a constant {value, overwrite?}'),
+      .describe('CRM field -> what is written to it: a record path, a mapping or a constant'),
     associate: z
       .strictObject({
         company: z.strictObject({ from: nonEmpty.describe("record path of the person's company id") }),
