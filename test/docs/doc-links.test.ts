@@ -51,6 +51,21 @@ function linkProblems(file: string): string[] {
   return problems;
 }
 
+/** Longest a hand-written doc may grow before it is split by topic (the generated references are not counted). */
+const MAX_LINES = { doc: 400, readme: 120 };
+const lineCount = (file: string): number => readFileSync(file, 'utf8').trimEnd().split('\n').length;
+
+describe('sizes of the README and docs/', () => {
+  it(`keep the README within ${MAX_LINES.readme} lines and each hand-written doc within ${MAX_LINES.doc}`, () => {
+    const docs = markdownFiles(join(ROOT, 'docs')).filter((f) => !f.includes(`${join('docs', 'reference')}`));
+    const over = [
+      ...docs.filter((f) => lineCount(f) > MAX_LINES.doc),
+      ...[join(ROOT, 'README.md')].filter((f) => lineCount(f) > MAX_LINES.readme),
+    ].map((f) => `${relative(ROOT, f)}: ${lineCount(f)} lines`);
+    expect(over).toEqual([]);
+  });
+});
+
 describe('links in the README and docs/', () => {
   const files = [join(ROOT, 'README.md'), join(ROOT, 'CHANGELOG.md'), ...markdownFiles(join(ROOT, 'docs'))];
 
