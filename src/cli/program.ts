@@ -12,7 +12,7 @@ import { positiveInteger, tcpPort } from './option-parsers.js';
 import { packageVersion } from './package-version.js';
 import type * as RejectsCommand from './commands/rejects.js';
 
-const HELP_FOOTER = `
+export const HELP_FOOTER = `
 Exit codes: 0 ok/completed, 1 failed, 2 config or usage error (also a credential or schema refused by any remote),
             3 partial or delayed run, 4 Redis unreachable. See docs/cli.md.
 Environment: REDIS_URL (default redis://127.0.0.1:6379), QUEUE_PREFIX, PROSPECT_SYNC_CONFIG, LOG_LEVEL.`;
@@ -27,8 +27,11 @@ function wantsJson(argv: readonly string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
-/** Parses `argv` (without node and the script), runs the command and resolves to its exit code. */
-export async function runCli(argv: readonly string[]): Promise<number> {
+/**
+ * Parses `argv` (without node and the script), runs the command and resolves to its exit code. `inspect` receives
+ * the declared program instead of a parse (the generated docs/reference/cli.md).
+ */
+export async function runCli(argv: readonly string[], inspect?: (program: Command) => void): Promise<number> {
   const json = wantsJson(argv);
   let exitCode: number = EXIT.ok;
   const program = new Command('prospect-sync');
@@ -267,6 +270,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .addOption(configOption('config/demo.yaml, the emulator config'))
     .action(act('demo', async (_, o) => (await import('./commands/demo.js')).runCommand(o)));
 
+  if (inspect) {
+    inspect(program);
+    return EXIT.ok;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -37,11 +37,13 @@ const personFilter = z.looseObject({});
 const sortField = z.strictObject({ field: z.enum(['headcount', 'revenue']), direction: z.enum(['ASC', 'DESC']) });
 const filterOptions = z.looseObject({ sortFields: z.array(sortField).min(1).optional() });
 
-const filterSchema = z.strictObject({
-  company: companyFilter.optional(),
-  person: personFilter.optional(),
-  options: filterOptions.optional(),
-});
+const filterSchema = z
+  .strictObject({
+    company: companyFilter.optional().describe('company filter: the keys the API documents are checked'),
+    person: personFilter.optional().describe('person filter (persons searches only): any object'),
+    options: filterOptions.optional().describe('request options; sortFields only with mode: offset'),
+  })
+  .describe('the API request body, sent as written on every page (docs/configuration.md, "filter")');
 
 const cronSchedule = z.strictObject({
   cron: nonEmpty.describe('5 or 6 field cron pattern'),
@@ -51,16 +53,23 @@ const everySchedule = z.strictObject({
   every: z.union([posInt, nonEmpty]).describe('interval: milliseconds, or <n>ms|s|m|h|d such as 30m, 1h, 1d'),
 });
 
+const overwrite = z
+  .enum(['always', 'ifEmpty', 'never'])
+  .default('always')
+  .describe('ifEmpty: fill only empty CRM fields; never: set on create only');
+
 const fieldMapping = z.union([
   nonEmpty.describe('record path'),
   z.strictObject({
     from: nonEmpty.describe('record path'),
-    transform: z.enum(TRANSFORMS).optional(),
-    overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
+    transform: z.enum(TRANSFORMS).optional().describe('converts the value on its way (src/crm/transforms.ts)'),
+    overwrite,
   }),
   z.strictObject({
-    value: z.union([nonEmpty, z.number(), z.boolean()]).describe('constant written to every record'),
-    overwrite: z.enum(['always', 'ifEmpty', 'never']).default('always'),
+    value: z
+      .union([nonEmpty, z.number(), z.boolean()])
+      .describe('constant written to every record (with overwrite: never, on create only)'),
+    overwrite,
   }),
 ]);
 
@@ -76,6 +85,14 @@ const failAbove = z
 /** Names of searches (the BullMQ scheduler id) and destinations. */
 const SEARCH_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const slug = z.string().regex(SEARCH_NAME, 'must match [a-z0-9][a-z0-9-_]*').max(64);
+
+/** `object`'s help text: the objects each registered CRM writes, per entity. */
+function objectDescription(): string {
+  const objects = destinationPorts().map(
+    (p) => `${p.type}: ${p.objects.companies.join('|')} (companies), ${p.objects.persons.join('|')} (persons)`,
+  );
+  return `the CRM object written; ${objects.join('; ')}`;
+}
 
 /** `matchOn.field`'s help text: which destination key gives a default, per destination type that has one. */
 function matchFieldDescription(): string {
@@ -96,10 +113,8 @@ const leaveMaxShare = z
 const onLeaveSchema = z
   .union([
     z.literal('nothing'),
-    z.literal('removeFromList').describe("confirmed leavers are removed from the search's list (needs list:)"),
-    z
-      .literal('archive')
-      .describe('confirmed leavers are archived (deleted where the CRM has no archive); never a default'),
+    z.literal('removeFromList'),
+    z.literal('archive'),
     z.strictObject({
       setFields: z
         .record(nonEmpty, z.union([z.string(), z.number(), z.boolean(), z.null()]))
@@ -110,7 +125,11 @@ const onLeaveSchema = z
     }),
   ])
   .default('nothing')
-  .describe('what happens to records that left the search (docs/runs.md, Mirror)');
+  .describe(
+    "what happens to a record that left the search: removeFromList (needs list:) takes it out of the search's list; " +
+      'archive (never a default) archives it on HubSpot, deletes it on Salesforce; setFields writes fields on it ' +
+      '(docs/mirror.md)',
+  );
 
 const refreshMode = z
   .enum(['changed', 'full'])
@@ -132,18 +151,30 @@ const refreshOverrides = z.strictObject({
 
 const savedSearchSchema = () =>
   z.strictObject({
-    name: slug,
-    segment: nonEmpty,
-    entity: z.enum(['companies', 'persons']),
+    name: slug.describe('unique; the id of its job scheduler'),
+    segment: nonEmpty.describe('your label; reveal.contactsAllowedSegments is keyed on it'),
+    entity: z.enum(['companies', 'persons']).describe('what the search finds'),
     filter: filterSchema,
-    view: z.array(z.enum(PERSON_SEGMENTS)).min(1).optional(),
-    schedule: z.union([cronSchedule, everySchedule]).optional(),
-    maxRecords: posInt.optional(),
+    view: z
+      .array(z.enum(PERSON_SEGMENTS))
+      .min(1)
+      .optional()
+      .describe('persons only: the record segments fetched; contacts (paid) needs an allowed segment and credit caps'),
+    schedule: z
+      .union([cronSchedule, everySchedule])
+      .optional()
+      .describe('when the scheduler runs the search; absent: manual runs only'),
+    maxRecords: posInt
+      .optional()
+      .describe('distinct records per run: a run that reaches it ends completed with limitedBy: max_records'),
     priority: z
       .int()
       .default(0)
       .describe('with source.tokens.pace: a higher number is served first from the token allotment'),
-    mode: z.enum(['cursor', 'offset']).default('cursor').describe('offset: top-N with filter.options.sortFields'),
+    mode: z
+      .enum(['cursor', 'offset'])
+      .default('cursor')
+      .describe('offset: top-N, needs filter.options.sortFields and maxRecords <= 10,000 + pageSize'),
     onShortfall: z
       .enum(['stop', 'refuse'])
       .default('stop')
@@ -154,14 +185,21 @@ const savedSearchSchema = () =>
       .boolean()
       .optional()
       .describe('deprecated and ignored: runs stop at the binding cap by default; see onShortfall'),
-    destination: nonEmpty,
-    object: nonEmpty,
+    destination: nonEmpty.describe('a key of destinations'),
+    object: nonEmpty.describe(objectDescription()),
     matchOn: z.strictObject({
       field: nonEmpty.optional().describe(matchFieldDescription()),
-      from: nonEmpty.describe('record path'),
+      from: nonEmpty.describe('record path whose value goes into the match field'),
     }),
-    fields: z.record(nonEmpty, fieldMapping),
-    associate: z.strictObject({ company: z.strictObject({ from: nonEmpty }) }).optional(),
+    fields: z
+      .record(nonEmpty, fieldMapping)
+      .describe('CRM field -> what is written to it: a record path, a mapping or a constant'),
+    associate: z
+      .strictObject({
+        company: z.strictObject({ from: nonEmpty.describe("record path of the person's company id") }),
+      })
+      .optional()
+      .describe('persons only: links the CRM record to its company'),
     rejects: z
       .strictObject({ failAbove: failAbove.optional() })
       .optional()
@@ -169,7 +207,7 @@ const savedSearchSchema = () =>
     list: z
       .strictObject({ name: nonEmpty.describe('found by name (case-insensitive) or created') })
       .optional()
-      .describe("a CRM list holding the search's members (docs/runs.md, Mirror)"),
+      .describe("a CRM list of the search's members: a HubSpot manual list, a Salesforce campaign (docs/mirror.md)"),
     onLeave: onLeaveSchema,
     leave: z
       .strictObject({ confirmRuns: leaveConfirmRuns.optional(), maxShare: leaveMaxShare.optional() })
@@ -177,7 +215,7 @@ const savedSearchSchema = () =>
       .describe('overrides the top-level leave settings for this search'),
     refresh: refreshOverrides
       .optional()
-      .describe('overrides source.refresh for this search, key by key (docs/runs.md, Refresh on change)'),
+      .describe('overrides source.refresh for this search, key by key (docs/refresh.md)'),
     after: z
       .array(slug)
       .min(1)
@@ -187,54 +225,72 @@ const savedSearchSchema = () =>
       ),
   });
 
-const byEntity = (companies: string, persons: string) =>
-  z.strictObject({ companies: nonEmpty.default(companies), persons: nonEmpty.default(persons) }).prefault({});
+const byEntity = (companies: string, persons: string, what: string) =>
+  z
+    .strictObject({
+      companies: nonEmpty.default(companies).describe(`path of the companies ${what}, relative to baseUrl`),
+      persons: nonEmpty.default(persons).describe(`path of the persons ${what}, relative to baseUrl`),
+    })
+    .prefault({});
 
 /** API paths relative to `baseUrl`; the same shape as the source client's `ApiPaths` (docs/api-assumptions.md). */
 const sourcePathsSchema = z.strictObject({
-  search: byEntity('/companies/filter', '/persons/filter'),
-  count: byEntity('/companies/filter/count', '/persons/filter/count'),
+  search: byEntity('/companies/filter', '/persons/filter', 'search'),
+  count: byEntity('/companies/filter/count', '/persons/filter/count', 'count'),
   dictionaries: z
     .string()
     .regex(/\{name\}/, 'must contain {name}')
-    .default('/dictionaries/{name}'),
+    .default('/dictionaries/{name}')
+    .describe("path of a dictionary; {name} is the dictionary's name"),
   settings: z
     .strictObject({
-      compliance: nonEmpty.default('/settings/compliance'),
-      personalization: nonEmpty.default('/settings/personalization'),
-      intentTopics: nonEmpty.default('/settings/intent-topics'),
+      compliance: nonEmpty.default('/settings/compliance').describe('path of the compliance settings (account)'),
+      personalization: nonEmpty
+        .default('/settings/personalization')
+        .describe('path of the personalization settings (account)'),
+      intentTopics: nonEmpty.default('/settings/intent-topics').describe('path of the intent topics (account)'),
     })
     .prefault({}),
-  health: nonEmpty.default('/health'),
+  health: nonEmpty.default('/health').describe("path of the API's health probe (/readyz)"),
 });
 
+const fallbackLimit = posInt.default(500).describe('requests per window of this operation');
+
 const sourceSchema = z.strictObject({
-  baseUrl: httpUrl,
-  auth: z.strictObject({ tokenUrl: httpUrl, clientId: nonEmpty, clientSecret: secret }),
+  baseUrl: httpUrl.describe("the API's base URL; may carry a path prefix (https://host/api/v2)"),
+  auth: z.strictObject({
+    tokenUrl: httpUrl.describe('OAuth2 client-credentials token endpoint'),
+    clientId: nonEmpty.describe('OAuth2 client id'),
+    clientSecret: secret.describe('OAuth2 client secret'),
+  }),
   fallbackLimits: z
     .strictObject({
-      search: posInt.default(500),
-      count: posInt.default(500),
-      dictionary: posInt.default(500),
-      windowSeconds: posInt.default(60),
+      search: fallbackLimit,
+      count: fallbackLimit,
+      dictionary: fallbackLimit,
+      windowSeconds: posInt.default(60).describe('the window of the fallback limits, in seconds'),
     })
     .prefault({})
     .describe('used only when RateLimit-* headers are absent'),
   tokens: z
     .strictObject({
-      reserve: nonNegInt.default(0),
+      reserve: nonNegInt.default(0).describe('the search-token balance is never spent below this'),
       pace: z
         .boolean()
         .default(false)
         .describe(
-          'delay a queued run that would leave less than the searches of higher priority need until the token reset',
+          'delay a queued run that would leave less than the searches of higher priority need until the token reset ' +
+            '(status delayed, stopReason paced; trigger --force runs it)',
         ),
     })
     .prefault({}),
   credits: z
-    .strictObject({ maxPerRun: nonNegInt.default(0), maxPerDay: nonNegInt.default(0) })
+    .strictObject({
+      maxPerRun: nonNegInt.default(0).describe('contact-reveal credits one run may spend; 0: none'),
+      maxPerDay: nonNegInt.default(0).describe('contact-reveal credits the account may spend per UTC day; 0: none'),
+    })
     .prefault({})
-    .describe('contact-reveal credit caps; 0 = no credits may be spent'),
+    .describe('contact-reveal credit caps; 0 = no credits may be spent: a contacts search needs both set'),
   refresh: z
     .strictObject({
       mode: refreshMode.default('full'),
@@ -245,24 +301,31 @@ const sourceSchema = z.strictObject({
     .describe('how runs spend tokens: every search, unless its own refresh: block says otherwise'),
   paths: sourcePathsSchema.prefault({}),
   idField: nonEmpty.default('id').describe('record path of the record id'),
-  pageSize: z.int().min(1).max(100).default(100),
+  pageSize: z.int().min(1).max(100).default(100).describe("records per page (the API's limit parameter)"),
   parallelism: z
     .union([z.literal('auto'), posInt.max(256)])
     .default('auto')
     .describe(
-      'upper bound of partition journeys walked at once per run; the run sizes itself below it from the search limit and page latency',
+      'upper bound of partition journeys walked at once per run (auto: 256); the run sizes itself below it from ' +
+        'the search limit and page latency (docs/runs.md, "Journeys in flight")',
     ),
-  maxJourneyRecords: posInt.max(100_000).default(90_000).describe('records per cursor journey before partitioning'),
+  maxJourneyRecords: posInt
+    .max(100_000)
+    .default(90_000)
+    .describe("records per cursor journey before the filter is partitioned (at most the API's depth)"),
   requestTimeoutMs: posInt
     .default(30_000)
-    .describe('deadline of one API or token request (headers and whole answer); then it is retried'),
+    .describe(
+      'deadline of one API or token request (headers and whole answer); then it is retried. Answers are read up ' +
+        'to 16 MiB (token answers 64 KiB)',
+    ),
 });
 
 /** Optional webhook alerts (src/alerts/): each rule fires once per state change and once on recovery. */
 const alertsSchema = z.strictObject({
   webhook: z.strictObject({
     // A secret: Slack incoming-webhook URLs hold a token. http(s) only: a file: or other scheme is never posted to.
-    url: httpUrl.meta({ secret: true }),
+    url: httpUrl.meta({ secret: true }).describe('where alerts are POSTed: an http(s) URL, from ${VAR} only'),
     payload: z.enum(['slack', 'json']).optional().describe('default: slack for hooks.slack.com, else json'),
   }),
   evaluateEverySeconds: posInt
@@ -303,32 +366,50 @@ function destinationSchema(ports: Ports): z.ZodType<DestinationConfig> {
 const buildConfigSchema = (ports: Ports) =>
   z.strictObject({
     source: sourceSchema,
-    destinations: z.record(slug, destinationSchema(ports)),
+    destinations: z
+      .record(slug, destinationSchema(ports))
+      .describe('the CRMs records land in, by name; type picks the CRM (its block: src/crm/<crm>/destination.ts)'),
     reveal: z
       .strictObject({
-        contactsAllowedSegments: z.array(nonEmpty).default([]),
+        contactsAllowedSegments: z
+          .array(nonEmpty)
+          .default([])
+          .describe('only searches whose segment is listed may use view: [contacts]'),
         refreshAfterDays: posInt
           .default(180)
-          .describe("a person's contacts are revealed (paid) again after this many days"),
+          .describe("a person's contacts are revealed (paid) again after this many days (docs/reveals.md)"),
       })
       .prefault({}),
-    searches: z.array(savedSearchSchema()).min(1),
+    searches: z.array(savedSearchSchema()).min(1).describe('the saved searches'),
     rejects: z.strictObject({ failAbove: failAbove.default(0.5) }).prefault({}),
     leave: z
       .strictObject({ confirmRuns: leaveConfirmRuns.default(2), maxShare: leaveMaxShare.default(0.1) })
       .prefault({}),
-    worker: z.strictObject({ concurrency: posInt.default(2) }).prefault({}),
+    worker: z
+      .strictObject({ concurrency: posInt.default(2).describe('sync jobs one worker process runs at once') })
+      .prefault({}),
     server: z
       .strictObject({
-        port: z.int().min(0).max(65_535).default(3000),
-        host: nonEmpty.default('127.0.0.1'),
-        auth: z.strictObject({ username: nonEmpty, password: secret }).optional(),
+        port: z.int().min(0).max(65_535).default(3000).describe('port of the dashboard, /metrics, /healthz, /readyz'),
+        host: nonEmpty.default('127.0.0.1').describe('address the dashboard binds'),
+        auth: z
+          .strictObject({
+            username: nonEmpty.describe("the dashboard's basic-auth user"),
+            password: secret.describe("the dashboard's basic-auth password"),
+          })
+          .optional(),
         // bull-board acts on jobs and queues (add, retry, remove, pause, obliterate) only when this is true.
-        adminActions: z.boolean().default(false),
+        adminActions: z.boolean().default(false).describe('true: bull-board at /admin/queues may act; else read-only'),
         // The /runs pages' "Run now" and "Full resync" buttons; absent: shown exactly when adminActions is true.
-        runActions: z.boolean().optional(),
+        runActions: z
+          .boolean()
+          .optional()
+          .describe('the /runs pages show "Run now" and "Full resync"; absent: as adminActions'),
         // Absent: /metrics needs server.auth unless the server binds a loopback address.
-        metricsAuth: z.boolean().optional(),
+        metricsAuth: z
+          .boolean()
+          .optional()
+          .describe('whether /metrics needs server.auth (METRICS_AUTH overrides it; docs/operations.md)'),
       })
       .prefault({}),
     alerts: alertsSchema.optional(),

@@ -40,11 +40,15 @@ function totalsCounter(field: TotalCounter) {
     d.searches.map((s) => ({ labels: searchLabels(s), value: s.totals.counters[field] }));
 }
 
-interface Family {
+export interface MetricFamily {
   name: string;
   help: string;
-  type: 'counter' | 'gauge';
+  type: 'counter' | 'gauge' | 'histogram';
   labels: string[];
+}
+
+interface Family extends MetricFamily {
+  type: 'counter' | 'gauge';
   samples: (d: ScrapeData) => Sample[];
 }
 
@@ -352,10 +356,21 @@ const FAMILIES: Family[] = [
   },
 ];
 
+const DURATION = { name: `${P}run_duration_seconds`, help: 'Duration of finished runs' };
+const REDIS_UP = { name: `${P}redis_up`, help: 'Whether Redis answered a PING (1) or not (0)' };
+
+/** Every family /metrics serves besides prom-client's process metrics (the generated docs/reference/metrics.md). */
+export function metricFamilies(): MetricFamily[] {
+  return [
+    ...FAMILIES.map(({ name, help, type, labels }) => ({ name, help, type, labels })),
+    { ...DURATION, type: 'histogram', labels: ['search', 'destination'] },
+    { ...REDIS_UP, type: 'gauge', labels: [] },
+  ];
+}
+
 /** The run-duration histogram from the buckets kept in Redis (prom-client's Histogram can only observe). */
 function durationHistogram(current: () => ScrapeData | undefined): Metric {
-  const name = `${P}run_duration_seconds`;
-  const help = 'Duration of finished runs';
+  const { name, help } = DURATION;
   const metric = {
     name,
     help,
@@ -388,11 +403,7 @@ export function createMetricsEndpoint(opts: MetricsOptions): MetricsEndpoint {
   const timeoutMs = opts.timeoutMs ?? 2_000;
   const base = new Registry();
   collectDefaultMetrics({ register: base });
-  const redisUp = new Gauge({
-    name: `${P}redis_up`,
-    help: 'Whether Redis answered a PING (1) or not (0)',
-    registers: [base],
-  });
+  const redisUp = new Gauge({ ...REDIS_UP, registers: [base] });
 
   const data = new Registry();
   let current: ScrapeData | undefined;

@@ -146,7 +146,9 @@ describe('docker-compose.yml', () => {
   // every documented variable passed, secrets as files: compose-production.test.ts
   it('every variable the compose file reads or passes is documented', () => {
     const env = s.worker?.environment ?? {};
-    const docs = readFileSync('docs/operations.md', 'utf8') + readFileSync('docs/configuration.md', 'utf8');
+    const docs = ['docs/operations.md', 'docs/deployment.md', 'docs/configuration.md']
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     const composeVars = [
       ...readFileSync('docker-compose.yml', 'utf8')
         .replace(/#.*$/gm, '')

@@ -5,15 +5,21 @@ import type { DestinationPort } from '../destination-port.js';
 import { HUBSPOT_ASSUMED_PER_10S, hubspotCeiling, hubspotGovernorAccount } from './hubspot-limits.js';
 
 const configSchema = z.strictObject({
-  type: z.literal('hubspot'),
-  accessToken: secret,
-  baseUrl: httpUrl.default('https://api.hubapi.com'),
+  type: z.literal('hubspot').describe('HubSpot'),
+  accessToken: secret.describe('private-app access token'),
+  baseUrl: httpUrl.default('https://api.hubapi.com').describe("HubSpot's API address"),
   requestsPer10s: posInt
     .optional()
-    .describe("upper bound of requests per 10 s (absent: none); learned from the portal's answers"),
+    .describe(
+      "upper bound of requests per 10 s (absent: none): the portal's limit is learned from its answers; set it " +
+        'only to leave part of that limit to other apps',
+    ),
   requestTimeoutMs: posInt
     .default(30_000)
-    .describe('deadline of one HubSpot request (headers and whole answer); then it is retried'),
+    .describe(
+      'deadline of one HubSpot request (headers and whole answer); then it is retried like a 5xx (4 attempts) ' +
+        'and the run fails crm_unavailable. Answers are read up to 16 MiB',
+    ),
 });
 
 export type HubSpotDestinationConfig = z.output<typeof configSchema>;

@@ -5,21 +5,23 @@ import type { DestinationPort } from '../destination-port.js';
 import { salesforceGovernorAccount } from './salesforce-governor-account.js';
 
 const configSchema = z.strictObject({
-  type: z.literal('salesforce'),
-  loginUrl: httpUrl.default('https://login.salesforce.com'),
-  clientId: nonEmpty,
-  clientSecret: secret,
+  type: z.literal('salesforce').describe('Salesforce'),
+  loginUrl: httpUrl.default('https://login.salesforce.com').describe('where the client-credentials login goes'),
+  clientId: nonEmpty.describe("the connected app's client id (client credentials)"),
+  clientSecret: secret.describe("the connected app's client secret"),
   apiVersion: z
     .string()
     .regex(/^\d+\.\d$/, 'expected a version like "62.0"')
-    .default('62.0'),
+    .default('62.0')
+    .describe('REST API version; quote it in YAML'),
   bulkThreshold: posInt.default(2000).describe('records per run from which Bulk API 2.0 is used'),
   maxApiShare: z.number().gt(0).lte(1).default(0.5).describe("share of the org's daily API requests a run may use"),
   externalIdField: nonEmpty.optional().describe('default matchOn.field for searches writing here'),
   requestTimeoutMs: posInt
     .default(120_000)
     .describe(
-      'deadline of one Salesforce request, login, upload and poll included (headers and whole answer); then it is retried',
+      'deadline of one Salesforce request, login, upload and poll included (headers and whole answer); then it is ' +
+        'retried (5 attempts) and the run fails crm_unavailable. Answers are read up to 64 MiB',
     ),
 });
 
