@@ -140,7 +140,8 @@ export class RunLedger {
     if (this.mapping)
       cp.absentPaths = tallyAbsent(cp.absentPaths, this.mapping, batch.records, batch.revealSkipped !== undefined);
     // The CRM holds these persons' contacts now: later runs pass them by without paying again.
-    if (!this.dryRun && batch.revealed) await this.deps.source.markRevealed(batch.revealed);
+    if (!this.dryRun && batch.revealed)
+      await this.deps.source.bookReveals(this.deps.request.runId, batch.revealed, batch.revealTally ?? new Map());
     addCounts(cp.counts, {
       fetched: batch.returned,
       unique: batch.records.length,
