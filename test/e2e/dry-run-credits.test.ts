@@ -41,9 +41,8 @@ describe('run --dry-run of a contacts search', () => {
 
     const sample = await cli.run(f, yaml, ['run', 'people', '--dry-run', '--sample', '20', '--json']);
     expect(sample.code).toBe(0);
-    expect(sample.err).toContain(
-      `dry run: walks up to 20 records without contacts: 20 tokens, 0 credits; a real run now: ${persons} credits, ${persons} tokens`,
-    );
+    expect(sample.err).toContain('dry run: walks up to 20 records without contacts: 20 tokens, 0 credits;');
+    expect(sample.err).toContain(`a real run now: ${persons} credits, ${persons} tokens`);
     expect(sample.last()).toMatchObject({
       status: 'completed',
       limitedBy: 'sample',
