@@ -166,6 +166,28 @@ describe('contacts revealed once', () => {
     expect(second.summary).toMatchObject({ personsRevealed: inserted.length, created: inserted.length });
   });
 
+  it('reveals the CRM never took are not counted as made: the next run is forecast and paid as a first run', async () => {
+    const { f, config } = await start('reveal-unlanded');
+    const all = await f.oracleIds('persons', FILTER);
+    // The CRM refuses every write (the token lacks the scope): the run pays for pages that never land.
+    f.hubspot!.faults.missingScopes.add('crm.objects.contacts.write');
+    const failed = await syncSearch(f.deps(config), { search: 'people', runId: 'u1' });
+    expect(failed.status).toBe('failed');
+    expect(f.si.stats('worker').creditsCharged).toBeGreaterThan(0);
+    f.hubspot!.faults.missingScopes.clear();
+
+    const source = openSource(config, f.redis, f.prefix, silentLogger);
+    const plan = await planRun(source, config, resolveSearch(config, 'people'), { runId: 'u2-plan' }).finally(() =>
+      source.close(),
+    );
+    f.si.resetStats();
+    const next = await syncSearch(f.deps(config), { search: 'people', runId: 'u2' });
+    expect(next).toMatchObject({ status: 'completed', personsRevealed: all.length, created: all.length });
+    expect(plan.forecastMethod).toBe('first-run');
+    expect(f.si.stats('worker')).toMatchObject({ creditsCharged: all.length, tokensCharged: all.length });
+    expect(plan).toMatchObject({ forecastCredits: all.length, forecastTokens: all.length });
+  });
+
   it('two runs under a credit cap reveal disjoint persons: a capped run is continued, not repeated', async () => {
     const { f, config } = await start(
       'reveal-cap',
