@@ -92,6 +92,8 @@ export interface JourneyPage {
   revealSkipped?: number;
   /** The API refused a re-sent cursor: this journey reveals whole pages from here on. */
   revealFallback?: boolean;
+  /** A dry run's page of a contacts search: asked without contacts, so paths into them are absent by design. */
+  contactsLeftOut?: boolean;
   /** Reveal-once journeys: persons of this page by reveal day, booked with the marks (`bookReveals`). */
   revealTally?: Map<number, number>;
 }
@@ -319,6 +321,7 @@ export async function* walkJourney(
           }
         : {}),
 
+      ...(forecast === undefined ? {} : { contactsLeftOut: true }),
       ...(total === undefined ? {} : { total }),
       restarted,
       done,

@@ -136,6 +136,8 @@ describe('contacts revealed once', () => {
     expect(dry.charged.tokensCharged).toBe(all.length);
     expect(dry.summary).toMatchObject({ status: 'completed', dryRun: true, creditsSpent: 0, created: all.length });
     expect(dry.summary.personsRevealed).toBeUndefined();
+    // its pages lack contacts by design: no warning about the mapped contact fields being absent
+    expect(dry.summary.warnings).toBeUndefined();
     expect(dry.summary.revealForecast).toEqual({ credits: all.length, revealSkipped: 0, from: 'reveal-store' });
     expect(phones(f).size).toBe(0);
 
