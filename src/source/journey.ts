@@ -4,7 +4,7 @@
  * it would need an offset above 10,000. Before each page the search tokens (balance - reserve) and credits (run and
  * day caps) are reserved, and the page's `limit` is sized so that neither they nor `maxRecords` can be passed.
  * Contacts journeys of a run registered with `prepareReveal` pay credits only for persons not revealed before
- * (reveal-page.ts).
+ * (reveal-page.ts); those of a dry run never ask for contacts and only count who a real run would reveal.
  */
 import { sleep } from '../shared/abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
@@ -21,6 +21,7 @@ import { fetchPage, type JourneyContext, type PageBody } from './page-request.js
 import type { RecordQuota } from './record-quota.js';
 import { decideReveals } from './reveal-decision.js';
 import { revealPage, type JourneyReveal, type RevealPageResult } from './reveal-page.js';
+import type { RevealStore } from './reveal-store.js';
 import { recordId } from './run-dedup.js';
 import type { Entity, Filter } from './api-terms.js';
 
@@ -251,15 +252,7 @@ export async function* walkJourney(
       ctx.stats.revealMissed += revealed.missed;
     }
     // A dry run: who of this page a real run would pay for, decided as it would be (no credit, nothing marked).
-    const forecast =
-      forecastOnly && ctx.reveals
-        ? (
-            await decideReveals(
-              ctx.reveals,
-              body.data.map((r) => recordId(r, idField)),
-            )
-          ).needs.filter(Boolean).length
-        : undefined;
+    const forecast = forecastOnly && ctx.reveals ? await revealsOf(ctx.reveals, body, idField) : undefined;
     if (forecast !== undefined) {
       ctx.stats.revealForecast += forecast;
       ctx.stats.revealForecastSkipped += returned - forecast;
@@ -320,7 +313,6 @@ export async function* walkJourney(
             ...(reveal?.fallback ? { revealFallback: true } : {}),
           }
         : {}),
-
       ...(forecast === undefined ? {} : { contactsLeftOut: true }),
       ...(total === undefined ? {} : { total }),
       restarted,
@@ -330,6 +322,15 @@ export async function* walkJourney(
     if (pendingStop) throw pendingStop;
     if (done) return;
   }
+}
+
+/** Persons of a page a real run would reveal (pay one credit each), as reveal-decision.ts decides. */
+async function revealsOf(store: RevealStore, body: PageBody, idField: string): Promise<number> {
+  const { needs } = await decideReveals(
+    store,
+    body.data.map((r) => recordId(r, idField)),
+  );
+  return needs.filter(Boolean).length;
 }
 
 /** Waits while other journeys' pages in flight hold what is left of the cap: they may return fewer records. */
