@@ -3,11 +3,18 @@
  * the runs. Reports credits of run 2 per new person (goal <= 1.05), tokens of run 2 per record, and the error of
  * the plan's forecast (credits and tokens, goal <= 1%). With `--memory`: the revealed-at store's size per million
  * persons, measured with MEMORY USAGE over 1,000,000 marked ids.
+ * With `--dry-run` (issue 34; persons default 2,370): dry run -> real run -> re-run -> 10% new persons -> dry run ->
+ * real run, each after a `plan`: credits and tokens the API charged per step (tokens per person), the error of the
+ * plan's forecast and the dry runs' credit forecast from the reveal store. `--json=file` writes the rows.
  * Run: REDIS_URL=redis://127.0.0.1:6379/6 npx tsx bench/reveal-once.ts [persons=10000] [--seed=1] [--memory]
+ *      REDIS_URL=redis://127.0.0.1:6379/6 npx tsx bench/reveal-once.ts --dry-run [persons=2370] [--json=file]
  */
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { syncSearch } from '../jobs/sync-search.js';
-import type { RunPlan } from '../jobs/sync-search/plan-run.js';
+import { openSource } from '../jobs/sync-search/open-source.js';
+import { planRun, type RunPlan } from '../jobs/sync-search/plan-run.js';
+import { resolveSearch } from '../jobs/sync-search/resolve-search.js';
 import { parseConfig } from '../src/config/index.js';
 import { startHubSpotEmulator } from '../src/emulators/hubspot/index.js';
 import { startSalesIntelEmulator } from '../src/emulators/sales-intel/index.js';
@@ -15,17 +22,19 @@ import { silentLogger } from '../src/shared/logger.js';
 import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
 import { RevealStore } from '../src/source/reveal-store.js';
 
-const persons = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);
+const dryRuns = process.argv.includes('--dry-run');
+const persons = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? (dryRuns ? 2_370 : 10_000));
 const memory = process.argv.includes('--memory');
+const jsonOut = process.argv.find((a) => a.startsWith('--json='))?.slice('--json='.length);
 const seed = Number(process.argv.find((a) => a.startsWith('--seed='))?.slice('--seed='.length) ?? 1);
 const account = { clientId: 'bench-client', clientSecret: 'bench-secret', accountId: 'bench' };
-// 1 in 20 person slots hidden at random: room for the 2% inserted (at random places) between the runs
+// 1 in 20 person slots hidden at random (1 in 8 with --dry-run): room for the persons inserted between the runs
 const si = await startSalesIntelEmulator({
   port: 0,
   seed,
-  companies: 2_000,
+  companies: dryRuns ? 600 : 2_000,
   persons,
-  personReserveEvery: 20,
+  personReserveEvery: dryRuns ? 8 : 20,
   accounts: [account],
 });
 const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['bench-token'], limits: { perTenSeconds: 190 } });
@@ -47,7 +56,7 @@ searches:
     segment: key-accounts
     entity: persons
     filter: {company: {headcount: {gte: 1}}}
-    view: [contacts]
+    view: [demographics, contacts]
     destination: crm
     object: contacts
     matchOn: {field: prospect_sync_id, from: id}
@@ -59,7 +68,8 @@ searches:
 const deps = { config, redis, prefix, logger: silentLogger };
 const pct = (a: number, b: number): string => `${((Math.abs(a - b) / Math.max(1, b)) * 100).toFixed(2)}%`;
 
-try {
+/** Run 1, 2% new persons, run 2: what run 2 pays for them, and the error of its plan's forecast. */
+async function payOnce(): Promise<void> {
   let plan1: RunPlan | undefined;
   const run1 = await syncSearch(deps, { search: 'people', runId: 'bench-1', onPlan: (p) => (plan1 = p) });
   const s1 = si.stats('bench');
@@ -111,6 +121,48 @@ try {
       `revealed-at store: ${N} persons in ${keys} hashes (${encoding}) = ${(bytes / 1e6).toFixed(1)} MB by MEMORY USAGE, ${(bytes / N).toFixed(1)} bytes/person`,
     );
   }
+}
+
+const err = (forecast: number, actual: number): number =>
+  Math.round((Math.abs(forecast - actual) / Math.max(1, actual)) * 10_000) / 100;
+
+/** `plan` as the command makes it (its own source client and run id), then the run: one row of the dry-run story. */
+async function step(name: string, dryRun = false): Promise<Record<string, unknown>> {
+  const source = openSource(config, redis, prefix, silentLogger);
+  const plan = await planRun(source, config, resolveSearch(config, 'people'), { runId: randomUUID() }).finally(() =>
+    source.close(),
+  );
+  si.resetStats();
+  const s = await syncSearch(deps, { search: 'people', runId: `${name}-${randomUUID().slice(0, 6)}`, dryRun });
+  const { creditsCharged: credits, tokensCharged: tokens } = si.stats('bench');
+  const row = {
+    step: name,
+    status: s.status,
+    persons: s.counted,
+    credits,
+    tokens,
+    tokensPerPerson: Math.round((tokens / Math.max(1, s.counted)) * 1000) / 1000,
+    revealed: s.personsRevealed ?? 0,
+    plan: { credits: plan.forecastCredits, tokens: plan.forecastTokens, method: plan.forecastMethod },
+    ...(dryRun
+      ? { revealForecast: s.revealForecast }
+      : { creditError: err(plan.forecastCredits, credits), tokenError: err(plan.forecastTokens, tokens) }),
+  };
+  console.log(JSON.stringify(row));
+  return row;
+}
+
+/** Dry run -> real run -> re-run -> 10% new persons -> dry run -> real run. */
+async function dryRunStory(): Promise<void> {
+  const rows = [await step('dry', true), await step('real'), await step('rerun')];
+  const inserted = si.insertPersons(Math.round((rows[0]?.persons as number) * 0.1), FILTER).length;
+  console.log(`inserted ${inserted} persons`);
+  rows.push(await step('dry-after-new', true), await step('after-new'));
+  if (jsonOut) await writeFile(jsonOut, `${JSON.stringify({ persons, seed, inserted, rows }, null, 2)}\n`);
+}
+
+try {
+  await (dryRuns ? dryRunStory() : payOnce());
 } finally {
   await deleteKeysUnder(redis, prefix);
   redis.disconnect();

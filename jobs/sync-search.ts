@@ -9,10 +9,17 @@ import type { RunSummary } from '../src/runs/run-summary.js';
 import { destinationCeiling } from '../src/crm/destination-ceiling.js';
 import { openDestination, type CrmEnd } from './sync-search/open-destination.js';
 import { openSoon } from './sync-search/open-soon.js';
-import { startPlan } from './sync-search/plan-run.js';
+import { runSpend, startPlan } from './sync-search/plan-run.js';
 import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
-import { outcomeFacts, refusalOf, runOutcome, walkEnding, type RunEnding } from './sync-search/run-outcome.js';
+import {
+  outcomeFacts,
+  refusalOf,
+  runOutcome,
+  walkEnding,
+  type RunEnding,
+  type RunLimit,
+} from './sync-search/run-outcome.js';
 import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
 import { RunSession } from './sync-search/run-session.js';
 import { failAboveOf, refusedShareEnding } from './sync-search/refusal-guard.js';
@@ -40,8 +47,10 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const earlier = run.finishedBefore; // this run already ended in an earlier attempt: report it, walk nothing
   if (earlier) return run.close().then(() => earlier);
   const { source, signal } = run;
+  const dryRun = request.dryRun ?? false;
+  let limit: RunLimit | undefined; // what set the run's record cap, once planned
   const end = async (ending: RunEnding): Promise<RunSummary> =>
-    run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name), crm);
+    run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name, limit), crm);
   let crm: CrmEnd | undefined; // the CRM end, once open (closed with the run)
   // The CRM end opens while the free count is in flight (jobs/sync-search/open-soon.ts explains why).
   const opening = openSoon(() =>
@@ -69,13 +78,17 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       signal,
       ...(await run.refreshPlan(resolved, opening)),
       ceiling,
+      ...(dryRun ? { dryRun: request.sample === undefined ? {} : { sample: request.sample } } : {}),
     });
+    limit = start.plan.quotaBy;
     const refused = refusalOf(start.plan, search.onShortfall, run.resumed !== null);
     if (refused) {
       crm = await opening.catch(() => undefined); // closed below; a refused run writes nothing
       request.onPlan?.(start.plan);
       return await end(refused);
     }
+    // Before the first token: what the run will spend (a dry run: its walk, no credit).
+    request.onSpend?.(runSpend(start.plan, dryRun));
     const ledger = run.begin(start.plan, !start.streams);
     const planning = streamPlan(start, ledger, signal);
     planning.complete.then(
@@ -90,7 +103,6 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
       [crm] = await Promise.all([opening, checked]);
       ledger.writesThrough(crm.mapping);
-      const dryRun = request.dryRun ?? false;
       if (!dryRun) await crm.writer.prepare(crm.mapping.target, { signal });
 
       // 3. Walk: partitions stream in as the split settles them; per partition, pages -> write packer (map, skip
@@ -112,7 +124,8 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
         source,
         plan,
         runId: request.runId,
-        view: resolved.view,
+        // a dry run asks for no contacts (no credit); its journeys forecast them from the reveal store instead
+        view: dryRun ? resolved.view.filter((v) => v !== 'contacts') : resolved.view,
         idField: config.source.idField,
         mode: search.mode,
         ledger,

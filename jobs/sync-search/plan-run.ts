@@ -40,12 +40,20 @@ export interface RunPlan {
   maxParallelism: number;
   /** Count requests the plan spent (the free count and the partition split); 0 for a resumed run. */
   countRequests: number;
-  /** The run's record cap (maxRecords below the count), shared by its journeys; null when every partition is walked to its end. */
+  /**
+   * The run's record cap (maxRecords or a dry run's sample below the count), shared by its journeys; null when every
+   * partition is walked to its end.
+   */
   quota: number | null;
+  /** What set `quota`: the search's `maxRecords` or a dry run's `--sample` (the summary's `limitedBy`). */
+  quotaBy?: 'max_records' | 'sample';
   estimatedMs: number;
   /** The search rate the estimate assumes: learned from the API's RateLimit-* headers, else the configured fallback. */
   rate: { requests: number; windowSeconds: number; source: 'headers' | 'fallback' };
-  /** Credits the run is expected to spend: persons not revealed before (or stale), within the credit caps. */
+  /**
+   * Credits the run is expected to spend: persons not revealed before (or stale), within the credit caps. A dry run
+   * spends none: its forecast is a real run's (of the whole search, also under `--sample`).
+   */
   forecastCredits: number;
   /** Search tokens the run is expected to spend, including the extra requests that reveal persons one run at a time. */
   forecastTokens: number;
@@ -53,6 +61,30 @@ export interface RunPlan {
   forecastRevealSkipped: number;
   /** How the forecast was made: `no-contacts`, `first-run` (every person is new) or `last-run-tally` (see docs/runs.md). */
   forecastMethod: 'no-contacts' | 'first-run' | 'last-run-tally';
+}
+
+/** What a run will spend, said before its first token: a dry run walks without contacts, so it pays no credit. */
+export interface RunSpend {
+  dryRun: boolean;
+  /** Records the walk takes (the count, capped by `maxRecords` or a dry run's `--sample`). */
+  records: number;
+  tokens: number;
+  credits: number;
+  /** A dry run of a contacts search: what a real run would spend now, by the plan's forecast. */
+  realRun?: { tokens: number; credits: number };
+}
+
+export function runSpend(plan: RunPlan, dryRun: boolean): RunSpend {
+  if (!dryRun) return { dryRun, records: plan.target, tokens: plan.forecastTokens, credits: plan.forecastCredits };
+  return {
+    dryRun,
+    records: plan.target,
+    tokens: plan.target,
+    credits: 0,
+    ...(plan.forecastMethod === 'no-contacts'
+      ? {}
+      : { realRun: { tokens: plan.forecastTokens, credits: plan.forecastCredits } }),
+  };
 }
 
 /** A partition of a run being resumed, as its checkpoint holds it. */
@@ -82,6 +114,8 @@ export interface PlanOptions {
   walkRecords?: number;
   /** Refresh on change without a registry: many small partitions (src/source/partitioner.ts `uniform`), the empty ones kept. */
   fine?: { pieceRecords: number; maxCounts: number };
+  /** A dry run: its journeys never ask for contacts (SourceClient.prepareReveal), and `sample` caps its records. */
+  dryRun?: { sample?: number };
 }
 
 /** A plan as soon as the free count decides it (the budget, the shortfall, the forecast), before its partitions. */
@@ -141,7 +175,11 @@ export async function startPlan(
       ? (source.searchTimings().countLatencyP50Ms ?? performance.now() - countStarted)
       : null;
   const capped = search.maxRecords !== undefined && search.maxRecords < counted;
-  const target = capped ? (search.maxRecords as number) : (options.walkRecords ?? counted);
+  const planned = capped ? (search.maxRecords as number) : (options.walkRecords ?? counted);
+  const sample = options.dryRun?.sample;
+  const sampled = sample !== undefined && sample < planned;
+  const target = sampled ? sample : planned;
+  const quotaBy = sampled ? ('sample' as const) : capped ? ('max_records' as const) : undefined;
   const withCredits = entity === 'persons' && view.includes('contacts');
   // A destination that takes fewer pages than the account may search bounds the journeys the walk will have, and
   // so the split's guided sizes.
@@ -196,13 +234,15 @@ export async function startPlan(
     config,
     resolved,
     options.runId,
-    { counted, target, journeys: early?.length ?? 1, deepRecords },
+    // a sampled dry run forecasts the real run, not its sample
+    { counted, target: planned, journeys: early?.length ?? 1, deepRecords },
     creditsSpendable,
+    options.dryRun !== undefined,
   );
   const shortfall =
     tokensSpendable !== null && tokensSpendable < target
       ? 'tokens'
-      : creditsSpendable !== null && creditsSpendable < creditsNeeded
+      : options.dryRun === undefined && creditsSpendable !== null && creditsSpendable < creditsNeeded
         ? 'credits'
         : undefined;
   // Which cap binds is kept: a stop at the daily cap must not be reported as the per-run one.
@@ -252,7 +292,8 @@ export async function startPlan(
       parallelism: 1,
       maxParallelism,
       countRequests: 0,
-      quota: capped ? target : null,
+      quota: quotaBy ? target : null,
+      ...(quotaBy ? { quotaBy } : {}),
       estimatedMs: 0,
       rate,
       ...forecast,
@@ -302,6 +343,7 @@ async function forecastSpend(
   runId: string,
   walk: { counted: number; target: number; journeys: number; deepRecords: number },
   creditsSpendable: number | null,
+  dryRun: boolean,
 ): Promise<Forecast & { creditsNeeded: number }> {
   const withCredits = resolved.search.entity === 'persons' && resolved.view.includes('contacts');
   if (!withCredits)
@@ -312,7 +354,12 @@ async function forecastSpend(
       forecastRevealSkipped: 0,
       forecastMethod: 'no-contacts',
     };
-  const r = await source.prepareReveal(runId, revealSearchKey(resolved), { ...walk, pageSize: config.source.pageSize });
+  const r = await source.prepareReveal(
+    runId,
+    revealSearchKey(resolved),
+    { ...walk, pageSize: config.source.pageSize },
+    { dryRun },
+  );
   if (creditsSpendable === null || creditsSpendable >= r.credits || r.credits === 0) {
     return {
       creditsNeeded: r.credits,

@@ -138,9 +138,15 @@ export class RunLedger {
     const cp = this.cp;
     if (!cp) return;
     if (this.mapping)
-      cp.absentPaths = tallyAbsent(cp.absentPaths, this.mapping, batch.records, batch.revealSkipped !== undefined);
+      cp.absentPaths = tallyAbsent(
+        cp.absentPaths,
+        this.mapping,
+        batch.records,
+        batch.revealSkipped !== undefined || batch.contactsLeftOut === true,
+      );
     // The CRM holds these persons' contacts now: later runs pass them by without paying again.
-    if (!this.dryRun && batch.revealed) await this.deps.source.markRevealed(batch.revealed);
+    if (!this.dryRun && batch.revealed)
+      await this.deps.source.bookReveals(this.deps.request.runId, batch.revealed, batch.revealTally ?? new Map());
     addCounts(cp.counts, {
       fetched: batch.returned,
       unique: batch.records.length,

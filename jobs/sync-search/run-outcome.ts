@@ -6,7 +6,8 @@
  * |-------------------------------------------------|-----------|-------------------|-------------------------------|
  * | every partition walked                          | completed | —                 | cleared                       |
  * | walk reached `maxRecords` (distinct records)    | completed | — (`limitedBy:    | cleared                       |
- * |                                                 |           |   max_records`)   |                               |
+ * |   or a dry run's `--sample`                     |           |   max_records`,   |                               |
+ * |                                                 |           |   `sample`)       |                               |
  * | a cap of ours (BudgetStopError)                 | partial   | the cap           | cleared                       |
  * | plan shortfall with `onShortfall: refuse`       | partial   | the binding cap   | none written                  |
  * | tokens used up (402 exhausted, or the ledger    | delayed   | tokens_exhausted  | kept until after the reset    |
@@ -24,14 +25,17 @@ import type { RunPlan } from './plan-run.js';
 import { CrmRefusedError } from './refusal-errors.js';
 import { errorInfo, RunAbortedError } from './run-errors.js';
 
+/** The user's limit of a run's distinct records: the search's `maxRecords`, or a dry run's `--sample`. */
+export type RunLimit = 'max_records' | 'sample';
+
 /** What happens to the run's checkpoint: deleted, saved with the store's TTL, or saved for `ttlMs`. */
 export type CheckpointFate = { keep: false } | { keep: true; ttlMs?: number };
 
 export interface RunOutcome {
   status: RunStatus;
   stopReason?: StopReason;
-  /** The run ended at the user's limit (`maxRecords` distinct records): completed, not stopped. */
-  limitedBy?: 'max_records';
+  /** The run ended at the user's limit (`maxRecords`, a dry run's `--sample`): completed, not stopped. */
+  limitedBy?: RunLimit;
   /** ISO time a delayed run resumes (the budget's reset). */
   resumeAt?: string;
   error?: { code: string; message: string };
@@ -82,9 +86,14 @@ export function walkEnding(
   };
 }
 
-const LIMITED: RunOutcome = { status: 'completed', limitedBy: 'max_records', checkpoint: CLEAR };
-
-export async function runOutcome(ending: RunEnding, facts: OutcomeFacts, search: string): Promise<RunOutcome> {
+/** `limit`: what set the run's record cap (the plan's `quotaBy`). */
+export async function runOutcome(
+  ending: RunEnding,
+  facts: OutcomeFacts,
+  search: string,
+  limit: RunLimit = 'max_records',
+): Promise<RunOutcome> {
+  const LIMITED: RunOutcome = { status: 'completed', limitedBy: limit, checkpoint: CLEAR };
   switch (ending.kind) {
     case 'walked':
       if (ending.aborted) return aborted(search);

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { AppConfig } from '../../src/config/index.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import type { Logger } from '../../src/shared/logger.js';
-import type { RunPlan } from './plan-run.js';
+import type { RunPlan, RunSpend } from './plan-run.js';
 import type { WalkStats } from './walk-context.js';
 
 export interface SyncDeps {
@@ -24,6 +24,8 @@ export interface RunRequest {
   /** Stable across the attempts of one queued run: it finds the run's checkpoint and re-takes its lock. */
   runId: string;
   dryRun?: boolean;
+  /** A dry run walks at most this many records (a quick look): `completed`, `limitedBy: 'sample'`. */
+  sample?: number;
   /** Send every record even when its change hash says it is unchanged (`run/trigger --full-resync`). */
   fullResync?: boolean;
   /** What queued the run (the job's `trigger`), kept in its summary; absent for `prospect-sync run`. */
@@ -31,6 +33,8 @@ export interface RunRequest {
   /** Shutdown: the batch in flight is finished and checkpointed, then the run returns promptly. */
   signal?: AbortSignal;
   onPlan?: (plan: RunPlan) => void;
+  /** Before the walk's first token: what the run will spend (jobs/sync-search/plan-run.ts `runSpend`). */
+  onSpend?: (spend: RunSpend) => void;
   onProgress?: (progress: RunProgress) => void;
   /** After the walk: peak journeys in flight and peak records fetched but not yet written. */
   onWalk?: (stats: WalkStats) => void;

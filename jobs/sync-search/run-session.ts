@@ -231,7 +231,7 @@ export class RunSession {
       ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}),
       ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
-      ...revealSummary(this.source, counts),
+      ...revealSummary(this.source, counts, this.plan?.quotaBy === 'sample' || outcome.limitedBy === 'sample'),
       ...(this.request.trigger ? { trigger: this.request.trigger } : {}),
       ...(this.request.fullResync ? { fullResync: true as const } : {}),
       ...(refresh ? { refresh } : {}),

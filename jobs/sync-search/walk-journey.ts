@@ -43,9 +43,17 @@ function mergePages(pages: JourneyPage[]): JourneyPage {
       ? {
           revealed: pages.flatMap((p) => p.revealed ?? []),
           revealSkipped: pages.reduce((n, p) => n + (p.revealSkipped ?? 0), 0),
+          revealTally: mergeTallies(pages.map((p) => p.revealTally)),
         }
       : {}),
   };
+}
+
+/** Persons by reveal day of several pages, added up. */
+function mergeTallies(tallies: (ReadonlyMap<number, number> | undefined)[]): Map<number, number> {
+  const sum = new Map<number, number>();
+  for (const tally of tallies) for (const [day, n] of tally ?? []) sum.set(day, (sum.get(day) ?? 0) + n);
+  return sum;
 }
 
 /** The pages of `source` until `stop()` says so; checked before each page is requested, never mid-request. */

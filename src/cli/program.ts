@@ -129,12 +129,24 @@ export async function runCli(argv: readonly string[], inspect?: (program: Comman
     .command('run')
     .description('run one sync in this process to its end (no scheduler), with a progress bar on a TTY')
     .argument('<search>', 'saved search name')
-    .option('--dry-run', 'fetch and map, read the CRM, write nothing')
+    .option(
+      '--dry-run',
+      'fetch without contacts (tokens, no credit) and map, read the CRM, write nothing; ' +
+        'forecasts credits from the reveal store',
+    )
+    .addOption(
+      new Option('--sample <n>', 'with --dry-run: walk at most n records (a quick look)').argParser(positiveInteger),
+    )
     .option('--full-resync', 'send every record, also those unchanged since the last run')
     .addOption(configOption())
     .addOption(jsonOption('print the run summary as the last stdout line (one JSON object)'))
     .addHelpText('after', '\nExit: 0 completed, 1 failed, 2 config error, 3 partial or delayed, 4 Redis unreachable.')
-    .action(act('run', async (a, o) => (await import('./commands/run.js')).runCommand(arg(a), o)));
+    .action(
+      act('run', async (a, o) => {
+        if (o.sample !== undefined && o.dryRun !== true) throw new UsageError('--sample needs --dry-run');
+        return (await import('./commands/run.js')).runCommand(arg(a), o);
+      }),
+    );
 
   program
     .command('trigger')

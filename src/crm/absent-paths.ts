@@ -19,8 +19,9 @@ export const ABSENT_WARN_SHARE = 0.95;
 const PASSED_BY_SEGMENT = 'contacts';
 
 /**
- * `tally` plus these records (a new object). `revealOnce`: the page came from a reveal-once journey, so a record
- * without its `contacts` segment was passed by on purpose and is not counted for paths into it.
+ * `tally` plus these records (a new object). `revealOnce`: the page came from a reveal-once journey (or a dry run,
+ * which asks for no contacts), so a record without its `contacts` segment was passed by on purpose and is not
+ * counted for paths into it.
  */
 export function tallyAbsent(
   tally: AbsentTally | undefined,

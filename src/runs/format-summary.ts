@@ -14,6 +14,14 @@ export function formatSummary(s: RunSummary): string {
       `  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`,
     );
   }
+  if (s.revealForecast) {
+    const f = s.revealForecast;
+    const from = f.from === 'sample' ? 'from a sample: its walked persons only' : 'from the reveal store';
+    lines.push(
+      `  a real run would reveal ${f.credits} (${f.credits} credits)  already revealed (no credit) ${f.revealSkipped}` +
+        `  [${from}]`,
+    );
+  }
   if (s.entered !== undefined)
     lines.push(
       `  entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}  leavers pending ${s.leaversPending ?? 0}${listPart(s)}`,

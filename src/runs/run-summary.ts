@@ -28,8 +28,11 @@ export interface RunSummary extends RunCounts {
   dryRun: boolean;
   partitions: number;
   stopReason?: StopReason;
-  /** A completed run that ended at the user's limit: `maxRecords` distinct records (the first N of the walk's order). */
-  limitedBy?: 'max_records';
+  /**
+   * A completed run that ended at the user's limit: `maxRecords` distinct records (the first N of the walk's order),
+   * or a dry run's `--sample` N (`sample`).
+   */
+  limitedBy?: 'max_records' | 'sample';
   /** When a delayed run resumes (ISO time): the budget's reset. */
   resumeAt?: string;
   /** Persons whose company link failed although the record itself landed. */
@@ -41,6 +44,11 @@ export interface RunSummary extends RunCounts {
   personsRevealed?: number;
   /** Contacts searches: persons passed by without a reveal (revealed before and still fresh; no credit). */
   revealSkipped?: number;
+  /**
+   * Dry runs of a contacts search (they ask for no contacts, no credit): what a real run would reveal of the persons
+   * walked, decided from the reveal store as a real run decides. `from: 'sample'`: of a `--sample` only.
+   */
+  revealForecast?: { credits: number; revealSkipped: number; from: 'reveal-store' | 'sample' };
   /** Search tokens spent per record landed in the CRM (created + updated + unchanged). */
   tokensSpentPerRecord?: number;
   /** What started it: `schedule` or `manual` (dashboard, `trigger`); absent for `prospect-sync run` and older runs. */

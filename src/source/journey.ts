@@ -4,7 +4,7 @@
  * it would need an offset above 10,000. Before each page the search tokens (balance - reserve) and credits (run and
  * day caps) are reserved, and the page's `limit` is sized so that neither they nor `maxRecords` can be passed.
  * Contacts journeys of a run registered with `prepareReveal` pay credits only for persons not revealed before
- * (reveal-page.ts).
+ * (reveal-page.ts); those of a dry run never ask for contacts and only count who a real run would reveal.
  */
 import { sleep } from '../shared/abortable-sleep.js';
 import { joinUrl } from './api-paths.js';
@@ -19,7 +19,9 @@ import {
 import { fingerprintJourney } from './journey-fingerprint.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
+import { decideReveals } from './reveal-decision.js';
 import { revealPage, type JourneyReveal, type RevealPageResult } from './reveal-page.js';
+import type { RevealStore } from './reveal-store.js';
 import { recordId } from './run-dedup.js';
 import type { Entity, Filter } from './api-terms.js';
 
@@ -91,6 +93,10 @@ export interface JourneyPage {
   revealSkipped?: number;
   /** The API refused a re-sent cursor: this journey reveals whole pages from here on. */
   revealFallback?: boolean;
+  /** A dry run's page of a contacts search: asked without contacts, so paths into them are absent by design. */
+  contactsLeftOut?: boolean;
+  /** Reveal-once journeys: persons of this page by reveal day, booked with the marks (`bookReveals`). */
+  revealTally?: Map<number, number>;
 }
 
 export type { JourneyContext } from './page-request.js';
@@ -125,7 +131,10 @@ export async function* walkJourney(
   const mode = options.mode ?? 'cursor';
   const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
   validate(options, mode, pageSize);
-  const view = options.view ?? [];
+  // A dry run's journeys never ask for contacts, whatever view they are given: a dry run costs no credit.
+  const runInfo = entity === 'persons' ? ctx.revealRuns?.get(options.runId) : undefined;
+  const forecastOnly = runInfo?.forecastOnly === true;
+  const view = (options.view ?? []).filter((v) => !forecastOnly || v !== 'contacts');
   const bodyBytes = JSON.stringify(filter);
   const fingerprint = fingerprintJourney(entity, bodyBytes, view, mode);
   const withCredits = entity === 'persons' && view.includes('contacts');
@@ -149,12 +158,10 @@ export async function* walkJourney(
   // Records of the cursor walk before the next page (a reveal's offset): unknown when resumed in a later sweep pass.
   let position: number | null = state.cursor === null ? 0 : (state.pass ?? 1) === 1 ? state.fetched : null;
   // Contacts journeys of a run that registered for it reveal each person once (reveal-page.ts).
-  const runInfo = withCredits && options.revealOnce !== false ? ctx.revealRuns?.get(options.runId) : undefined;
   const reveal: JourneyReveal | undefined =
-    runInfo && ctx.reveals
+    runInfo && withCredits && options.revealOnce !== false && ctx.reveals
       ? {
           store: ctx.reveals,
-          searchKey: runInfo.searchKey,
           predicted: runInfo.newShare,
           fallback: false,
           offsets: true,
@@ -244,6 +251,12 @@ export async function* walkJourney(
       ctx.stats.revealSkipped += revealed.skipped;
       ctx.stats.revealMissed += revealed.missed;
     }
+    // A dry run: who of this page a real run would pay for, decided as it would be (no credit, nothing marked).
+    const forecast = forecastOnly && ctx.reveals ? await revealsOf(ctx.reveals, body, idField) : undefined;
+    if (forecast !== undefined) {
+      ctx.stats.revealForecast += forecast;
+      ctx.stats.revealForecastSkipped += returned - forecast;
+    }
     // A credit cap that stopped the page mid-way: deliver what was paid for, then stop.
     const delivered = revealed?.stop ? body.data.slice(0, revealed.stop.keep) : body.data;
     if (revealed?.stop) pendingStop = revealed.stop.error;
@@ -296,9 +309,11 @@ export async function* walkJourney(
         ? {
             revealed: revealed.revealed,
             revealSkipped: revealed.skipped,
+            revealTally: revealed.tally,
             ...(reveal?.fallback ? { revealFallback: true } : {}),
           }
         : {}),
+      ...(forecast === undefined ? {} : { contactsLeftOut: true }),
       ...(total === undefined ? {} : { total }),
       restarted,
       done,
@@ -307,6 +322,15 @@ export async function* walkJourney(
     if (pendingStop) throw pendingStop;
     if (done) return;
   }
+}
+
+/** Persons of a page a real run would reveal (pay one credit each), as reveal-decision.ts decides. */
+async function revealsOf(store: RevealStore, body: PageBody, idField: string): Promise<number> {
+  const { needs } = await decideReveals(
+    store,
+    body.data.map((r) => recordId(r, idField)),
+  );
+  return needs.filter(Boolean).length;
 }
 
 /** Waits while other journeys' pages in flight hold what is left of the cap: they may return fewer records. */

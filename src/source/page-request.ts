@@ -15,6 +15,11 @@ export interface RevealRunInfo {
   searchKey: string;
   /** Expected share of unrevealed persons, for the first page of each journey. */
   newShare: number;
+  /**
+   * A dry run: its journeys never ask for contacts (no credit); each page is looked up in the reveal store instead,
+   * to forecast what a real run would reveal.
+   */
+  forecastOnly?: boolean;
 }
 
 export interface JourneyContext {

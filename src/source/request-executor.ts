@@ -36,6 +36,10 @@ export interface SourceStats {
   revealFallbacks: number;
   /** Journeys whose reveal by offset answered other persons than the walk (they position cursors instead). */
   revealOffsetMismatches: number;
+  /** Dry runs: persons a real run would reveal (one credit each), from the reveal store. */
+  revealForecast: number;
+  /** Dry runs: persons a real run would pass by (revealed before and still fresh). */
+  revealForecastSkipped: number;
 }
 
 export interface ApiRequest {
@@ -79,6 +83,8 @@ export function emptyStats(): SourceStats {
     revealMissed: 0,
     revealFallbacks: 0,
     revealOffsetMismatches: 0,
+    revealForecast: 0,
+    revealForecastSkipped: 0,
   };
 }
 

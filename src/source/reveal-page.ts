@@ -10,6 +10,7 @@
 import { joinUrl } from './api-paths.js';
 import { BudgetStopError, InvalidCursorError, SourceValidationError } from './errors.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
+import { decideReveals } from './reveal-decision.js';
 import { DIRECT_SHARE, revealRuns } from './reveal-planner.js';
 import type { RevealStore } from './reveal-store.js';
 import { recordId } from './run-dedup.js';
@@ -18,7 +19,6 @@ import type { Entity } from './api-terms.js';
 /** Per-journey state of the reveal strategy. */
 export interface JourneyReveal {
   store: RevealStore;
-  searchKey: string;
   /** Share of unrevealed persons expected on the next page (from the previous page, or the plan). */
   predicted: number;
   /** The API refused a re-sent cursor: whole pages are revealed from now on. */
@@ -56,6 +56,8 @@ export interface RevealPageResult {
   credits: number;
   /** Ids revealed on this page: mark them once the CRM holds them. */
   revealed: string[];
+  /** Persons of this page by reveal day (today for those revealed): the run's tally, booked with the marks. */
+  tally: Map<number, number>;
   /** Persons passed by without a reveal (revealed earlier and still fresh). */
   skipped: number;
   /** Unrevealed persons left unrevealed after a refused re-sent cursor. */
@@ -101,18 +103,18 @@ export async function revealPage(
       req.signal,
     );
     const ids = body.data.map((r) => recordId(r, req.idField));
-    const days = await jr.store.lookup(ids.filter((id): id is string => id !== undefined));
-    const unrevealed = days.filter((d) => !jr.store.isFresh(d, today)).length;
-    if (!jr.fallback) jr.predicted = days.length === 0 ? jr.predicted : unrevealed / days.length;
     const revealed = ids.filter((id): id is string => id !== undefined);
+    // What this page tells of the next: the share of it a reveal-once walk would have paid for.
+    const { needs } = await decideReveals(jr.store, revealed, today);
+    if (!jr.fallback && revealed.length > 0) jr.predicted = needs.filter(Boolean).length / revealed.length;
     revealed.forEach(() => count(today));
-    await jr.store.tally(jr.searchKey, req.runId, tally);
     return {
       body,
       walked: body.data.length,
       tokens: body.data.length,
       credits: body.data.length,
       revealed,
+      tally,
       skipped: 0,
       missed: 0,
     };
@@ -132,13 +134,8 @@ export async function revealPage(
   let credits = 0;
   const ids = body.data.map((r) => recordId(r, req.idField));
   const known = ids.map((id, i) => ({ id, i })).filter((x): x is { id: string; i: number } => x.id !== undefined);
-  const days = await jr.store.lookup(known.map((x) => x.id));
-  const needs = new Array<boolean>(ids.length).fill(false);
-  known.forEach((x, k) => {
-    const day = days[k] ?? null;
-    if (jr.store.isFresh(day, today)) count(day as number);
-    else needs[x.i] = true;
-  });
+  const { needs, freshDays } = await decideReveals(jr.store, ids, today);
+  freshDays.forEach(count);
   const unrevealedTotal = needs.filter(Boolean).length;
   jr.predicted = ids.length === 0 ? jr.predicted : unrevealedTotal / ids.length;
   const index = new Map(known.map((x) => [x.id, x.i]));
@@ -240,13 +237,13 @@ export async function revealPage(
     } else if (!(err instanceof WalkEnded)) throw err;
   }
   const missed = stop ? 0 : needs.filter((need, i) => need && !done[i]).length;
-  await jr.store.tally(jr.searchKey, req.runId, tally);
   return {
     body,
     walked,
     tokens,
     credits,
     revealed,
+    tally,
     skipped: known.length - unrevealedTotal,
     missed,
     ...(stop ? { stop } : {}),

@@ -75,15 +75,22 @@ export interface SourceClient {
   rateLimit(op: Operation): Promise<{ limit: number; windowMs: number; mode: 'headers' | 'fallback' } | null>;
   /**
    * Registers a contacts run for reveal-once journeys and forecasts its credits and tokens from the search's last
-   * run (`searchKey` names the search: its name and body). Call before walking.
+   * run (`searchKey` names the search: its name and body). Call before walking. A dry run's journeys (`dryRun`)
+   * never ask for contacts: they look each page up in the reveal store (the `revealForecast` stats) instead.
    */
   prepareReveal(
     runId: string,
     searchKey: string,
     walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number },
+    options?: { dryRun?: boolean },
   ): Promise<RevealPlan>;
   /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
+  /**
+   * A page of run `runId`'s reveal-once journeys landed: its revealed persons are marked and its persons by reveal
+   * day added to the search's tally (what `plan` forecasts the next run from). Never for a dry run.
+   */
+  bookReveals(runId: string, revealed: readonly string[], tally: ReadonlyMap<number, number>): Promise<void>;
   /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
   searchTimings(): TimingSnapshot;
   /** Beats for a run walking on the account (active for `ttlMs`); returns how many walk now, itself included. */
@@ -214,17 +221,23 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     health: (call) => get(paths.health, undefined, call),
     stats: () => structuredClone(stats),
     rateLimit: (op) => governor.current(op),
-    prepareReveal: async (runId, searchKey, walk) => {
+    prepareReveal: async (runId, searchKey, walk, prepare) => {
       // Persons the search's last run saw whose reveal is still fresh: what this run will not pay for again.
       const last = await reveals.lastTally(searchKey);
       const today = reveals.today();
       const fresh =
         last === null ? null : [...last.byDay].reduce((n, [day, c]) => (reveals.isFresh(day, today) ? n + c : n), 0);
       const plan = forecastReveal({ ...walk, fresh });
-      revealRuns.set(runId, { searchKey, newShare: plan.newShare });
+      revealRuns.set(runId, { searchKey, newShare: plan.newShare, ...(prepare?.dryRun ? { forecastOnly: true } : {}) });
       return plan;
     },
     markRevealed: (ids, atMs) => reveals.mark(ids, atMs),
+    bookReveals: async (runId, revealed, tally) => {
+      const run = revealRuns.get(runId);
+      if (run?.forecastOnly) return;
+      await reveals.mark(revealed);
+      if (run && tally.size > 0) await reveals.tally(run.searchKey, runId, tally);
+    },
     endRun: (runId) => {
       dedup.end(runId);
       revealRuns.delete(runId);

@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
-import type { RunPlan } from '../../jobs/sync-search/plan-run.js';
+import { planRun, type RunPlan } from '../../jobs/sync-search/plan-run.js';
+import { resolveSearch } from '../../jobs/sync-search/resolve-search.js';
 import { openSource } from '../../jobs/sync-search/open-source.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
@@ -111,6 +112,82 @@ describe('contacts revealed once', () => {
       unchanged: all.length + inserted.length,
       creditsSpent: 0,
     });
+  });
+
+  it('a dry run pays no credit and leaves the planner as it found it: each run pays what plan forecast', async () => {
+    const { f, config } = await start('reveal-dry');
+    const all = await f.oracleIds('persons', FILTER);
+    /** `plan` as the command makes it (its own client), then the run; what the API charged for the run. */
+    const planThenRun = async (runId: string, dryRun = false) => {
+      const source = openSource(config, f.redis, f.prefix, silentLogger);
+      const plan = await planRun(source, config, resolveSearch(config, 'people'), { runId: `${runId}-plan` }).finally(
+        () => source.close(),
+      );
+      f.si.resetStats();
+      const summary = await syncSearch(f.deps(config), { search: 'people', runId, dryRun });
+      return { plan, summary, charged: f.si.stats('worker') };
+    };
+    const within1pct = (forecast: number, actual: number): void =>
+      expect(Math.abs(forecast - actual)).toBeLessThanOrEqual(actual * 0.01);
+
+    // The dry run: tokens for its walk, no credit; what a real run would reveal comes from the reveal store.
+    const dry = await planThenRun('d1', true);
+    expect(dry.charged.creditsCharged).toBe(0);
+    expect(dry.charged.tokensCharged).toBe(all.length);
+    expect(dry.summary).toMatchObject({ status: 'completed', dryRun: true, creditsSpent: 0, created: all.length });
+    expect(dry.summary.personsRevealed).toBeUndefined();
+    // its pages lack contacts by design: no warning about the mapped contact fields being absent
+    expect(dry.summary.warnings).toBeUndefined();
+    expect(dry.summary.revealForecast).toEqual({ credits: all.length, revealSkipped: 0, from: 'reveal-store' });
+    expect(phones(f).size).toBe(0);
+
+    // The first real run after it: every credit once, one token per person, as forecast (a first run).
+    const first = await planThenRun('r1');
+    expect(first.plan.forecastMethod).toBe('first-run');
+    expect(first.charged.creditsCharged).toBe(all.length);
+    expect(first.charged.tokensCharged).toBeLessThanOrEqual(all.length * 1.02);
+    within1pct(first.plan.forecastCredits, first.charged.creditsCharged);
+    within1pct(first.plan.forecastTokens, first.charged.tokensCharged);
+    expect(first.summary).toMatchObject({ personsRevealed: all.length, revealSkipped: 0, created: all.length });
+    expect([...phones(f).values()].every((p) => p.startsWith('+'))).toBe(true);
+
+    // 10% new persons: a dry run forecasts exactly them, and the real run after it pays what plan forecast.
+    const inserted = f.si.insertPersons(Math.round(all.length * 0.1), FILTER);
+    const dry2 = await planThenRun('d2', true);
+    expect(dry2.charged.creditsCharged).toBe(0);
+    expect(dry2.summary.revealForecast).toEqual({
+      credits: inserted.length,
+      revealSkipped: all.length,
+      from: 'reveal-store',
+    });
+    const second = await planThenRun('r2');
+    expect(second.plan.forecastMethod).toBe('last-run-tally');
+    expect(second.charged.creditsCharged).toBe(inserted.length);
+    within1pct(second.plan.forecastCredits, second.charged.creditsCharged);
+    within1pct(second.plan.forecastTokens, second.charged.tokensCharged);
+    expect(second.summary).toMatchObject({ personsRevealed: inserted.length, created: inserted.length });
+  });
+
+  it('reveals the CRM never took are not counted as made: the next run is forecast and paid as a first run', async () => {
+    const { f, config } = await start('reveal-unlanded');
+    const all = await f.oracleIds('persons', FILTER);
+    // The CRM refuses every write (the token lacks the scope): the run pays for pages that never land.
+    f.hubspot!.faults.missingScopes.add('crm.objects.contacts.write');
+    const failed = await syncSearch(f.deps(config), { search: 'people', runId: 'u1' });
+    expect(failed.status).toBe('failed');
+    expect(f.si.stats('worker').creditsCharged).toBeGreaterThan(0);
+    f.hubspot!.faults.missingScopes.clear();
+
+    const source = openSource(config, f.redis, f.prefix, silentLogger);
+    const plan = await planRun(source, config, resolveSearch(config, 'people'), { runId: 'u2-plan' }).finally(() =>
+      source.close(),
+    );
+    f.si.resetStats();
+    const next = await syncSearch(f.deps(config), { search: 'people', runId: 'u2' });
+    expect(next).toMatchObject({ status: 'completed', personsRevealed: all.length, created: all.length });
+    expect(plan.forecastMethod).toBe('first-run');
+    expect(f.si.stats('worker')).toMatchObject({ creditsCharged: all.length, tokensCharged: all.length });
+    expect(plan).toMatchObject({ forecastCredits: all.length, forecastTokens: all.length });
   });
 
   it('two runs under a credit cap reveal disjoint persons: a capped run is continued, not repeated', async () => {

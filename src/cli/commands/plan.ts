@@ -88,7 +88,7 @@ function mirrorLines(search: string, mirror: MirrorResult): string[] {
       : '  churn        no complete run yet: the first one makes every match a member',
   );
   lines.push(
-    `  exact        the next run's entered, left, list adds and removes: \`prospect-sync run ${search} --dry-run\` (walks, writes nothing)`,
+    `  exact        the next run's entered, left, list adds and removes: \`prospect-sync run ${search} --dry-run\` (walks: tokens, no credit; writes nothing)`,
   );
   return lines;
 }

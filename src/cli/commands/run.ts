@@ -1,11 +1,12 @@
 /**
- * `run <search> [--dry-run] [--full-resync] [--json] [--config f]`: one sync in this process, no scheduler. It takes
- * the same run lock as the queue job. `--full-resync` sends every record, also those whose change hash is unchanged.
+ * `run <search> [--dry-run [--sample n]] [--full-resync] [--json] [--config f]`: one sync in this process, no
+ * scheduler. It takes the same run lock as the queue job. `--full-resync` sends every record, also those whose change
+ * hash is unchanged. A dry run says on stderr what it will spend before its first token (no credit: no contacts).
  * Progress bar on a TTY (stderr); `--json` prints the run summary as the last stdout line.
  * Exit: 0 completed, 1 failed (also: another run of the search is active), 2 config error, 3 partial or delayed.
  */
 import { randomUUID } from 'node:crypto';
-import { CONFIG_ERROR_CODES, errorInfo, syncSearch } from '../../../jobs/sync-search/index.js';
+import { CONFIG_ERROR_CODES, errorInfo, syncSearch, type RunSpend } from '../../../jobs/sync-search/index.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { createProgressBar } from '../../runs/progress-bar.js';
 import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-summary.js';
@@ -15,6 +16,8 @@ import { EXIT } from '../exit-codes.js';
 
 export interface RunOptions extends ConfigOption, JsonOption {
   dryRun?: boolean;
+  /** With `dryRun`: walk at most this many records. */
+  sample?: number;
   fullResync?: boolean;
 }
 
@@ -37,7 +40,19 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   try {
     summary = await syncSearch(
       { config, redis, prefix, logger },
-      { search, runId, dryRun, fullResync, signal: abort.signal, onProgress: (p) => bar.update(p) },
+      {
+        search,
+        runId,
+        dryRun,
+        ...(dryRun && opts.sample !== undefined ? { sample: opts.sample } : {}),
+        fullResync,
+        signal: abort.signal,
+        onProgress: (p) => bar.update(p),
+        // said before the first token, on stderr (stdout's last line stays the summary)
+        onSpend: (spend) => {
+          if (spend.dryRun) process.stderr.write(`${formatSpend(spend)}\n`);
+        },
+      },
     );
   } catch (err) {
     summary = notStartedSummary(search, runId, dryRun, errorInfo(err));
@@ -51,4 +66,12 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   else process.stdout.write(`${formatSummary(summary)}\n`);
   if (summary.error && CONFIG_ERROR_CODES.has(summary.error.code)) return EXIT.config;
   return exitCodeOf(summary);
+}
+
+/** A dry run's spend, before its first token: its walk's tokens, no credit, and what a real run would spend now. */
+function formatSpend(spend: RunSpend): string {
+  const real = spend.realRun
+    ? `; a real run now: ${spend.realRun.credits} credits, ${spend.realRun.tokens} tokens (plan's forecast)`
+    : '';
+  return `dry run: walks up to ${spend.records} records without contacts: ${spend.tokens} tokens, 0 credits${real}`;
 }
