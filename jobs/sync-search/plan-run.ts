@@ -112,10 +112,13 @@ export interface PlanOptions {
    * records; its target, whatever the search's count. The plan is complete with them, even when there are none.
    */
   walkRecords?: number;
-  /** Refresh on change without a registry: many small partitions (src/source/partitioner.ts `uniform`), the empty ones kept. */
-  fine?: { pieceRecords: number; maxCounts: number };
   /** A dry run: its journeys never ask for contacts (SourceClient.prepareReveal), and `sample` caps its records. */
   dryRun?: { sample?: number };
+  /**
+   * Count requests the split may spend: refresh on change without a registry walks the plan a full walk would, and
+   * keeps most of its count budget for the registry's finer pieces (jobs/sync-search/refresh-tiling.ts).
+   */
+  splitCounts?: number;
 }
 
 /** A plan as soon as the free count decides it (the budget, the shortfall, the forecast), before its partitions. */
@@ -216,7 +219,7 @@ export async function startPlan(
       onProgress,
       resume,
       maxCounts,
-      fine: options.fine,
+      splitCounts: options.splitCounts,
     });
   // Contacts: the split first (see above), so the forecast sees every partition.
   const early = complete
@@ -390,7 +393,7 @@ interface SplitOptions {
   /** A split cut short, to go on with (PartitionOptions.resume), and the counts it had left. */
   resume: { pending: PieceRange[]; settledCounts: number[] } | undefined;
   maxCounts: number | undefined;
-  fine: PlanOptions['fine'];
+  splitCounts: PlanOptions['splitCounts'];
 }
 
 async function choosePartitions(
@@ -400,7 +403,7 @@ async function choosePartitions(
   counted: number,
   target: number,
   journeys: number,
-  { signal, onProgress, resume, maxCounts, fine }: SplitOptions,
+  { signal, onProgress, resume, maxCounts, splitCounts }: SplitOptions,
 ): Promise<Partition[]> {
   const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
   const depth = config.source.maxJourneyRecords;
@@ -418,11 +421,11 @@ async function choosePartitions(
   // Guided sizes (src/source/partitioner.ts): large pieces first, each no larger than what the other journeys walk
   // after it; the last ones about a page per journey (a small run: an eighth of its share per journey), so the
   // walk's last stretch is short and few partial pages (one per partition) are spent.
-  // Refresh on change wants many small partitions instead, within its count budget (PlanOptions.fine).
-  const pieceRecords =
-    fine?.pieceRecords ??
-    Math.max(minPiece, Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))));
-  if (!resume && counted <= depth && (counted <= pieceRecords || (!fine && maxJourneys(config) === 1))) return alone();
+  const pieceRecords = Math.max(
+    minPiece,
+    Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))),
+  );
+  if (!resume && counted <= depth && (counted <= pieceRecords || maxJourneys(config) === 1)) return alone();
   const learned = await source.rateLimit('count');
   const split = (maxJourneyRecords: number): Promise<Partition[]> =>
     source.partition(search.entity, search.filter as Filter, {
@@ -432,9 +435,11 @@ async function choosePartitions(
       total: counted,
       maxCounts:
         maxCounts ??
-        fine?.maxCounts ??
-        Math.min(MAX_PLAN_COUNTS, Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2)),
-      ...(fine ? { uniform: true } : {}),
+        Math.min(
+          splitCounts ?? MAX_PLAN_COUNTS,
+          MAX_PLAN_COUNTS,
+          Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2),
+        ),
       signal,
       ...(onProgress ? { onProgress } : {}),
       ...(resume ? { resume } : {}),
@@ -450,6 +455,5 @@ async function choosePartitions(
           throw err;
         })
       : await split(depth);
-  // Refresh on change keeps the empty partitions: they tile the search, so a record entering one is counted there.
-  return fine ? parts : parts.filter((p) => p.count > 0);
+  return parts.filter((p) => p.count > 0);
 }

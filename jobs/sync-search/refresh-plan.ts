@@ -16,13 +16,17 @@ import { refreshCadence, selectPartitions, type Recounted } from '../../src/runs
 import { inLanes } from '../../src/shared/in-lanes.js';
 import { fingerprintJourney, type Filter, type SourceClient } from '../../src/source/index.js';
 import { planRun, type PlanOptions, type RunPlan, type SavedPartition } from './plan-run.js';
+import { tilingSplit, walkSplitCounts } from './refresh-tiling.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import type { SyncDeps } from './run-request.js';
 
 /** Counts in flight at once while re-counting (the account's count governor paces them). */
 const RECOUNT_LANES = 16;
 
-export type RefreshPlanOptions = Pick<PlanOptions, 'counted' | 'partitions' | 'pending' | 'walkRecords' | 'fine'>;
+export type RefreshPlanOptions = Pick<
+  PlanOptions,
+  'counted' | 'partitions' | 'pending' | 'walkRecords' | 'splitCounts'
+>;
 
 export interface RefreshPlanInput {
   deps: Pick<SyncDeps, 'config' | 'redis' | 'prefix' | 'now'>;
@@ -45,7 +49,11 @@ export async function planRefresh(
   if (resumed) {
     const state = resumed.state;
     if (!state) return { options: resumed.options };
-    const chosen = state.rebuilt ? (state.split ? { fine: state.split } : {}) : { walkRecords: state.walkRecords ?? 0 };
+    const chosen = state.rebuilt
+      ? state.split
+        ? { splitCounts: walkSplitCounts(state.split.maxCounts) }
+        : {}
+      : { walkRecords: state.walkRecords ?? 0 };
     return { options: { ...resumed.options, ...chosen }, state };
   }
   const { search } = resolved;
@@ -59,18 +67,11 @@ export async function planRefresh(
   const registry = await new RefreshRegistryStore(deps.redis, search.name, instance, deps.prefix).load();
   const fingerprint = refreshFingerprint(resolved);
   const base = { instance, fingerprint, at: now, skipped: [] as string[] };
-  // Each piece about a count's share of the search, but no smaller than a tenth of a page: a re-count of a piece of a
-  // few records saves fewer tokens than it costs counts (a small search would otherwise be cut into more partitions,
-  // most of them empty, than it has records). A split of n counts makes at most n + 1 partitions, and a later run
-  // re-counts them all and the search (twice when the sum differs): so at most maxCounts - 3 counts, for re-counts
-  // within maxCounts.
-  const minPiece = Math.ceil(deps.config.source.pageSize / 10);
-  const split = {
-    pieceRecords: Math.max(minPiece, Math.ceil(counted / settings.maxCounts)),
-    maxCounts: Math.max(1, settings.maxCounts - 3),
-  };
+  // A new split walks the plan a full walk would (few partitions, full pages); the registry's finer pieces are
+  // counted beside the walk (jobs/sync-search/refresh-tiling.ts), within what the walk's split left of the budget.
+  const split = tilingSplit(counted, settings.maxCounts, deps.config.source.pageSize);
   const rebuild = (rebuilt: NonNullable<RefreshState['rebuilt']>, kept: number) => ({
-    options: { counted, fine: split },
+    options: { counted, splitCounts: walkSplitCounts(split.maxCounts) },
     state: { ...base, kept, walked: { changed: 0, new: 0, stale: 0 }, rebuilt, split },
   });
   if (!registry) return rebuild('first', 0);

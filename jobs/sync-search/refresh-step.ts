@@ -27,9 +27,20 @@ export interface RefreshStepInput {
   /** The run's checkpoint as it ended (its walked partitions), and its refresh state (absent: a full walk). */
   checkpoint: Readonly<RunCheckpoint> | undefined;
   state: RefreshState | undefined;
-  /** The search's count and the count requests the run made. */
+  /** The search's count and the count requests the run made (read once the registry's pieces are counted). */
   counted: number;
-  counts: number;
+  counts: () => number;
+  /**
+   * A new split's registry pieces, counted beside the walk (jobs/sync-search/refresh-tiling.ts); null when that
+   * failed: the registry then keeps the walk's partitions.
+   */
+  tiling?: Promise<KeptPartitionSource[] | null>;
+}
+
+/** A partition of the registry before it is stamped: its filter and count. */
+export interface KeptPartitionSource {
+  filter: Record<string, unknown>;
+  count: number;
 }
 
 export async function refreshStep(input: RefreshStepInput): Promise<RefreshSummary | undefined> {
@@ -41,12 +52,14 @@ export async function refreshStep(input: RefreshStepInput): Promise<RefreshSumma
   }
   const walkedParts = checkpoint?.partitions ?? [];
   const walked = state.rebuilt ? { changed: 0, new: walkedParts.length, stale: 0 } : state.walked;
+  // A complete walk of a new split: its registry is the finer tiling counted beside it.
+  const tiled = complete && !input.dryRun && state.rebuilt ? await input.tiling : null;
   const summary: RefreshSummary = {
     mode: 'changed',
     kept: state.kept,
     walked,
     skipped: state.skipped.length,
-    counts: input.counts,
+    counts: input.counts(),
     fullTokens: input.counted,
     ...(state.rebuilt ? { rebuilt: state.rebuilt } : {}),
   };
@@ -58,20 +71,33 @@ export async function refreshStep(input: RefreshStepInput): Promise<RefreshSumma
   const before = state.skipped.length > 0 ? await store.load() : null;
   const skippedIds = new Set(state.skipped);
   const kept = (before?.partitions ?? []).filter((p) => skippedIds.has(p.id));
+  // Members found under a group (a new split's first walk) stay matched while any piece of it is skipped.
+  const groups = [...new Set(kept.flatMap((p) => (p.group ? [p.group] : [])))];
   // A partition split mid-walk (the live index grew past the depth) has pieces without a planned count: the walk was
-  // complete, but its partitions no longer tile as counted, so the next run splits afresh.
-  const split = walkedParts.some((p) => p.count === undefined);
-  const fresh: KeptPartition[] = walkedParts.map((p) => ({
+  // complete, but its partitions no longer tile as counted, so the next run splits afresh (a tiling counted beside
+  // the walk still tiles the search).
+  const split = !tiled && walkedParts.some((p) => p.count === undefined);
+  const group = input.tiling ? { group: refreshGroup(search) } : {};
+  const fresh: KeptPartition[] = (tiled ?? walkedParts).map((p) => ({
     id: partitionId(p.filter),
     filter: p.filter,
     count: p.count ?? 0,
     walkedAt: state.at,
+    ...group,
   }));
   const partitions = [...fresh, ...kept];
   const registry = input.dryRun || split ? null : { fingerprint: state.fingerprint, savedAt: state.at, partitions };
   // Members gone from a walked partition are held until every partition holding records was walked after they went.
   const covered = Math.min(state.at, ...partitions.filter((p) => p.count > 0).map((p) => p.walkedAt));
-  const { held } = await store.commit(runId, state.at, covered, state.skipped, registry);
+  const { held } = await store.commit(runId, state.at, covered, [...state.skipped, ...groups], registry);
   if (split && !input.dryRun) await store.drop();
   return { ...summary, ...(held > 0 ? { held } : {}) };
+}
+
+/**
+ * The id a new split's first walk records its members under (jobs/sync-search/refresh-tiling.ts): its partitions
+ * are not the registry's pieces, so its members belong to the whole search until each piece is walked on its own.
+ */
+export function refreshGroup(search: Pick<SavedSearch, 'filter'>): string {
+  return partitionId(search.filter as Record<string, unknown>);
 }

@@ -23,7 +23,8 @@ import { addWarnings } from '../../src/runs/run-warnings.js';
 import { addRunMatched } from '../../src/runs/membership-store.js';
 import { addRunKeys, type RefreshState } from '../../src/runs/refresh-registry.js';
 import { planRefresh, type RefreshPlanOptions } from './refresh-plan.js';
-import { refreshStep } from './refresh-step.js';
+import { refreshStep, type KeptPartitionSource } from './refresh-step.js';
+import { tileSearch } from './refresh-tiling.js';
 import type { ResolvedSearch } from './resolve-search.js';
 
 /** How long a CRM write in flight may go on after the run was stopped (shutdown forces its exit at 25 s). */
@@ -34,6 +35,8 @@ export class RunSession {
   /** Refresh mode `changed`: what this run walks of the search (jobs/sync-search/refresh-plan.ts); kept in its checkpoint. */
   private refresh: RefreshState | undefined;
   private writes: AbortSignal | undefined;
+  /** A new split in refresh mode `changed`: the registry's pieces, counted beside the walk (refresh-tiling.ts). */
+  private tiling: { pieces: Promise<KeptPartitionSource[] | null>; stop: AbortController } | undefined;
   private readonly started = Date.now();
   /** The run's checkpoint, counters and warnings: what the walk commits to. */
   private readonly ledger: RunLedger;
@@ -56,7 +59,10 @@ export class RunSession {
     // In refresh mode `changed` also by partition: a partition skipped later keeps the members its last walk found.
     const matched = async (keys: string[], filter: Record<string, unknown>): Promise<void> => {
       await addRunMatched(deps.redis, request.search, request.runId, keys, deps.prefix);
-      if (this.refresh) await addRunKeys(deps.redis, request.search, request.runId, filter, keys, deps.prefix);
+      if (!this.refresh) return;
+      // A new split's first walk: its members are kept under the whole search (refresh-step.ts `refreshGroup`).
+      const search = this.refresh.rebuilt && this.refresh.split ? this.searchFilter() : undefined;
+      await addRunKeys(deps.redis, request.search, request.runId, search ?? filter, keys, deps.prefix);
     };
     this.ledger = new RunLedger({
       store,
@@ -116,6 +122,11 @@ export class RunSession {
     return this.writes;
   }
 
+  private searchFilter(): Record<string, unknown> | undefined {
+    return this.deps.config.searches.find((s) => s.name === this.request.search)?.filter as
+      Record<string, unknown> | undefined;
+  }
+
   private get dryRun(): boolean {
     return this.request.dryRun ?? false;
   }
@@ -169,9 +180,31 @@ export class RunSession {
     };
   }
 
-  /** The plan is complete (its last progress said so): the summary's figures come from it. */
+  /**
+   * The plan is complete (its last progress said so): the summary's figures come from it. A new split in refresh
+   * mode `changed` starts counting the registry's pieces now, beside the walk (the walk's split spends no more).
+   */
   planned(plan: RunPlan): void {
     this.plan = plan;
+    const split = this.refresh?.rebuilt ? this.refresh.split : undefined;
+    const search = this.deps.config.searches.find((s) => s.name === this.request.search);
+    if (!split || !search || this.dryRun || this.tiling) return;
+    const stop = new AbortController();
+    const pieces = tileSearch({
+      source: this.source,
+      entity: search.entity,
+      filter: search.filter as Record<string, unknown>,
+      counted: plan.counted,
+      split,
+      spent: plan.countRequests,
+      maxJourneyRecords: this.deps.config.source.maxJourneyRecords,
+      signal: AbortSignal.any([this.signal, stop.signal]),
+    }).catch((err: unknown) => {
+      if (!stop.signal.aborted)
+        this.log.warn({ err: errorInfo(err) }, "refresh: the registry's pieces were not counted");
+      return null;
+    });
+    this.tiling = { pieces, stop };
   }
 
   private get startedAt(): string {
@@ -186,7 +219,6 @@ export class RunSession {
     await this.ledger.end(outcome.checkpoint, (err: unknown) =>
       this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'),
     );
-    const counts = this.ledger.counts();
     const counted = this.plan?.counted ?? this.resumed?.counted ?? 0;
     const search = this.deps.config.searches.find((s) => s.name === this.request.search);
     // Before the mirror: the members of partitions it skipped join the run's matched set. Without them the mirror
@@ -203,12 +235,16 @@ export class RunSession {
         checkpoint: this.ledger.checkpoint,
         state: this.refresh,
         counted,
-        counts: counts.requests.count,
+        counts: () => this.ledger.counts().requests.count,
+        ...(this.tiling ? { tiling: this.tiling.pieces } : {}),
       }).catch((err: unknown) => {
         this.log.warn({ err: errorInfo(err) }, 'refresh step failed');
         refreshed = this.refresh === undefined;
         return undefined;
       }));
+    // Counted beside a walk that did not complete: not needed.
+    this.tiling?.stop.abort();
+    const counts = this.ledger.counts();
     const mirror = refreshed ? await this.mirror(outcome, crm) : undefined;
     const { warning, ...mirrored } = mirror ?? {};
     const findings = this.ledger.findings;

@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { SourceClient } from '../source/index.js';
 import { silentLogger } from '../shared/logger.js';
-import { loadConfig, resolveConfigPath, type AppConfig } from '../config/index.js';
+import { loadConfig, readConfig, resolveConfigPath, type AppConfig, type LoadedConfig } from '../config/index.js';
 import { queuePrefix } from '../queue/queue-prefix.js';
 import { UnknownSearchError } from './cli-errors.js';
 import { connectRedis } from './redis-connect.js';
@@ -29,6 +29,8 @@ export interface LimitOption {
 export interface SearchCommand {
   search: string;
   config: AppConfig;
+  /** The config with where each value is in its file (for errors at a line). */
+  loaded: LoadedConfig;
   redis: Redis;
   prefix: string;
   close(): void;
@@ -42,14 +44,15 @@ export async function loadCommandConfig(flag: string | undefined): Promise<{ con
 
 /** Loads the config, checks `search` is one of its searches, then connects to Redis (RedisUnreachableError). */
 export async function openSearchCommand(search: string, configFlag: string | undefined): Promise<SearchCommand> {
-  const { config } = await loadCommandConfig(configFlag);
+  const loaded = await readConfig({ path: resolveConfigPath(configFlag) });
+  const { config } = loaded;
   if (!config.searches.some((s) => s.name === search))
     throw new UnknownSearchError(
       search,
       config.searches.map((s) => s.name),
     );
   const redis = await connectRedis();
-  return { search, config, redis, prefix: queuePrefix(), close: () => redis.disconnect() };
+  return { search, config, loaded, redis, prefix: queuePrefix(), close: () => redis.disconnect() };
 }
 
 /** What the commands that ask the API (`account`, `plan --all`, `values`) work with. */

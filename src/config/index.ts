@@ -9,9 +9,9 @@ export type { ConfigIssue } from './config-error.js';
 export { configJsonSchema } from './json-schema.js';
 export { parseEvery } from './schedule.js';
 export { refreshSettings, DEFAULT_REFRESH, type RefreshSettings } from './refresh-settings.js';
-export { checkFilterValues } from './online-check.js';
+export { checkFilterBodies, checkFilterValues, filterIssues } from './online-check.js';
 export { formatPath } from './yaml-tree.js';
-export type { DictionaryLookup } from './online-check.js';
+export type { BodyProblem, DictionaryLookup } from './online-check.js';
 export type {
   AppConfig,
   SourceConfig,

@@ -1,4 +1,7 @@
-/** `validate --online`: filter values checked against the API's dictionaries (the exact values filters accept). */
+/**
+ * `validate --online`: filter values checked against the API's dictionaries (the exact values filters accept), and
+ * each search's filter asked to the API itself (one free count); a refusal is reported at the lines it names.
+ */
 import { closestValue } from './closest-value.js';
 import type { ConfigIssue } from './config-error.js';
 import type { LoadedConfig } from './load-config.js';
@@ -56,4 +59,50 @@ export async function checkFilterValues(loaded: LoadedConfig, lookup: Dictionary
 function didYouMean(value: unknown, known: Set<string>): string {
   const closest = typeof value === 'string' ? closestValue(value, known) : undefined;
   return closest === undefined ? '' : `; did you mean '${closest}'?`;
+}
+
+/** A problem the API found in a request body: a dot path into it (`person.seniorty`, `company.industry.include[2]`). */
+export interface BodyProblem {
+  path?: string;
+  message: string;
+}
+
+/** `a.b[2]` -> ['a', 'b', 2]. */
+function bodyPath(path: string): (string | number)[] {
+  return path
+    .split('.')
+    .filter((part) => part.length > 0)
+    .flatMap((part) => {
+      const [key = '', ...indexes] = part.split('[');
+      return [...(key ? [key] : []), ...indexes.map((i) => Number.parseInt(i, 10))];
+    });
+}
+
+/** The API's refusal of search `index`'s filter, at the lines of the keys and values it names. */
+export function filterIssues(loaded: LoadedConfig, index: number, problems: readonly BodyProblem[]): ConfigIssue[] {
+  return problems.map((problem) => {
+    const path: ConfigPath = ['searches', index, 'filter', ...bodyPath(problem.path ?? '')];
+    return {
+      file: loaded.file,
+      ...loaded.locate(path, 'key'),
+      path: formatPath(path),
+      message: `the API refused the filter: ${problem.message}`,
+    };
+  });
+}
+
+/**
+ * Each search's filter as the API sees it: `ask(index)` sends it once (a count: no token) and answers the problems of a
+ * refusal (none when accepted). A value the dictionary check already reported is not reported twice.
+ */
+export async function checkFilterBodies(
+  loaded: LoadedConfig,
+  ask: (index: number) => Promise<readonly BodyProblem[]>,
+  reported: readonly ConfigIssue[] = [],
+): Promise<ConfigIssue[]> {
+  const known = new Set(reported.map((issue) => issue.path));
+  const issues: ConfigIssue[] = [];
+  for (const index of loaded.config.searches.keys())
+    issues.push(...filterIssues(loaded, index, await ask(index)).filter((issue) => !known.has(issue.path)));
+  return issues;
 }

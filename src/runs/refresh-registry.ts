@@ -23,6 +23,11 @@ export interface KeptPartition {
   count: number;
   /** When it was last walked (ms since the epoch). */
   walkedAt: number;
+  /**
+   * A new split's pieces, counted beside a walk of larger partitions: the id its members were found under (the
+   * whole search's). While any piece of it is skipped, those members stay matched; a walk of the piece finds its own.
+   */
+  group?: string;
 }
 
 export interface RefreshRegistry {

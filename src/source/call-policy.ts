@@ -12,7 +12,9 @@
  * - 402 stale_reset / store_unavailable (BudgetUnavailableError), 5xx, no answer (network, timeout): jittered
  *   exponential backoff (src/shared/backoff.ts), at most `maxAttempts` attempts in all; then the error surfaces.
  *   An attempt that got no answer but may have been served is booked at its worst case before deciding.
- * - 401: the token is refreshed and the call retried once at once; a second 401 is SourceAuthError.
+ * - 401: the token is refreshed and the call retried at once (it waits for a rate-limit slot again, and takes the
+ *   token only once granted). A 401 on a token issued just before that request (`fresh`) is SourceAuthError: the
+ *   account is refused, not the token; so is a third 401 of one call.
  * - 400 (validation, invalid_cursor, cursor_filter_mismatch), 422 pagination_depth_exceeded, other 4xx: never
  *   retried here; the journey reacts to invalid_cursor (restart) and depth (split).
  */
@@ -91,6 +93,8 @@ export function mapErrorResponse(
   headers: ResponseHeaders,
   body: unknown,
   operation: Operation | undefined,
+  /** A 401's token was issued just before the request (see TokenProvider.take). */
+  freshToken = false,
 ): SourceError {
   const code = field(body, 'error');
   const rawMessage = field(body, 'message');
@@ -100,7 +104,7 @@ export function mapErrorResponse(
     if (code === 'cursor_filter_mismatch') return new CursorFilterMismatchError(message);
     if (code === undefined) return new SourceValidationError(message, validationDetails(body));
   }
-  if (status === 401) return new AccessTokenRefusedError(`the API refused the access token: ${message}`);
+  if (status === 401) return new AccessTokenRefusedError(`the API refused the access token: ${message}`, freshToken);
   if (status === 402) {
     const reason = field(body, 'reason');
     const retryAfter = asNumber(field(body, 'retryAfter')) ?? 0;
@@ -137,6 +141,9 @@ export interface AttemptCounts {
   refusedTokens?: number;
 }
 
+/** 401s of one call after which it stops even when no refused token was fresh (another caller's refresh won). */
+const MAX_REFUSED_TOKENS = 3;
+
 export type SourceRetryDecision =
   | { retry: false; error?: unknown }
   | { retry: true; delayMs: number; kind: 'backoff' | 'rate_limit' | 'token_refresh' };
@@ -156,11 +163,17 @@ export function decideRetry(
     };
   }
   if (error instanceof AccessTokenRefusedError) {
-    if ((attempts.refusedTokens ?? 0) > 1) {
+    if (error.fresh) {
+      return {
+        retry: false,
+        error: new SourceAuthError('the API refused a freshly issued access token; check the account has API access'),
+      };
+    }
+    if ((attempts.refusedTokens ?? 0) >= MAX_REFUSED_TOKENS) {
       return {
         retry: false,
         error: new SourceAuthError(
-          'the API refused a freshly issued access token (401 twice); check the account has API access',
+          `the API refused ${MAX_REFUSED_TOKENS} access tokens in a row; check the account has API access`,
         ),
       };
     }

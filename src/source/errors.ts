@@ -52,15 +52,25 @@ export class CursorFilterMismatchError extends SourceError {
   }
 }
 
-/** 401 after one token refresh and one retry, or the token endpoint refusing our credentials. */
+/** 401 on a freshly issued token (or on every retry), or the token endpoint refusing our credentials. */
 export class SourceAuthError extends SourceError {
   constructor(message: string, status?: number) {
     super('source_unauthorized', message, { status: status ?? 401 });
   }
 }
 
-/** 401 on an API call: the access token was refused. The call policy refreshes the token and retries once. */
-export class AccessTokenRefusedError extends SourceAuthError {}
+/**
+ * 401 on an API call: the access token was refused. The call policy refreshes the token and retries, unless the
+ * refused token was `fresh` (issued just before that request): then the account itself is refused.
+ */
+export class AccessTokenRefusedError extends SourceAuthError {
+  constructor(
+    message: string,
+    readonly fresh = false,
+  ) {
+    super(message);
+  }
+}
 
 export type BudgetReason = 'exhausted' | 'stale_reset' | 'store_unavailable';
 

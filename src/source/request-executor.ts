@@ -129,12 +129,12 @@ export class RequestExecutor {
   }
 
   private async attempt(req: ApiRequest): Promise<HttpResponse> {
-    const before = this.tokens.requests;
-    const token = await this.tokens.get(req.signal);
-    this.stats.requests.token += this.tokens.requests - before;
     const asked = performance.now();
     const grant = req.operation ? await this.governor.acquire(req.operation, req.signal, req.withGrant) : undefined;
     const granted = performance.now();
+    // Taken once the slot is granted: however long the queue, the token sent is outside its refresh margin.
+    const token = await this.bearer(req.operation, grant, req.signal);
+    const sent = performance.now();
     this.stats.requests[req.operation ?? 'other'] += 1;
     let res: HttpResponse;
     try {
@@ -142,7 +142,7 @@ export class RequestExecutor {
         method: req.method,
         url: req.url,
         headers: {
-          authorization: `Bearer ${token}`,
+          authorization: `Bearer ${token.value}`,
           accept: 'application/json',
           ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
@@ -156,8 +156,8 @@ export class RequestExecutor {
     }
     const ok = res.status >= 200 && res.status < 300;
     const op = req.operation;
-    if (op === 'search') this.timings?.record(granted - asked, performance.now() - granted);
-    else if (op === 'count') this.timings?.recordCount(performance.now() - granted);
+    if (op === 'search') this.timings?.record(granted - asked, performance.now() - sent);
+    else if (op === 'count') this.timings?.recordCount(performance.now() - sent);
     if (op) {
       // Governor (count, restamp, limit), token balance and the caller's release: one Redis round trip.
       const learned = await this.governor.learnedFrom(op, res.headers);
@@ -171,9 +171,22 @@ export class RequestExecutor {
       );
     }
     if (ok) return res;
-    if (res.status === 401) this.tokens.invalidate(token);
-    const error = mapErrorResponse(res.status, res.headers, res.body, req.operation);
+    if (res.status === 401) this.tokens.invalidate(token.value);
+    const error = mapErrorResponse(res.status, res.headers, res.body, req.operation, token.fresh);
     if (error instanceof RateLimitedError) this.stats.throttled += 1;
     throw error;
+  }
+
+  /** The access token for a granted request; the grant is given back when no token comes (nothing is sent). */
+  private async bearer(op: Operation | undefined, grant: string | undefined, signal?: AbortSignal) {
+    const before = this.tokens.requests;
+    try {
+      return await this.tokens.take(signal);
+    } catch (error) {
+      if (op && grant) await this.governor.cancel(op, grant);
+      throw error;
+    } finally {
+      this.stats.requests.token += this.tokens.requests - before;
+    }
   }
 }

@@ -1,6 +1,8 @@
 /**
  * OAuth2 client-credentials token cache. One token in memory (never in Redis or logs), refreshed before expiry;
  * concurrent callers share one refresh; `invalidate(token)` after a 401 forces a refresh only once for that token.
+ * The request executor takes the token after its rate-limit slot is granted, just before sending, so a token never
+ * ages in the governor's queue; `take` says whether the token was issued while the caller waited for it.
  */
 import { SourceAbortedError, SourceAuthError, SourceProtocolError } from './errors.js';
 import type { HttpTransport } from './http-transport.js';
@@ -8,6 +10,13 @@ import { mapErrorResponse } from './call-policy.js';
 
 /** Largest token answer read: an access token and its lifetime, a few hundred bytes. */
 export const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
+
+/** A token as taken for one request. */
+export interface TakenToken {
+  value: string;
+  /** Issued while this caller waited (a refresh it awaited): a 401 on it is not an expired token. */
+  fresh: boolean;
+}
 
 interface CachedToken {
   value: string;
@@ -29,8 +38,13 @@ export class TokenProvider {
   ) {}
 
   async get(signal?: AbortSignal): Promise<string> {
-    if (this.current && Date.now() < this.current.refreshAt) return this.current.value;
-    return (await this.refresh(signal)).value;
+    return (await this.take(signal)).value;
+  }
+
+  /** The token to send now: the cached one while outside its refresh margin, else one issued for this call. */
+  async take(signal?: AbortSignal): Promise<TakenToken> {
+    if (this.current && Date.now() < this.current.refreshAt) return { value: this.current.value, fresh: false };
+    return { value: (await this.refresh(signal)).value, fresh: true };
   }
 
   /** Drops `token` if it is still the cached one, so the next `get` refreshes (once, for all callers). */

@@ -73,7 +73,7 @@ describe('source call policy: decisions', () => {
     }
   });
 
-  it('a 429 blocks its operation for every process (capped Retry-After); a 401 refreshes once, then surfaces', async () => {
+  it('a 429 blocks its operation for every process (capped Retry-After); a 401 refreshes, a third surfaces', async () => {
     const blocks: [string, number][] = [];
     const decide = sourceDecider('count', opts, { blockOperation: async (op, ms) => void blocks.push([op, ms]) });
     const tally = new AttemptTally();
@@ -84,11 +84,23 @@ describe('source call policy: decisions', () => {
       kind: 'token_refresh',
       delayMs: 0,
     });
-    const second = await decide(new AccessTokenRefusedError('401'), tally);
-    expect(second.retry).toBe(false);
-    expect(!second.retry && second.error).toMatchObject({
+    // A refused token that was not issued for this request (cached, maybe another caller's refresh): refresh again.
+    expect((await decide(new AccessTokenRefusedError('401'), tally)).retry).toBe(true);
+    const third = await decide(new AccessTokenRefusedError('401'), tally);
+    expect(third.retry).toBe(false);
+    expect(!third.retry && third.error).toMatchObject({
       code: 'source_unauthorized',
-      message: expect.stringMatching(/401 twice/),
+      message: expect.stringMatching(/refused 3 access tokens in a row/),
+    });
+  });
+
+  it('a 401 on a token issued just before the request surfaces at once', async () => {
+    const decide = sourceDecider('search', opts, { blockOperation: async () => undefined });
+    const first = await decide(new AccessTokenRefusedError('401', true), new AttemptTally());
+    expect(first.retry).toBe(false);
+    expect(!first.retry && first.error).toMatchObject({
+      code: 'source_unauthorized',
+      message: expect.stringMatching(/freshly issued access token/),
     });
   });
 });

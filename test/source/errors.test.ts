@@ -134,9 +134,9 @@ describe('every error path of the API, typed, retried only where the policy says
   });
 });
 
-describe('401 twice', () => {
-  it('refreshes once, retries once, then fails with a clear error', async () => {
-    // A server whose API refuses every token: the only way to see a second 401 after a fresh token.
+describe('401 on a freshly issued token', () => {
+  it('fails at once with a clear error: the account is refused, not the token', async () => {
+    // A server whose API refuses every token: a 401 on a token issued for that very request.
     let tokenCalls = 0;
     let apiCalls = 0;
     const server = createServer((req, res) => {
@@ -159,10 +159,12 @@ describe('401 twice', () => {
       accountKey: 'no-access',
     });
     const error = await client.count('companies', {}).catch((e: unknown) => e);
-    server.close();
     expect(error).toBeInstanceOf(SourceAuthError);
-    expect((error as Error).message).toMatch(/401 twice/);
-    expect(tokenCalls).toBe(2);
-    expect(apiCalls).toBe(2);
+    expect((error as Error).message).toMatch(/freshly issued access token/);
+    expect([tokenCalls, apiCalls]).toEqual([1, 1]);
+    // The refused token is dropped: the next call takes a new one, refused as fresh again.
+    await expect(client.count('companies', {})).rejects.toThrow(/freshly issued/);
+    server.close();
+    expect([tokenCalls, apiCalls]).toEqual([2, 2]);
   });
 });

@@ -21,6 +21,7 @@ import { silentLogger } from '../../shared/logger.js';
 import { nounCount } from '../../shared/noun-count.js';
 import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
+import { filterRefusal } from '../filter-issues.js';
 
 function duration(ms: number): string {
   const s = Math.ceil(ms / 1000);
@@ -142,7 +143,9 @@ export async function runCommand(name: string, opts: ConfigOption & JsonOption):
       source,
       resolved,
       `plan-${randomUUID()}`,
-    );
+    ).catch((error: unknown) => {
+      throw filterRefusal(error, cmd.loaded, cmd.search);
+    });
     const balance = await source.ledger.tokenBalance();
     const crmLimits = await destinationLimits(resolved.destination, cmd.redis, cmd.prefix);
     // After the limits are read: the identity call below is an answer the governor learns from.

@@ -6,12 +6,26 @@
  * Exit: 0 completed, 1 failed (also: another run of the search is active), 2 config error, 3 partial or delayed.
  */
 import { randomUUID } from 'node:crypto';
-import { CONFIG_ERROR_CODES, errorInfo, syncSearch, type RunSpend } from '../../../jobs/sync-search/index.js';
+import {
+  CONFIG_ERROR_CODES,
+  errorInfo,
+  openSource,
+  syncSearch,
+  type RunSpend,
+} from '../../../jobs/sync-search/index.js';
+import { filterIssues, formatIssue } from '../../config/index.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { createProgressBar } from '../../runs/progress-bar.js';
 import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-summary.js';
-import { createLogger } from '../../shared/logger.js';
-import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
+import { createLogger, type Logger } from '../../shared/logger.js';
+import {
+  openSearchCommand,
+  printJson,
+  type ConfigOption,
+  type JsonOption,
+  type SearchCommand,
+} from '../command-context.js';
+import { askFilter } from '../filter-issues.js';
 import { EXIT } from '../exit-codes.js';
 
 export interface RunOptions extends ConfigOption, JsonOption {
@@ -60,10 +74,12 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
     bar.done();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    cmd.close();
   }
   if (json) printJson(summary);
   else process.stdout.write(`${formatSummary(summary)}\n`);
+  // The API refused the filter: where, in the config (one more count: no token).
+  if (summary.error?.code === 'source_validation_failed') await reportFilterRefusal(cmd, logger);
+  cmd.close();
   if (summary.error && CONFIG_ERROR_CODES.has(summary.error.code)) return EXIT.config;
   return exitCodeOf(summary);
 }
@@ -74,4 +90,18 @@ function formatSpend(spend: RunSpend): string {
     ? `; a real run now: ${spend.realRun.credits} credits, ${spend.realRun.tokens} tokens (plan's forecast)`
     : '';
   return `dry run: walks up to ${spend.records} records without contacts: ${spend.tokens} tokens, 0 credits${real}`;
+}
+
+/** The refused keys and values of the search's filter on stderr, each at its config line. */
+async function reportFilterRefusal(cmd: SearchCommand, logger: Logger): Promise<void> {
+  const source = openSource(cmd.config, cmd.redis, cmd.prefix, logger);
+  try {
+    const index = cmd.loaded.config.searches.findIndex((s) => s.name === cmd.search);
+    const issues = filterIssues(cmd.loaded, index, await askFilter(source, cmd.loaded, index));
+    for (const issue of issues) process.stderr.write(`${formatIssue(issue)}\n`);
+  } catch {
+    // the summary above already says what failed
+  } finally {
+    await source.close();
+  }
 }

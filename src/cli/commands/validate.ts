@@ -1,13 +1,15 @@
 /**
  * `prospect-sync validate [--config f] [--online] [--json]`: loads and checks the config; exit 0 ok, 2 invalid.
  * Problems go to stderr one per line (`file:line:column path: message`); `--json` prints one JSON object instead.
- * `--online` exchanges the API's credentials, asks its dictionaries through the real source client and runs each
- * search's CRM preflight (credentials, object, mapped fields, match field, required fields; no search request), so
+ * `--online` exchanges the API's credentials, asks its dictionaries through the real source client, sends each search's
+ * filter once as a count (no token: an unknown key or value is reported at its line) and runs each search's CRM preflight (credentials, object, mapped fields, match field, required fields; no search request), so
  * it needs Redis (exit 4 without it); a refused credential or a mapping the CRM cannot take is a config error, exit 2.
  */
-import { checkFilterValues, ConfigError, formatIssue, readConfig, resolveConfigPath } from '../../config/index.js';
-import type { ConfigIssue, DictionaryLookup, LoadedConfig } from '../../config/index.js';
+import { checkFilterBodies, checkFilterValues, ConfigError, formatIssue } from '../../config/index.js';
+import { readConfig, resolveConfigPath } from '../../config/index.js';
+import type { BodyProblem, ConfigIssue, DictionaryLookup, LoadedConfig } from '../../config/index.js';
 import { cachedEntries } from '../dictionary-lookup.js';
+import { askFilter } from '../filter-issues.js';
 import type { ConfigOption, JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 import { crmPreflightIssues, sourceAuthIssues } from '../preflight-issues.js';
@@ -22,6 +24,8 @@ export interface ValidateOptions extends ConfigOption, JsonOption {
 interface OnlineChecks {
   authenticate(): Promise<void>;
   lookup: DictionaryLookup;
+  /** What the API refuses in search `index`'s filter (one count: no token). */
+  askFilter(index: number): Promise<BodyProblem[]>;
   preflight(search: string): Promise<void>;
 }
 
@@ -42,6 +46,7 @@ async function withOnlineChecks<T>(loaded: LoadedConfig, use: (checks: OnlineChe
     return await use({
       authenticate: () => client.authenticate(),
       lookup: async (name) => (await entries(name)).map((e) => e.value),
+      askFilter: (index) => askFilter(client, loaded, index),
       preflight: (search) => preflightSearch(loaded.config, search, { redis, prefix, logger: silentLogger }),
     });
   } finally {
@@ -50,13 +55,18 @@ async function withOnlineChecks<T>(loaded: LoadedConfig, use: (checks: OnlineChe
   }
 }
 
-/** The API's credentials first (nothing else can be asked without them), then filter values and CRM preflights. */
+/**
+ * The API's credentials first (nothing else can be asked without them), then filter values, each filter as the API
+ * reads it, and CRM preflights.
+ */
 function onlineIssues(loaded: LoadedConfig): Promise<ConfigIssue[]> {
   return withOnlineChecks(loaded, async (checks) => {
     const refused = await sourceAuthIssues(loaded, checks.authenticate);
     if (refused.length > 0) return refused;
+    const values = await checkFilterValues(loaded, checks.lookup);
     return [
-      ...(await checkFilterValues(loaded, checks.lookup)),
+      ...values,
+      ...(await checkFilterBodies(loaded, checks.askFilter, values)),
       ...(await crmPreflightIssues(loaded, checks.preflight)),
     ];
   });
@@ -86,7 +96,9 @@ export async function runCommand(opts: ValidateOptions): Promise<number> {
   const { config } = loaded;
   let issues: ConfigIssue[] = [];
   if (opts.online) issues = await onlineIssues(loaded);
-  const checked = opts.online ? ', filter values checked against the API dictionaries, CRM fields checked' : '';
+  const checked = opts.online
+    ? ', filters checked by the API, filter values checked against the API dictionaries, CRM fields checked'
+    : '';
   const summary = `${file}: valid (${nounCount(config.searches.length, 'search', 'searches')}, ${nounCount(Object.keys(config.destinations).length, 'destination')}${checked})`;
   report(json, file, issues, loaded.warnings, summary);
   return issues.length === 0 ? EXIT.ok : EXIT.config;
