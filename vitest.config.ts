@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // finds (or starts) the Redis every file uses, or stops the run at once saying what to install
+    globalSetup: ['test/suite-redis.ts'],
     // Ceilings, not timings: child processes start slowly on a loaded 2-core machine.
     testTimeout: 120_000,
     hookTimeout: 120_000,
