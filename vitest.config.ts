@@ -1,14 +1,29 @@
 import { defineConfig } from 'vitest/config';
+import { processTestFiles } from './test/process-tests.js';
 
 // Tests share one real Redis: every test namespaces its keys (see test/helpers/redis.ts), so files may run in parallel.
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    // Ceilings, not timings: child processes start slowly on a loaded 2-core machine.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
-    maxWorkers: 2,
-    reporters: ['default'],
-  },
+export default defineConfig(({ mode }) => {
+  const processFiles = processTestFiles(import.meta.dirname);
+  return {
+    test: {
+      // finds (or starts) the Redis every file uses, or stops the run at once saying what to install
+      globalSetup: ['test/suite-redis.ts'],
+      // Ceilings, not timings: child processes start slowly on a loaded 2-core machine.
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+      pool: 'forks',
+      maxWorkers: 2,
+      reporters: ['default'],
+      projects: [
+        // No child process, no browser: the files share a worker's module cache (each file still gets fresh state
+        // of its own: its own Redis prefix, emulators, sinks), which saves loading the sources once per file.
+        {
+          extends: true,
+          test: { name: 'quick', include: ['test/**/*.test.ts'], exclude: processFiles, isolate: false },
+        },
+        // The files that start processes or browsers (test/process-tests.ts): `--mode quick` leaves them out.
+        ...(mode === 'quick' ? [] : [{ extends: true as const, test: { name: 'process', include: processFiles } }]),
+      ],
+    },
+  };
 });

@@ -5,7 +5,6 @@
  * shows records arriving in the emulated HubSpot. With --once, without a TTY or under CI it exits after that run
  * (0 when it completed); otherwise it keeps running for the dashboard until Ctrl-C.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_DATASET, startAllEmulators, type RunningEmulators } from '../../emulators/start-all.js';
@@ -14,7 +13,7 @@ import { formatSummary } from '../../runs/format-summary.js';
 import { listRuns } from '../../runs/run-history.js';
 import type { RunSummary } from '../../runs/run-summary.js';
 import { createLogger } from '../../shared/logger.js';
-import { freePort } from '../../shared/free-port.js';
+import { INSTALL_REDIS_HINT, startPrivateRedis, type PrivateRedisServer } from '../../shared/private-redis-server.js';
 import { createRedis, DEFAULT_REDIS_URL, deleteKeysUnder, redisAnswers } from '../../shared/redis.js';
 import { isLoopbackName } from '../../server/loopback.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
@@ -24,27 +23,7 @@ import { startRoles, type RunningRoles } from './start.js';
 const INSTALL_REDIS =
   'prospect-sync demo needs Redis. None answers at $REDIS_URL (or redis://127.0.0.1:6379) and redis-server is not installed.\n' +
   'Install it, then run the demo again:\n' +
-  '  Debian/Ubuntu: sudo apt-get install redis-server\n' +
-  '  macOS:         brew install redis\n' +
-  '  or Docker:     docker run -d -p 6379:6379 redis:7\n';
-
-/** A throwaway redis-server (no persistence) on a free loopback port, stopped when the demo ends. */
-async function startPrivateRedis(): Promise<{ url: string; proc: ChildProcess } | null> {
-  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return null;
-  const port = await freePort();
-  const proc = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 50; i++) {
-    if (await redisAnswers(url)) return { url, proc };
-    await sleep(100);
-  }
-  proc.kill();
-  return null;
-}
+  INSTALL_REDIS_HINT;
 
 async function dropPrefix(url: string, prefix: string): Promise<void> {
   const redis = createRedis(url, { maxRetriesPerRequest: 1 });
@@ -66,7 +45,7 @@ export async function runCommand(values: DemoOptions): Promise<number> {
 
   // 1. Redis: the configured one, else a private one, else instructions.
   let redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
-  let privateRedis: { url: string; proc: ChildProcess } | null = null;
+  let privateRedis: PrivateRedisServer | null = null;
   if (!(await redisAnswers(redisUrl))) {
     privateRedis = await startPrivateRedis();
     if (!privateRedis) {
@@ -91,7 +70,7 @@ export async function runCommand(values: DemoOptions): Promise<number> {
     await roles?.close(5_000).catch(() => undefined);
     await emulators.close().catch(() => undefined);
     await dropPrefix(redisUrl, prefix).catch(() => undefined);
-    privateRedis?.proc.kill();
+    await privateRedis?.stop();
   };
   try {
     const { config, path: configPath } = await loadCommandConfig(values.config ?? 'config/demo.yaml');
