@@ -53,6 +53,8 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 const dayStarts = new Map<string, number>();
 const dayMatches = new Map<string, boolean>();
 const dstDays = new Map<string, number[]>();
+const walls = new Map<string, number>();
+const dayTables = new Map<string, Day[]>();
 
 /** The zone's wall clock at `t` read as if it were UTC (ms). */
 function wallClock(tz: string, t: number): number {
@@ -105,18 +107,40 @@ interface Day {
   ticks?: number[];
 }
 
+/** A cron pattern as the day-by-day count needs it: its times of day, and its day fields. */
+interface CronPattern {
+  hours: number[];
+  minutes: number[];
+  seconds: number[];
+  dayPart: string;
+  /** The day fields alone, UTC; undefined when every day matches. */
+  dayExpr: CronExpression | undefined;
+}
+
+const patterns = new Map<string, CronPattern>();
+
+/** Parsed once per pattern and zone: parsing costs more than counting a month of its days. */
+function cronPattern(cron: string, tz: string): CronPattern {
+  return cached(patterns, `${cron}|${tz}`, () => {
+    const { fields } = CronExpressionParser.parse(cron, { tz });
+    const sorted = (v: readonly number[]): number[] => [...new Set(v)].sort((a, b) => a - b);
+    // The day fields through cron-parser itself (L, #, the OR of day of month and day of week), once per day.
+    const dayPart = cron.trim().split(/\s+/).slice(-3).join(' ');
+    return {
+      hours: sorted(fields.hour.values),
+      minutes: sorted(fields.minute.values),
+      seconds: sorted(fields.second.values),
+      dayPart,
+      dayExpr: dayPart === '* * *' ? undefined : CronExpressionParser.parse(`0 0 0 ${dayPart}`, { tz: 'UTC' }),
+    };
+  });
+}
+
 function cronTicks(cron: string, timezone: string | undefined, from: number, until: number): ScheduleTicks {
   const tz = timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const expr: CronExpression = CronExpressionParser.parse(cron, { tz });
-  const sorted = (v: readonly number[]): number[] => [...new Set(v)].sort((a, b) => a - b);
-  const hours = sorted(expr.fields.hour.values);
-  const minutes = sorted(expr.fields.minute.values);
-  const seconds = sorted(expr.fields.second.values);
+  const { hours, minutes, seconds, dayPart, dayExpr } = cronPattern(cron, tz);
   const perHour = minutes.length * seconds.length;
   const perDay = hours.length * perHour;
-  // The day fields through cron-parser itself (L, #, the OR of day of month and day of week), once per calendar day.
-  const dayPart = cron.trim().split(/\s+/).slice(-3).join(' ');
-  const dayExpr = dayPart === '* * *' ? undefined : CronExpressionParser.parse(`0 0 0 ${dayPart}`, { tz: 'UTC' });
   const matches = (wallDay: number): boolean =>
     !dayExpr || cached(dayMatches, `${dayPart}|${wallDay}`, () => dayExpr.includesDate(new Date(wallDay)));
 
@@ -141,22 +165,27 @@ function cronTicks(cron: string, timezone: string | undefined, from: number, unt
       return out;
     });
 
-  const days: Day[] = [];
-  let prefix = 0;
-  for (let wallDay = Math.floor(wallClock(tz, from) / DAY_MS) * DAY_MS; ; wallDay += DAY_MS) {
-    const start = dayStart(tz, wallDay);
-    if (start >= until) break;
-    const end = dayStart(tz, wallDay + DAY_MS);
-    let day: Day;
-    if (!matches(wallDay)) day = { start, prefix, count: 0 };
-    else if (end - start === DAY_MS) day = { start, prefix, count: perDay };
-    else {
-      const ticks = dstTicks(start, end);
-      day = { start, prefix, count: ticks.length, ticks };
+  // The day table depends on the window's days only: kept for the next forecast over the same days.
+  const firstDay = Math.floor(cached(walls, `${tz}|${from}`, () => wallClock(tz, from)) / DAY_MS) * DAY_MS;
+  const days = cached(dayTables, `${cron}|${tz}|${firstDay}|${until}`, () => {
+    const table: Day[] = [];
+    let prefix = 0;
+    for (let wallDay = firstDay; ; wallDay += DAY_MS) {
+      const start = dayStart(tz, wallDay);
+      if (start >= until) break;
+      const end = dayStart(tz, wallDay + DAY_MS);
+      let day: Day;
+      if (!matches(wallDay)) day = { start, prefix, count: 0 };
+      else if (end - start === DAY_MS) day = { start, prefix, count: perDay };
+      else {
+        const ticks = dstTicks(start, end);
+        day = { start, prefix, count: ticks.length, ticks };
+      }
+      table.push(day);
+      prefix += day.count;
     }
-    days.push(day);
-    prefix += day.count;
-  }
+    return table;
+  });
 
   /** Ticks from the first day's start to before `t`. */
   const raw = (t: number): number => {
