@@ -27,7 +27,7 @@ const HISTORY_DEPTH = 50;
 const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.view ?? []).includes('contacts');
 
 /** Counts in flight at once (the account's count governor paces them, as a run's re-count). */
-const COUNT_LANES = 16;
+const COUNT_LANES = 32;
 
 /**
  * Each scheduled search's pace: its run history, else one free count (the only count this command spends per
