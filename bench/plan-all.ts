@@ -28,7 +28,7 @@ const source = openSource(config, fx.redis, fx.prefix, silentLogger);
 const out: Record<string, unknown>[] = [];
 try {
   let t = performance.now();
-  const cold = await allotmentForecastOf({ config, source, redis: fx.redis, prefix: fx.prefix });
+  await allotmentForecastOf({ config, source, redis: fx.redis, prefix: fx.prefix });
   const coldMs = performance.now() - t;
   const stats = fx.si.stats('worker');
   out.push({
