@@ -54,4 +54,14 @@ describe('Redis eviction policy checked at start', () => {
     const fine = await cli.run(fx, yaml, ['validate', '--online']);
     expect([fine.code, fine.err]).toEqual([0, '']);
   });
+
+  it('run on a Redis out of memory (noeviction, maxmemory reached): exit 4, redis_unavailable', async () => {
+    fx = await startFixture('oom');
+    const full = await redisServer('--maxmemory', '1', '--maxmemory-policy', 'noeviction');
+    const r = await cli.run(fx, hubspotConfig(COMPANY_SEARCH), ['run', 'all-companies', '--json'], {
+      REDIS_URL: full,
+    });
+    expect(r.code).toBe(4);
+    expect((r.last() as { error?: { code: string } }).error?.code).toBe('redis_unavailable');
+  });
 });

@@ -50,5 +50,6 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   if (json) printJson(summary);
   else process.stdout.write(`${formatSummary(summary)}\n`);
   if (summary.error && CONFIG_ERROR_CODES.has(summary.error.code)) return EXIT.config;
+  if (summary.error?.code === 'redis_unavailable') return EXIT.redisUnreachable;
   return exitCodeOf(summary);
 }
