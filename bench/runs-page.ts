@@ -1,13 +1,16 @@
 /**
  * /runs render time (goal <= 200 ms) with 100 saved searches and 1,000 runs of history each: the real dashboard
  * server over HTTP (basic auth, the Redis PING, the reads of runs, live jobs, schedulers, budget and alerts, the HTML
- * with 200 sparklines), real Redis. The histories are written as recordRun keeps them (a list of JSON summaries,
- * newest first), in one LPUSH per search. Keys live in their own database (default 12) and are deleted afterwards.
+ * with 200 sparklines, the budget strip's forecast to the token reset), real Redis. The histories are written as
+ * recordRun keeps them (a list of JSON summaries, newest first), in one LPUSH per search. While the pages render,
+ * /healthz is asked every 20 ms (goal: each answer <= 100 ms) and the event loop's longest delay is sampled.
+ * Keys live in their own database (default 12) and are deleted afterwards.
  * Run: REDIS_URL=redis://127.0.0.1:6379/12 npx tsx bench/runs-page.ts [searches=100] [runs=1000] [--renders=30]
+ *   [--cron='*\/15 * * * *'] (every search on that cron instead of every 1h) [--reset-days=20]
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { SavedSearch } from '../src/config/index.js';
 import { openQueues } from '../src/queue/index.js';
 import { runKeys } from '../src/runs/run-keys.js';
@@ -24,12 +27,21 @@ const [searchCount, runCount] = process.argv
   .map(Number);
 const SEARCHES = searchCount ?? 100;
 const RUNS = runCount ?? 1_000;
-const renders = Number(process.argv.find((a) => a.startsWith('--renders='))?.slice('--renders='.length) ?? 30);
+const flag = (name: string): string | undefined =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const renders = Number(flag('renders') ?? 30);
+const cron = flag('cron');
+const resetDays = Number(flag('reset-days') ?? 20);
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/12');
 const prefix = `runs-page-bench:${randomUUID().slice(0, 8)}`;
 const searches = Array.from(
   { length: SEARCHES },
-  (_, i) => ({ name: `search-${i}`, destination: 'crm', schedule: { every: '1h' } }) as unknown as SavedSearch,
+  (_, i) =>
+    ({
+      name: `search-${i}`,
+      destination: 'crm',
+      schedule: cron ? { cron, timezone: 'UTC' } : { every: '1h' },
+    }) as unknown as SavedSearch,
 );
 
 async function fill(): Promise<void> {
@@ -64,7 +76,7 @@ async function fill(): Promise<void> {
   await ledger.observeTokens({
     'x-rate-results-limit': '1000000',
     'x-rate-results-limit-remaining': '600000',
-    'x-rate-results-limit-reset': String(20 * 86_400),
+    'x-rate-results-limit-reset': String(resetDays * 86_400),
   });
 }
 
@@ -108,15 +120,32 @@ try {
   };
   for (let i = 0; i < 5; i++) await get(); // warm up (JIT, connections)
   const times: number[] = [];
+  const health: number[] = [];
+  let rendering = true;
+  const probe = (async (): Promise<void> => {
+    while (rendering) {
+      const t = performance.now();
+      await (await fetch(`${server.url}/healthz`)).text();
+      health.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   let bytes = 0;
   for (let i = 0; i < renders; i++) {
     const r = await get();
     times.push(r.ms);
     bytes = r.bytes;
   }
+  loop.disable();
+  rendering = false;
+  await probe;
   const line = {
-    label: `GET /runs, ${SEARCHES} searches x ${RUNS} runs (${renders} times)`,
+    label: `GET /runs, ${SEARCHES} searches x ${RUNS} runs, ${cron ?? 'every 1h'}, reset in ${resetDays} days (${renders} times)`,
     ...stats(times),
+    healthz: { probes: health.length, ...stats(health) },
+    eventLoopMaxDelayMs: round(loop.max / 1e6),
     htmlBytes: bytes,
     goalMs: 200,
     machine: machine(),

@@ -1,6 +1,7 @@
 import { crmLimitCodes } from '../../src/crm/destinations.js';
 import { AppError } from '../../src/shared/app-error.js';
 import { redact } from '../../src/shared/redact.js';
+import { isRedisUnavailable } from '../../src/shared/redis-connection-error.js';
 
 /** The run was stopped from outside (shutdown, lost run lock) after checkpointing its last accepted batch. */
 export class RunAbortedError extends AppError {
@@ -58,7 +59,7 @@ const MAX_MESSAGE = 500;
  * refused: it goes through the shared redactor, and is cut short.
  */
 export function errorInfo(err: unknown): { code: string; message: string } {
-  const code = err instanceof AppError ? err.code : 'internal_error';
+  const code = err instanceof AppError ? err.code : isRedisUnavailable(err) ? 'redis_unavailable' : 'internal_error';
   const raw = err instanceof Error ? err.message : String(err);
   return { code, message: redactText(raw) };
 }

@@ -4,6 +4,7 @@
  */
 import { ConfigError, formatIssue, type ConfigIssue } from '../config/index.js';
 import { AppError } from '../shared/app-error.js';
+import { RedisEvictionPolicyError } from '../shared/redis-eviction.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { RedisUnreachableError } from './redis-connect.js';
 
@@ -35,7 +36,13 @@ const runErrors = async () => {
  */
 export async function exitCodeForError(err: unknown): Promise<ExitCode> {
   if (err instanceof RedisUnreachableError) return EXIT.redisUnreachable;
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof UnknownSearchError) return EXIT.config;
+  if (
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    err instanceof UnknownSearchError ||
+    err instanceof RedisEvictionPolicyError
+  )
+    return EXIT.config;
   if (err instanceof AppError && (await runErrors()).CONFIG_ERROR_CODES.has(err.code)) return EXIT.config;
   return EXIT.failed;
 }
@@ -50,7 +57,12 @@ export interface ErrorReport {
 export async function errorReport(err: unknown): Promise<ErrorReport> {
   if (err instanceof ConfigError)
     return { code: err.code, message: err.issues.map(formatIssue).join('\n'), issues: err.issues };
-  if (err instanceof UsageError || err instanceof UnknownSearchError || err instanceof RedisUnreachableError)
+  if (
+    err instanceof UsageError ||
+    err instanceof UnknownSearchError ||
+    err instanceof RedisUnreachableError ||
+    err instanceof RedisEvictionPolicyError
+  )
     return { code: err.code, message: err.message };
   return (await runErrors()).errorInfo(err);
 }

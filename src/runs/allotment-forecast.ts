@@ -4,43 +4,26 @@
  * moment the balance no longer covers the next run at this pace. Read by `plan --all` and the projected-exhaustion
  * alert; docs/runs.md ("The allotment forecast") says how it is computed and where it is wrong.
  */
-import { CronExpressionParser } from 'cron-parser';
-import { parseEvery, type SavedSearch } from '../config/index.js';
+import type { SavedSearch } from '../config/index.js';
 import type { RunSummary } from './run-summary.js';
+import { scheduleTicks, type ScheduleTicks } from './schedule-ticks.js';
 
-/** Runs of one search counted ahead at most (a one-minute cron over a 90-day period stays under it). */
-export const MAX_RUNS_AHEAD = 200_000;
 /** Recent runs the expected spend per run is averaged over. */
 export const PACE_RUNS = 5;
 
 /**
- * Start times (epoch ms) of the scheduled runs in (`fromMs`, `untilMs`): `every` is aligned to the epoch as BullMQ's
- * job schedulers align it; cron in its time zone. None for a manual-only search.
+ * Start times (epoch ms) of the scheduled runs in (`fromMs`, `untilMs`), at most `max`: `every` is aligned to the
+ * epoch as BullMQ's job schedulers align it; cron in its time zone. None for a manual-only search. Counting them needs
+ * no list: `scheduleTicks` (./schedule-ticks.ts).
  */
 export function scheduledRunTimes(
   schedule: SavedSearch['schedule'],
   fromMs: number,
   untilMs: number,
-  max = MAX_RUNS_AHEAD,
+  max = Number.POSITIVE_INFINITY,
 ): number[] {
-  const out: number[] = [];
-  if (!schedule || untilMs <= fromMs) return out;
-  if ('every' in schedule) {
-    const every = parseEvery(schedule.every);
-    if (every === undefined) return out;
-    for (let t = Math.floor(fromMs / every) * every + every; t < untilMs && out.length < max; t += every) out.push(t);
-    return out;
-  }
-  const it = CronExpressionParser.parse(schedule.cron, {
-    currentDate: new Date(fromMs),
-    ...(schedule.timezone ? { tz: schedule.timezone } : {}),
-  });
-  while (out.length < max) {
-    const t = it.next().getTime();
-    if (t >= untilMs) break;
-    out.push(t);
-  }
-  return out;
+  const ticks = scheduleTicks(schedule, fromMs, untilMs);
+  return Array.from({ length: Math.min(max, ticks.total) }, (_, k) => ticks.at(k) as number);
 }
 
 /** What one run of a search is expected to spend, and what that expectation rests on. */
@@ -142,41 +125,38 @@ export interface ForecastInput {
   now: Date;
 }
 
+/** Tokens of a search's first `n` runs (its first run may walk more, as `firstRunTokens` says). */
+const spendOf = (pace: RunPace, n: number): number =>
+  n === 0 ? 0 : (pace.firstRunTokens ?? pace.tokens) + (n - 1) * pace.tokens;
+
 /**
  * Every scheduled run until the reset, in time order, each spending its search's pace: the totals, and the first run
- * whose spend goes past the balance less the reserve (runs at the same instant in the order of `searches`).
+ * whose spend goes past the balance less the reserve (runs at the same instant in the order of `searches`). The runs
+ * are counted, not listed: the first run past the balance is found by bisecting time on the counts, so the cost
+ * grows with the searches and the days to the reset, not with the runs.
  */
 export function forecastAllotment(input: ForecastInput): AllotmentForecast {
   const now = input.now.getTime();
   const reserve = input.reserve ?? 0;
   const { resetAt, remaining, limit } = input.balance;
-  const runs: { at: number; order: number; tokens: number }[] = [];
-  const searches = input.searches.map((s, order): SearchForecast => {
-    const times = scheduledRunTimes(s.schedule, now, resetAt);
-    const first = s.pace.firstRunTokens ?? s.pace.tokens;
-    times.forEach((at, i) => runs.push({ at, order, tokens: i === 0 ? first : s.pace.tokens }));
+  const ticks = input.searches.map((s) => scheduleTicks(s.schedule, now, resetAt));
+  const searches = input.searches.map((s, i): SearchForecast => {
+    const t = ticks[i] as ScheduleTicks;
+    const next = t.at(0);
     return {
       search: s.search,
-      runsLeft: times.length,
-      nextRunAt: times[0] === undefined ? null : new Date(times[0]).toISOString(),
+      runsLeft: t.total,
+      nextRunAt: next === undefined ? null : new Date(next).toISOString(),
       tokensPerRun: s.pace.tokens,
       creditsPerRun: s.pace.credits,
       basis: s.pace.basis,
-      tokens: times.length === 0 ? 0 : first + (times.length - 1) * s.pace.tokens,
-      credits: times.length * s.pace.credits,
+      tokens: spendOf(s.pace, t.total),
+      credits: t.total * s.pace.credits,
     };
   });
-  runs.sort((a, b) => a.at - b.at || a.order - b.order);
-  let spent = 0;
-  let exhausted: (typeof runs)[number] | undefined;
-  for (const run of runs) {
-    spent += run.tokens;
-    if (spent > remaining - reserve) {
-      exhausted = run;
-      break;
-    }
-  }
   const tokens = searches.reduce((n, s) => n + s.tokens, 0);
+  const exhausted =
+    tokens > remaining - reserve ? firstUncovered(input.searches, ticks, remaining - reserve, now) : null;
   return {
     at: input.now.toISOString(),
     resetAt: new Date(resetAt).toISOString(),
@@ -188,6 +168,36 @@ export function forecastAllotment(input: ForecastInput): AllotmentForecast {
     credits: searches.reduce((n, s) => n + s.credits, 0),
     tokensLeftAtReset: remaining - reserve - tokens,
     exhaustsAt: exhausted ? new Date(exhausted.at).toISOString() : null,
-    exhaustedBy: exhausted ? (input.searches[exhausted.order]?.search ?? null) : null,
+    exhaustedBy: exhausted?.search ?? null,
   };
+}
+
+/** The run whose spend first goes past `spendable` (the runs' total is known to): the earliest time the runs before
+ * it and at it pass the balance, then the searches running at that instant in config order. */
+function firstUncovered(
+  searches: readonly SearchPaceInput[],
+  ticks: readonly ScheduleTicks[],
+  spendable: number,
+  now: number,
+): { at: number; search: string } | null {
+  const spentBefore = (t: number): number =>
+    searches.reduce((n, s, i) => n + spendOf(s.pace, (ticks[i] as ScheduleTicks).before(t)), 0);
+  // The smallest `hi` with spentBefore(hi) > spendable: the run past the balance is at hi - 1.
+  let lo = now + 1;
+  let hi = Math.max(...ticks.map((t) => (t.total > 0 ? (t.at(t.total - 1) as number) + 1 : lo)));
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (spentBefore(mid) > spendable) hi = mid;
+    else lo = mid + 1;
+  }
+  const at = hi - 1;
+  let spent = spentBefore(at);
+  for (const [i, s] of searches.entries()) {
+    const t = ticks[i] as ScheduleTicks;
+    const n = t.before(at + 1);
+    if (n === t.before(at)) continue;
+    spent += spendOf(s.pace, n) - spendOf(s.pace, n - 1);
+    if (spent > spendable) return { at, search: s.search };
+  }
+  return null;
 }

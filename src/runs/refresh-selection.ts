@@ -4,7 +4,7 @@
  * least once every `maxAgeDays`, spread evenly over the search's runs in that interval.
  */
 import type { SavedSearch } from '../config/index.js';
-import { scheduledRunTimes } from './allotment-forecast.js';
+import { scheduleTicks } from './schedule-ticks.js';
 import type { KeptPartition } from './refresh-registry.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -26,9 +26,9 @@ export interface RefreshCadence {
 
 /** The search's runs in the next `maxAgeDays` from its schedule; a search without schedule is assumed to run daily. */
 export function refreshCadence(schedule: SavedSearch['schedule'], maxAgeDays: number, now: number): RefreshCadence {
-  const times = scheduledRunTimes(schedule, now, now + maxAgeDays * DAY_MS + 1);
-  if (!schedule || times.length === 0) return { runsPerInterval: Math.max(1, maxAgeDays), nextRunAt: now + DAY_MS };
-  return { runsPerInterval: times.length, nextRunAt: times[0] as number };
+  const ticks = scheduleTicks(schedule, now, now + maxAgeDays * DAY_MS + 1);
+  if (!schedule || ticks.total === 0) return { runsPerInterval: Math.max(1, maxAgeDays), nextRunAt: now + DAY_MS };
+  return { runsPerInterval: ticks.total, nextRunAt: ticks.at(0) as number };
 }
 
 export interface Selection {

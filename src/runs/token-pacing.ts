@@ -3,7 +3,8 @@
  * searches of higher `priority` need until the token reset at their pace (src/runs/allotment-forecast.ts). A paced
  * run is delayed, never failed. Pure: the queue's gate (jobs/sync-search/token-pace-gate.ts) supplies the figures.
  */
-import { scheduledRunTimes, type SearchPaceInput } from './allotment-forecast.js';
+import type { SearchPaceInput } from './allotment-forecast.js';
+import { scheduleTicks } from './schedule-ticks.js';
 
 export interface PacedSearch extends SearchPaceInput {
   priority: number;
@@ -40,9 +41,9 @@ export function paceRun(input: PaceInput): PaceDecision {
   if (resetAt <= now) return { delay: false, needed: 0, run, spendable, retryAt: null };
   const needed = input.searches
     .filter((s) => s.search !== input.search && s.priority > input.priority)
-    .reduce((n, s) => n + scheduledRunTimes(s.schedule, now, resetAt).length * s.pace.tokens, 0);
+    .reduce((n, s) => n + scheduleTicks(s.schedule, now, resetAt).total * s.pace.tokens, 0);
   // Nothing of higher priority to protect: the run goes (its budget stops it as without pacing).
   const delay = run > 0 && needed > 0 && spendable - run < needed;
-  const next = scheduledRunTimes(input.schedule, now, resetAt, 1)[0];
+  const next = scheduleTicks(input.schedule, now, resetAt).at(0);
   return { delay, needed, run, spendable, retryAt: delay ? (next ?? resetAt) : null };
 }

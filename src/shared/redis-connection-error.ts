@@ -23,3 +23,13 @@ export function isRedisConnectionError(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return (code !== undefined && CONNECTION_CODES.has(code)) || CONNECTION_MESSAGES.test(err.message);
 }
+
+/** Redis refuses writes while its memory is full (`maxmemory` under `noeviction`): it answers again once memory frees. */
+export function isRedisOutOfMemory(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('OOM command not allowed');
+}
+
+/** Redis could not be used for now (away, or out of memory): the `redis_unavailable` class of faults. */
+export function isRedisUnavailable(err: unknown): boolean {
+  return isRedisConnectionError(err) || isRedisOutOfMemory(err);
+}

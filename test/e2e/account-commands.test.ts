@@ -114,6 +114,27 @@ describe('plan --all and account (child process)', () => {
     expect(short.out).toMatch(new RegExp(`all-companies\\s+8\\s+${matches}\\s+0\\s+${8 * matches}\\s+0\\s+history`));
   });
 
+  it('plan --all: the searches never run are counted side by side, within the account count limit', async () => {
+    // 30 searches never run, each count 80 ms; the account answers 10 counts per window, as the config says.
+    fx = await startFixture('plan-all-lanes', {
+      salesIntel: { windowSeconds: 1, faults: { latency: { fixedMs: 80, jitterMs: 0 } } },
+      account: { limits: { search: 500, count: 10, dictionary: 500 } },
+    });
+    const names = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    const yaml = hubspotConfig(
+      names.map((n) => companySearch(n, '    schedule: {cron: "*/15 * * * *"}')).join(''),
+    ).replace('count: 500, dictionary: 500, windowSeconds: 60', 'count: 10, dictionary: 500, windowSeconds: 1');
+    const plan = await cli.run(fx, yaml, ['plan', '--all', '--json']);
+    expect(plan.code).toBe(0);
+    const { searches } = plan.last() as { searches: { search: string; basis: string }[] };
+    expect(searches.map((s) => [s.search, s.basis])).toEqual(names.map((n) => [n, 'count']));
+    const stats = fx.si.stats('worker');
+    expect(stats.operations.count).toBe(30);
+    expect(stats.peakInFlight.count).toBeGreaterThan(1);
+    expect(stats.peakPerWindow.count).toBeLessThanOrEqual(10);
+    expect(stats.served429.count).toBe(0);
+  });
+
   it('account: settings, the limits learned by one run and when, the balance and credits against the caps', async () => {
     fx = await startFixture('account');
     const yaml = hubspotConfig(COMPANY_SEARCH, '  credits: {maxPerDay: 40}');

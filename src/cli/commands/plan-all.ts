@@ -16,6 +16,7 @@ import {
   type SearchPaceInput,
 } from '../../runs/allotment-forecast.js';
 import { listRuns } from '../../runs/run-history.js';
+import { inLanes } from '../../shared/in-lanes.js';
 import type { Filter, SourceClient } from '../../source/index.js';
 import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
@@ -25,27 +26,36 @@ const HISTORY_DEPTH = 50;
 
 const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.view ?? []).includes('contacts');
 
-/** Each scheduled search's pace: its run history, else one free count (the only count this command spends per search). */
+/** Counts in flight at once (the account's count governor paces them, as a run's re-count). */
+const COUNT_LANES = 32;
+
+/**
+ * Each scheduled search's pace: its run history, else one free count (the only count this command spends per
+ * search), the searches side by side in lanes.
+ */
 async function paces(
   config: AppConfig,
   source: SourceClient,
   redis: Redis,
   prefix: string,
 ): Promise<SearchPaceInput[]> {
-  const out: SearchPaceInput[] = [];
-  for (const s of config.searches.filter((x) => x.schedule !== undefined)) {
-    const history = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
-    // Refresh mode `changed`: the first run walks everything, the later ones their share (src/runs/refresh-selection.ts).
-    const refresh = refreshSettings(config, s);
-    const changed =
-      refresh.mode === 'changed'
-        ? { runsPerInterval: refreshCadence(s.schedule, refresh.maxAgeDays, Date.now()).runsPerInterval }
-        : undefined;
-    const pace: RunPace =
-      history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s), changed);
-    out.push({ search: s.name, schedule: s.schedule, pace });
-  }
-  return out;
+  const now = Date.now();
+  return inLanes(
+    config.searches.filter((x) => x.schedule !== undefined),
+    COUNT_LANES,
+    async (s): Promise<SearchPaceInput> => {
+      const history = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
+      // Refresh mode `changed`: the first run walks everything, the later ones their share (src/runs/refresh-selection.ts).
+      const refresh = refreshSettings(config, s);
+      const changed =
+        refresh.mode === 'changed'
+          ? { runsPerInterval: refreshCadence(s.schedule, refresh.maxAgeDays, now).runsPerInterval }
+          : undefined;
+      const pace: RunPace =
+        history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s), changed);
+      return { search: s.name, schedule: s.schedule, pace };
+    },
+  );
 }
 
 function render(f: AllotmentForecast | null, searches: SearchPaceInput[]): string {

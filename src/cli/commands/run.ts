@@ -81,6 +81,7 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   if (summary.error?.code === 'source_validation_failed') await reportFilterRefusal(cmd, logger);
   cmd.close();
   if (summary.error && CONFIG_ERROR_CODES.has(summary.error.code)) return EXIT.config;
+  if (summary.error?.code === 'redis_unavailable') return EXIT.redisUnreachable;
   return exitCodeOf(summary);
 }
 

@@ -21,6 +21,7 @@ import {
 import type { DashboardServer } from '../../server/index.js';
 import type { Alerting } from '../../alerts/index.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
+import { assertNoEviction } from '../../shared/redis-eviction.js';
 import { closeRedis, createRedis } from '../../shared/redis.js';
 import { watchRedis } from '../../shared/redis-watch.js';
 import { listGovernorSnapshots } from '../../shared/governor-snapshots.js';
@@ -117,6 +118,11 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
   const { config, logger, roles } = opts;
   const live = createLiveConfig(config, opts.configPath);
   const connection = watchRedis(createRedis(opts.redisUrl), { logger });
+  // Before any role: a Redis that evicts would drop locks and jobs mid-run (waits for Redis while it is away).
+  await assertNoEviction(connection).catch(async (err: unknown) => {
+    await closeRedis(connection);
+    throw err;
+  });
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
   const queues = openQueues(ctx, logger);

@@ -15,13 +15,15 @@ import { EXIT } from '../exit-codes.js';
 import { crmPreflightIssues, sourceAuthIssues } from '../preflight-issues.js';
 import { connectRedis } from '../redis-connect.js';
 import { nounCount } from '../../shared/noun-count.js';
+import { evictionPolicy, RedisEvictionPolicyError, REQUIRED_POLICY } from '../../shared/redis-eviction.js';
 
 export interface ValidateOptions extends ConfigOption, JsonOption {
   online?: boolean;
 }
 
-/** What `--online` asks the remotes: the API's token and dictionaries, and each search's CRM preflight. */
+/** What `--online` asks the remotes: Redis's eviction policy, the API's token and dictionaries, each CRM preflight. */
 interface OnlineChecks {
+  redisPolicy(): Promise<string | null>;
   authenticate(): Promise<void>;
   lookup: DictionaryLookup;
   /** What the API refuses in search `index`'s filter (one count: no token). */
@@ -44,6 +46,7 @@ async function withOnlineChecks<T>(loaded: LoadedConfig, use: (checks: OnlineChe
   const entries = cachedEntries(client, redis, prefix);
   try {
     return await use({
+      redisPolicy: () => evictionPolicy(redis),
       authenticate: () => client.authenticate(),
       lookup: async (name) => (await entries(name)).map((e) => e.value),
       askFilter: (index) => askFilter(client, loaded, index),
@@ -56,15 +59,21 @@ async function withOnlineChecks<T>(loaded: LoadedConfig, use: (checks: OnlineChe
 }
 
 /**
- * The API's credentials first (nothing else can be asked without them), then filter values, each filter as the API
- * reads it, and CRM preflights.
+ * Redis's eviction policy (the workers refuse to start on any but noeviction), the API's credentials (nothing else
+ * can be asked without them), then filter values, each filter as the API reads it, and CRM preflights.
  */
 function onlineIssues(loaded: LoadedConfig): Promise<ConfigIssue[]> {
   return withOnlineChecks(loaded, async (checks) => {
+    const policy = await checks.redisPolicy();
+    const redis =
+      policy === null || policy === REQUIRED_POLICY
+        ? []
+        : [{ file: loaded.file, line: 0, column: 0, path: '', message: new RedisEvictionPolicyError(policy).message }];
     const refused = await sourceAuthIssues(loaded, checks.authenticate);
-    if (refused.length > 0) return refused;
+    if (refused.length > 0) return [...redis, ...refused];
     const values = await checkFilterValues(loaded, checks.lookup);
     return [
+      ...redis,
       ...values,
       ...(await checkFilterBodies(loaded, checks.askFilter, values)),
       ...(await crmPreflightIssues(loaded, checks.preflight)),

@@ -184,7 +184,27 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     }
   }
 
+  const inFlight = new Map<string, number>();
+  /** Counts the account's requests of an operation under way (latency included) for `peakInFlight`. */
   async function handle(req: IncomingMessage, rawBody: string): Promise<Reply> {
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const op = resolveRoute(url.pathname.slice(basePath.length) || '/')?.operation;
+    const bearer = BEARER.exec(req.headers.authorization ?? '');
+    const accountId = bearer ? tokens.verify(bearer[1]!) : undefined;
+    if (!op || accountId === undefined || !accounts.has(accountId)) return handleRequest(req, rawBody);
+    const key = `${accountId}|${op}`;
+    const now = (inFlight.get(key) ?? 0) + 1;
+    inFlight.set(key, now);
+    const s = stats.of(accountId);
+    s.peakInFlight[op] = Math.max(s.peakInFlight[op], now);
+    try {
+      return await handleRequest(req, rawBody);
+    } finally {
+      inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
+    }
+  }
+
+  async function handleRequest(req: IncomingMessage, rawBody: string): Promise<Reply> {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = req.method ?? 'GET';
     if (basePath !== '' && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`))

@@ -19,6 +19,7 @@ function emptyStats(): EmulatorStats {
     operations: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,
     served429: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,
     peakPerWindow: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,
+    peakInFlight: Object.fromEntries(OPERATIONS.map((o) => [o, 0])) as Record<RateOperation, number>,
     served402: 0,
     served401: 0,
     served5xx: 0,
@@ -37,6 +38,7 @@ function addInto(target: EmulatorStats, s: EmulatorStats): void {
     target.served429[o] += s.served429[o];
     // Windows are per account: the peak over several accounts is the highest single one, not a sum.
     target.peakPerWindow[o] = Math.max(target.peakPerWindow[o], s.peakPerWindow[o]);
+    target.peakInFlight[o] = Math.max(target.peakInFlight[o], s.peakInFlight[o]);
   }
   target.served402 += s.served402;
   target.served401 += s.served401;

@@ -159,6 +159,8 @@ export interface EmulatorStats {
   served429: Record<RateOperation, number>;
   /** Highest request count of any one rate-limit window per operation (refused requests included). */
   peakPerWindow: Record<RateOperation, number>;
+  /** Most requests of an operation under way at once (the emulated latency included). */
+  peakInFlight: Record<RateOperation, number>;
   served402: number;
   served401: number;
   served5xx: number;
