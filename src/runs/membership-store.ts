@@ -6,6 +6,7 @@
  * Keys share one hash tag per search, so the update is one script on a Redis Cluster too.
  */
 import type { Redis } from 'ioredis';
+import { chunks } from '../crm/chunks.js';
 import { luaScript, runLua, type LuaScript } from '../shared/lua-script.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
@@ -39,6 +40,11 @@ export interface MembershipCounts {
   pending: number;
   unlisted: number;
 }
+
+/** Keys per Redis command: a whole set in one call overflows Node's argument limit and blocks Redis. */
+export const KEYS_PER_COMMAND = 1000;
+/** Keys per page when a set is read in cursor steps. */
+export const KEYS_PER_PAGE = 5000;
 
 const COUNTS = luaScript('membershipCounts', 3, new URL('./membership-counts.lua', import.meta.url));
 const UPDATE = luaScript('membershipUpdate', 5, new URL('./membership-update.lua', import.meta.url));
@@ -74,11 +80,9 @@ export async function addRunMatched(
 ): Promise<void> {
   if (keys.length === 0) return;
   const key = runMatchedKey(search, runId, prefix);
-  await redis
-    .multi()
-    .sadd(key, ...keys)
-    .expire(key, RUN_MATCHED_TTL_SECONDS)
-    .exec();
+  const multi = redis.multi();
+  for (const part of chunks(keys, KEYS_PER_COMMAND)) multi.sadd(key, ...part);
+  await multi.expire(key, RUN_MATCHED_TTL_SECONDS).exec();
 }
 
 /** Drops a run's matched set: the run ended without a complete walk and nothing will resume it. */
@@ -159,14 +163,39 @@ export class MembershipStore {
     return { members: m, pending: p, unlisted: u };
   }
 
-  /** Confirmed leavers not acted on yet (match keys, sorted). */
+  /** Confirmed leavers not acted on yet (match keys, sorted): what `leavers` lists. */
   async pending(): Promise<string[]> {
-    return (await this.redis.smembers(this.keys.pending)).sort();
+    const all: string[] = [];
+    for await (const page of this.pages(this.keys.pending)) all.push(...page);
+    return [...new Set(all)].sort();
+  }
+
+  /** Confirmed leavers not acted on yet, page by page (a page may repeat keys of an earlier one). */
+  pendingPages(): AsyncGenerator<string[]> {
+    return this.pages(this.keys.pending);
+  }
+
+  /** How many confirmed leavers are not acted on yet. */
+  async pendingCount(): Promise<number> {
+    return this.redis.scard(this.keys.pending);
   }
 
   /** These leavers were acted on (or need nothing): no longer pending. */
   async done(keys: readonly string[]): Promise<void> {
-    if (keys.length > 0) await this.redis.srem(this.keys.pending, ...keys);
+    for (const part of chunks(keys, KEYS_PER_COMMAND)) await this.redis.srem(this.keys.pending, ...part);
+  }
+
+  /**
+   * A set's members in cursor steps (SSCAN): neither Redis nor the worker handles the whole set at once. A page has
+   * no repeats; SSCAN may return a key again in a later page.
+   */
+  private async *pages(key: string): AsyncGenerator<string[]> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.sscan(key, cursor, 'COUNT', KEYS_PER_PAGE);
+      cursor = next;
+      if (keys.length > 0) yield [...new Set(keys)];
+    } while (cursor !== '0');
   }
 
   /**
@@ -178,16 +207,24 @@ export class MembershipStore {
     await this.redis.multi().del(this.keys.listed).hset(this.keys.meta, 'listId', listId).exec();
   }
 
-  /** Members not in the search's CRM list yet (match keys, sorted). */
-  async unlisted(): Promise<string[]> {
-    return (await this.redis.sdiff(this.keys.members, this.keys.listed)).sort();
+  /**
+   * Members not in the search's CRM list yet, page by page: a page is checked against the list marks when it is read,
+   * so keys marked listed meanwhile are not returned again.
+   */
+  async *unlistedPages(): AsyncGenerator<string[]> {
+    for await (const keys of this.pages(this.keys.members)) {
+      const listed = await this.redis.smismember(this.keys.listed, ...keys);
+      const page = keys.filter((_, i) => listed[i] === 0);
+      if (page.length > 0) yield page;
+    }
   }
 
   /** These keys are in the search's CRM list now (`true`) or no longer (`false`). */
   async markListed(keys: readonly string[], listed: boolean): Promise<void> {
-    if (keys.length === 0) return;
-    if (listed) await this.redis.sadd(this.keys.listed, ...keys);
-    else await this.redis.srem(this.keys.listed, ...keys);
+    for (const part of chunks(keys, KEYS_PER_COMMAND)) {
+      if (listed) await this.redis.sadd(this.keys.listed, ...part);
+      else await this.redis.srem(this.keys.listed, ...part);
+    }
   }
 
   /** Leavers applied on purpose: the last run's matches become the guard's baseline. */

@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { luaScript, runLua } from '../shared/lua-script.js';
-import { runMatchedKey, RUN_MATCHED_TTL_SECONDS } from './membership-store.js';
+import { chunks } from '../crm/chunks.js';
+import { KEYS_PER_COMMAND, runMatchedKey, RUN_MATCHED_TTL_SECONDS } from './membership-store.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A registry outlives its interval: a search paused for weeks walks in full when it comes back. */
@@ -54,11 +55,9 @@ export async function addRunKeys(
   if (keys.length === 0) return;
   const key = `${base(search, prefix)}:run:${runId}`;
   const id = partitionId(filter);
-  await redis
-    .multi()
-    .hset(key, ...keys.flatMap((k) => [k, id]))
-    .expire(key, RUN_MATCHED_TTL_SECONDS)
-    .exec();
+  const multi = redis.multi();
+  for (const part of chunks(keys, KEYS_PER_COMMAND)) multi.hset(key, ...part.flatMap((k) => [k, id]));
+  await multi.expire(key, RUN_MATCHED_TTL_SECONDS).exec();
 }
 
 /** Drops a run's keys by partition: the run ended without a complete walk and nothing will resume it. */
