@@ -3,11 +3,12 @@
  * match keys of every committed batch to its own matched set (kept by run id, so a resumed attempt adds to it);
  * only a complete run's set is compared with the membership (`settle`), which says who entered, who left (absent
  * from `confirmRuns` consecutive complete runs) and whether the leave guard holds the leavers back.
- * Keys share one hash tag per search, so the update is one script on a Redis Cluster too.
+ * Every read and write goes in bounded steps (cursor pages, chunked commands): neither Redis nor the worker handles a
+ * whole set at once. Keys share one hash tag per search, so a step is one script on a Redis Cluster too.
  */
 import type { Redis } from 'ioredis';
 import { chunks } from '../crm/chunks.js';
-import { luaScript, runLua, type LuaScript } from '../shared/lua-script.js';
+import { luaScript, runLua } from '../shared/lua-script.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -46,9 +47,14 @@ export const KEYS_PER_COMMAND = 1000;
 /** Keys per page when a set is read in cursor steps. */
 export const KEYS_PER_PAGE = 5000;
 
-const COUNTS = luaScript('membershipCounts', 3, new URL('./membership-counts.lua', import.meta.url));
-const UPDATE = luaScript('membershipUpdate', 5, new URL('./membership-update.lua', import.meta.url));
-const FORECAST = luaScript('membershipForecast', 6, new URL('./membership-forecast.lua', import.meta.url));
+/** Entries a settle step visits (SSCAN COUNT): a step stays far below a millisecond per thousand. */
+const SETTLE_STEP = 1000;
+const SETTLE = luaScript(
+  'membershipSettleStep',
+  7,
+  new URL('./step-progress.lua', import.meta.url),
+  new URL('./membership-settle-step.lua', import.meta.url),
+);
 
 function base(search: string, prefix: string): string {
   return `${prefix}:mirror:{${search}}`;
@@ -92,7 +98,7 @@ export async function dropRunMatched(
   runId: string,
   prefix: string = DEFAULT_RUNS_PREFIX,
 ): Promise<void> {
-  await redis.del(runMatchedKey(search, runId, prefix));
+  await redis.unlink(runMatchedKey(search, runId, prefix));
 }
 
 export class MembershipStore {
@@ -114,53 +120,88 @@ export class MembershipStore {
     };
   }
 
-  /** A complete run's matched set becomes the membership (its set is consumed). */
+  /** A complete run's matched set becomes the membership (its set is consumed), step by step. */
   async settle(runId: string, rules: LeaveRules): Promise<Settled> {
-    return this.run(UPDATE, runId, rules);
+    for (;;) {
+      const settled = await this.settleStep(runId, rules);
+      if (settled !== null) return settled;
+    }
+  }
+
+  /**
+   * One bounded step of `settle`: its figures once the last step ran, else null. A settle cut off between steps
+   * (the worker gone) goes on where it was when `settle` is called again for the run.
+   */
+  async settleStep(runId: string, rules: LeaveRules): Promise<Settled | null> {
+    const { members, absent, pending, meta } = this.keys;
+    const matched = runMatchedKey(this.search, runId, this.prefix);
+    // Beside the run's matched set (`:run:`): transient, and told apart from the membership as it is.
+    const keys = [members, absent, pending, meta, matched, `${matched}:settle`, `${matched}:leaving`];
+    const args = [rules.confirmRuns, rules.maxShare, SETTLE_STEP, RUN_MATCHED_TTL_SECONDS];
+    const reply = (await runLua<number[]>(this.redis, SETTLE, keys, args)).map(Number);
+    const [done, entered, left, count, guarded, waiting] = reply as [number, number, number, number, number, number];
+    return done === 1 ? { entered, left, matched: count, guarded: guarded === 1, pending: waiting } : null;
   }
 
   /**
    * What settling a dry run's matched set would do (its set is consumed, the membership unchanged): `left` counts
    * the members it would confirm, `pending` the leavers pending before that it does not match; with a list,
    * `listAdds` the members not in it after the settle, `listRemoves` the leavers in it that `removeFromList` takes
-   * out (none when the guard holds them).
+   * out (none when the guard holds them). Read page by page.
    */
   async forecast(runId: string, rules: LeaveRules, list: 'none' | 'list' | 'removeFromList'): Promise<Forecast> {
     const { members, absent, pending, meta, listed } = this.keys;
-    const mode = { none: 0, list: 1, removeFromList: 2 }[list];
-    const keys = [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), listed];
-    const reply = await runLua<number[]>(this.redis, FORECAST, keys, [rules.confirmRuns, rules.maxShare, mode]);
-    const [entered, left, matched, guarded, waiting, listAdds, listRemoves] = reply.map(Number) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
-    return { entered, left, matched, guarded: guarded === 1, pending: waiting, listAdds, listRemoves };
-  }
-
-  private async run(script: LuaScript, runId: string, rules: LeaveRules): Promise<Settled> {
-    const { members, absent, pending, meta } = this.keys;
-    const reply = await runLua<number[]>(
-      this.redis,
-      script,
-      [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix)],
-      [rules.confirmRuns, rules.maxShare],
-    );
-    const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
-    return { entered, left, matched, guarded: guarded === 1, pending: waiting };
+    const run = runMatchedKey(this.search, runId, this.prefix);
+    const [matched, baselineText] = await Promise.all([this.redis.scard(run), this.redis.hget(meta, 'baseline')]);
+    const baseline = baselineText === null ? null : Number(baselineText);
+    const guarded =
+      matched === 0 || (baseline !== null && baseline > 0 && (baseline - matched) / baseline > rules.maxShare);
+    const removing = list === 'removeFromList' && !guarded;
+    const f = { entered: 0, left: 0, pending: 0, listAdds: 0, listRemoves: 0 };
+    const inSets = async (page: string[], ...sets: string[]): Promise<number[][]> =>
+      Promise.all(sets.map((set) => this.redis.smismember(set, ...page)));
+    for await (const page of this.pages(run)) {
+      const [inMembers, inList] = await inSets(page, members, listed);
+      page.forEach((_, i) => {
+        if (inMembers![i] === 1) return;
+        f.entered += 1;
+        // After the settle the members are (members - leaving) + matched: those not in the list yet are added.
+        if (list !== 'none' && inList![i] === 0) f.listAdds += 1;
+      });
+    }
+    for await (const page of this.pages(members)) {
+      const [[inRun, inList], absences] = await Promise.all([
+        inSets(page, run, listed),
+        this.redis.hmget(absent, ...page),
+      ]);
+      page.forEach((_, i) => {
+        const leaving = inRun![i] === 0 && Number(absences[i] ?? 0) + 1 >= rules.confirmRuns;
+        if (leaving) f.left += 1;
+        if (list === 'none') return;
+        if (!leaving && inList![i] === 0) f.listAdds += 1;
+        if (leaving && removing && inList![i] === 1) f.listRemoves += 1;
+      });
+    }
+    // The leavers acted on are the pending ones not matched again and the newly confirmed: removed if in the list.
+    for await (const page of this.pages(pending)) {
+      const [inRun, inList] = await inSets(page, run, listed);
+      page.forEach((_, i) => {
+        if (inRun![i] === 1) return;
+        f.pending += 1;
+        if (removing && inList![i] === 1) f.listRemoves += 1;
+      });
+    }
+    await this.redis.unlink(run);
+    return { ...f, matched, guarded };
   }
 
   /** The mirror's size now; `unlisted` only for a search with a list (`withList`), else 0. */
   async counts(withList: boolean): Promise<MembershipCounts> {
-    const { members, pending, listed } = this.keys;
-    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed], [withList ? 1 : 0])).map(
-      Number,
-    ) as [number, number, number];
-    return { members: m, pending: p, unlisted: u };
+    const { members, pending } = this.keys;
+    const [m, p] = await Promise.all([this.redis.scard(members), this.redis.scard(pending)]);
+    let unlisted = 0;
+    if (withList) for await (const page of this.unlistedPages()) unlisted += page.length;
+    return { members: m, pending: p, unlisted };
   }
 
   /** Confirmed leavers not acted on yet (match keys, sorted): what `leavers` lists. */
@@ -204,7 +245,7 @@ export class MembershipStore {
    */
   async keepListId(listId: string): Promise<void> {
     if ((await this.redis.hget(this.keys.meta, 'listId')) === listId) return;
-    await this.redis.multi().del(this.keys.listed).hset(this.keys.meta, 'listId', listId).exec();
+    await this.redis.multi().unlink(this.keys.listed).hset(this.keys.meta, 'listId', listId).exec();
   }
 
   /**
