@@ -47,8 +47,8 @@ export const KEYS_PER_COMMAND = 1000;
 /** Keys per page when a set is read in cursor steps. */
 export const KEYS_PER_PAGE = 5000;
 
-/** Entries a settle step visits (SSCAN COUNT): a step stays far below a millisecond per thousand. */
-const SETTLE_STEP = 1000;
+/** Entries a settle step visits (SSCAN COUNT): the work of one call, whatever the size of the sets. */
+const SETTLE_STEP = 500;
 const SETTLE = luaScript(
   'membershipSettleStep',
   7,

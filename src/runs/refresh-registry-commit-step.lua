@@ -22,9 +22,11 @@ local step = tonumber(ARGV[7])
 local S = KEYS[7]
 local phase, cursor = step_progress(S, 'registry', tonumber(ARGV[8]), 'kept', 0, 'held', 0)
 
+-- Counted once per step (HINCRBY at its end); a key visited twice (SCAN may repeat one) is held once.
+local kept, held = 0, 0
 local function hold(key)
   redis.call('SADD', KEYS[3], key)
-  redis.call('HINCRBY', S, 'held', redis.call('SADD', KEYS[10], key))
+  held = held + redis.call('SADD', KEYS[10], key)
 end
 
 if phase == 'registry' then
@@ -36,12 +38,13 @@ if phase == 'registry' then
       -- A record this run found in a walked partition stays there.
       if redis.call('HSETNX', KEYS[2], key, id) == 1 then
         redis.call('SADD', KEYS[3], key)
-        redis.call('HINCRBY', S, 'kept', 1)
+        kept = kept + 1
       end
     elseif redis.call('HEXISTS', KEYS[2], key) == 0 then
       redis.call('SADD', KEYS[9], key)
     end
   end
+  redis.call('HINCRBY', S, 'kept', kept)
   step_advance(S, r[1], 'held')
 elseif phase == 'held' then
   -- Held before: found again, or released once every partition was walked after it went (then it is absent).
@@ -55,6 +58,7 @@ elseif phase == 'held' then
       hold(key)
     end
   end
+  redis.call('HINCRBY', S, 'held', held)
   step_advance(S, r[1], 'gone')
 elseif phase == 'gone' and now > covered then
   local r = redis.call('SSCAN', KEYS[9], cursor, 'COUNT', step)
@@ -62,9 +66,10 @@ elseif phase == 'gone' and now > covered then
     hold(key)
     if keep then redis.call('HSETNX', KEYS[6], key, now) end
   end
+  redis.call('HINCRBY', S, 'held', held)
   step_advance(S, r[1], 'swap')
 else
-  local kept, held = unpack(redis.call('HMGET', S, 'kept', 'held'))
+  kept, held = unpack(redis.call('HMGET', S, 'kept', 'held'))
   if keep then
     -- Freed in the background (RENAME would free the old registry's keys within the call).
     redis.call('UNLINK', KEYS[1])
