@@ -34,7 +34,7 @@ export interface RefreshRegistry {
 }
 
 /** Entries a commit step visits (SCAN COUNT). */
-const COMMIT_STEP = 500;
+const COMMIT_STEP = 200;
 const COMMIT = luaScript(
   'refreshRegistryCommitStep',
   10,
