@@ -6,7 +6,8 @@
  * of the membership and list state, and the scenario's checks (the unchanged run 4 makes 0 list writes); exits 1 when
  * a check fails.
  * Run: REDIS_URL=redis://127.0.0.1:6379/<db> npx tsx bench/mirror-lists.ts [companies=100000] [rate=500/60]
- * [hubspotPer10s=190] (`rate`: API searches per window / window seconds; JSON to $BENCH_OUT when set).
+ * [hubspotPer10s=190] [runs=all|unchanged] (`rate`: API searches per window / window seconds; `unchanged`: run 1
+ * and an unchanged run 2 only; JSON to $BENCH_OUT when set).
  */
 import { writeFileSync } from 'node:fs';
 import { runMirrorScenario } from './lib/mirror-scenario.js';
@@ -16,6 +17,7 @@ import { ensureBuilt } from './lib/worker-process.js';
 const COMPANIES = Number(process.argv[2] ?? 100_000);
 const [LIMIT, WINDOW_S] = (process.argv[3] ?? '500/60').split('/').map(Number) as [number, number];
 const HUBSPOT_PER_10S = Number(process.argv[4] ?? 190);
+const RUNS = process.argv[5] === 'unchanged' ? 'unchanged' : 'all';
 
 ensureBuilt();
 const started = { machine: machine(), load: load(), at: new Date().toISOString() };
@@ -28,7 +30,8 @@ const result = await runMirrorScenario({
   hubspotPer10s: HUBSPOT_PER_10S,
   latency: { fixedMs: 150, jitterMs: 150 },
   align: true,
-  plainRun: true,
+  plainRun: RUNS === 'all',
+  runs: RUNS,
   runtime: 'dist',
   onRun: (r) => console.log(JSON.stringify(r)),
 });

@@ -35,6 +35,8 @@ export interface MirrorScenarioOptions {
   align: boolean;
   /** The run without `list:` at the end. */
   plainRun: boolean;
+  /** `unchanged`: only run 1 and an unchanged run 2 (nobody moves): the list's size edge, cheaper than all four. */
+  runs?: 'all' | 'unchanged';
   runtime: 'dist' | 'tsx';
   /** Redis and key prefix (default: the bench database, a fresh prefix). */
   redisUrl?: string;
@@ -77,6 +79,8 @@ export interface RunFigures {
   api429: number;
   listSize: number | undefined;
   loadBefore: string;
+  /** The worker process's peak resident memory (getrusage maxrss). */
+  workerPeakRssMb: number;
 }
 
 export interface MemoryFigures {
@@ -127,6 +131,7 @@ function listFigures(
   stats: HostStats,
   rates: MirrorScenarioOptions,
   loadBefore: string,
+  workerPeakRssMb: number,
 ): RunFigures {
   const hs = stats.hubspot!;
   const listCalls = Object.fromEntries(
@@ -170,6 +175,7 @@ function listFigures(
       stats.salesIntel.served429.search + stats.salesIntel.served429.count + stats.salesIntel.served429.dictionary,
     listSize: hs.lists[LIST_NAME],
     loadBefore,
+    workerPeakRssMb: round(workerPeakRssMb, 1),
   };
 }
 
@@ -242,7 +248,7 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
     } catch {
       throw new Error(`${label}: worker exited ${result.exitCode} without a summary: ${result.stderr.slice(-2000)}`);
     }
-    const f = listFigures(label, summary, await host.stats(), o, loadBefore);
+    const f = listFigures(label, summary, await host.stats(), o, loadBefore, result.usage.maxRssMb);
     runs.push(f);
     o.onRun?.(f);
     return f;
@@ -258,6 +264,18 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
       entering.map((id) => ({ id, headcount: OUT })),
     );
     const r1 = await run('mirror', `run 1: ${o.companies} companies enter`);
+    const n = o.companies;
+    if (o.runs === 'unchanged') {
+      const r2 = await run('mirror', 'run 2: unchanged');
+      const memory = await memoryOf(redis, prefix, 'mirror');
+      const checks = {
+        'run 1: every company entered and is in the list':
+          r1.status === 'completed' && r1.records === n && r1.entered === n && r1.listAdded === n && r1.listSize === n,
+        'run 2 (unchanged): 0 list writes':
+          r2.listWrites === 0 && r2.listAdded === 0 && r2.listRemoved === 0 && r2.listSize === n,
+      };
+      return { runs, memory, checks };
+    }
     await moveCompanies(host, [
       ...leaving.map((id) => ({ id, headcount: OUT })),
       ...entering.map((id, i) => ({ id, headcount: 10 + (i % 500) })),
@@ -267,7 +285,6 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
     const r4 = await run('mirror', 'run 4: unchanged');
     const memory = await memoryOf(redis, prefix, 'mirror');
     const plain = o.plainRun ? await run('plain', 'run 5: the same filter without list:') : undefined;
-    const n = o.companies;
     const checks: Record<string, boolean> = {
       'run 1: every company entered and is in the list':
         r1.status === 'completed' && r1.records === n && r1.entered === n && r1.listAdded === n && r1.listSize === n,

@@ -51,32 +51,40 @@ export async function actOnLeavers(
   input: LeaversInput,
 ): Promise<{ acted: number; pending: number; reason?: string; listRemoved?: number }> {
   const { store, instance } = await membershipOf(input);
-  const keys = await store.pending();
   const onLeave = input.search.onLeave ?? 'nothing';
+  // Page by page (each page acted on and cleared before the next is read): the worker never holds every leaver. A
+  // page may repeat keys of an earlier one: the counts come from the pending set, not from the pages.
+  const pages = store.pendingPages();
+  const before = await store.pendingCount();
   if (onLeave === 'nothing') {
-    await store.done(keys);
+    for await (const keys of pages) await store.done(keys);
     return { acted: 0, pending: 0 };
   }
   if (onLeave === 'removeFromList') {
-    const listRemoved = await removeFromList({ ...input, store }, keys);
-    await store.done(keys);
-    return { acted: keys.length, pending: 0, listRemoved };
+    const listRemoved = await removeFromList({ ...input, store }, pages, (keys) => store.done(keys));
+    return { acted: before - (await store.pendingCount()), pending: 0, listRemoved };
   }
-  const common = {
-    sink: input.crm.sink,
-    target: input.crm.mapping.target,
-    keys,
-    hashes: { redis: input.redis, keyPrefix: input.prefix, destination: input.search.destination, instance },
-    ...(input.signal ? { signal: input.signal } : {}),
-  };
-  const { acted, refused, reason } =
-    onLeave === 'archive'
-      ? await archiveLeavers(common)
-      : await applyLeaveFields({ ...common, setFields: onLeave.setFields });
-  // An archived record left every list of the CRM: if it re-enters, the list step adds it (its new record) again.
-  if (onLeave === 'archive') await store.markListed(acted, false);
-  await store.done(acted);
-  return { acted: acted.length, pending: refused, ...(reason === undefined ? {} : { reason: redactText(reason) }) };
+  const hashes = { redis: input.redis, keyPrefix: input.prefix, destination: input.search.destination, instance };
+  let reason: string | undefined;
+  for await (const keys of pages) {
+    const common = {
+      sink: input.crm.sink,
+      target: input.crm.mapping.target,
+      keys,
+      hashes,
+      ...(input.signal ? { signal: input.signal } : {}),
+    };
+    const page =
+      onLeave === 'archive'
+        ? await archiveLeavers(common)
+        : await applyLeaveFields({ ...common, setFields: onLeave.setFields });
+    // An archived record left every list of the CRM: if it re-enters, the list step adds it (its new record) again.
+    if (onLeave === 'archive') await store.markListed(page.acted, false);
+    await store.done(page.acted);
+    reason ??= page.reason;
+  }
+  const pending = await store.pendingCount();
+  return { acted: before - pending, pending, ...(reason === undefined ? {} : { reason: redactText(reason) }) };
 }
 
 /** What `prospect-sync leavers` shows: the pending leavers (match keys), and with `--apply` what was done. */

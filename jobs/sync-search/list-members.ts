@@ -39,30 +39,50 @@ async function resolve(list: OpenList, input: ListInput, keys: readonly string[]
   return keys.length === 0 ? new Map() : list.lists.recordIds(object, matchField, keys, options(input));
 }
 
-/** Adds every member not in the list yet; returns how many the CRM added. Keys the CRM does not hold are tried again next run. */
+/**
+ * Adds every member not in the list yet, page by page (a page's keys resolved, added and marked before the next is
+ * read: the worker never holds the whole membership); returns how many the CRM added. Keys the CRM does not hold are
+ * tried again next run.
+ */
 export async function addMembersToList(input: ListInput): Promise<number> {
   const list = await openList(input);
   if (list === undefined) return 0;
-  const ids = await resolve(list, input, await input.store.unlisted());
-  if (ids.size === 0) return 0;
-  const change = await list.lists.changeMembers(list.listId, [...ids.values()], [], options(input));
-  const missing = new Set(change.missing);
-  await input.store.markListed(
-    [...ids].filter(([, id]) => !missing.has(id)).map(([key]) => key),
-    true,
-  );
-  return change.added.length;
+  let added = 0;
+  for await (const page of input.store.unlistedPages()) {
+    const ids = await resolve(list, input, page);
+    if (ids.size === 0) continue;
+    const change = await list.lists.changeMembers(list.listId, [...ids.values()], [], options(input));
+    const missing = new Set(change.missing);
+    await input.store.markListed(
+      [...ids].filter(([, id]) => !missing.has(id)).map(([key]) => key),
+      true,
+    );
+    added += change.added.length;
+  }
+  return added;
 }
 
-/** Removes these leavers from the list (those the CRM no longer holds need nothing); returns how many it removed. */
-export async function removeFromList(input: ListInput, keys: readonly string[]): Promise<number> {
+/**
+ * Removes these leavers from the list, page by page (those the CRM no longer holds need nothing), calling `removed`
+ * with each page once it is out of the list; returns how many the CRM removed.
+ */
+export async function removeFromList(
+  input: ListInput,
+  pages: AsyncIterable<string[]>,
+  removed: (keys: string[]) => Promise<void>,
+): Promise<number> {
   const list = await openList(input);
-  if (list === undefined) return 0;
-  const ids = await resolve(list, input, keys);
-  const change =
-    ids.size === 0
-      ? { removed: [] }
-      : await list.lists.changeMembers(list.listId, [], [...ids.values()], options(input));
-  await input.store.markListed(keys, false);
-  return change.removed.length;
+  let count = 0;
+  for await (const keys of pages) {
+    if (list !== undefined) {
+      const ids = await resolve(list, input, keys);
+      if (ids.size > 0) {
+        const change = await list.lists.changeMembers(list.listId, [], [...ids.values()], options(input));
+        count += change.removed.length;
+      }
+      await input.store.markListed(keys, false);
+    }
+    await removed(keys);
+  }
+  return count;
 }

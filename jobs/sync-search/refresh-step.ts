@@ -88,7 +88,7 @@ export async function refreshStep(input: RefreshStepInput): Promise<RefreshSumma
   const partitions = [...fresh, ...kept];
   const registry = input.dryRun || split ? null : { fingerprint: state.fingerprint, savedAt: state.at, partitions };
   // Members gone from a walked partition are held until every partition holding records was walked after they went.
-  const covered = Math.min(state.at, ...partitions.filter((p) => p.count > 0).map((p) => p.walkedAt));
+  const covered = partitions.reduce((min, p) => (p.count > 0 ? Math.min(min, p.walkedAt) : min), state.at);
   const { held } = await store.commit(runId, state.at, covered, [...state.skipped, ...groups], registry);
   if (split && !input.dryRun) await store.drop();
   return { ...summary, ...(held > 0 ? { held } : {}) };

@@ -3,10 +3,12 @@
  * match keys of every committed batch to its own matched set (kept by run id, so a resumed attempt adds to it);
  * only a complete run's set is compared with the membership (`settle`), which says who entered, who left (absent
  * from `confirmRuns` consecutive complete runs) and whether the leave guard holds the leavers back.
- * Keys share one hash tag per search, so the update is one script on a Redis Cluster too.
+ * Every read and write goes in bounded steps (cursor pages, chunked commands): neither Redis nor the worker handles a
+ * whole set at once. Keys share one hash tag per search, so a step is one script on a Redis Cluster too.
  */
 import type { Redis } from 'ioredis';
-import { luaScript, runLua, type LuaScript } from '../shared/lua-script.js';
+import { chunks } from '../crm/chunks.js';
+import { luaScript, runLua } from '../shared/lua-script.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -40,9 +42,19 @@ export interface MembershipCounts {
   unlisted: number;
 }
 
-const COUNTS = luaScript('membershipCounts', 3, new URL('./membership-counts.lua', import.meta.url));
-const UPDATE = luaScript('membershipUpdate', 5, new URL('./membership-update.lua', import.meta.url));
-const FORECAST = luaScript('membershipForecast', 6, new URL('./membership-forecast.lua', import.meta.url));
+/** Keys per Redis command: a whole set in one call overflows Node's argument limit and blocks Redis. */
+export const KEYS_PER_COMMAND = 1000;
+/** Keys per page when a set is read in cursor steps. */
+export const KEYS_PER_PAGE = 5000;
+
+/** Entries a settle step visits (SSCAN COUNT): the work of one call, whatever the size of the sets. */
+const SETTLE_STEP = 500;
+const SETTLE = luaScript(
+  'membershipSettleStep',
+  7,
+  new URL('./step-progress.lua', import.meta.url),
+  new URL('./membership-settle-step.lua', import.meta.url),
+);
 
 function base(search: string, prefix: string): string {
   return `${prefix}:mirror:{${search}}`;
@@ -74,11 +86,9 @@ export async function addRunMatched(
 ): Promise<void> {
   if (keys.length === 0) return;
   const key = runMatchedKey(search, runId, prefix);
-  await redis
-    .multi()
-    .sadd(key, ...keys)
-    .expire(key, RUN_MATCHED_TTL_SECONDS)
-    .exec();
+  const multi = redis.multi();
+  for (const part of chunks(keys, KEYS_PER_COMMAND)) multi.sadd(key, ...part);
+  await multi.expire(key, RUN_MATCHED_TTL_SECONDS).exec();
 }
 
 /** Drops a run's matched set: the run ended without a complete walk and nothing will resume it. */
@@ -88,7 +98,7 @@ export async function dropRunMatched(
   runId: string,
   prefix: string = DEFAULT_RUNS_PREFIX,
 ): Promise<void> {
-  await redis.del(runMatchedKey(search, runId, prefix));
+  await redis.unlink(runMatchedKey(search, runId, prefix));
 }
 
 export class MembershipStore {
@@ -110,63 +120,123 @@ export class MembershipStore {
     };
   }
 
-  /** A complete run's matched set becomes the membership (its set is consumed). */
+  /** A complete run's matched set becomes the membership (its set is consumed), step by step. */
   async settle(runId: string, rules: LeaveRules): Promise<Settled> {
-    return this.run(UPDATE, runId, rules);
+    for (;;) {
+      const settled = await this.settleStep(runId, rules);
+      if (settled !== null) return settled;
+    }
+  }
+
+  /**
+   * One bounded step of `settle`: its figures once the last step ran, else null. A settle cut off between steps
+   * (the worker gone) goes on where it was when `settle` is called again for the run.
+   */
+  async settleStep(runId: string, rules: LeaveRules): Promise<Settled | null> {
+    const { members, absent, pending, meta } = this.keys;
+    const matched = runMatchedKey(this.search, runId, this.prefix);
+    // Beside the run's matched set (`:run:`): transient, and told apart from the membership as it is.
+    const keys = [members, absent, pending, meta, matched, `${matched}:settle`, `${matched}:leaving`];
+    const args = [rules.confirmRuns, rules.maxShare, SETTLE_STEP, RUN_MATCHED_TTL_SECONDS];
+    const reply = (await runLua<number[]>(this.redis, SETTLE, keys, args)).map(Number);
+    const [done, entered, left, count, guarded, waiting] = reply as [number, number, number, number, number, number];
+    return done === 1 ? { entered, left, matched: count, guarded: guarded === 1, pending: waiting } : null;
   }
 
   /**
    * What settling a dry run's matched set would do (its set is consumed, the membership unchanged): `left` counts
    * the members it would confirm, `pending` the leavers pending before that it does not match; with a list,
    * `listAdds` the members not in it after the settle, `listRemoves` the leavers in it that `removeFromList` takes
-   * out (none when the guard holds them).
+   * out (none when the guard holds them). Read page by page.
    */
   async forecast(runId: string, rules: LeaveRules, list: 'none' | 'list' | 'removeFromList'): Promise<Forecast> {
     const { members, absent, pending, meta, listed } = this.keys;
-    const mode = { none: 0, list: 1, removeFromList: 2 }[list];
-    const keys = [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix), listed];
-    const reply = await runLua<number[]>(this.redis, FORECAST, keys, [rules.confirmRuns, rules.maxShare, mode]);
-    const [entered, left, matched, guarded, waiting, listAdds, listRemoves] = reply.map(Number) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
-    return { entered, left, matched, guarded: guarded === 1, pending: waiting, listAdds, listRemoves };
-  }
-
-  private async run(script: LuaScript, runId: string, rules: LeaveRules): Promise<Settled> {
-    const { members, absent, pending, meta } = this.keys;
-    const reply = await runLua<number[]>(
-      this.redis,
-      script,
-      [members, absent, pending, meta, runMatchedKey(this.search, runId, this.prefix)],
-      [rules.confirmRuns, rules.maxShare],
-    );
-    const [entered, left, matched, guarded, waiting] = reply.map(Number) as [number, number, number, number, number];
-    return { entered, left, matched, guarded: guarded === 1, pending: waiting };
+    const run = runMatchedKey(this.search, runId, this.prefix);
+    const [matched, baselineText] = await Promise.all([this.redis.scard(run), this.redis.hget(meta, 'baseline')]);
+    const baseline = baselineText === null ? null : Number(baselineText);
+    const guarded =
+      matched === 0 || (baseline !== null && baseline > 0 && (baseline - matched) / baseline > rules.maxShare);
+    const removing = list === 'removeFromList' && !guarded;
+    const f = { entered: 0, left: 0, pending: 0, listAdds: 0, listRemoves: 0 };
+    const inSets = async (page: string[], ...sets: string[]): Promise<number[][]> =>
+      Promise.all(sets.map((set) => this.redis.smismember(set, ...page)));
+    for await (const page of this.pages(run)) {
+      const [inMembers, inList] = await inSets(page, members, listed);
+      page.forEach((_, i) => {
+        if (inMembers![i] === 1) return;
+        f.entered += 1;
+        // After the settle the members are (members - leaving) + matched: those not in the list yet are added.
+        if (list !== 'none' && inList![i] === 0) f.listAdds += 1;
+      });
+    }
+    for await (const page of this.pages(members)) {
+      const [[inRun, inList], absences] = await Promise.all([
+        inSets(page, run, listed),
+        this.redis.hmget(absent, ...page),
+      ]);
+      page.forEach((_, i) => {
+        const leaving = inRun![i] === 0 && Number(absences[i] ?? 0) + 1 >= rules.confirmRuns;
+        if (leaving) f.left += 1;
+        if (list === 'none') return;
+        if (!leaving && inList![i] === 0) f.listAdds += 1;
+        if (leaving && removing && inList![i] === 1) f.listRemoves += 1;
+      });
+    }
+    // The leavers acted on are the pending ones not matched again and the newly confirmed: removed if in the list.
+    for await (const page of this.pages(pending)) {
+      const [inRun, inList] = await inSets(page, run, listed);
+      page.forEach((_, i) => {
+        if (inRun![i] === 1) return;
+        f.pending += 1;
+        if (removing && inList![i] === 1) f.listRemoves += 1;
+      });
+    }
+    await this.redis.unlink(run);
+    return { ...f, matched, guarded };
   }
 
   /** The mirror's size now; `unlisted` only for a search with a list (`withList`), else 0. */
   async counts(withList: boolean): Promise<MembershipCounts> {
-    const { members, pending, listed } = this.keys;
-    const [m, p, u] = (await runLua<number[]>(this.redis, COUNTS, [members, pending, listed], [withList ? 1 : 0])).map(
-      Number,
-    ) as [number, number, number];
-    return { members: m, pending: p, unlisted: u };
+    const { members, pending } = this.keys;
+    const [m, p] = await Promise.all([this.redis.scard(members), this.redis.scard(pending)]);
+    let unlisted = 0;
+    if (withList) for await (const page of this.unlistedPages()) unlisted += page.length;
+    return { members: m, pending: p, unlisted };
   }
 
-  /** Confirmed leavers not acted on yet (match keys, sorted). */
+  /** Confirmed leavers not acted on yet (match keys, sorted): what `leavers` lists. */
   async pending(): Promise<string[]> {
-    return (await this.redis.smembers(this.keys.pending)).sort();
+    const all: string[] = [];
+    for await (const page of this.pages(this.keys.pending)) all.push(...page);
+    return [...new Set(all)].sort();
+  }
+
+  /** Confirmed leavers not acted on yet, page by page (a page may repeat keys of an earlier one). */
+  pendingPages(): AsyncGenerator<string[]> {
+    return this.pages(this.keys.pending);
+  }
+
+  /** How many confirmed leavers are not acted on yet. */
+  async pendingCount(): Promise<number> {
+    return this.redis.scard(this.keys.pending);
   }
 
   /** These leavers were acted on (or need nothing): no longer pending. */
   async done(keys: readonly string[]): Promise<void> {
-    if (keys.length > 0) await this.redis.srem(this.keys.pending, ...keys);
+    for (const part of chunks(keys, KEYS_PER_COMMAND)) await this.redis.srem(this.keys.pending, ...part);
+  }
+
+  /**
+   * A set's members in cursor steps (SSCAN): neither Redis nor the worker handles the whole set at once. A page has
+   * no repeats; SSCAN may return a key again in a later page.
+   */
+  private async *pages(key: string): AsyncGenerator<string[]> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.sscan(key, cursor, 'COUNT', KEYS_PER_PAGE);
+      cursor = next;
+      if (keys.length > 0) yield [...new Set(keys)];
+    } while (cursor !== '0');
   }
 
   /**
@@ -175,19 +245,27 @@ export class MembershipStore {
    */
   async keepListId(listId: string): Promise<void> {
     if ((await this.redis.hget(this.keys.meta, 'listId')) === listId) return;
-    await this.redis.multi().del(this.keys.listed).hset(this.keys.meta, 'listId', listId).exec();
+    await this.redis.multi().unlink(this.keys.listed).hset(this.keys.meta, 'listId', listId).exec();
   }
 
-  /** Members not in the search's CRM list yet (match keys, sorted). */
-  async unlisted(): Promise<string[]> {
-    return (await this.redis.sdiff(this.keys.members, this.keys.listed)).sort();
+  /**
+   * Members not in the search's CRM list yet, page by page: a page is checked against the list marks when it is read,
+   * so keys marked listed meanwhile are not returned again.
+   */
+  async *unlistedPages(): AsyncGenerator<string[]> {
+    for await (const keys of this.pages(this.keys.members)) {
+      const listed = await this.redis.smismember(this.keys.listed, ...keys);
+      const page = keys.filter((_, i) => listed[i] === 0);
+      if (page.length > 0) yield page;
+    }
   }
 
   /** These keys are in the search's CRM list now (`true`) or no longer (`false`). */
   async markListed(keys: readonly string[], listed: boolean): Promise<void> {
-    if (keys.length === 0) return;
-    if (listed) await this.redis.sadd(this.keys.listed, ...keys);
-    else await this.redis.srem(this.keys.listed, ...keys);
+    for (const part of chunks(keys, KEYS_PER_COMMAND)) {
+      if (listed) await this.redis.sadd(this.keys.listed, ...part);
+      else await this.redis.srem(this.keys.listed, ...part);
+    }
   }
 
   /** Leavers applied on purpose: the last run's matches become the guard's baseline. */

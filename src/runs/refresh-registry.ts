@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { luaScript, runLua } from '../shared/lua-script.js';
-import { runMatchedKey, RUN_MATCHED_TTL_SECONDS } from './membership-store.js';
+import { chunks } from '../crm/chunks.js';
+import { KEYS_PER_COMMAND, runMatchedKey, RUN_MATCHED_TTL_SECONDS } from './membership-store.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A registry outlives its interval: a search paused for weeks walks in full when it comes back. */
@@ -37,7 +38,14 @@ export interface RefreshRegistry {
   partitions: KeptPartition[];
 }
 
-const COMMIT = luaScript('refreshRegistryCommit', 6, new URL('./refresh-registry-commit.lua', import.meta.url));
+/** Entries a commit step visits (SCAN COUNT). */
+const COMMIT_STEP = 200;
+const COMMIT = luaScript(
+  'refreshRegistryCommitStep',
+  10,
+  new URL('./step-progress.lua', import.meta.url),
+  new URL('./refresh-registry-commit-step.lua', import.meta.url),
+);
 
 export function partitionId(filter: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 16);
@@ -59,11 +67,9 @@ export async function addRunKeys(
   if (keys.length === 0) return;
   const key = `${base(search, prefix)}:run:${runId}`;
   const id = partitionId(filter);
-  await redis
-    .multi()
-    .hset(key, ...keys.flatMap((k) => [k, id]))
-    .expire(key, RUN_MATCHED_TTL_SECONDS)
-    .exec();
+  const multi = redis.multi();
+  for (const part of chunks(keys, KEYS_PER_COMMAND)) multi.hset(key, ...part.flatMap((k) => [k, id]));
+  await multi.expire(key, RUN_MATCHED_TTL_SECONDS).exec();
 }
 
 /** Drops a run's keys by partition: the run ended without a complete walk and nothing will resume it. */
@@ -73,7 +79,7 @@ export async function dropRunKeys(
   runId: string,
   prefix: string = DEFAULT_RUNS_PREFIX,
 ): Promise<void> {
-  await redis.del(`${base(search, prefix)}:run:${runId}`);
+  await redis.unlink(`${base(search, prefix)}:run:${runId}`);
 }
 
 /** A complete run in refresh mode `full`: every instance's registry goes (a later `changed` run starts afresh). */
@@ -85,7 +91,7 @@ export async function dropRegistries(
   const instances = `${base(search, prefix)}:instances`;
   const names = await redis.smembers(instances);
   if (names.length === 0) return;
-  await redis.del(
+  await redis.unlink(
     instances,
     ...names.flatMap((n) => [
       `${base(search, prefix)}:${n}`,
@@ -152,33 +158,46 @@ export class RefreshRegistryStore {
     registry: RefreshRegistry | null,
   ): Promise<{ kept: number; held: number }> {
     const runKeys = `${base(this.search, this.prefix)}:run:${runId}`;
-    const [kept, held] = await runLua<[number, number]>(
-      this.redis,
-      COMMIT,
-      [
-        this.keys.keys,
-        runKeys,
-        runMatchedKey(this.search, runId, this.prefix),
-        this.keys.registry,
-        this.keys.instances,
-        this.keys.held,
-      ],
-      [
-        registry ? '1' : '0',
-        registry ? JSON.stringify(registry) : '',
-        REFRESH_REGISTRY_TTL_SECONDS,
-        this.instance,
-        at,
-        covered,
-        ...skipped,
-      ],
-    );
-    return { kept, held };
+    // The commit goes in steps (bounded calls); its progress and staging keys sit beside the run's keys.
+    const skippedKey = `${runKeys}:skipped`;
+    const multi = this.redis.multi();
+    for (const part of chunks(skipped, KEYS_PER_COMMAND)) multi.sadd(skippedKey, ...part);
+    await multi.expire(skippedKey, RUN_MATCHED_TTL_SECONDS).exec();
+    const keys = [
+      this.keys.keys,
+      runKeys,
+      runMatchedKey(this.search, runId, this.prefix),
+      this.keys.registry,
+      this.keys.instances,
+      this.keys.held,
+      `${runKeys}:commit`,
+      skippedKey,
+      `${runKeys}:gone`,
+      `${runKeys}:counted`,
+    ];
+    const args = [
+      registry ? '1' : '0',
+      registry ? JSON.stringify(registry) : '',
+      REFRESH_REGISTRY_TTL_SECONDS,
+      this.instance,
+      at,
+      covered,
+      COMMIT_STEP,
+      RUN_MATCHED_TTL_SECONDS,
+    ];
+    for (;;) {
+      const [done, kept, held] = (await runLua<number[]>(this.redis, COMMIT, keys, args)).map(Number) as [
+        number,
+        number,
+        number,
+      ];
+      if (done === 1) return { kept, held };
+    }
   }
 
   /** The registry no longer describes a complete walk (a partition was split mid-walk): the next run starts afresh. */
   async drop(): Promise<void> {
-    await this.redis.del(this.keys.registry, this.keys.keys, this.keys.held);
+    await this.redis.unlink(this.keys.registry, this.keys.keys, this.keys.held);
   }
 }
 
