@@ -9,7 +9,7 @@ import type { RunCounts, RunSummary } from '../../src/runs/run-summary.js';
 export function revealSummary(
   source: SourceClient,
   counts: RunCounts,
-): Pick<RunSummary, 'personsRevealed' | 'revealSkipped' | 'tokensSpentPerRecord' | 'revealFallback'> {
+): Pick<RunSummary, 'personsRevealed' | 'revealSkipped' | 'tokensSpentPerRecord' | 'revealFallback' | 'suppressed'> {
   const stats = source.stats();
   const landed = counts.created + counts.updated + counts.unchanged;
   return {
@@ -18,5 +18,6 @@ export function revealSummary(
       : {}),
     ...(landed > 0 ? { tokensSpentPerRecord: Math.round((counts.tokensSpent / landed) * 1000) / 1000 } : {}),
     ...(stats.revealFallbacks > 0 ? { revealFallback: true } : {}),
+    ...(stats.suppressed > 0 ? { suppressed: stats.suppressed } : {}),
   };
 }

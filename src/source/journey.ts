@@ -19,6 +19,7 @@ import {
 import { fingerprintJourney } from './journey-fingerprint.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
+import type { Suppression } from './suppression.js';
 import { revealPage, type JourneyReveal, type RevealPageResult } from './reveal-page.js';
 import { recordId } from './run-dedup.js';
 import type { Entity, Filter } from './api-terms.js';
@@ -67,6 +68,8 @@ export interface JourneyOptions {
    * before (default true); false pays for every person of every page.
    */
   revealOnce?: boolean;
+  /** Persons never revealed nor delivered (src/source/suppression.ts); their records are dropped from the page. */
+  suppression?: Suppression;
 }
 
 export interface JourneyPage {
@@ -130,6 +133,7 @@ export async function* walkJourney(
   const fingerprint = fingerprintJourney(entity, bodyBytes, view, mode);
   const withCredits = entity === 'persons' && view.includes('contacts');
   const idField = options.idField ?? 'id';
+  const suppression = options.suppression?.empty === false ? options.suppression : undefined;
 
   let state: JourneyCheckpoint = options.checkpoint ?? {
     mode,
@@ -195,6 +199,7 @@ export async function* walkJourney(
           idField,
           fetched: state.fetched,
           signal: options.signal,
+          ...(suppression ? { suppression } : {}),
         });
         body = revealed.body;
       } else
@@ -249,11 +254,16 @@ export async function* walkJourney(
     if (revealed?.stop) pendingStop = revealed.stop.error;
 
     const records: unknown[] = [];
+    let suppressed = 0;
     for (const record of delivered) {
       const id = recordId(record, idField);
-      if (id === undefined || ctx.dedup.admit(options.runId, id)) records.push(record);
+      if (id !== undefined && !ctx.dedup.admit(options.runId, id)) continue;
+      // A suppressed person's record (with its contacts, if revealed) goes no further than this page.
+      if (suppression?.suppressed(record)) suppressed += 1;
+      else records.push(record);
     }
-    ctx.stats.duplicatesDropped += returned - records.length;
+    ctx.stats.suppressed += suppressed;
+    ctx.stats.duplicatesDropped += returned - records.length - suppressed;
     newInPass += records.length;
     quota?.settle(granted, records.length);
 
@@ -288,7 +298,7 @@ export async function* walkJourney(
     yield {
       records,
       returned,
-      duplicates: returned - records.length,
+      duplicates: returned - records.length - suppressed,
       checkpoint: state,
       tokensCharged: spentTokens,
       creditsCharged: spentCredits,

@@ -34,6 +34,8 @@ export interface SourceStats {
   revealMissed: number;
   /** Journeys that fell back to revealing whole pages (the API refused a re-sent cursor). */
   revealFallbacks: number;
+  /** Persons dropped as suppressed (`suppress:`): never written; those known before their reveal not revealed. */
+  suppressed: number;
   /** Journeys whose reveal by offset answered other persons than the walk (they position cursors instead). */
   revealOffsetMismatches: number;
 }
@@ -79,6 +81,7 @@ export function emptyStats(): SourceStats {
     revealMissed: 0,
     revealFallbacks: 0,
     revealOffsetMismatches: 0,
+    suppressed: 0,
   };
 }
 

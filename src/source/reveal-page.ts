@@ -12,6 +12,7 @@ import { BudgetStopError, InvalidCursorError, SourceValidationError } from './er
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import { DIRECT_SHARE, revealRuns } from './reveal-planner.js';
 import type { RevealStore } from './reveal-store.js';
+import type { Suppression } from './suppression.js';
 import { recordId } from './run-dedup.js';
 import type { Entity } from './api-terms.js';
 
@@ -45,6 +46,8 @@ export interface RevealPageRequest {
   idField: string;
   fetched: number;
   signal: AbortSignal | undefined;
+  /** Persons it decides on before their reveal are not revealed (and a page is walked before it is revealed). */
+  suppression?: Suppression;
 }
 
 export interface RevealPageResult {
@@ -89,7 +92,8 @@ export async function revealPage(
   const tally = new Map<number, number>();
   const count = (day: number): void => void tally.set(day, (tally.get(day) ?? 0) + 1);
 
-  if (jr.fallback || jr.predicted >= DIRECT_SHARE) {
+  const direct = jr.fallback || (jr.predicted >= DIRECT_SHARE && req.suppression?.decidesBeforeReveal !== true);
+  if (direct) {
     // Mostly unrevealed (a first run) or fallback: reveal the whole page at once, tokens paid once.
     const body = await fetchPage(
       ctx,
@@ -134,9 +138,11 @@ export async function revealPage(
   const known = ids.map((id, i) => ({ id, i })).filter((x): x is { id: string; i: number } => x.id !== undefined);
   const days = await jr.store.lookup(known.map((x) => x.id));
   const needs = new Array<boolean>(ids.length).fill(false);
+  let suppressed = 0;
   known.forEach((x, k) => {
     const day = days[k] ?? null;
     if (jr.store.isFresh(day, today)) count(day as number);
+    else if (req.suppression?.beforeReveal(body.data[x.i]) === true) suppressed += 1;
     else needs[x.i] = true;
   });
   const unrevealedTotal = needs.filter(Boolean).length;
@@ -247,7 +253,7 @@ export async function revealPage(
     tokens,
     credits,
     revealed,
-    skipped: known.length - unrevealedTotal,
+    skipped: known.length - unrevealedTotal - suppressed,
     missed,
     ...(stop ? { stop } : {}),
   };
