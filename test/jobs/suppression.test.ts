@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
+import { formatSummary } from '../../src/runs/format-summary.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
@@ -83,6 +84,7 @@ describe('suppress:', () => {
       personsRevealed: left,
       suppressed: 1 + ofCompany.length,
     });
+    expect(formatSummary(summary)).toContain(`suppressed ${1 + ofCompany.length} (never written`);
     const inCrm = crmKeys(f);
     expect(inCrm.size).toBe(left);
     for (const id of [String(person.id), ...ofCompany]) expect(inCrm.has(id)).toBe(false);
