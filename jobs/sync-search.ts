@@ -7,6 +7,7 @@
 import type { SyncProcessor } from '../src/queue/job-data.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
 import { destinationCeiling } from '../src/crm/destination-ceiling.js';
+import { Suppression } from '../src/source/index.js';
 import { openDestination, type CrmEnd } from './sync-search/open-destination.js';
 import { openSoon } from './sync-search/open-soon.js';
 import { runSpend, startPlan } from './sync-search/plan-run.js';
@@ -127,6 +128,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
         // a dry run asks for no contacts (no credit); its journeys forecast them from the reveal store instead
         view: dryRun ? resolved.view.filter((v) => v !== 'contacts') : resolved.view,
         idField: config.source.idField,
+        suppression: new Suppression([config.suppress, search.suppress], config.source.idField, config.suppress.paths),
         mode: search.mode,
         ledger,
         partitions: planning.partitions,

@@ -13,7 +13,7 @@ export function revealSummary(
   sampled = false,
 ): Pick<
   RunSummary,
-  'personsRevealed' | 'revealSkipped' | 'tokensSpentPerRecord' | 'revealFallback' | 'revealForecast'
+  'personsRevealed' | 'revealSkipped' | 'tokensSpentPerRecord' | 'revealFallback' | 'revealForecast' | 'suppressed'
 > {
   const stats = source.stats();
   const landed = counts.created + counts.updated + counts.unchanged;
@@ -33,5 +33,6 @@ export function revealSummary(
       : {}),
     ...(landed > 0 ? { tokensSpentPerRecord: Math.round((counts.tokensSpent / landed) * 1000) / 1000 } : {}),
     ...(stats.revealFallbacks > 0 ? { revealFallback: true } : {}),
+    ...(stats.suppressed > 0 ? { suppressed: stats.suppressed } : {}),
   };
 }

@@ -1,6 +1,6 @@
 /** What the walk of one run is given (jobs/sync-search/walk-partitions.ts), and the figures it reports. */
 import type { CrmWriter, FieldMapping } from '../../src/crm/index.js';
-import type { SourceClient } from '../../src/source/index.js';
+import type { SourceClient, Suppression } from '../../src/source/index.js';
 import type { PartitionStream } from './partition-stream.js';
 import type { RunPlan } from './plan-run.js';
 import type { RunLedger } from './run-ledger.js';
@@ -11,6 +11,8 @@ export interface WalkContext {
   runId: string;
   view: string[];
   idField: string;
+  /** Persons the run never reveals nor writes (`suppress:`). */
+  suppression: Suppression;
   mode: 'cursor' | 'offset';
   /** The run's state: where each partition's journey stands, and where each batch the CRM answered is committed. */
   ledger: RunLedger;

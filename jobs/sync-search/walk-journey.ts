@@ -85,6 +85,7 @@ export async function walkJourney(ctx: JourneyDeps, index: number): Promise<void
     pageSize: ctx.plan.pageSize,
     mode: ctx.mode,
     idField: ctx.idField,
+    suppression: ctx.suppression,
     signal,
     // offset mode is a top-N: its journey needs the N; cursor journeys share the run's record cap, if any
     ...(ctx.mode === 'offset' ? { maxRecords: ctx.plan.target } : {}),

@@ -5,6 +5,7 @@ import { ConfigError } from './config-error.js';
 import { crossCheck } from './cross-checks.js';
 import type { PathIssue } from './path-issue.js';
 import { configSchema, type AppConfig } from './schema.js';
+import { resolveSuppress } from './suppress-settings.js';
 import { formatPath, readYamlTree, valueAt, type Locate } from './yaml-tree.js';
 import { fromZodIssues } from './zod-issues.js';
 
@@ -63,12 +64,24 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const checked = crossCheck(parsed.data);
   const issues = [...tree.issues, ...place(checked.issues)].sort(byPlace);
   if (issues.length > 0 || !checked.config) throw new ConfigError(issues);
+  const config = withSuppressFiles(checked.config, file);
   return {
-    config: checked.config,
+    config,
     file,
     locate: tree.locate,
     warnings: [...tree.warnings, ...place(checked.warnings)].sort(byPlace),
   };
+}
+
+/** The config with every `suppress:` file read into its block's lists; a bad file or value throws (file:line). */
+function withSuppressFiles(config: AppConfig, file: string): AppConfig {
+  const issues: ConfigIssue[] = [];
+  const searches = config.searches.map((search) =>
+    search.suppress ? { ...search, suppress: resolveSuppress(search.suppress, file, issues) } : search,
+  );
+  const suppress = { ...resolveSuppress(config.suppress, file, issues), paths: config.suppress.paths };
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { ...config, suppress, searches };
 }
 
 /** Reads and parses the config file, keeping positions. Throws ConfigError (code `config_invalid`). */

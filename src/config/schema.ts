@@ -10,6 +10,7 @@ import type { DestinationConfig, DestinationPort, DestinationSchema } from '../c
 import { destinationPorts, matchFieldDefaults } from '../crm/destinations.js';
 import { TRANSFORMS } from '../crm/transforms.js';
 import { httpUrl, isSecretField, nonEmpty, nonNegInt, posInt, secret } from './config-fields.js';
+import { suppressPathsSchema, suppressSchema } from './suppress-settings.js';
 
 /** The six person segments of the `view` query parameter (spec "Person record segments"). */
 const PERSON_SEGMENTS = ['demographics', 'contacts', 'education', 'pastCompanies', 'skills', 'events'] as const;
@@ -216,6 +217,9 @@ const savedSearchSchema = () =>
     refresh: refreshOverrides
       .optional()
       .describe('overrides source.refresh for this search, key by key (docs/refresh.md)'),
+    suppress: suppressSchema
+      .optional()
+      .describe('persons this search never reveals nor writes, besides the top-level suppress: lists'),
     after: z
       .array(slug)
       .min(1)
@@ -380,6 +384,7 @@ const buildConfigSchema = (ports: Ports) =>
           .describe("a person's contacts are revealed (paid) again after this many days (docs/reveals.md)"),
       })
       .prefault({}),
+    suppress: suppressSchema.extend({ paths: suppressPathsSchema }).prefault({}),
     searches: z.array(savedSearchSchema()).min(1).describe('the saved searches'),
     rejects: z.strictObject({ failAbove: failAbove.default(0.5) }).prefault({}),
     leave: z

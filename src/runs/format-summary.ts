@@ -22,6 +22,7 @@ export function formatSummary(s: RunSummary): string {
         `  [${from}]`,
     );
   }
+  if (s.suppressed !== undefined) lines.push(`  suppressed ${s.suppressed} (never written; suppress:)`);
   if (s.entered !== undefined)
     lines.push(
       `  entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}  leavers pending ${s.leaversPending ?? 0}${listPart(s)}`,

@@ -42,6 +42,8 @@ export interface RunSummary extends RunCounts {
   error?: { code: string; message: string };
   /** Contacts searches: persons whose contacts this run paid for (one credit each). */
   personsRevealed?: number;
+  /** Persons dropped as suppressed (`suppress:`): neither written nor, when known before, revealed. */
+  suppressed?: number;
   /** Contacts searches: persons passed by without a reveal (revealed before and still fresh; no credit). */
   revealSkipped?: number;
   /**

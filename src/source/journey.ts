@@ -20,6 +20,7 @@ import { fingerprintJourney } from './journey-fingerprint.js';
 import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
 import { decideReveals } from './reveal-decision.js';
+import type { Suppression } from './suppression.js';
 import { revealPage, type JourneyReveal, type RevealPageResult } from './reveal-page.js';
 import type { RevealStore } from './reveal-store.js';
 import { recordId } from './run-dedup.js';
@@ -69,6 +70,8 @@ export interface JourneyOptions {
    * before (default true); false pays for every person of every page.
    */
   revealOnce?: boolean;
+  /** Persons never revealed nor delivered (src/source/suppression.ts); their records are dropped from the page. */
+  suppression?: Suppression;
 }
 
 export interface JourneyPage {
@@ -139,6 +142,7 @@ export async function* walkJourney(
   const fingerprint = fingerprintJourney(entity, bodyBytes, view, mode);
   const withCredits = entity === 'persons' && view.includes('contacts');
   const idField = options.idField ?? 'id';
+  const suppression = options.suppression?.empty === false ? options.suppression : undefined;
 
   let state: JourneyCheckpoint = options.checkpoint ?? {
     mode,
@@ -202,6 +206,7 @@ export async function* walkJourney(
           idField,
           fetched: state.fetched,
           signal: options.signal,
+          ...(suppression ? { suppression } : {}),
         });
         body = revealed.body;
       } else
@@ -252,7 +257,7 @@ export async function* walkJourney(
       ctx.stats.revealMissed += revealed.missed;
     }
     // A dry run: who of this page a real run would pay for, decided as it would be (no credit, nothing marked).
-    const forecast = forecastOnly && ctx.reveals ? await revealsOf(ctx.reveals, body, idField) : undefined;
+    const forecast = forecastOnly && ctx.reveals ? await revealsOf(ctx.reveals, body, idField, suppression) : undefined;
     if (forecast !== undefined) {
       ctx.stats.revealForecast += forecast;
       ctx.stats.revealForecastSkipped += returned - forecast;
@@ -262,11 +267,16 @@ export async function* walkJourney(
     if (revealed?.stop) pendingStop = revealed.stop.error;
 
     const records: unknown[] = [];
+    let suppressed = 0;
     for (const record of delivered) {
       const id = recordId(record, idField);
-      if (id === undefined || ctx.dedup.admit(options.runId, id)) records.push(record);
+      if (id !== undefined && !ctx.dedup.admit(options.runId, id)) continue;
+      // A suppressed person's record (with its contacts, if revealed) goes no further than this page.
+      if (suppression?.suppressed(record)) suppressed += 1;
+      else records.push(record);
     }
-    ctx.stats.duplicatesDropped += returned - records.length;
+    ctx.stats.suppressed += suppressed;
+    ctx.stats.duplicatesDropped += returned - records.length - suppressed;
     newInPass += records.length;
     quota?.settle(granted, records.length);
 
@@ -301,7 +311,7 @@ export async function* walkJourney(
     yield {
       records,
       returned,
-      duplicates: returned - records.length,
+      duplicates: returned - records.length - suppressed,
       checkpoint: state,
       tokensCharged: spentTokens,
       creditsCharged: spentCredits,
@@ -325,11 +335,14 @@ export async function* walkJourney(
 }
 
 /** Persons of a page a real run would reveal (pay one credit each), as reveal-decision.ts decides. */
-async function revealsOf(store: RevealStore, body: PageBody, idField: string): Promise<number> {
-  const { needs } = await decideReveals(
-    store,
-    body.data.map((r) => recordId(r, idField)),
-  );
+async function revealsOf(
+  store: RevealStore,
+  body: PageBody,
+  idField: string,
+  suppression: Suppression | undefined,
+): Promise<number> {
+  const ids = body.data.map((r) => recordId(r, idField));
+  const { needs } = await decideReveals(store, ids, undefined, (i) => suppression?.beforeReveal(body.data[i]) === true);
   return needs.filter(Boolean).length;
 }
 

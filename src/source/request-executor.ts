@@ -34,6 +34,8 @@ export interface SourceStats {
   revealMissed: number;
   /** Journeys that fell back to revealing whole pages (the API refused a re-sent cursor). */
   revealFallbacks: number;
+  /** Persons dropped as suppressed (`suppress:`): never written; those known before their reveal not revealed. */
+  suppressed: number;
   /** Journeys whose reveal by offset answered other persons than the walk (they position cursors instead). */
   revealOffsetMismatches: number;
   /** Dry runs: persons a real run would reveal (one credit each), from the reveal store. */
@@ -85,6 +87,7 @@ export function emptyStats(): SourceStats {
     revealOffsetMismatches: 0,
     revealForecast: 0,
     revealForecastSkipped: 0,
+    suppressed: 0,
   };
 }
 

@@ -13,6 +13,7 @@ import { fetchPage, type JourneyContext, type PageBody } from './page-request.js
 import { decideReveals } from './reveal-decision.js';
 import { DIRECT_SHARE, revealRuns } from './reveal-planner.js';
 import type { RevealStore } from './reveal-store.js';
+import type { Suppression } from './suppression.js';
 import { recordId } from './run-dedup.js';
 import type { Entity } from './api-terms.js';
 
@@ -45,6 +46,8 @@ export interface RevealPageRequest {
   idField: string;
   fetched: number;
   signal: AbortSignal | undefined;
+  /** Persons it decides on before their reveal are not revealed (and a page is walked before it is revealed). */
+  suppression?: Suppression;
 }
 
 export interface RevealPageResult {
@@ -91,7 +94,8 @@ export async function revealPage(
   const tally = new Map<number, number>();
   const count = (day: number): void => void tally.set(day, (tally.get(day) ?? 0) + 1);
 
-  if (jr.fallback || jr.predicted >= DIRECT_SHARE) {
+  const direct = jr.fallback || (jr.predicted >= DIRECT_SHARE && req.suppression?.decidesBeforeReveal !== true);
+  if (direct) {
     // Mostly unrevealed (a first run) or fallback: reveal the whole page at once, tokens paid once.
     const body = await fetchPage(
       ctx,
@@ -134,7 +138,12 @@ export async function revealPage(
   let credits = 0;
   const ids = body.data.map((r) => recordId(r, req.idField));
   const known = ids.map((id, i) => ({ id, i })).filter((x): x is { id: string; i: number } => x.id !== undefined);
-  const { needs, freshDays } = await decideReveals(jr.store, ids, today);
+  const { needs, freshDays, suppressed } = await decideReveals(
+    jr.store,
+    ids,
+    today,
+    (i) => req.suppression?.beforeReveal(body.data[i]) === true,
+  );
   freshDays.forEach(count);
   const unrevealedTotal = needs.filter(Boolean).length;
   jr.predicted = ids.length === 0 ? jr.predicted : unrevealedTotal / ids.length;
@@ -244,7 +253,7 @@ export async function revealPage(
     credits,
     revealed,
     tally,
-    skipped: known.length - unrevealedTotal,
+    skipped: known.length - unrevealedTotal - suppressed,
     missed,
     ...(stop ? { stop } : {}),
   };

@@ -113,6 +113,7 @@ describe('JSON Schema', () => {
       'searches',
       'server',
       'source',
+      'suppress',
       'worker',
     ]);
     expect(Object.keys(props.source?.properties ?? {})).toEqual(

@@ -37,7 +37,8 @@ export interface Fixture {
   config(yaml: string): AppConfig;
   deps(config: AppConfig): SyncDeps;
   /** Every record matching `filter`, walked independently of the worker (its own account and plain fetch). */
-  oracleRecords(entity: 'companies' | 'persons', filter: unknown): Promise<Record<string, unknown>[]>;
+  /** `view`: the segments asked for (contacts are charged to the oracle's account, not the worker's). */
+  oracleRecords(entity: 'companies' | 'persons', filter: unknown, view?: string[]): Promise<Record<string, unknown>[]>;
   /** Ids (sorted, unique) of every record matching `filter`. */
   oracleIds(entity: 'companies' | 'persons', filter: unknown, idField?: string): Promise<string[]>;
   close(): Promise<void>;
@@ -101,11 +102,13 @@ export async function startFixture(label: string, options: FixtureOptions = {}):
   const oracleRecords = async (
     entity: 'companies' | 'persons',
     filter: unknown,
+    view: string[] = [],
   ): Promise<Record<string, unknown>[]> => {
     const records: Record<string, unknown>[] = [];
     let cursor: string | null = null;
+    const segments = view.length > 0 ? `&view=${view.join(',')}` : '';
     do {
-      const q: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
+      const q: string = (cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100') + segments;
       const page = (await post(`/${entity}/filter${q}`, filter)) as {
         data: Record<string, unknown>[];
         page: { nextCursor: string | null };
