@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    // HubSpot exchanges of the e2e and jobs tests checked against HubSpot's published specs.
+    setupFiles: ['test/contracts/contract-setup.ts'],
   },
 });

@@ -46,6 +46,10 @@ describe('HubSpot emulator: auth and errors', () => {
     expect(emu.stats.requests).toBe(0);
   });
 
+  // Rules HubSpot's docs state and its OpenAPI specs cannot: a batch takes at most 100 inputs (treated as the limit:
+  // https://developers.hubspot.com/docs/guides/apps/api-usage/usage-details, "batch" requests), and a batch upsert's
+  // ids (`idProperty` values) must be unique in the batch:
+  // https://developers.hubspot.com/docs/api-reference/latest/crm/objects/contacts/batch/upsert-contacts
   it('refuses more than 100 inputs and duplicate ids with 400 VALIDATION_ERROR', async () => {
     const many = await post('/crm/v3/objects/contacts/batch/upsert', {
       inputs: Array.from({ length: 101 }, (_, i) => upsertInput(`a${i}@x.io`)),
