@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { onHubSpotExchange } from '../../src/emulators/hubspot/index.js';
-import { checkExchange, type ContractViolation } from './hubspot-contract.js';
+import { checkExchange, loadContracts, type ContractViolation } from './hubspot-contract.js';
 
 const CHECKED = /[\\/]test[\\/](e2e|jobs)[\\/]/;
 
@@ -16,7 +16,9 @@ let stop: (() => void) | undefined;
 // eslint-disable-next-line no-empty-pattern
 beforeAll(({}, suite) => {
   const file = suite.file.filepath;
-  if (CHECKED.test(file)) stop = onHubSpotExchange((exchange) => violations.push(...checkExchange(exchange)));
+  if (!CHECKED.test(file)) return;
+  loadContracts();
+  stop = onHubSpotExchange((exchange) => violations.push(...checkExchange(exchange)));
 });
 
 afterEach(() => {
