@@ -8,6 +8,8 @@ export default defineConfig(({ mode }) => {
     test: {
       // finds (or starts) the Redis every file uses, or stops the run at once saying what to install
       globalSetup: ['test/suite-redis.ts'],
+      // HubSpot exchanges of the e2e and jobs tests checked against HubSpot's published specs.
+      setupFiles: ['test/contracts/contract-setup.ts'],
       // Ceilings, not timings: child processes start slowly on a loaded 2-core machine.
       testTimeout: 120_000,
       hookTimeout: 120_000,

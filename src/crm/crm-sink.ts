@@ -69,6 +69,11 @@ export interface CrmSink {
    * problem at once); changes nothing. A passing check is kept per process for a while (src/crm/preflight-cache.ts).
    */
   preflight(mapping: FieldMapping, options?: SinkCallOptions): Promise<void>;
+  /**
+   * Which of these fields of `object` hold a day, not an instant (HubSpot and Salesforce `date`): `$now` is written
+   * there as its UTC day (src/crm/leave-value.ts). Absent: every field takes the instant.
+   */
+  dayFields?(object: string, fields: readonly string[], options?: SinkCallOptions): Promise<Set<string>>;
   /** Checks (or on HubSpot creates) the unique match field and checks every mapped field exists. */
   prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void>;
   /** Current values of `fields` for the records with these keys (missing keys are absent from the map). */

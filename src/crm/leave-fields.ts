@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { createChangeDetector } from './change-detector.js';
 import { chunks } from './chunks.js';
 import type { CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
-import { NOW_VALUE } from './leave-value.js';
+import { leaveValueAt, NOW_VALUE } from './leave-value.js';
 
 /** What happens to a search's confirmed leavers (the config's `onLeave`). */
 export type OnLeave = 'nothing' | 'removeFromList' | 'archive' | { setFields: Record<string, CrmValue> };
@@ -33,9 +33,15 @@ export async function applyLeaveFields(
   input: LeaveFieldsInput,
 ): Promise<{ acted: string[]; refused: number; reason?: string }> {
   const { sink, keys, hashes } = input;
-  const now = (input.now ?? new Date()).toISOString();
+  const now = input.now ?? new Date();
+  const callOptions = input.signal ? { signal: input.signal } : {};
+  const stamped = Object.keys(input.setFields).filter((field) => input.setFields[field] === NOW_VALUE);
+  const days =
+    stamped.length > 0 && sink.dayFields !== undefined
+      ? await sink.dayFields(input.target.object, stamped, callOptions)
+      : new Set<string>();
   const properties = Object.fromEntries(
-    Object.entries(input.setFields).map(([field, value]) => [field, value === NOW_VALUE ? now : value]),
+    Object.entries(input.setFields).map(([field, value]) => [field, leaveValueAt(value, now, days.has(field))]),
   );
   const target: ObjectTarget = {
     object: input.target.object,
@@ -49,7 +55,7 @@ export async function applyLeaveFields(
     const outcomes = await sink.upsert(
       target,
       part.map((key) => ({ key, properties })),
-      input.signal ? { signal: input.signal } : {},
+      callOptions,
     );
     for (const o of outcomes) {
       if (o.status === 'rejected') {

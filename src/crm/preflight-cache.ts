@@ -5,8 +5,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { FieldMapping } from './field-mapping.js';
-import { leaveValueKind } from './leave-value.js';
-import { valueKindOf } from './value-kind.js';
 
 export const PREFLIGHT_TTL_MS = 5 * 60_000;
 
@@ -14,16 +12,16 @@ const passed = new Map<string, number>();
 const running = new Map<string, Promise<void>>();
 
 /**
- * The cache key: the CRM, its endpoint and credentials (hashed: a changed secret is checked again) and what the
- * mapping asks of the schema (object, match field, fields with their value kinds and overwrite, the company link, the
- * fields written on leavers).
+ * The cache key: the CRM, its endpoint and credentials (hashed: a changed secret is checked again) and everything the
+ * preflight reads of the mapping (object, match field, each field with its source, transform, constant and overwrite,
+ * the company link, the list, the fields written on leavers and their values): any change is checked again.
  */
 export function preflightKey(crm: string, endpoint: readonly string[], mapping: FieldMapping): string {
   const asks = {
     target: mapping.target,
-    fields: mapping.fields.map((f) => [f.field, valueKindOf(f), f.overwrite]),
-    list: mapping.list !== undefined,
-    leaveFields: (mapping.leaveFields ?? []).map((f) => [f.field, leaveValueKind(f.value)]),
+    fields: mapping.fields.map((f) => [f.field, f.from ?? null, f.transform ?? null, f.constant ?? null, f.overwrite]),
+    list: mapping.list?.name ?? null,
+    leaveFields: (mapping.leaveFields ?? []).map((f) => [f.field, f.value]),
   };
   return createHash('sha256')
     .update(JSON.stringify([crm, endpoint, asks]))

@@ -1,6 +1,7 @@
 /** The contract's example YAML and the example configs in config/ load as written; the schema command. */
 import { join } from 'node:path';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -138,7 +139,9 @@ describe('JSON Schema', () => {
     const { $schema, ...body } = schema;
     expect($schema).toBe('https://json-schema.org/draft/2020-12/schema');
     // ajv 6 (draft-07) understands every keyword this schema uses.
-    const validate = new Ajv({ allErrors: true }).compile(body);
+    const ajv = new Ajv({ allErrors: true });
+    (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
+    const validate = ajv.compile(body);
     for (const file of [
       'config/prospect-sync.yaml',
       'config/demo.yaml',

@@ -199,6 +199,27 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     expect(code).toBe(2);
   });
 
+  it('names a constant with a time of day for a HubSpot date property at its line, exit 2', async () => {
+    const created = await fetch(`${hubspot.url}/crm/v3/properties/companies`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SECRETS.HUBSPOT_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'checked_on', label: 'c', type: 'date', fieldType: 'date', groupName: 'g' }),
+    });
+    expect(created.status).toBe(201);
+    const bad = CRM_CONFIG.replace(
+      '      domain: domain\n',
+      '      domain: domain\n      checked_on: {value: "2026-11-27T10:00:00Z"}\n',
+    );
+    const file = write('crm-date.yaml', bad);
+    const { code, stderr } = await cli(file);
+    expect(stderr.trim().split('\n')).toEqual([
+      `${file}:22:19 searches[0].fields.checked_on: property companies.checked_on is of type date; the constant ` +
+        '"2026-11-27T10:00:00Z" does not fit it (a date field holds a day: YYYY-MM-DD, or epoch milliseconds at ' +
+        'midnight UTC)',
+    ]);
+    expect(code).toBe(2);
+  });
+
   it("names an Accounts list on an org without Accounts as Campaign Members at the search's list:, saying what the org can do", async () => {
     const accounts = `  - name: accounts
     segment: s

@@ -132,6 +132,11 @@ describe('mirror', () => {
     expect(guarded.warnings?.first.some((line) => line.startsWith('leave guard'))).toBe(true);
     expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
     expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+    // A second guarded run in a row holds them still: a guarded run is no new baseline for the guard.
+    const again = await run('g2b');
+    expect(again).toMatchObject({ status: 'completed', leaveActions: 0, leaversPending: half.length });
+    expect(again.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+    expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
 
     // `leavers --apply`: every pending leaver gets its fields, and the drop becomes the guard's baseline.
     const listed = await reviewLeavers(f.deps(config), 'icp', false);

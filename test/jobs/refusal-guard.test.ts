@@ -84,5 +84,16 @@ describe('refusal guard', () => {
     );
     // unchanged records were not sent; an aborted walk is left as it is
     expect(refusedShareEnding({ ...walked, aborted: true }, cp(51, 49), 0.5)).toMatchObject({ aborted: true });
+    // updated records were sent too; nothing sent is no refused share; another ending is left as it is
+    const withUpdates = { ...cp(51, 10), counts: { ...cp(51, 10).counts, updated: 60 } };
+    expect(refusedShareEnding(walked, withUpdates, 0.4)).toMatchObject({ kind: 'threw', aborted: false });
+    expect(
+      (refusedShareEnding(walked, withUpdates, 0.4) as { error: Error }).error.message.startsWith(
+        'the CRM refused 51 of the 121 records sent (42.1%',
+      ),
+    ).toBe(true);
+    expect(refusedShareEnding(walked, cp(0, 0), 0.5)).toBe(walked);
+    const threw = { kind: 'threw', error: new Error('x'), aborted: false } as const;
+    expect(refusedShareEnding(threw, cp(51, 49), 0.5)).toBe(threw);
   });
 });

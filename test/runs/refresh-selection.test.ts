@@ -28,6 +28,23 @@ describe('refresh selection', () => {
     expect(skipped.map((p) => p.id)).toEqual(['a', 'e', 'f']);
   });
 
+  it('sizes the share by the partitions holding records: several empty ones neither count nor get walked', () => {
+    const parts = [
+      part('a', 10, 4),
+      part('b', 10, 3),
+      part('c', 10, 2),
+      part('d', 10, 1),
+      part('e1', 0, 9),
+      part('e2', 0, 9),
+      part('e3', 0, 9),
+      part('e4', 0, 9),
+    ];
+    // Four runs per interval over four partitions holding records: one each run (eight would make it two).
+    const { walk, skipped } = selectPartitions(parts, 14, { runsPerInterval: 4, nextRunAt: NOW + DAY });
+    expect(walk.map((w) => [w.partition.id, w.reason])).toEqual([['a', 'stale']]);
+    expect(skipped.map((p) => p.id)).toEqual(['b', 'c', 'd', 'e1', 'e2', 'e3', 'e4']);
+  });
+
   it('walks beyond the share every partition that would pass maxAgeDays before the next run', () => {
     // An hourly search: a share of 1 per run, but three partitions would be older than 2 days at the next run.
     const parts = [

@@ -244,4 +244,41 @@ describe('dashboard: no open door', () => {
       .map((l) => (JSON.parse(l) as { level: number }).level);
     expect(levels.filter((l) => l >= 50)).toEqual([]);
   });
+
+  // Without a browser (the browser test is skipped where Chromium is missing): the double-submit check itself.
+  it('"Run now" queues only when the form carries the cookie\'s own CSRF token (HTTP, no browser)', async () => {
+    const { queues, url } = await serve({ adminActions: true });
+    const view = await rawRequest(`${url}/runs/dach`, { headers: { authorization: GOOD, accept: 'text/html' } });
+    const cookie = String(view.headers['set-cookie']).split(';')[0]!;
+    const token = /name="csrf" value="([0-9a-f]{64})"/.exec(view.body)?.[1];
+    expect(cookie).toBe(`ps_csrf=${token}`);
+    const post = (headers: Record<string, string>, csrf: string) =>
+      rawRequest(`${url}/runs/dach/run`, {
+        method: 'POST',
+        body: `csrf=${csrf}`,
+        headers: {
+          authorization: GOOD,
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: url,
+          'sec-fetch-site': 'same-origin',
+          ...headers,
+        },
+      });
+    const other = token!.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'));
+    for (const [headers, csrf] of [
+      [{}, token!],
+      [{ cookie }, other],
+      [{ cookie }, ''],
+      [{ cookie }, token!.slice(1)],
+      [{ cookie: `ps_csrf=${other}` }, token!],
+    ] as const) {
+      const res = await post(headers, csrf);
+      expect([headers, csrf, res.status]).toEqual([headers, csrf, 403]);
+      expect(res.body).toMatch(/CSRF token is missing or stale/);
+    }
+    expect(await queues.sync.count()).toBe(0);
+    const ok = await post({ cookie }, token!);
+    expect(ok.status).toBe(202);
+    expect(await queues.sync.count()).toBe(1);
+  });
 });

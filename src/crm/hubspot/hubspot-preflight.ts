@@ -9,7 +9,7 @@ import type { Property } from '@hubspot/api-client/lib/codegen/crm/properties/in
 import type { FieldMapping } from '../field-mapping.js';
 import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
 import { describeLeaveValue, leaveValueKind } from '../leave-value.js';
-import { accepts, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
+import { accepts, dayHint, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 
 /** HubSpot property types (`type`, not `fieldType`) by what they take; every value is sent as a string. */
@@ -20,10 +20,10 @@ const CLASSES: Readonly<Record<string, FieldClass>> = {
   number: 'number',
   bool: 'boolean',
   date: 'date',
-  datetime: 'date',
+  datetime: 'datetime',
 };
 
-async function propertiesOf(
+export async function propertiesOf(
   caller: HubSpotCaller,
   object: string,
   signal?: AbortSignal,
@@ -34,6 +34,19 @@ async function propertiesOf(
     signal,
   );
   return new Map(answer.results.map((p) => [p.name, p]));
+}
+
+const classOf = (p: Property): FieldClass => CLASSES[p.type] ?? 'text';
+
+/** The properties among `fields` of type `date`: HubSpot takes only midnight UTC there. One property listing. */
+export async function hubspotDayFields(
+  caller: HubSpotCaller,
+  object: string,
+  fields: readonly string[],
+  signal?: AbortSignal,
+): Promise<Set<string>> {
+  const known = await propertiesOf(caller, object, signal);
+  return new Set(fields.filter((f) => known.get(f)?.type === 'date'));
 }
 
 function readOnly(p: Property): boolean {
@@ -79,11 +92,13 @@ export async function preflightHubSpot(
       });
     else if (readOnly(p))
       problems.push({ at, field: f.field, message: `property ${target.object}.${f.field} is read-only` });
-    else if (!accepts(CLASSES[p.type] ?? 'text', valueKindOf(f)))
+    else if (!accepts(classOf(p), valueKindOf(f), f.constant))
       problems.push({
         at,
         field: f.field,
-        message: `property ${target.object}.${f.field} is of type ${p.type}; ${describeSource(f)} does not fit it`,
+        message:
+          `property ${target.object}.${f.field} is of type ${p.type}; ${describeSource(f)} does not fit it` +
+          dayHint(classOf(p), valueKindOf(f)),
       });
   }
   for (const f of mapping.leaveFields ?? []) {
@@ -98,11 +113,13 @@ export async function preflightHubSpot(
       });
     else if (readOnly(p))
       problems.push({ at, field: f.field, message: `property ${name} (onLeave.setFields) is read-only` });
-    else if (!accepts(CLASSES[p.type] ?? 'text', leaveValueKind(f.value)))
+    else if (!accepts(classOf(p), leaveValueKind(f.value), f.value ?? undefined))
       problems.push({
         at,
         field: f.field,
-        message: `property ${name} is of type ${p.type}; ${describeLeaveValue(f.value)} does not fit it`,
+        message:
+          `property ${name} is of type ${p.type}; ${describeLeaveValue(f.value)} does not fit it` +
+          dayHint(classOf(p), leaveValueKind(f.value)),
       });
   }
   if (target.associate !== undefined) {

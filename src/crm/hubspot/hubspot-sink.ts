@@ -21,7 +21,7 @@ import { createHubSpotLists } from './hubspot-lists.js';
 import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { cachedPreflight, preflightKey } from '../preflight-cache.js';
-import { preflightHubSpot } from './hubspot-preflight.js';
+import { hubspotDayFields, preflightHubSpot } from './hubspot-preflight.js';
 import { upsertBatch } from './hubspot-upsert.js';
 
 export interface HubSpotSinkOptions {
@@ -100,6 +100,8 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
       ),
 
     prepare: (target) => prepareTarget(caller, target),
+
+    dayFields: (object, fields, callOptions) => hubspotDayFields(caller, object, fields, callOptions?.signal),
 
     async readCurrent(target, keys, fields, callOptions) {
       const found = await readByKey(caller, target.object, target.matchField, keys, fields, callOptions?.signal);

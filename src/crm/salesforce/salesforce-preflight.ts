@@ -10,7 +10,7 @@
 import type { FieldMapping } from '../field-mapping.js';
 import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
 import { describeLeaveValue, leaveValueKind } from '../leave-value.js';
-import { accepts, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
+import { accepts, dayHint, describeSource, valueKindOf, type FieldClass } from '../value-kind.js';
 
 /** The parts of a describe field (`GET /sobjects/{object}/describe`) a preflight reads. */
 export interface DescribedField {
@@ -36,7 +36,7 @@ const CLASSES: Readonly<Record<string, FieldClass>> = {
   long: 'number',
   boolean: 'boolean',
   date: 'date',
-  datetime: 'date',
+  datetime: 'datetime',
   time: 'text',
   id: 'none',
   reference: 'none',
@@ -44,6 +44,8 @@ const CLASSES: Readonly<Record<string, FieldClass>> = {
   location: 'none',
   base64: 'none',
 };
+
+const classOf = (d: DescribedField): FieldClass => CLASSES[d.type] ?? 'text';
 
 function fieldProblems(object: string, byName: Map<string, DescribedField>, mapping: FieldMapping): PreflightProblem[] {
   const problems: PreflightProblem[] = [];
@@ -69,11 +71,13 @@ function fieldProblems(object: string, byName: Map<string, DescribedField>, mapp
         field: f.field,
         message: `field ${name} is not updateable: map it with overwrite: never (written on create only)`,
       });
-    else if (!accepts(CLASSES[d.type] ?? 'text', valueKindOf(f)))
+    else if (!accepts(classOf(d), valueKindOf(f), f.constant))
       problems.push({
         at,
         field: f.field,
-        message: `field ${name} is of type ${d.type}; ${describeSource(f)} does not fit it`,
+        message:
+          `field ${name} is of type ${d.type}; ${describeSource(f)} does not fit it` +
+          dayHint(classOf(d), valueKindOf(f)),
       });
   }
   return problems;
@@ -98,11 +102,13 @@ function leaveProblems(object: string, byName: Map<string, DescribedField>, mapp
         field: f.field,
         message: `field ${name} (onLeave.setFields) is not updateable (read-only for the integration user)`,
       });
-    else if (!accepts(CLASSES[d.type] ?? 'text', leaveValueKind(f.value)))
+    else if (!accepts(classOf(d), leaveValueKind(f.value), f.value ?? undefined))
       problems.push({
         at,
         field: f.field,
-        message: `field ${name} is of type ${d.type}; ${describeLeaveValue(f.value)} does not fit it`,
+        message:
+          `field ${name} is of type ${d.type}; ${describeLeaveValue(f.value)} does not fit it` +
+          dayHint(classOf(d), leaveValueKind(f.value)),
       });
   }
   return problems;

@@ -101,6 +101,16 @@ export class SalesforceSink implements CrmSink {
     );
   }
 
+  /** Fields of type `date` among `fields`: Salesforce takes YYYY-MM-DD there. One describe. */
+  async dayFields(object: string, fields: readonly string[], options?: SinkCallOptions): Promise<Set<string>> {
+    const days = new Set(
+      ((await describeFields(this.caller, object, options?.signal)) as DescribedField[])
+        .filter((f) => f.type === 'date')
+        .map((f) => f.name.toLowerCase()),
+    );
+    return new Set(fields.filter((f) => days.has(f.toLowerCase())));
+  }
+
   async prepare(target: ObjectTarget, options?: SinkCallOptions): Promise<void> {
     await this.schema.prepare(target, options?.signal);
   }

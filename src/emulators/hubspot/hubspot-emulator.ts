@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { associateDefault, createAssociations } from './association-batch.js';
 import { defaultFaults, type HubSpotFaults } from './emulator-faults.js';
+import { emitExchange, type HubSpotExchange } from './exchange-log.js';
 import { HubSpotHttpError } from './hubspot-http-error.js';
 import { HubSpotStore } from './hubspot-store.js';
 import { addAndRemove, createList, getListByName, membershipPage, objectTypeOf } from './list-routes.js';
@@ -255,8 +256,16 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
     },
   ];
 
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  type Asked = Omit<HubSpotExchange, 'status' | 'responseBody'>;
+  const send = (
+    res: ServerResponse,
+    asked: Asked | undefined,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void => {
     stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+    if (asked !== undefined) emitExchange({ ...asked, status, responseBody: body });
     if (body === undefined) {
       res.writeHead(status, headers).end();
       return;
@@ -267,11 +276,19 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const asked: Asked = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.search,
+      requestBody: undefined,
+      requestRead: false,
+    };
     const auth = req.headers.authorization ?? '';
     if (!auth.startsWith('Bearer ') || !tokens.has(auth.slice('Bearer '.length))) {
       req.resume();
       send(
         res,
+        asked,
         401,
         new HubSpotHttpError(
           401,
@@ -298,6 +315,7 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
           : 'You have reached your ten_secondly_rolling limit.';
       send(
         res,
+        asked,
         429,
         { status: 'error', message, errorType: 'RATE_LIMIT', correlationId: randomUUID(), policyName: verdict },
         headers,
@@ -308,7 +326,7 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
       const status = faults.fail5xxNext > 0 ? 502 : 503;
       if (faults.fail5xxNext > 0) faults.fail5xxNext -= 1;
       req.resume();
-      send(res, status, new HubSpotHttpError(status, 'INTERNAL_ERROR', 'internal error').body(), headers);
+      send(res, asked, status, new HubSpotHttpError(status, 'INTERNAL_ERROR', 'internal error').body(), headers);
       return;
     }
     const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
@@ -317,6 +335,8 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
         throw new HubSpotHttpError(404, 'OBJECT_NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       stats.byRoute[route.name] = (stats.byRoute[route.name] ?? 0) + 1;
       const body = await readBody(req);
+      asked.requestBody = body;
+      asked.requestRead = true;
       if (faults.hang.times > 0 && (faults.hang.route === undefined || faults.hang.route === route.name)) {
         faults.hang.times -= 1;
         faults.hung += 1;
@@ -334,10 +354,10 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
       const scope = [route.scope(params)].flat().find((s) => faults.missingScopes.has(s));
       if (scope !== undefined) throw missingScopeError(scope);
       const answer = route.handle(params, body, url.searchParams);
-      send(res, answer.status, answer.body, headers);
+      send(res, asked, answer.status, answer.body, headers);
     } catch (err) {
       if (!(err instanceof HubSpotHttpError)) throw err;
-      send(res, err.status, err.body(), headers);
+      send(res, asked, err.status, err.body(), headers);
     }
   };
 
@@ -346,6 +366,7 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
       if (!res.headersSent)
         send(
           res,
+          undefined,
           500,
           new HubSpotHttpError(500, 'INTERNAL_ERROR', err instanceof Error ? err.message : 'error').body(),
         );

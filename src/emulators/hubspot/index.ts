@@ -5,3 +5,4 @@ export type { HubSpotStore, StoredObject, StoredAssociation } from './hubspot-st
 export { MAX_BATCH_INPUTS } from './object-batch.js';
 export { MAX_MEMBERSHIP_IDS, MAX_MEMBERSHIP_PAGE } from './list-routes.js';
 export type { AddedSpelling, StoredList } from './list-store.js';
+export { onHubSpotExchange, type HubSpotExchange } from './exchange-log.js';

@@ -75,7 +75,24 @@ function propertiesOf(table: ObjectTable, input: Record<string, unknown>): Recor
   return out;
 }
 
-/** Per-record value checks: invalid email, non-numeric number, the reject switch. Undefined = valid. */
+const DAY_MS = 86_400_000;
+
+/**
+ * A `date` property holds a day: epoch milliseconds or ISO 8601, at midnight UTC only. HubSpot's answer to any other
+ * time: "<ms> is at 6:12:58.0 UTC, not midnight!" (INVALID_DATE); see
+ * https://developers.hubspot.com/docs/faq/how-should-timestamps-be-formatted-for-hubspots-apis
+ */
+function dateProblem(value: string): string | undefined {
+  const ms = /^-?\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isFinite(ms)) return `${value} is not a valid date`;
+  const offset = ((ms % DAY_MS) + DAY_MS) % DAY_MS;
+  if (offset === 0) return undefined;
+  const at = new Date(ms);
+  const time = `${at.getUTCHours()}:${at.getUTCMinutes()}:${at.getUTCSeconds()}.${at.getUTCMilliseconds()}`;
+  return `${ms} is at ${time} UTC, not midnight!`;
+}
+
+/** Per-record value checks: invalid email, non-numeric number, a date not at midnight UTC, the reject switch. */
 function invalidValue(
   table: ObjectTable,
   id: string,
@@ -90,6 +107,10 @@ function invalidValue(
       problems.push({ isValid: false, message: `Email address ${value} is invalid`, error: 'INVALID_EMAIL', name });
     else if (def?.type === 'number' && !Number.isFinite(Number(value)))
       problems.push({ isValid: false, message: `${value} was not a valid number.`, error: 'INVALID_INTEGER', name });
+    else if (def?.type === 'date') {
+      const message = dateProblem(value);
+      if (message !== undefined) problems.push({ isValid: false, message, error: 'INVALID_DATE', name });
+    }
   }
   const flagged = [id, ...Object.values(properties)].find((v) => faults.reject.values.has(v));
   if (flagged !== undefined)

@@ -472,6 +472,16 @@ function convertValue(field: SfField, raw: unknown): { value: SfValue } | { erro
       if (typeof raw === 'boolean') return { value: raw };
       if (raw === 'true' || raw === 'false') return { value: raw === 'true' };
       return fail('INVALID_TYPE_ON_FIELD_IN_RECORD', `${field.name}: value not of required type: ${String(raw)}`);
+    // A date takes YYYY-MM-DD only; a dateTime any ISO 8601 instant.
+    case 'date':
+    case 'datetime': {
+      const ok =
+        typeof raw === 'string' &&
+        (field.type === 'date' ? /^\d{4}-\d{2}-\d{2}$/.test(raw) : Number.isFinite(Date.parse(raw)));
+      if (!ok)
+        return fail('INVALID_TYPE_ON_FIELD_IN_RECORD', `${field.name}: value not of required type: ${String(raw)}`);
+      return { value: raw };
+    }
     default: {
       if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
         return fail('INVALID_TYPE_ON_FIELD_IN_RECORD', `${field.name}: value not of required type`);

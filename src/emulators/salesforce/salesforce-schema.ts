@@ -1,6 +1,17 @@
 /** The sObject schema the Salesforce emulator serves through describe and enforces on every write. */
 export type SfFieldType =
-  'id' | 'string' | 'email' | 'phone' | 'url' | 'textarea' | 'int' | 'double' | 'boolean' | 'reference';
+  | 'id'
+  | 'string'
+  | 'email'
+  | 'phone'
+  | 'url'
+  | 'textarea'
+  | 'int'
+  | 'double'
+  | 'boolean'
+  | 'date'
+  | 'datetime'
+  | 'reference';
 
 export interface SfField {
   name: string;

@@ -46,6 +46,10 @@ describe('HubSpot emulator: auth and errors', () => {
     expect(emu.stats.requests).toBe(0);
   });
 
+  // Rules HubSpot's docs state and its OpenAPI specs cannot: a batch takes at most 100 inputs (treated as the limit:
+  // https://developers.hubspot.com/docs/guides/apps/api-usage/usage-details, "batch" requests), and a batch upsert's
+  // ids (`idProperty` values) must be unique in the batch:
+  // https://developers.hubspot.com/docs/api-reference/latest/crm/objects/contacts/batch/upsert-contacts
   it('refuses more than 100 inputs and duplicate ids with 400 VALIDATION_ERROR', async () => {
     const many = await post('/crm/v3/objects/contacts/batch/upsert', {
       inputs: Array.from({ length: 101 }, (_, i) => upsertInput(`a${i}@x.io`)),
@@ -123,6 +127,47 @@ describe('HubSpot emulator: auth and errors', () => {
     expect((res.body.errors as { context: { ids: string[] } }[])[0]?.context.ids).toEqual(['p2']);
     expect(emu.state.find('contacts', 'ext_id', 'p1')?.properties.email).toBe('good@x.io');
     expect(emu.state.find('contacts', 'ext_id', 'p2')).toBeUndefined();
+  });
+
+  // https://developers.hubspot.com/docs/faq/how-should-timestamps-be-formatted-for-hubspots-apis: "Date properties
+  // will only store the date, and must be set to midnight UTC ... If you try to set a value that is not midnight UTC,
+  // you will receive an error"; datetime properties take any instant.
+  it('a date property takes midnight UTC only (INVALID_DATE "... not midnight!"); a datetime any instant', async () => {
+    for (const [name, type] of [
+      ['left_on', 'date'],
+      ['left_at', 'datetime'],
+    ] as const) {
+      const res = await post('/crm/v3/properties/contacts', {
+        name,
+        label: name,
+        type,
+        fieldType: type,
+        groupName: 'g',
+      });
+      expect(res.status).toBe(201);
+    }
+    const res = await post('/crm/v3/objects/contacts/batch/upsert', {
+      inputs: [
+        upsertInput('day@x.io', { left_on: '2026-11-27', left_at: '2026-11-27T19:37:01.883Z' }),
+        upsertInput('ms@x.io', { left_on: String(Date.UTC(2026, 10, 27)) }),
+        upsertInput('iso@x.io', { left_on: '2026-11-27T19:37:01.883Z' }),
+        upsertInput('bad@x.io', { left_on: 'soon' }),
+      ],
+    });
+    expect(res.status).toBe(207);
+    const errors = res.body.errors as { message: string; context: { ids: string[] }; errors: { code: string }[] }[];
+    expect(errors.map((e) => e.context.ids[0])).toEqual(['iso@x.io', 'bad@x.io']);
+    expect(errors[0]?.errors[0]?.code).toBe('INVALID_DATE');
+    expect(errors[0]?.message).toContain(
+      `[{"isValid":false,"message":"${Date.parse('2026-11-27T19:37:01.883Z')} is at 19:37:1.883 UTC, not midnight!",` +
+        '"error":"INVALID_DATE","name":"left_on"}]',
+    );
+    expect(emu.state.find('contacts', 'email', 'day@x.io')?.properties).toMatchObject({
+      left_on: '2026-11-27',
+      left_at: '2026-11-27T19:37:01.883Z',
+    });
+    expect(emu.state.find('contacts', 'email', 'ms@x.io')).toBeDefined();
+    expect(emu.state.find('contacts', 'email', 'iso@x.io')).toBeUndefined();
   });
 
   it('stores strings: numbers are stringified, objects refused', async () => {
