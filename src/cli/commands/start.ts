@@ -107,7 +107,7 @@ function readOnlyQueues(value: string | undefined): boolean | string[] {
         .filter(Boolean);
 }
 
-/** `METRICS_AUTH=true|false` wins over `server.metricsAuth`; neither: the dashboard's default (auth off loopback). */
+/** `METRICS_AUTH=true|false` wins over `server.metricsAuth`; neither: the dashboard's default (auth when set). */
 function metricsAuthOf(env: string | undefined, configured: boolean | undefined): { metricsAuth?: boolean } {
   const value = env === 'true' ? true : env === 'false' ? false : configured;
   return value === undefined ? {} : { metricsAuth: value };
