@@ -327,7 +327,7 @@ const buildConfigSchema = (ports: Ports) =>
         adminActions: z.boolean().default(false),
         // The /runs pages' "Run now" and "Full resync" buttons; absent: shown exactly when adminActions is true.
         runActions: z.boolean().optional(),
-        // Absent: /metrics needs server.auth unless the server binds a loopback address.
+        // Absent: /metrics needs server.auth whenever it is set.
         metricsAuth: z.boolean().optional(),
       })
       .prefault({}),

@@ -62,7 +62,20 @@ function retype(text: string): unknown {
   return text;
 }
 
-export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv): YamlTree {
+export interface YamlTreeOptions {
+  /**
+   * For a path the caller does not use, who does: an unset variable there is then a warning saying so, and the
+   * block holding it is left out (its schema defaults apply or, for an optional block, it is absent).
+   */
+  usedOnlyBy?: (path: ConfigPath) => string | undefined;
+}
+
+export function readYamlTree(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  options: YamlTreeOptions = {},
+): YamlTree {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, keepSourceTokens: false });
   const places = new Map<string, { key?: Place; value?: Place }>();
@@ -92,6 +105,7 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
   if (doc.errors.length > 0) return { value: undefined, locate: () => ({ line: 0, column: 0 }), issues, warnings };
 
   let aliasesLeft = MAX_ALIAS_EXPANSIONS;
+  const leftOut: ConfigPath[] = [];
 
   const walk = (node: Node | null | undefined, path: ConfigPath, anchorOffset: number | undefined): unknown => {
     const offset = node?.range?.[0] ?? anchorOffset;
@@ -139,6 +153,12 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
       return node.value;
     }
     const result = interpolate(node.value, env);
+    const usedBy = result.ok || result.unsetVariable === undefined ? undefined : options.usedOnlyBy?.(path);
+    if (!result.ok && usedBy !== undefined) {
+      report(offset, path, `${result.message}: only ${usedBy} needs it`, warnings);
+      leftOut.push(path.length > 2 ? path.slice(0, -1) : path);
+      return undefined;
+    }
     if (!result.ok) {
       report(offset, path, result.message);
       return undefined;
@@ -151,6 +171,11 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
   };
 
   const value = walk(doc.contents as Node | null, [], 0);
+  for (const path of leftOut) {
+    const parent = valueAt(value, path.slice(0, -1));
+    if (parent !== null && typeof parent === 'object')
+      delete (parent as Record<string | number, unknown>)[path.at(-1)!];
+  }
   const locate: Locate = (path, part = 'value') => {
     const own = places.get(JSON.stringify(path));
     const found = own?.[part] ?? own?.key ?? own?.value;

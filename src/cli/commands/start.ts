@@ -4,7 +4,7 @@
  * (src/cli/live-config.ts): an invalid file is refused, logged with its file:line problems, and the old one kept.
  */
 import type { Redis } from 'ioredis';
-import { ConfigError, formatIssue, type AppConfig } from '../../config/index.js';
+import { ConfigError, formatIssue, loadConfig, type AppConfig } from '../../config/index.js';
 import {
   exitOnSignals,
   openQueues,
@@ -115,7 +115,7 @@ function metricsAuthOf(env: string | undefined, configured: boolean | undefined)
 
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
-  const live = createLiveConfig(config, opts.configPath);
+  const live = createLiveConfig(config, opts.configPath, (path) => loadConfig({ path, dashboard: roles.dashboard }));
   const connection = watchRedis(createRedis(opts.redisUrl), { logger });
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
@@ -220,7 +220,7 @@ export interface RolesOptions extends ConfigOption {
 
 /** Loads the config, starts the roles and runs until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function runRoles(roles: RoleSet, opts: RolesOptions): Promise<number> {
-  const { config, path: configPath } = await loadCommandConfig(opts.config);
+  const { config, path: configPath } = await loadCommandConfig(opts.config, { dashboard: roles.dashboard });
   const logger = createLogger();
   // Listen before the roles start: a SIGHUP that arrives during startup would otherwise end the process
   // (Node's default for the signal); it is applied as soon as the roles run.
