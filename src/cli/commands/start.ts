@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import { ConfigError, formatIssue, loadConfig, type AppConfig } from '../../config/index.js';
 import {
+  enqueueRun,
   exitOnSignals,
   openQueues,
   queuePrefix,
@@ -83,7 +84,12 @@ async function defaultProcessor(
     logger,
     redis,
     prefix,
-    runsInFlight: (searches, dueWithinMs) => runsInFlight(queues.sync, redis, searches, dueWithinMs),
+    runQueue: {
+      runsInFlight: (searches, dueWithinMs) => runsInFlight(queues.sync, redis, searches, dueWithinMs),
+      queueRun: async (search) => {
+        await enqueueRun(queues.sync, search, 'schedule');
+      },
+    },
   });
 }
 
