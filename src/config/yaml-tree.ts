@@ -52,6 +52,19 @@ export function valueAt(root: unknown, path: readonly (string | number)[]): unkn
   return node;
 }
 
+const INDENT_CODES = new Set(['BAD_INDENT', 'TAB_AS_INDENT', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
+
+/** What a parser error means, in words a person editing the file knows (the parser's own words follow). */
+function inWords(code: string, message: string): string {
+  if (INDENT_CODES.has(code) || /without - indicator/.test(message))
+    return code === 'TAB_AS_INDENT'
+      ? 'indentation error: indent with spaces, not tabs; '
+      : 'indentation error: this line does not line up with the lines of its block (check its spaces); ';
+  if (code === 'MISSING_CHAR' && /quote/i.test(message)) return 'a quote is opened and never closed; ';
+  if (code === 'DUPLICATE_KEY') return 'a key appears twice in the same block; ';
+  return '';
+}
+
 const INT = /^[-+]?\d+$/;
 const FLOAT = /^[-+]?(\d+\.\d*|\.\d+|\d+)(e[-+]?\d+)?$/i;
 
@@ -100,7 +113,8 @@ export function readYamlTree(
   const warnings: ConfigIssue[] = [];
   // The first line only: the rest may quote the source, and the source may hold a literal secret.
   const yamlMessage = (message: string): string => `YAML: ${message.split('\n')[0]}`;
-  for (const error of errors) report(error.pos[0], [], yamlMessage(error.message));
+  for (const error of errors)
+    report(error.pos[0], [], `${inWords(error.code, error.message)}${yamlMessage(error.message)}`);
   for (const warning of doc.warnings) report(warning.pos[0], [], yamlMessage(warning.message), warnings);
   if (doc.errors.length > 0) return { value: undefined, locate: () => ({ line: 0, column: 0 }), issues, warnings };
 

@@ -48,6 +48,8 @@ export function formatRunLine(s: RunSummary): string {
   return [
     s.finishedAt,
     s.status.padEnd(9),
+    // A dry run wrote nothing: its figures are what a run would have done.
+    s.dryRun ? 'DRY RUN (nothing written)' : '',
     `fetched ${s.fetched}`,
     `created ${s.created}`,
     `updated ${s.updated}`,

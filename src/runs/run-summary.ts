@@ -43,8 +43,8 @@ export interface RunSummary extends RunCounts {
   revealSkipped?: number;
   /** Search tokens spent per record landed in the CRM (created + updated + unchanged). */
   tokensSpentPerRecord?: number;
-  /** What started it: `schedule` or `manual` (dashboard, `trigger`); absent for `prospect-sync run` and older runs. */
-  trigger?: 'schedule' | 'manual';
+  /** What started it: `schedule`, `manual` (dashboard, `trigger`) or `cli` (`prospect-sync run`); absent: older runs. */
+  trigger?: 'schedule' | 'manual' | 'cli';
   /** The run sent every record even when unchanged (`--full-resync`, the dashboard's "Full resync"). */
   fullResync?: true;
   /** The API refused a re-sent cursor: some journey revealed whole pages (paying for persons revealed before). */

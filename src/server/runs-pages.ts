@@ -157,7 +157,7 @@ export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras
   return page('Runs', body, running ? { refreshSeconds: 5 } : {});
 }
 
-const TRIGGERS: Record<string, string> = { schedule: 'schedule', manual: 'manual' };
+const TRIGGERS: Record<string, string> = { schedule: 'schedule', manual: 'manual', cli: 'cli' };
 const triggerText = (s: RunSummary): string =>
   s.fullResync ? 'full resync' : ((s.trigger && TRIGGERS[s.trigger]) ?? '—');
 
@@ -269,7 +269,7 @@ export function runHistoryPage(
     shown.length === 0
       ? '<p>no finished runs yet</p>'
       : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
-  const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs)}<h2>History</h2>${history}`;
+  const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs.filter((s) => !s.dryRun))}<h2>History</h2>${history}`;
   const running = live !== undefined && live.waitingFor === undefined && live.delayedUntil === undefined;
   return page(`Runs of ${search}`, body, running ? { refreshSeconds: 5 } : {});
 }

@@ -41,7 +41,7 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   try {
     summary = await syncSearch(
       { config, redis, prefix, logger },
-      { search, runId, dryRun, fullResync, signal: abort.signal, onProgress: (p) => bar.update(p) },
+      { search, runId, dryRun, fullResync, trigger: 'cli', signal: abort.signal, onProgress: (p) => bar.update(p) },
     );
   } catch (err) {
     summary = notStartedSummary(search, runId, dryRun, errorInfo(err));
