@@ -34,6 +34,8 @@ export interface RunSummary extends RunCounts {
   resumeAt?: string;
   /** Persons whose company link failed although the record itself landed. */
   linkErrors?: number;
+  /** Links made and failed per association (`associate.company`); absent when the run linked nothing. */
+  links?: { company: { linked: number; linkFailed: number } };
   /** Rejected records and failed links (count and first redacted reasons); absent when there were none. */
   warnings?: RunWarnings;
   error?: { code: string; message: string };

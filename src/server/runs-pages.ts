@@ -249,7 +249,11 @@ export function runHistoryPage(
       cell: (s) => (s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)),
       numeric: true,
     },
-    { head: 'Link errors', cell: (s) => n(s.linkErrors), numeric: true },
+    {
+      head: 'Links made / failed',
+      cell: (s) => (s.links ? `${n(s.links.company.linked)} / ${n(s.links.company.linkFailed)}` : n(s.linkErrors)),
+      numeric: true,
+    },
     { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
     { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
     { head: '429s', cell: (s) => n(s.throttled), numeric: true },

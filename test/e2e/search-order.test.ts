@@ -9,7 +9,8 @@ import { DEMO_DATASET } from '../../src/emulators/start-all.js';
 import { enqueueRun } from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
-import { runsIndexPage } from '../../src/server/runs-pages.js';
+import { runHistoryPage, runsIndexPage } from '../../src/server/runs-pages.js';
+import { formatRunLine } from '../../src/runs/format-summary.js';
 import { searchRows } from '../../src/server/run-views.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { fixtureCli } from './fixture-cli.js';
@@ -111,6 +112,13 @@ describe('after: between searches', () => {
     expect(leaders.created).toBeGreaterThan(0);
     expect(leaders.linkErrors ?? 0).toBe(0);
     expect(leaders.warnings?.count ?? 0).toBe(0);
+    // Every contact written was linked to its company: the summary counts the links.
+    expect(leaders.links).toEqual({ company: { linked: leaders.created + leaders.updated, linkFailed: 0 } });
+    expect(companies!.links).toBeUndefined();
+    expect(formatRunLine(leaders)).toContain(`linked ${leaders.created + leaders.updated}  link failed 0`);
+    const page = runHistoryPage('dach-software-leaders', [leaders], undefined);
+    expect(page).toContain('Links made / failed');
+    expect(page).toContain(`>${leaders.created + leaders.updated} / 0<`);
     expect(Date.parse(leaders.startedAt)).toBeGreaterThanOrEqual(Date.parse(companies!.finishedAt));
   }, 300_000);
 
@@ -124,6 +132,13 @@ describe('after: between searches', () => {
       expect(before.err).toContain(
         'runs after all-companies (never completed: what links to it may fail); `run` does not wait for them',
       );
+      // A real run before the companies: written, not linked, and counted so.
+      const unlinked = await cli.run(fx, yaml, ['run', 'people', '--json']);
+      const summary = unlinked.last() as RunSummary;
+      expect(summary.created).toBeGreaterThan(0);
+      expect(summary.links).toEqual({ company: { linked: 0, linkFailed: summary.created } });
+      const runs = await cli.run(fx, yaml, ['runs', 'people']);
+      expect(runs.out).toContain(`linked 0  link failed ${summary.created}`);
       expect((await cli.run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
       const after = await cli.run(fx, yaml, ['run', 'people', '--dry-run']);
       expect(after.err).toMatch(/runs after all-companies \(last complete run \d{4}-\d\d-\d\dT[\d:.]+Z\)/);
