@@ -6,7 +6,7 @@ import type { RunSummary } from '../runs/run-summary.js';
 import { warningCount } from '../runs/run-warnings.js';
 import type { AlertInForce } from './alerts-in-force.js';
 import { countdown } from './budget-strip.js';
-import { esc, page, seconds, table, when, type Column } from './html.js';
+import { esc, page, seconds, table, when, whenIn, type Column } from './html.js';
 import type { LiveRun, SearchRow } from './run-views.js';
 import { barChart, sparkline } from './svg-chart.js';
 
@@ -124,7 +124,13 @@ export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras
         r.live ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}` : 'idle',
       className: 'cell-wide',
     },
-    { head: 'Next run', cell: (r) => `<span class="nowrap">${esc(when(r.nextRunAt)) || '—'}</span>` },
+    {
+      head: 'Next run',
+      cell: (r) => {
+        const timeZone = r.search.schedule && 'timezone' in r.search.schedule ? r.search.schedule.timezone : undefined;
+        return `<span class="nowrap">${esc(whenIn(r.nextRunAt, timeZone)) || '—'}</span>`;
+      },
+    },
     {
       head: 'Last result',
       cell: (r) =>
