@@ -12,14 +12,14 @@ import { notStartedSummary, pacedSummary, type RunSummary } from '../../src/runs
 import type { RunRequest, SyncDeps } from './run-request.js';
 import { REFUSAL_CODES } from './refusal-errors.js';
 import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
-import { afterWait, type RunsInFlight } from './run-order.js';
+import { afterWait, type RunQueue } from './run-order.js';
 import { tokenPaceDecision } from './token-pace-gate.js';
 
 /**
  * `config`, or `getConfig` where the config can be reloaded (SIGHUP): each job reads it once at its start, so a run
  * keeps the config it started with while the next one sees the new.
  */
-export type ProcessorDeps = Omit<SyncDeps, 'config'> & { runsInFlight?: RunsInFlight } & (
+export type ProcessorDeps = Omit<SyncDeps, 'config'> & { runQueue?: RunQueue } & (
     { config: AppConfig; getConfig?: () => AppConfig } | { config?: AppConfig; getConfig: () => AppConfig }
   );
 
@@ -39,13 +39,13 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     // Loaded here, not at the top: `prospect-sync run` imports this module but never needs BullMQ (~170 modules).
     const { DelayedError, UnrecoverableError } = await import('bullmq');
     const runDeps: SyncDeps = { ...deps, config: configNow() };
-    // `after:`: the searches this one follows still have a run queued or active: wait (delayed, not failed).
+    // `after:`: the searches this one follows have a run queued or active, or never completed: wait (delayed).
     const queuedAt = Date.parse(job.data.requestedAt) || job.timestamp;
     const wait = await afterWait(
       runDeps.config.searches.find((s) => s.name === search),
       queuedAt,
       job.attemptsStarted - 1,
-      deps.runsInFlight,
+      { redis: deps.redis, prefix: deps.prefix, runQueue: deps.runQueue },
     );
     if (wait?.late)
       deps.logger.warn(
@@ -53,6 +53,8 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
         'run starts although searches it runs after are not done: it waited long enough',
       );
     else if (wait) {
+      if (wait.queued.length > 0)
+        deps.logger.info({ search, runId, queued: wait.queued }, 'queued the never completed searches it runs after');
       await job.updateProgress({ waitingFor: wait.waitFor, since: queuedAt });
       await job.moveToDelayed(wait.lookAgainAt, token);
       throw new DelayedError();

@@ -7,6 +7,7 @@ import type { FieldMapping, WriteResult } from '../../src/crm/index.js';
 import { absentPathWarnings, tallyAbsent } from '../../src/crm/absent-paths.js';
 import type { CheckpointStore, PartitionCheckpoint, RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import type { RefreshState } from '../../src/runs/refresh-registry.js';
+import type { RunSummary } from '../../src/runs/run-summary.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import { addCounts, emptyCounts, runCounts, type RunCounts } from '../../src/runs/run-counters.js';
 import { addWarnings, type RunWarnings, type Warning } from '../../src/runs/run-warnings.js';
@@ -158,6 +159,7 @@ export class RunLedger {
       creditsSpent: batch.creditsCharged,
     });
     if (result.linkErrors > 0) cp.linkErrors = (cp.linkErrors ?? 0) + result.linkErrors;
+    if (result.linked > 0) cp.linked = (cp.linked ?? 0) + result.linked;
     const warnings = addWarnings(cp.warnings, warningReasons(result));
     if (warnings) cp.warnings = warnings;
     this.deps.request.onProgress?.({
@@ -215,7 +217,12 @@ export class RunLedger {
    * Link errors and warnings of the batches accepted so far, and how many partitions the run has. Paths absent in
    * (nearly) every record are said here once, at the end (not kept in the checkpoint's warnings).
    */
-  get findings(): { linkErrors?: number; warnings?: RunWarnings; partitions?: number } {
+  get findings(): {
+    linkErrors?: number;
+    links?: RunSummary['links'];
+    warnings?: RunWarnings;
+    partitions?: number;
+  } {
     const cp = this.cp;
     if (!cp) return {};
     const absent = absentPathWarnings(cp.absentPaths).map((text): Warning => ({
@@ -226,6 +233,9 @@ export class RunLedger {
     const warnings = addWarnings(cp.warnings, absent);
     return {
       ...(cp.linkErrors ? { linkErrors: cp.linkErrors } : {}),
+      ...(cp.linked || cp.linkErrors
+        ? { links: { company: { linked: cp.linked ?? 0, linkFailed: cp.linkErrors ?? 0 } } }
+        : {}),
       ...(warnings ? { warnings } : {}),
       partitions: cp.partitions.length,
     };

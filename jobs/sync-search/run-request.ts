@@ -28,8 +28,8 @@ export interface RunRequest {
   sample?: number;
   /** Send every record even when its change hash says it is unchanged (`run/trigger --full-resync`). */
   fullResync?: boolean;
-  /** What queued the run (the job's `trigger`), kept in its summary; absent for `prospect-sync run`. */
-  trigger?: 'schedule' | 'manual';
+  /** What started the run (the job's `trigger`, `cli` for `prospect-sync run`), kept in its summary. */
+  trigger?: 'schedule' | 'manual' | 'cli';
   /** Shutdown: the batch in flight is finished and checkpointed, then the run returns promptly. */
   signal?: AbortSignal;
   onPlan?: (plan: RunPlan) => void;

@@ -36,10 +36,16 @@ export interface SearchCommand {
   close(): void;
 }
 
-/** Loads the config (throws ConfigError with file:line issues) and returns it with the path it came from. */
-export async function loadCommandConfig(flag: string | undefined): Promise<{ config: AppConfig; path: string }> {
+/**
+ * Loads the config (throws ConfigError with file:line issues) and returns it with the path it came from. Only a
+ * command that serves the dashboard (`dashboard: true`) needs the variables of `server` (`DASHBOARD_PASSWORD`).
+ */
+export async function loadCommandConfig(
+  flag: string | undefined,
+  { dashboard = false }: { dashboard?: boolean } = {},
+): Promise<{ config: AppConfig; path: string }> {
   const path = resolveConfigPath(flag);
-  return { config: await loadConfig({ path }), path };
+  return { config: await loadConfig({ path, dashboard }), path };
 }
 
 /** Loads the config, checks `search` is one of its searches, then connects to Redis (RedisUnreachableError). */

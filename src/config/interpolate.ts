@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 
 /** Result of interpolating one scalar: the value, or why it failed (messages never carry variable values). */
 export type Interpolated =
-  { ok: true; value: string; usedVariable: boolean; wholeValueIsVariable: boolean } | { ok: false; message: string };
+  | { ok: true; value: string; usedVariable: boolean; wholeValueIsVariable: boolean }
+  | { ok: false; message: string; unsetVariable?: string };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -14,7 +15,7 @@ function lookup(
   name: string,
   fallback: string | undefined,
   env: NodeJS.ProcessEnv,
-): { value: string } | { message: string } {
+): { value: string } | { message: string; unsetVariable?: string } {
   const direct = env[name];
   if (direct !== undefined && direct !== '') return { value: direct };
   const file = env[`${name}_FILE`];
@@ -27,7 +28,7 @@ function lookup(
   }
   if (fallback !== undefined) return { value: fallback };
   if (direct === '') return { value: '' };
-  return { message: `environment variable ${name} is not set (nor ${name}_FILE)` };
+  return { message: `environment variable ${name} is not set (nor ${name}_FILE)`, unsetVariable: name };
 }
 
 /** `${VAR}`, `${VAR:-default}` and `$$` (a literal `$`) in one scalar string. */
@@ -63,7 +64,7 @@ export function interpolate(text: string, env: NodeJS.ProcessEnv): Interpolated 
     if (!NAME.test(name))
       return { ok: false, message: `invalid variable name in \${${name}} (expected [A-Za-z_][A-Za-z0-9_]*)` };
     const found = lookup(name, fallback, env);
-    if ('message' in found) return { ok: false, message: found.message };
+    if ('message' in found) return { ok: false, ...found };
     out += found.value;
     usedVariable = true;
     expressions += 1;

@@ -16,6 +16,11 @@ export interface LoadOptions {
   path?: string;
   /** Where ${VAR}s come from; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Whether the caller serves the dashboard (default true). False: an unset variable under `server` is a warning
+   * and leaves its block out (`run` needs no `DASHBOARD_PASSWORD`).
+   */
+  dashboard?: boolean;
 }
 
 /** A loaded config plus where each of its values is in the file (for later checks such as `validate --online`). */
@@ -32,13 +37,21 @@ export function resolveConfigPath(flag?: string, env: NodeJS.ProcessEnv = proces
   return flag || env.PROSPECT_SYNC_CONFIG || DEFAULT_CONFIG_PATH;
 }
 
+const dashboardOnly = (path: readonly (string | number)[]): string | undefined =>
+  path[0] === 'server' ? 'the dashboard (`start`, `dashboard`)' : undefined;
+
 function byPlace(a: ConfigIssue, b: ConfigIssue): number {
   return a.line - b.line || a.column - b.column;
 }
 
 /** Parses config text; `file` is only what messages call it. Throws ConfigError listing every problem. */
-export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  const tree = readYamlTree(text, file, env);
+export function parseConfig(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: Pick<LoadOptions, 'dashboard'> = {},
+): LoadedConfig {
+  const tree = readYamlTree(text, file, env, options.dashboard === false ? { usedOnlyBy: dashboardOnly } : {});
   const place = (issues: PathIssue[]): ConfigIssue[] =>
     issues.map((issue) => ({
       file,
@@ -95,7 +108,7 @@ export async function readConfig(options: LoadOptions = {}): Promise<LoadedConfi
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : 'cannot read file';
     throw new ConfigError([{ file, line: 0, column: 0, path: '', message: reason }]);
   }
-  return parseConfig(text, file, env);
+  return parseConfig(text, file, env, options);
 }
 
 /** Loads, interpolates and checks the config. Throws ConfigError (code `config_invalid`) with every issue. */

@@ -225,7 +225,7 @@ const savedSearchSchema = () =>
       .min(1)
       .optional()
       .describe(
-        'searches this one runs after: while one of them has a run queued or active, a run of this search waits',
+        'searches this one runs after their last complete run: while one has a run coming or never completed, it waits',
       ),
   });
 
@@ -410,11 +410,13 @@ const buildConfigSchema = (ports: Ports) =>
           .boolean()
           .optional()
           .describe('the /runs pages show "Run now" and "Full resync"; absent: as adminActions'),
-        // Absent: /metrics needs server.auth unless the server binds a loopback address.
+        // Absent: /metrics needs server.auth whenever it is set.
         metricsAuth: z
           .boolean()
           .optional()
-          .describe('whether /metrics needs server.auth (METRICS_AUTH overrides it; docs/operations.md)'),
+          .describe(
+            'false: /metrics answers without server.auth (default: it needs it whenever auth is set; METRICS_AUTH overrides)',
+          ),
       })
       .prefault({}),
     alerts: alertsSchema.optional(),

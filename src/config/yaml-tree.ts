@@ -52,6 +52,19 @@ export function valueAt(root: unknown, path: readonly (string | number)[]): unkn
   return node;
 }
 
+const INDENT_CODES = new Set(['BAD_INDENT', 'TAB_AS_INDENT', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
+
+/** What a parser error means, in words a person editing the file knows (the parser's own words follow). */
+function inWords(code: string, message: string): string {
+  if (INDENT_CODES.has(code) || /without - indicator/.test(message))
+    return code === 'TAB_AS_INDENT'
+      ? 'indentation error: indent with spaces, not tabs; '
+      : 'indentation error: this line does not line up with the lines of its block (check its spaces); ';
+  if (code === 'MISSING_CHAR' && /quote/i.test(message)) return 'a quote is opened and never closed; ';
+  if (code === 'DUPLICATE_KEY') return 'a key appears twice in the same block; ';
+  return '';
+}
+
 const INT = /^[-+]?\d+$/;
 const FLOAT = /^[-+]?(\d+\.\d*|\.\d+|\d+)(e[-+]?\d+)?$/i;
 
@@ -62,7 +75,20 @@ function retype(text: string): unknown {
   return text;
 }
 
-export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv): YamlTree {
+export interface YamlTreeOptions {
+  /**
+   * For a path the caller does not use, who does: an unset variable there is then a warning saying so, and the
+   * block holding it is left out (its schema defaults apply or, for an optional block, it is absent).
+   */
+  usedOnlyBy?: (path: ConfigPath) => string | undefined;
+}
+
+export function readYamlTree(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  options: YamlTreeOptions = {},
+): YamlTree {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, keepSourceTokens: false });
   const places = new Map<string, { key?: Place; value?: Place }>();
@@ -87,11 +113,13 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
   const warnings: ConfigIssue[] = [];
   // The first line only: the rest may quote the source, and the source may hold a literal secret.
   const yamlMessage = (message: string): string => `YAML: ${message.split('\n')[0]}`;
-  for (const error of errors) report(error.pos[0], [], yamlMessage(error.message));
+  for (const error of errors)
+    report(error.pos[0], [], `${inWords(error.code, error.message)}${yamlMessage(error.message)}`);
   for (const warning of doc.warnings) report(warning.pos[0], [], yamlMessage(warning.message), warnings);
   if (doc.errors.length > 0) return { value: undefined, locate: () => ({ line: 0, column: 0 }), issues, warnings };
 
   let aliasesLeft = MAX_ALIAS_EXPANSIONS;
+  const leftOut: ConfigPath[] = [];
 
   const walk = (node: Node | null | undefined, path: ConfigPath, anchorOffset: number | undefined): unknown => {
     const offset = node?.range?.[0] ?? anchorOffset;
@@ -139,6 +167,12 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
       return node.value;
     }
     const result = interpolate(node.value, env);
+    const usedBy = result.ok || result.unsetVariable === undefined ? undefined : options.usedOnlyBy?.(path);
+    if (!result.ok && usedBy !== undefined) {
+      report(offset, path, `${result.message}: only ${usedBy} needs it`, warnings);
+      leftOut.push(path.length > 2 ? path.slice(0, -1) : path);
+      return undefined;
+    }
     if (!result.ok) {
       report(offset, path, result.message);
       return undefined;
@@ -151,6 +185,11 @@ export function readYamlTree(text: string, file: string, env: NodeJS.ProcessEnv)
   };
 
   const value = walk(doc.contents as Node | null, [], 0);
+  for (const path of leftOut) {
+    const parent = valueAt(value, path.slice(0, -1));
+    if (parent !== null && typeof parent === 'object')
+      delete (parent as Record<string | number, unknown>)[path.at(-1)!];
+  }
   const locate: Locate = (path, part = 'value') => {
     const own = places.get(JSON.stringify(path));
     const found = own?.[part] ?? own?.key ?? own?.value;

@@ -8,7 +8,7 @@ import type { FieldMapping } from './field-mapping.js';
 export type { CrmRecord, CrmValue, ObjectTarget };
 
 export type UpsertOutcome =
-  | { key: string; status: 'created' | 'updated'; crmId: string; linkError?: string }
+  | { key: string; status: 'created' | 'updated'; crmId: string; linkError?: string; linked?: true }
   /** `field`: the CRM field the refusal names, when it names one (rejects are grouped by code and field). */
   | { key: string; status: 'rejected'; code: string; reason: string; field?: string };
 

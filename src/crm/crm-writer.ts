@@ -41,6 +41,8 @@ export interface WriteResult {
   rejected: number;
   /** Records written but not linked to their company (company not in the CRM yet). */
   linkErrors: number;
+  /** Records written and linked to their company. */
+  linked: number;
   duplicates: number;
   /** One per source record, in input order. Dry runs report `created`/`updated` as they would happen, with crmId ''. */
   outcomes: WriteOutcome[];
@@ -213,7 +215,8 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
               reject(p.index, p.record.key, outcome.code, outcome.reason, p.record, outcome.field);
               failed.push(p.record.key);
             } else {
-              outcomes[p.index] = outcome;
+              const linked = p.record.companyKey !== undefined && outcome.linkError === undefined;
+              outcomes[p.index] = linked ? { ...outcome, linked: true } : outcome;
               // A failed link is retried next run: keep the record "changed" until it is linked.
               if (outcome.linkError === undefined) accepted.push(fullRecord(byKey, p.record.key));
               else {
@@ -287,6 +290,7 @@ export function summarize(outcomes: WriteOutcome[]): WriteResult {
     unchanged: 0,
     rejected: 0,
     linkErrors: 0,
+    linked: 0,
     duplicates: 0,
     outcomes,
   };
@@ -294,6 +298,7 @@ export function summarize(outcomes: WriteOutcome[]): WriteResult {
     if (o.status === 'duplicate') result.duplicates += 1;
     else result[o.status] += 1;
     if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) result.linkErrors += 1;
+    if ((o.status === 'created' || o.status === 'updated') && o.linked) result.linked += 1;
   }
   return result;
 }

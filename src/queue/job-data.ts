@@ -20,7 +20,7 @@ export interface TickJobData {
   search: string;
 }
 
-export type SyncTrigger = 'schedule' | 'manual';
+export type SyncTrigger = 'schedule' | 'manual' | 'cli';
 
 export interface SyncJobData {
   search: string;

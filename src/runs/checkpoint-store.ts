@@ -39,6 +39,8 @@ export interface RunCheckpoint<S = unknown> {
   counts: RunCounts;
   /** Link errors and warnings of the batches accepted so far (absent: none). */
   linkErrors?: number;
+  /** Records linked to their company so far (absent: none). */
+  linked?: number;
   warnings?: RunWarnings;
   /** Mapped record paths the records booked so far lacked (absent: none booked yet, or an older version). */
   absentPaths?: AbsentTally;

@@ -6,7 +6,7 @@ export function formatSummary(s: RunSummary): string {
   const lines = [
     `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.limitedBy ? ` (limited by ${s.limitedBy})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
     `  counted ${s.counted}  fetched ${s.fetched}  unique ${s.unique}  partitions ${s.partitions}`,
-    `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.linkErrors ? `  link errors ${s.linkErrors}` : ''}`,
+    `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.links ? `  linked ${s.links.company.linked}  link failed ${s.links.company.linkFailed}` : ''}`,
     `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
   ];
   if (s.personsRevealed !== undefined) {
@@ -57,6 +57,8 @@ export function formatRunLine(s: RunSummary): string {
   return [
     s.finishedAt,
     s.status.padEnd(9),
+    // A dry run wrote nothing: its figures are what a run would have done.
+    s.dryRun ? 'DRY RUN (nothing written)' : '',
     `fetched ${s.fetched}`,
     `created ${s.created}`,
     `updated ${s.updated}`,
@@ -64,6 +66,7 @@ export function formatRunLine(s: RunSummary): string {
     `rejected ${s.rejected}`,
     `tokens ${s.tokensSpent}`,
     `credits ${s.creditsSpent}`,
+    s.links ? `linked ${s.links.company.linked}  link failed ${s.links.company.linkFailed}` : '',
     s.personsRevealed !== undefined ? `revealed ${s.personsRevealed}` : '',
     s.refresh
       ? `refresh walked ${s.refresh.walked.changed + s.refresh.walked.new + s.refresh.walked.stale} skipped ${s.refresh.skipped} of full ${s.refresh.fullTokens}`

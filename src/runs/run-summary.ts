@@ -37,6 +37,8 @@ export interface RunSummary extends RunCounts {
   resumeAt?: string;
   /** Persons whose company link failed although the record itself landed. */
   linkErrors?: number;
+  /** Links made and failed per association (`associate.company`); absent when the run linked nothing. */
+  links?: { company: { linked: number; linkFailed: number } };
   /** Rejected records and failed links (count and first redacted reasons); absent when there were none. */
   warnings?: RunWarnings;
   error?: { code: string; message: string };
@@ -53,8 +55,8 @@ export interface RunSummary extends RunCounts {
   revealForecast?: { credits: number; revealSkipped: number; from: 'reveal-store' | 'sample' };
   /** Search tokens spent per record landed in the CRM (created + updated + unchanged). */
   tokensSpentPerRecord?: number;
-  /** What started it: `schedule` or `manual` (dashboard, `trigger`); absent for `prospect-sync run` and older runs. */
-  trigger?: 'schedule' | 'manual';
+  /** What started it: `schedule`, `manual` (dashboard, `trigger`) or `cli` (`prospect-sync run`); absent: older runs. */
+  trigger?: 'schedule' | 'manual' | 'cli';
   /** The run sent every record even when unchanged (`--full-resync`, the dashboard's "Full resync"). */
   fullResync?: true;
   /** The API refused a re-sent cursor: some journey revealed whole pages (paying for persons revealed before). */

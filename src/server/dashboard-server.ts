@@ -52,7 +52,7 @@ export interface DashboardOptions {
   runActions?: boolean;
   /** With `adminActions`: true, every queue read-only after all; or the names of the queues kept read-only. */
   readOnly?: boolean | readonly string[];
-  /** Whether /metrics needs the same credentials; default: yes unless `host` is a loopback address. */
+  /** Whether /metrics needs the same credentials (when `auth` is set); default: yes. */
   metricsAuth?: boolean;
   /** Failed logins per client before 429 (default 10 in 5 min). */
   loginThrottle?: LoginThrottleOptions;
@@ -93,14 +93,14 @@ type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 
 /**
  * /runs, /runs/<search>, /rejects/<search> (HTML) and /api/runs/<search> (JSON); bull-board at /admin/queues
- * (read-only unless `adminActions`); /healthz and /readyz without auth, /metrics with it off loopback. Every route
- * that reads Redis pings it first and bounds its reads, answering 503 with a reason instead of hanging while Redis
- * is down. Safe by default: security headers, same-origin JSON for changes, loopback Host names only without auth.
+ * (read-only unless `adminActions`); /healthz and /readyz without auth, /metrics with it unless `metricsAuth: false`.
+ * Every route that reads Redis pings it first and bounds its reads, answering 503 with a reason instead of hanging
+ * while Redis is down. Safe by default: security headers, same-origin JSON for changes, without auth only loopback
+ * Host names and no proxy.
  */
 export async function startDashboardServer(opts: DashboardOptions): Promise<DashboardServer> {
   const host = opts.host ?? '127.0.0.1';
-  const loopback = isLoopbackName(host);
-  if (!opts.auth && !loopback) throw new DashboardAuthError(host);
+  if (!opts.auth && !isLoopbackName(host)) throw new DashboardAuthError(host);
   const timeoutMs = opts.timeoutMs ?? 2_000;
   const prefix = opts.prefix ?? 'prospect-sync';
   const searches = opts.searches ?? (() => []);
@@ -172,7 +172,7 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     });
   });
 
-  const metricsHandlers: express.RequestHandler[] = auth && (opts.metricsAuth ?? !loopback) ? [auth] : [];
+  const metricsHandlers: express.RequestHandler[] = auth && opts.metricsAuth !== false ? [auth] : [];
   app.get('/metrics', ...metricsHandlers, async (_req, res) => {
     const { status, body } = await metrics.render();
     res.status(status).type(metrics.contentType).send(body);

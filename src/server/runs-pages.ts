@@ -6,7 +6,7 @@ import type { RunSummary } from '../runs/run-summary.js';
 import { warningCount } from '../runs/run-warnings.js';
 import type { AlertInForce } from './alerts-in-force.js';
 import { countdown } from './budget-strip.js';
-import { esc, page, seconds, table, when, type Column } from './html.js';
+import { esc, page, seconds, table, when, whenIn, type Column } from './html.js';
 import type { LiveRun, SearchRow } from './run-views.js';
 import { barChart, sparkline } from './svg-chart.js';
 
@@ -124,7 +124,13 @@ export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras
         r.live ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}` : 'idle',
       className: 'cell-wide',
     },
-    { head: 'Next run', cell: (r) => `<span class="nowrap">${esc(when(r.nextRunAt)) || '—'}</span>` },
+    {
+      head: 'Next run',
+      cell: (r) => {
+        const timeZone = r.search.schedule && 'timezone' in r.search.schedule ? r.search.schedule.timezone : undefined;
+        return `<span class="nowrap">${esc(whenIn(r.nextRunAt, timeZone)) || '—'}</span>`;
+      },
+    },
     {
       head: 'Last result',
       cell: (r) =>
@@ -157,7 +163,7 @@ export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras
   return page('Runs', body, running ? { refreshSeconds: 5 } : {});
 }
 
-const TRIGGERS: Record<string, string> = { schedule: 'schedule', manual: 'manual' };
+const TRIGGERS: Record<string, string> = { schedule: 'schedule', manual: 'manual', cli: 'cli' };
 const triggerText = (s: RunSummary): string =>
   s.fullResync ? 'full resync' : ((s.trigger && TRIGGERS[s.trigger]) ?? '—');
 
@@ -249,7 +255,11 @@ export function runHistoryPage(
       cell: (s) => (s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)),
       numeric: true,
     },
-    { head: 'Link errors', cell: (s) => n(s.linkErrors), numeric: true },
+    {
+      head: 'Links made / failed',
+      cell: (s) => (s.links ? `${n(s.links.company.linked)} / ${n(s.links.company.linkFailed)}` : n(s.linkErrors)),
+      numeric: true,
+    },
     { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
     { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
     { head: '429s', cell: (s) => n(s.throttled), numeric: true },
@@ -269,7 +279,7 @@ export function runHistoryPage(
     shown.length === 0
       ? '<p>no finished runs yet</p>'
       : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
-  const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs)}<h2>History</h2>${history}`;
+  const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs.filter((s) => !s.dryRun))}<h2>History</h2>${history}`;
   const running = live !== undefined && live.waitingFor === undefined && live.delayedUntil === undefined;
   return page(`Runs of ${search}`, body, running ? { refreshSeconds: 5 } : {});
 }

@@ -45,7 +45,11 @@ describe('interpolate()', () => {
       usedVariable: false,
     });
     expect(interpolate('${A', env)).toMatchObject({ ok: false });
-    expect(interpolate('${B}', env)).toEqual({ ok: false, message: 'environment variable B is not set (nor B_FILE)' });
+    expect(interpolate('${B}', env)).toEqual({
+      ok: false,
+      message: 'environment variable B is not set (nor B_FILE)',
+      unsetVariable: 'B',
+    });
   });
 
   it('reads NAME_FILE (trimmed) when NAME is unset, before the default', () => {

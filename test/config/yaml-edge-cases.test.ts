@@ -68,4 +68,19 @@ describe('YAML edge cases', () => {
     const found = issues(BASE.replace('reveal:\n', '? [a, b]\n: 1\nreveal:\n'));
     expect(found[0]).toMatchObject({ line: 18, column: 3, message: 'map keys must be plain strings' });
   });
+
+  it('a YAML error says what it is in plain words: indentation, tabs, an unclosed quote', () => {
+    for (const spaces of ['   ', '     ']) {
+      const misaligned = BASE.replace('    segment: icp-dach\n', `${spaces}segment: icp-dach\n`);
+      expect(misaligned).not.toBe(BASE);
+      const [first] = issues(misaligned);
+      expect([spaces, first?.message]).toEqual([
+        spaces,
+        expect.stringMatching(/^indentation error: this line does not line up .*YAML: /),
+      ]);
+      expect(first?.line).toBeGreaterThan(0);
+    }
+    expect(issues('a:\n\tb: 1\n')[0]?.message).toMatch(/^indentation error: indent with spaces, not tabs/);
+    expect(issues("a: 'x\n")[0]?.message).toMatch(/^a quote is opened and never closed/);
+  });
 });

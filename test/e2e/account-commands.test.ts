@@ -178,4 +178,45 @@ describe('plan --all and account (child process)', () => {
     expect(text.out).toContain('credits    0 today of 40 (40 left)');
     expect(text.out).toContain('"gdprMode":"strict"');
   });
+
+  it('account against an API without settings routes: every other section, each setting unavailable with its path and config key, exit 0', async () => {
+    fx = await startFixture('account-no-settings', { salesIntel: { settingsRoutes: false } });
+    const yaml = hubspotConfig(COMPANY_SEARCH, '  credits: {maxPerDay: 40}');
+    expect((await cli.run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
+    const json = await cli.run(fx, yaml, ['account', '--json']);
+    expect([json.code, json.err]).toEqual([0, '']);
+    expect(json.last()).toMatchObject({
+      tokens: { limit: 1_000_000_000 },
+      credits: { today: 0, maxPerDay: 40 },
+      limits: expect.arrayContaining([expect.objectContaining({ operation: 'search', limit: 500 })]),
+      settings: { compliance: null, personalization: null, intentTopics: null },
+      settingsUnavailable: [
+        {
+          name: 'compliance',
+          path: '/settings/compliance',
+          configKey: 'source.paths.settings.compliance',
+          status: 404,
+        },
+        {
+          name: 'personalization',
+          path: '/settings/personalization',
+          configKey: 'source.paths.settings.personalization',
+          status: 404,
+        },
+        {
+          name: 'intentTopics',
+          path: '/settings/intent-topics',
+          configKey: 'source.paths.settings.intentTopics',
+          status: 404,
+        },
+      ],
+    });
+    const text = await cli.run(fx, yaml, ['account']);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^tokens +\d+ of 1000000000/m);
+    expect(text.out).toContain('credits    0 today of 40 (40 left)');
+    expect(text.out).toContain(
+      'compliance unavailable: GET /settings/compliance answered 404; set source.paths.settings.compliance to the path your API serves',
+    );
+  });
 });

@@ -24,6 +24,7 @@ import { waitFor } from '../queue/queue-env.js';
 import { parsePromText, sampleValue, type PromSample } from '../server/prom-text.js';
 
 const AUTH = { username: 'ops', password: 'pages-pass-1' };
+const BASIC = `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString('base64')}`;
 const ALLOTMENT = 1_000_000;
 
 // PAGE_SEARCHES, and people of companies of 1-3 with their contacts revealed.
@@ -113,7 +114,7 @@ describe('dashboard pages and metrics after real runs', () => {
   };
 
   const scrape = async (): Promise<PromSample[]> => {
-    const res = await fetch(`${server.url}/metrics`);
+    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: BASIC } });
     expect(res.status).toBe(200);
     return parsePromText(await res.text());
   };
@@ -174,7 +175,7 @@ describe('dashboard pages and metrics after real runs', () => {
     expect(sampleValue(s, 'prospect_sync_job_schedulers', { queue: 'prospect-sync-ticks' })).toBe(2);
     expect(sampleValue(s, 'prospect_sync_redis_up')).toBe(1);
     // Bounded labels: no record id, no secret anywhere in the exposition.
-    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: BASIC } })).text();
     expect(text).not.toContain(fx.env.SI_CLIENT_SECRET);
     expect(text).not.toContain(fx.env.HUBSPOT_TOKEN);
     expect(text).not.toMatch(/company \S+ is not in HubSpot/);
@@ -198,7 +199,7 @@ describe('dashboard pages and metrics after real runs', () => {
       .filter((e): e is string => Boolean(e));
     expect(emails.length).toBeGreaterThan(0);
     const headers = {
-      authorization: `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString('base64')}`,
+      authorization: BASIC,
       accept: 'text/html',
     };
     const served = await Promise.all(

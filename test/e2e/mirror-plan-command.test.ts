@@ -89,9 +89,9 @@ describe('the mirror on the command line (child process)', () => {
       listRemoved: 0,
     });
 
-    // A CRM that does not answer leaves the mirror unknown; the plan itself still answers.
+    // A CRM that does not answer leaves the mirror unknown; the plan itself still answers, and the command fails.
     const down = await cli.run(f, listed, ['plan', 'icp', '--json'], { HUBSPOT_BASE_URL: 'http://127.0.0.1:9' });
-    expect(down.code).toBe(0);
+    expect(down.code).toBe(1);
     expect(lastJson(down.out)).toMatchObject({
       counted: members,
       mirror: null,

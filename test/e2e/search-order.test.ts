@@ -2,14 +2,18 @@
  * `after:` through the real queue: a persons search that links to companies, queued together with (even before) its
  * companies search, waits (delayed, visible as waiting) until the companies run is done, so every link lands.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRoles, type RunningRoles } from '../../src/cli/commands/start.js';
+import { DEMO_DATASET } from '../../src/emulators/start-all.js';
 import { enqueueRun } from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
-import { runsIndexPage } from '../../src/server/runs-pages.js';
+import { runHistoryPage, runsIndexPage } from '../../src/server/runs-pages.js';
+import { formatRunLine } from '../../src/runs/format-summary.js';
 import { searchRows } from '../../src/server/run-views.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { fixtureCli } from './fixture-cli.js';
 import { COMPANY_SEARCH, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
 let fx: Fixture | undefined;
@@ -34,8 +38,8 @@ const PEOPLE = `
     after: [all-companies]
 `;
 
-async function finished(f: Fixture, search: string): Promise<RunSummary> {
-  const until = Date.now() + 60_000;
+async function finished(f: Fixture, search: string, withinMs = 60_000): Promise<RunSummary> {
+  const until = Date.now() + withinMs;
   for (;;) {
     const run = (await listRuns(f.redis, search, { prefix: f.prefix })).find((r) => r.status !== 'delayed');
     if (run) return run;
@@ -88,4 +92,58 @@ describe('after: between searches', () => {
     expect(peopleRun.created).toBeGreaterThan(0);
     expect(Date.parse(peopleRun.startedAt)).toBeGreaterThanOrEqual(Date.parse(companiesRun.finishedAt));
   });
+
+  it('the first start of the demo config: the hourly persons search queues its never completed companies search, waits, links all', async () => {
+    fx = await startFixture('demo-first-start', { salesIntel: { ...DEMO_DATASET } });
+    const config = fx.config(readFileSync('config/demo.yaml', 'utf8'));
+    roles = await startRoles({
+      roles: { scheduler: true, worker: true, dashboard: false },
+      config,
+      configPath: 'config/demo.yaml',
+      logger: silentLogger,
+      prefix: fx.prefix,
+      concurrency: 2,
+    });
+    const leaders = await finished(fx, 'dach-software-leaders', 240_000);
+    const companies = (await listRuns(fx.redis, 'dach-software', { prefix: fx.prefix })).at(-1);
+    expect(companies).toMatchObject({ status: 'completed', trigger: 'schedule' });
+    expect(companies!.created).toBeGreaterThan(0);
+    expect(leaders).toMatchObject({ status: 'completed' });
+    expect(leaders.created).toBeGreaterThan(0);
+    expect(leaders.linkErrors ?? 0).toBe(0);
+    expect(leaders.warnings?.count ?? 0).toBe(0);
+    // Every contact written was linked to its company: the summary counts the links.
+    expect(leaders.links).toEqual({ company: { linked: leaders.created + leaders.updated, linkFailed: 0 } });
+    expect(companies!.links).toBeUndefined();
+    expect(formatRunLine(leaders)).toContain(`linked ${leaders.created + leaders.updated}  link failed 0`);
+    const page = runHistoryPage('dach-software-leaders', [leaders], undefined);
+    expect(page).toContain('Links made / failed');
+    expect(page).toContain(`>${leaders.created + leaders.updated} / 0<`);
+    expect(Date.parse(leaders.startedAt)).toBeGreaterThanOrEqual(Date.parse(companies!.finishedAt));
+  }, 300_000);
+
+  it('`run` of a search with after: says which searches it follows and whether they completed', async () => {
+    fx = await startFixture('run-after');
+    const cli = fixtureCli('run-after');
+    try {
+      const yaml = hubspotConfig(`${COMPANY_SEARCH}${PEOPLE}`);
+      const before = await cli.run(fx, yaml, ['run', 'people', '--dry-run', '--json']);
+      expect(before.code).toBe(0);
+      expect(before.err).toContain(
+        'runs after all-companies (never completed: what links to it may fail); `run` does not wait for them',
+      );
+      // A real run before the companies: written, not linked, and counted so.
+      const unlinked = await cli.run(fx, yaml, ['run', 'people', '--json']);
+      const summary = unlinked.last() as RunSummary;
+      expect(summary.created).toBeGreaterThan(0);
+      expect(summary.links).toEqual({ company: { linked: 0, linkFailed: summary.created } });
+      const runs = await cli.run(fx, yaml, ['runs', 'people']);
+      expect(runs.out).toContain(`linked 0  link failed ${summary.created}`);
+      expect((await cli.run(fx, yaml, ['run', 'all-companies'])).code).toBe(0);
+      const after = await cli.run(fx, yaml, ['run', 'people', '--dry-run']);
+      expect(after.err).toMatch(/runs after all-companies \(last complete run \d{4}-\d\d-\d\dT[\d:.]+Z\)/);
+    } finally {
+      await cli.cleanup();
+    }
+  }, 120_000);
 });

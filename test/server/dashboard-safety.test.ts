@@ -160,7 +160,7 @@ describe('dashboard: no open door', () => {
     }
   });
 
-  it('/metrics needs the credentials when the server is off loopback, unless the user opts out', async () => {
+  it('/metrics needs the credentials whenever auth is set, unless the user opts out', async () => {
     const off = await serve({ host: '0.0.0.0' });
     expect((await rawRequest(`${off.url}/metrics`)).status).toBe(401);
     const authed = await rawRequest(`${off.url}/metrics`, { headers: { authorization: GOOD } });
@@ -168,8 +168,41 @@ describe('dashboard: no open door', () => {
     expect(authed.body).toContain('prospect_sync_redis_up 1');
     const optedOut = await serve({ host: '0.0.0.0', metricsAuth: false });
     expect((await rawRequest(`${optedOut.url}/metrics`)).status).toBe(200);
+    // Bound to loopback behind a same-host proxy: what the proxy passes on is not local.
     const loopback = await serve();
-    expect((await rawRequest(`${loopback.url}/metrics`)).status).toBe(200);
+    for (const headers of [
+      { host: 'sync.example.com', 'x-forwarded-for': '203.0.113.9' },
+      { host: 'sync.example.com' },
+      { host: `127.0.0.1:${loopback.server.port}`, 'x-real-ip': '203.0.113.9' },
+      { host: 'localhost', forwarded: 'for=203.0.113.9;proto=https' },
+      {},
+    ] as Record<string, string>[]) {
+      const res = await rawRequest(`${loopback.url}/metrics`, { headers });
+      expect([headers, res.status, res.body]).toEqual([headers, 401, 'authentication required\n']);
+    }
+    const scraped = await rawRequest(`${loopback.url}/metrics`, {
+      headers: { host: 'sync.example.com', 'x-forwarded-for': '203.0.113.9', authorization: GOOD },
+    });
+    expect(scraped.status).toBe(200);
+    const localOptOut = await serve({ metricsAuth: false });
+    expect((await rawRequest(`${localOptOut.url}/metrics`)).status).toBe(200);
+  });
+
+  it('without auth a request that came through a proxy is refused, whatever Host it names', async () => {
+    const { url, server } = await serve({ auth: undefined });
+    for (const headers of [
+      { host: `127.0.0.1:${server.port}`, 'x-forwarded-for': '203.0.113.9' },
+      { host: 'localhost', forwarded: 'for=203.0.113.9' },
+      { host: 'localhost', 'x-real-ip': '203.0.113.9' },
+      { host: 'localhost', 'x-forwarded-host': 'sync.example.com' },
+    ] as Record<string, string>[]) {
+      for (const path of ['/metrics', '/runs']) {
+        const res = await rawRequest(`${url}${path}`, { headers });
+        expect([headers, path, res.status]).toEqual([headers, path, 403]);
+        expect(res.body).toMatch(/came through a proxy .* set server\.auth/);
+      }
+    }
+    expect((await rawRequest(`${url}/metrics`, { headers: { host: 'localhost' } })).status).toBe(200);
   });
 
   it('every answer carries the security headers; data pages are not cached', async () => {

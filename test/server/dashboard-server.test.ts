@@ -64,7 +64,7 @@ describe('dashboard server', () => {
   });
 
   it('/healthz needs no auth and reflects Redis; /metrics is Prometheus text with queue counts', async () => {
-    const { server, queues, env } = await serve();
+    const { server, queues, env } = await serve({ metricsAuth: false });
     await enqueueRun(queues.sync, 'dach', 'manual');
     await syncJobSchedulers(queues.tick, [{ name: 'dach', schedule: { every: '1h' } }]);
 
@@ -96,8 +96,8 @@ describe('dashboard server', () => {
     expect(after).toContain('bullmq_job_failed_total{queue="prospect-sync"} 0');
   });
 
-  it('/metrics can require auth; with Redis unreachable /healthz stays 200 and every other route answers 503 at once', async () => {
-    const { server } = await serve({ metricsAuth: true });
+  it('/metrics requires auth by default; with Redis unreachable /healthz stays 200 and every other route answers 503 at once', async () => {
+    const { server } = await serve();
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
     expect(
       (await fetch(`${server.url}/metrics`, { headers: { authorization: basic(AUTH.username, AUTH.password) } }))

@@ -72,7 +72,7 @@ describe('dashboard with Redis going down', () => {
     await new Promise((resolve) => redisProcess.once('exit', resolve));
     // A hang fails on the 30 s abort above; each route must answer 503.
     expect(await statuses()).toEqual(paths.map((p) => [p, 503]));
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers })).text();
     expect(metrics).toContain('prospect_sync_redis_up 0');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
 

@@ -2,10 +2,13 @@
  * `account [--json]`: the package as the worker knows it: the limits every governor learned per remote and operation
  * (the Sales-Intelligence API and the CRMs alike) and when, the search-token balance, allotment and reset, credits
  * today against the caps, and the account's read-only settings (compliance, personalization, intent topics: three
- * GETs counted in the `dictionary` operation). Spends no search tokens and no credits. Exit 0, 2 config error.
+ * GETs counted in the `dictionary` operation). The settings paths are not in the API spec: one the API does not serve
+ * is shown as unavailable with its config key, and the rest still shows. Spends no search tokens and no credits.
+ * Exit 0, 2 config error.
  */
 import type { TokenBalance } from '../../source/budget-ledger.js';
-import type { SourceClient } from '../../source/index.js';
+import { SourceHttpError, type SourceClient } from '../../source/index.js';
+import type { AppConfig } from '../../config/index.js';
 import { listGovernorSnapshots, type GovernorSnapshot } from '../../shared/governor-snapshots.js';
 import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
@@ -34,8 +37,22 @@ export interface AccountView {
     maxPerRun: number | null;
     leftToday: number | null;
   };
-  settings: Record<(typeof SETTINGS)[number], unknown>;
+  /** A setting's data; null when its path is not served (listed in `settingsUnavailable`). */
+  settings: Record<SettingName, unknown>;
+  settingsUnavailable: UnavailableSetting[];
 }
+
+type SettingName = (typeof SETTINGS)[number];
+
+interface UnavailableSetting {
+  name: SettingName;
+  path: string;
+  configKey: string;
+  status: number;
+}
+
+/** Statuses of a path the API does not serve at all. */
+const NOT_SERVED = new Set([404, 405, 501]);
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -55,10 +72,24 @@ function limitOf(g: GovernorSnapshot): AccountLimit {
 const tokensOf = (t: TokenBalance | null): AccountView['tokens'] =>
   t ? { limit: t.limit, remaining: t.remaining, resetAt: iso(t.resetAt), observedAt: iso(t.observedAt) } : null;
 
-async function accountView(source: SourceClient, snapshots: GovernorSnapshot[]): Promise<AccountView> {
+async function accountView(
+  source: SourceClient,
+  paths: AppConfig['source']['paths']['settings'],
+  snapshots: GovernorSnapshot[],
+): Promise<AccountView> {
   const [balance, usage] = await Promise.all([source.ledger.tokenBalance(), source.ledger.creditUsage('')]);
   const settings = {} as AccountView['settings'];
-  for (const name of SETTINGS) settings[name] = await source.settings(name);
+  const settingsUnavailable: UnavailableSetting[] = [];
+  for (const name of SETTINGS) {
+    try {
+      settings[name] = await source.settings(name);
+    } catch (error) {
+      if (!(error instanceof SourceHttpError && NOT_SERVED.has(error.status ?? 0))) throw error;
+      settings[name] = null;
+      const configKey = `source.paths.settings.${name}`;
+      settingsUnavailable.push({ name, path: paths[name], configKey, status: error.status ?? 0 });
+    }
+  }
   return {
     account: source.accountKey,
     limits: snapshots
@@ -73,7 +104,16 @@ async function accountView(source: SourceClient, snapshots: GovernorSnapshot[]):
       leftToday: usage.maxPerDay === null ? null : Math.max(0, usage.maxPerDay - usage.day),
     },
     settings,
+    settingsUnavailable,
   };
+}
+
+function settingLine(v: AccountView, name: SettingName): string {
+  const missing = v.settingsUnavailable.find((u) => u.name === name);
+  const shown = missing
+    ? `unavailable: GET ${missing.path} answered ${missing.status}; set ${missing.configKey} to the path your API serves`
+    : JSON.stringify(v.settings[name]);
+  return `${name.padEnd(10)} ${shown}`;
 }
 
 function render(v: AccountView): string {
@@ -92,13 +132,13 @@ function render(v: AccountView): string {
     ...limits,
     `tokens     ${t ? `${t.remaining} of ${t.limit} (allotment) left, resets ${t.resetAt} (as of ${t.observedAt})` : 'unknown (no search made yet this period)'}`,
     `credits    ${c.today} today${c.maxPerDay === null ? ' (no daily cap)' : ` of ${c.maxPerDay} (${c.leftToday} left)`}, ${c.total} in total${c.maxPerRun === null ? '' : `; at most ${c.maxPerRun} per run`}`,
-    ...SETTINGS.map((name) => `${name.padEnd(10)} ${JSON.stringify(v.settings[name])}`),
+    ...SETTINGS.map((name) => settingLine(v, name)),
   ].join('\n');
 }
 
 export async function runCommand(opts: ConfigOption & JsonOption): Promise<number> {
-  return withSourceCommand(opts.config, async ({ redis, prefix, source }) => {
-    const view = await accountView(source, await listGovernorSnapshots(redis, prefix));
+  return withSourceCommand(opts.config, async ({ config, redis, prefix, source }) => {
+    const view = await accountView(source, config.source.paths.settings, await listGovernorSnapshots(redis, prefix));
     if (opts.json) printJson(view);
     else process.stdout.write(`${render(view)}\n`);
     return EXIT.ok;

@@ -73,7 +73,9 @@ export async function runCommand(values: DemoOptions): Promise<number> {
     await privateRedis?.stop();
   };
   try {
-    const { config, path: configPath } = await loadCommandConfig(values.config ?? 'config/demo.yaml');
+    const { config, path: configPath } = await loadCommandConfig(values.config ?? 'config/demo.yaml', {
+      dashboard: true,
+    });
     const search = config.searches.find((s) => (values.search ? s.name === values.search : s.entity === 'companies'));
     if (!search) {
       process.stderr.write(

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CONFIG_ERROR_CODES,
   errorInfo,
   mirrorState,
   openSource,
@@ -190,6 +191,8 @@ export async function runCommand(name: string, opts: ConfigOption & JsonOption):
       const crm = crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination));
       process.stdout.write(`${render(plan, balance, [...crm, ...mirrorLines(cmd.search, mirror)], refresh)}\n`);
     }
+    // The plan printed what it knows; a CRM it could not read still fails the command (a script must not go on).
+    if ('error' in mirror) return CONFIG_ERROR_CODES.has(mirror.error.code) ? EXIT.config : EXIT.failed;
     return EXIT.ok;
   } finally {
     await source.close();

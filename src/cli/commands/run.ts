@@ -3,12 +3,15 @@
  * scheduler. It takes the same run lock as the queue job. `--full-resync` sends every record, also those whose change
  * hash is unchanged. A dry run says on stderr what it will spend before its first token (no credit: no contacts).
  * Progress bar on a TTY (stderr); `--json` prints the run summary as the last stdout line.
+ * A search with `after:` runs at once (a one-off), saying on stderr which searches it follows and whether they completed.
  * Exit: 0 completed, 1 failed (also: another run of the search is active), 2 config error, 3 partial or delayed.
  */
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import {
   CONFIG_ERROR_CODES,
   errorInfo,
+  followedRuns,
   openSource,
   syncSearch,
   type RunSpend,
@@ -44,6 +47,8 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   const runId = randomUUID();
   // Logs go to stderr as JSON only when asked (LOG_LEVEL); the bar and the summary are the user interface.
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }).child({ cmd: 'run' });
+  const after = config.searches.find((s) => s.name === search)?.after;
+  if (after) process.stderr.write(await followedLine(redis, prefix, after));
   const bar = createProgressBar(process.stderr);
   const abort = new AbortController();
   const onSignal = (): void => abort.abort();
@@ -60,6 +65,7 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
         dryRun,
         ...(dryRun && opts.sample !== undefined ? { sample: opts.sample } : {}),
         fullResync,
+        trigger: 'cli',
         signal: abort.signal,
         onProgress: (p) => bar.update(p),
         // said before the first token, on stderr (stdout's last line stays the summary)
@@ -105,4 +111,15 @@ async function reportFilterRefusal(cmd: SearchCommand, logger: Logger): Promise<
   } finally {
     await source.close();
   }
+}
+
+/** `runs after dach-software (last complete run 2026-11-27T05:00:12Z), ...` or `... (never completed: links to it may fail)`. */
+async function followedLine(redis: Redis, prefix: string, after: readonly string[]): Promise<string> {
+  const followed = await followedRuns(redis, prefix, after);
+  const parts = followed.map(({ search, lastComplete }) =>
+    lastComplete
+      ? `${search} (last complete run ${lastComplete.finishedAt})`
+      : `${search} (never completed: what links to it may fail)`,
+  );
+  return `runs after ${parts.join(', ')}; \`run\` does not wait for them\n`;
 }

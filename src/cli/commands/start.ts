@@ -4,8 +4,9 @@
  * (src/cli/live-config.ts): an invalid file is refused, logged with its file:line problems, and the old one kept.
  */
 import type { Redis } from 'ioredis';
-import { ConfigError, formatIssue, type AppConfig } from '../../config/index.js';
+import { ConfigError, formatIssue, loadConfig, type AppConfig } from '../../config/index.js';
 import {
+  enqueueRun,
   exitOnSignals,
   openQueues,
   queuePrefix,
@@ -84,7 +85,12 @@ async function defaultProcessor(
     logger,
     redis,
     prefix,
-    runsInFlight: (searches, dueWithinMs) => runsInFlight(queues.sync, redis, searches, dueWithinMs),
+    runQueue: {
+      runsInFlight: (searches, dueWithinMs) => runsInFlight(queues.sync, redis, searches, dueWithinMs),
+      queueRun: async (search) => {
+        await enqueueRun(queues.sync, search, 'schedule');
+      },
+    },
   });
 }
 
@@ -108,7 +114,7 @@ function readOnlyQueues(value: string | undefined): boolean | string[] {
         .filter(Boolean);
 }
 
-/** `METRICS_AUTH=true|false` wins over `server.metricsAuth`; neither: the dashboard's default (auth off loopback). */
+/** `METRICS_AUTH=true|false` wins over `server.metricsAuth`; neither: the dashboard's default (auth when set). */
 function metricsAuthOf(env: string | undefined, configured: boolean | undefined): { metricsAuth?: boolean } {
   const value = env === 'true' ? true : env === 'false' ? false : configured;
   return value === undefined ? {} : { metricsAuth: value };
@@ -116,7 +122,7 @@ function metricsAuthOf(env: string | undefined, configured: boolean | undefined)
 
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
-  const live = createLiveConfig(config, opts.configPath);
+  const live = createLiveConfig(config, opts.configPath, (path) => loadConfig({ path, dashboard: roles.dashboard }));
   const connection = watchRedis(createRedis(opts.redisUrl), { logger });
   // Before any role: a Redis that evicts would drop locks and jobs mid-run (waits for Redis while it is away).
   await assertNoEviction(connection).catch(async (err: unknown) => {
@@ -226,7 +232,7 @@ export interface RolesOptions extends ConfigOption {
 
 /** Loads the config, starts the roles and runs until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function runRoles(roles: RoleSet, opts: RolesOptions): Promise<number> {
-  const { config, path: configPath } = await loadCommandConfig(opts.config);
+  const { config, path: configPath } = await loadCommandConfig(opts.config, { dashboard: roles.dashboard });
   const logger = createLogger();
   // Listen before the roles start: a SIGHUP that arrives during startup would otherwise end the process
   // (Node's default for the signal); it is applied as soon as the roles run.

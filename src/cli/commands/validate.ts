@@ -96,7 +96,7 @@ export async function runCommand(opts: ValidateOptions): Promise<number> {
   const json = opts.json === true;
   let loaded: LoadedConfig;
   try {
-    loaded = await readConfig({ path: file });
+    loaded = await readConfig({ path: file, dashboard: false });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     report(json, file, error.issues, [], '');

@@ -215,7 +215,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     const delay = faults.latencyMs();
     if (delay > 0) await sleep(delay);
     const route = resolveRoute(path);
-    if (!route) return message(404, 'not found');
+    if (!route || (route.name === 'settings' && options.settingsRoutes === false)) return message(404, 'not found');
     if (method !== route.method) return { ...message(405, `use ${route.method}`), headers: { Allow: route.method } };
     if (route.name === 'health') {
       stats.of('').requests.health++;

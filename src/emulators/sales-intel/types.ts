@@ -74,6 +74,8 @@ export interface SalesIntelEmulatorOptions {
    * 'values' = `{dictionary, values: [{code, label}]}`.
    */
   dictionaryStyle?: 'data' | 'values';
+  /** false: no /settings/* routes at all (404, as an implementation of the spec, which names none, may answer). */
+  settingsRoutes?: boolean;
   /** Initial faults. */
   faults?: EmulatorFaultsInit;
   /** Where internal emulator errors (answered 500) are logged; default silent. */
