@@ -50,7 +50,7 @@ export async function loadCommandConfig(
 
 /** Loads the config, checks `search` is one of its searches, then connects to Redis (RedisUnreachableError). */
 export async function openSearchCommand(search: string, configFlag: string | undefined): Promise<SearchCommand> {
-  const loaded = await readConfig({ path: resolveConfigPath(configFlag) });
+  const loaded = await readConfig({ path: resolveConfigPath(configFlag), dashboard: false });
   const { config } = loaded;
   if (!config.searches.some((s) => s.name === search))
     throw new UnknownSearchError(
