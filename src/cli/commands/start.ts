@@ -27,6 +27,7 @@ import { closeRedis, createRedis } from '../../shared/redis.js';
 import { watchRedis } from '../../shared/redis-watch.js';
 import { listGovernorSnapshots } from '../../shared/governor-snapshots.js';
 import { loadCommandConfig, type ConfigOption } from '../command-context.js';
+import { EXIT } from '../exit-codes.js';
 import { createLiveConfig, type ReloadResult } from '../live-config.js';
 
 export interface RoleSet {
@@ -120,15 +121,44 @@ function metricsAuthOf(env: string | undefined, configured: boolean | undefined)
   return value === undefined ? {} : { metricsAuth: value };
 }
 
+const REDIS_READY_GRACE_MS = 2_000;
+
+/** Whether Redis answers now or within `ms` (false: it is away; the outage logging says so). */
+async function readySoon(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, ms);
+    const onReady = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
+  });
+}
+
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const { config, logger, roles } = opts;
   const live = createLiveConfig(config, opts.configPath, (path) => loadConfig({ path, dashboard: roles.dashboard }));
   const connection = watchRedis(createRedis(opts.redisUrl), { logger });
-  // Before any role: a Redis that evicts would drop locks and jobs mid-run (waits for Redis while it is away).
-  await assertNoEviction(connection).catch(async (err: unknown) => {
-    await closeRedis(connection);
-    throw err;
-  });
+  // Before any role: a Redis that evicts would drop locks and jobs mid-run. A Redis away at start is checked when it
+  // comes (the roles start meanwhile, as through any outage), and the process stops then if it evicts.
+  if (await readySoon(connection, REDIS_READY_GRACE_MS)) {
+    await assertNoEviction(connection).catch(async (err: unknown) => {
+      await closeRedis(connection);
+      throw err;
+    });
+  } else {
+    connection.once('ready', () => {
+      assertNoEviction(connection).catch((err: unknown) => {
+        logger.error({ code: (err as { code?: string }).code }, (err as Error).message);
+        process.exitCode = EXIT.config;
+        process.kill(process.pid, 'SIGTERM');
+      });
+    });
+  }
   const prefix = opts.prefix ?? queuePrefix();
   const ctx = { connection, prefix };
   const queues = openQueues(ctx, logger);
