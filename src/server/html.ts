@@ -17,7 +17,8 @@ button{font:inherit;padding:.2rem .6rem;border:1px solid #1f6feb;border-radius:6
 a:focus-visible,button:focus-visible,[tabindex]:focus-visible{outline:3px solid #fb8f44;outline-offset:2px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1rem}.chart{margin:0}.chart svg{width:100%;height:120px;font-size:10px;fill:#57606a}
 .chart figcaption{font-weight:600}.legend{margin:.2rem 0;font-size:.85rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin:0 .25rem 0 .6rem;vertical-align:-1px}
-.scroll{overflow-x:auto;max-width:100%}.cell-wide{max-width:22rem;overflow-wrap:break-word}.nowrap{white-space:nowrap}
+.scroll{overflow-x:auto;max-width:100%}table.history{font-size:12px}table.history th{vertical-align:bottom}
+table.history .cell-wide{max-width:13rem;overflow-wrap:anywhere}.cell-wide{max-width:22rem;overflow-wrap:break-word}.nowrap{white-space:nowrap}
 @media (max-width:700px){main{padding:0 .8rem 1rem}nav{padding:.6rem .8rem}
 table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}

@@ -57,23 +57,42 @@ function lastResult(s: RunSummary | undefined): string {
   return `${statusCell(s)}<br><span class="muted">${esc(when(s.finishedAt))}</span><br>${counts}${mirrorLine(s)}`;
 }
 
-/** A mirror figure's cell: blank for a run without it (not complete, or before the search had a list). */
-const figure = (v: number | undefined): string => (v === undefined ? '' : esc(v));
+/** Figures in one cell, one `figure label` per line; a figure the run has not (undefined) is left out. */
+function figures(pairs: readonly (readonly [string, number | undefined])[]): string {
+  return pairs
+    .filter(([, v]) => v !== undefined)
+    .map(([label, v]) => `<span class="nowrap">${esc(v)} ${esc(label)}</span>`)
+    .join('<br>');
+}
 
-/** The history's mirror columns, once a shown run carries the figures; the list's once a run of a list: search does. */
+/** The history's mirror column, once a shown run carries the figures; the list's once a run of a list: search does. */
 function mirrorColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
   const mirror: Column<RunSummary>[] = runs.some((s) => s.entered !== undefined)
     ? [
-        { head: 'Entered', cell: (s) => figure(s.entered), numeric: true },
-        { head: 'Left', cell: (s) => figure(s.left), numeric: true },
-        { head: 'Leave actions', cell: (s) => figure(s.leaveActions), numeric: true },
-        { head: 'Leavers pending', cell: (s) => figure(s.leaversPending), numeric: true },
+        {
+          head: 'Mirror',
+          cell: (s) =>
+            figures([
+              ['entered', s.entered],
+              ['left', s.left],
+              ['leave actions', s.leaveActions],
+              ['leavers pending', s.leaversPending],
+            ]),
+          numeric: true,
+        },
       ]
     : [];
   const list: Column<RunSummary>[] = runs.some((s) => s.listAdded !== undefined)
     ? [
-        { head: 'List added', cell: (s) => figure(s.listAdded), numeric: true },
-        { head: 'List removed', cell: (s) => figure(s.listRemoved), numeric: true },
+        {
+          head: 'List',
+          cell: (s) =>
+            figures([
+              ['added', s.listAdded],
+              ['removed', s.listRemoved],
+            ]),
+          numeric: true,
+        },
       ]
     : [];
   return [...mirror, ...list];
@@ -116,12 +135,15 @@ export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras
     {
       head: 'Search',
       cell: (r) =>
-        `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>`,
+        `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>` +
+        (r.search.list ? `<br><span class="muted">list ${esc(r.search.list.name)}</span>` : ''),
     },
     {
       head: 'Now',
       cell: (r) =>
-        r.live ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}` : 'idle',
+        r.live
+          ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}`
+          : `idle${r.search.after ? `<br><span class="muted">runs after ${esc(r.search.after.join(', '))}</span>` : ''}`,
       className: 'cell-wide',
     },
     {
@@ -170,33 +192,56 @@ const triggerText = (s: RunSummary): string =>
 function charts(runs: readonly RunSummary[]): string {
   const old = [...runs].reverse();
   const of = (f: (s: RunSummary) => number | undefined): number[] => old.map((s) => f(s) ?? 0);
+  const dates = old.map((s) => s.startedAt);
+  const axes = (yLabel: string): { yLabel: string; dates: string[] } => ({ yLabel, dates });
   return `<div class="charts">${[
-    barChart('Records', [
-      { name: 'created', color: '#1a7f37', values: of((s) => s.created) },
-      { name: 'updated', color: '#0969da', values: of((s) => s.updated) },
-      { name: 'unchanged', color: '#8c959f', values: of((s) => s.unchanged) },
-      { name: 'rejected', color: '#cf222e', values: of((s) => s.rejected) },
-    ]),
-    barChart('Tokens', [{ name: 'tokens', color: '#8250df', values: of((s) => s.tokensSpent) }]),
-    barChart('Credits', [{ name: 'credits', color: '#bc4c00', values: of((s) => s.creditsSpent) }]),
+    barChart(
+      'Records',
+      [
+        { name: 'created', color: '#1a7f37', values: of((s) => s.created) },
+        { name: 'updated', color: '#0969da', values: of((s) => s.updated) },
+        { name: 'unchanged', color: '#8c959f', values: of((s) => s.unchanged) },
+        { name: 'rejected', color: '#cf222e', values: of((s) => s.rejected) },
+      ],
+      axes('records per run'),
+    ),
+    barChart(
+      'Tokens',
+      [{ name: 'tokens', color: '#8250df', values: of((s) => s.tokensSpent) }],
+      axes('tokens per run'),
+    ),
+    barChart(
+      'Credits',
+      [{ name: 'credits', color: '#bc4c00', values: of((s) => s.creditsSpent) }],
+      axes('credits per run'),
+    ),
     barChart('Duration', [{ name: 'duration', color: '#57606a', values: of((s) => s.durationMs) }], {
       format: (v) => seconds(v),
+      ...axes('run duration'),
     }),
     // The mirror's figures, once a complete run has kept the search's matches.
     ...(runs.some((s) => s.entered !== undefined || s.left !== undefined)
       ? [
-          barChart('Entered and left', [
-            { name: 'entered', color: '#1a7f37', values: of((s) => s.entered) },
-            { name: 'left', color: '#cf222e', values: of((s) => s.left) },
-          ]),
+          barChart(
+            'Entered and left',
+            [
+              { name: 'entered', color: '#1a7f37', values: of((s) => s.entered) },
+              { name: 'left', color: '#cf222e', values: of((s) => s.left) },
+            ],
+            axes('members per run'),
+          ),
         ]
       : []),
     ...(runs.some((s) => s.listAdded !== undefined)
       ? [
-          barChart('List added and removed', [
-            { name: 'added', color: '#1a7f37', values: of((s) => s.listAdded) },
-            { name: 'removed', color: '#cf222e', values: of((s) => s.listRemoved) },
-          ]),
+          barChart(
+            'List added and removed',
+            [
+              { name: 'added', color: '#1a7f37', values: of((s) => s.listAdded) },
+              { name: 'removed', color: '#cf222e', values: of((s) => s.listRemoved) },
+            ],
+            axes('list members per run'),
+          ),
         ]
       : []),
   ].join('')}</div>`;
@@ -246,13 +291,16 @@ export function runHistoryPage(
       className: 'cell-wide',
     },
     { head: 'Warnings', cell: warningsCell, className: 'cell-wide' },
-    { head: 'Fetched', cell: (s) => n(s.fetched), numeric: true },
-    { head: 'Created', cell: (s) => n(s.created), numeric: true },
-    { head: 'Updated', cell: (s) => n(s.updated), numeric: true },
-    { head: 'Unchanged', cell: (s) => n(s.unchanged), numeric: true },
     {
-      head: 'Rejected',
-      cell: (s) => (s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)),
+      head: 'Records',
+      cell: (s) =>
+        figures([
+          ['fetched', s.fetched],
+          ['created', s.created],
+          ['updated', s.updated],
+          ['unchanged', s.unchanged],
+        ]) +
+        `<br><span class="nowrap">${s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)} rejected</span>`,
       numeric: true,
     },
     {
@@ -260,9 +308,16 @@ export function runHistoryPage(
       cell: (s) => (s.links ? `${n(s.links.company.linked)} / ${n(s.links.company.linkFailed)}` : n(s.linkErrors)),
       numeric: true,
     },
-    { head: 'Tokens', cell: (s) => n(s.tokensSpent), numeric: true },
-    { head: 'Credits', cell: (s) => n(s.creditsSpent), numeric: true },
-    { head: '429s', cell: (s) => n(s.throttled), numeric: true },
+    {
+      head: 'Cost',
+      cell: (s) =>
+        figures([
+          ['tokens', s.tokensSpent],
+          ['credits', s.creditsSpent],
+          ['429s', s.throttled],
+        ]),
+      numeric: true,
+    },
     ...refreshColumns(shown),
     ...mirrorColumns(shown),
     { head: 'Duration', cell: (s) => esc(seconds(s.durationMs)), numeric: true },
@@ -278,7 +333,7 @@ export function runHistoryPage(
   const history =
     shown.length === 0
       ? '<p>no finished runs yet</p>'
-      : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards' })}</div>`;
+      : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards history' })}</div>`;
   const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs.filter((s) => !s.dryRun))}<h2>History</h2>${history}`;
   const running = live !== undefined && live.waitingFor === undefined && live.delayedUntil === undefined;
   return page(`Runs of ${search}`, body, running ? { refreshSeconds: 5 } : {});

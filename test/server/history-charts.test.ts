@@ -44,9 +44,7 @@ describe('search page charts', () => {
 });
 
 describe('runs pages: the mirror figures', () => {
-  const cell = (head: string, value: number): string => `data-label="${head}">${value}</td>`;
-
-  it('the history has a column per mirror figure, and the list columns once a run of a list: search has them', () => {
+  it('the history has a Mirror column with each figure, and a List column once a run of a list: search has one', () => {
     const mirrored = run({
       runId: 'm',
       entered: 3,
@@ -57,22 +55,15 @@ describe('runs pages: the mirror figures', () => {
       listRemoved: 1,
     });
     const page = runHistoryPage('s', [mirrored, run({ runId: 'old' })], undefined);
-    for (const [head, value] of [
-      ['Entered', 3],
-      ['Left', 1],
-      ['Leave actions', 1],
-      ['Leavers pending', 2],
-      ['List added', 4],
-      ['List removed', 1],
-    ] as const) {
-      expect(page).toContain(`<th scope="col">${head}</th>`);
-      expect(page).toContain(cell(head, value));
-    }
+    expect(page).toContain('<th scope="col">Mirror</th>');
+    expect(page).toContain('<th scope="col">List</th>');
+    for (const figure of ['3 entered', '1 left', '1 leave actions', '2 leavers pending', '4 added', '1 removed'])
+      expect(page).toContain(`<span class="nowrap">${figure}</span>`);
     expect(page).toContain('List added and removed');
     const noList = runHistoryPage('s', [run({ entered: 3, left: 0, leaveActions: 0, leaversPending: 0 })], undefined);
-    expect(noList).toContain(cell('Entered', 3));
-    expect(noList).not.toContain('List added');
-    expect(runHistoryPage('s', [run({})], undefined)).not.toContain('Leave actions');
+    expect(noList).toContain('<span class="nowrap">3 entered</span>');
+    expect(noList).not.toContain('<th scope="col">List</th>');
+    expect(runHistoryPage('s', [run({})], undefined)).not.toContain('leave actions');
   });
 
   it("the overview shows the last run's mirror figures", () => {
@@ -127,5 +118,46 @@ describe('runs pages: refresh on change', () => {
     );
     expect(page).toContain('465 of 465 partitions (new split (first))<br>20000 of 20000 tokens · 480 counts');
     expect(runHistoryPage('s', [run({})], undefined)).not.toContain('<th scope="col">Refresh</th>');
+  });
+});
+
+describe('search page charts: their axes', () => {
+  it('say what the y axis measures and show the start dates of the oldest and newest run on the x axis', () => {
+    const page = runHistoryPage(
+      's',
+      [run({ startedAt: '2026-11-25T10:00:00Z' }), run({ startedAt: '2026-11-03T22:30:00Z' })],
+      undefined,
+    );
+    const records = /<figure class="chart"><figcaption>Records<\/figcaption>[\s\S]*?<\/figure>/.exec(page)?.[0] ?? '';
+    expect(records).toContain('>records per run</text>');
+    expect(records).toContain('>2026-11-03</text>');
+    expect(records).toContain('>2026-11-25</text>');
+    expect(records).toContain('x: run start date (UTC)');
+    expect(records).toContain('started 2026-11-03 to 2026-11-25');
+    expect(records).not.toContain('>oldest<');
+    expect(page).toContain('>tokens per run</text>');
+    expect(page).toContain('>credits per run</text>');
+    expect(page).toContain('>run duration</text>');
+  });
+});
+
+describe('the overview: list and after', () => {
+  it("shows each search's list: name, and its after: while idle", () => {
+    const row = (search: Partial<SavedSearch>): SearchRow => ({
+      search: { name: 'people', destination: 'crm', ...search } as SavedSearch,
+      schedule: 'every 1h',
+      nextRunAt: undefined,
+      last: undefined,
+      recent: [],
+      live: undefined,
+    });
+    const html = runsIndexPage([row({ list: { name: 'DACH leaders' }, after: ['companies', 'accounts'] })]);
+    const search = /data-label="Search">[\s\S]*?<\/td>/.exec(html)?.[0] ?? '';
+    const now = /data-label="Now">[\s\S]*?<\/td>/.exec(html)?.[0] ?? '';
+    expect(search).toContain('list DACH leaders');
+    expect(now).toMatch(/^data-label="Now">idle<br><span class="muted">runs after companies, accounts<\/span>/);
+    const plain = runsIndexPage([row({})]);
+    expect(plain).not.toContain('runs after');
+    expect(plain).not.toContain('list ');
   });
 });
