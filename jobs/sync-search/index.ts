@@ -9,6 +9,6 @@ export { planNextRun } from './refresh-plan.js';
 export { preflightSearch } from './preflight-search.js';
 export { resolveSearch } from './resolve-search.js';
 export { CONFIG_ERROR_CODES, errorInfo } from './run-errors.js';
-export { followedRuns } from './run-order.js';
+export { followedRuns, followerInstance, type FollowerInstance } from './run-order.js';
 export { reviewLeavers, type LeaversReport } from './leavers.js';
 export { mirrorState, type MirrorState } from './mirror-state.js';

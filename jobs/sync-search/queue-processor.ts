@@ -41,12 +41,14 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     const runDeps: SyncDeps = { ...deps, config: configNow() };
     // `after:`: the searches this one follows have a run queued or active, or never completed: wait (delayed).
     const queuedAt = Date.parse(job.data.requestedAt) || job.timestamp;
-    const wait = await afterWait(
-      runDeps.config.searches.find((s) => s.name === search),
-      queuedAt,
-      job.attemptsStarted - 1,
-      { redis: deps.redis, prefix: deps.prefix, runQueue: deps.runQueue },
-    );
+    const saved = runDeps.config.searches.find((s) => s.name === search);
+    const destination = saved ? runDeps.config.destinations[saved.destination] : undefined;
+    const wait = await afterWait(saved, queuedAt, job.attemptsStarted - 1, {
+      redis: deps.redis,
+      prefix: deps.prefix,
+      runQueue: deps.runQueue,
+      ...(destination ? { destination } : {}),
+    });
     if (wait?.late)
       deps.logger.warn(
         { search, runId, waitFor: wait.waitFor },

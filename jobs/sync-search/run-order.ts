@@ -2,11 +2,13 @@
  * `after:` between searches means "after the last complete run of": a queued run whose `after` searches still have a
  * run queued or active, or have never completed a run, goes back to the delayed set and looks again, waiting longer
  * each time (every look is a start of the job, and starts are bounded), until they are done or it has waited
- * `AFTER_MAX_WAIT_MS` since it was queued; then it runs anyway, logged. A followed search that never completed and
+ * `AFTER_MAX_WAIT_MS` since it was queued; then it runs anyway, logged. Completed means completed for the CRM
+ * instance the follower writes to: a destination pointed at another portal/org waits for the followed search again. A followed search that never completed and
  * has no run coming is queued by the follower (the first start of a config: people wait for their companies).
  */
 import type { Redis } from 'ioredis';
-import type { SavedSearch } from '../../src/config/index.js';
+import type { DestinationConfig, SavedSearch } from '../../src/config/index.js';
+import { knownInstance } from '../../src/crm/crm-instance-store.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 
@@ -39,16 +41,49 @@ export interface AfterWait {
 /** A run that wrote the whole search: completed, not a dry run. */
 const complete = (r: RunSummary): boolean => r.status === 'completed' && !r.dryRun;
 
-/** Per followed search: its last complete run (null: none kept) and when its newest run ended. */
+/**
+ * The CRM instance the follower writes to, as its destination's settings last led a run to (null: no run opened
+ * these settings yet), and since when its run is waiting (epoch ms).
+ */
+export interface FollowerInstance {
+  instance: string | null;
+  since: number;
+}
+
+/**
+ * A complete run counts for the follower's instance when it wrote there; with the instance not known yet, only when
+ * it ended since the follower was queued (it ran for the settings as they are now). A run that kept no instance
+ * (older) counts as before.
+ */
+function completeFor(r: RunSummary, follower: FollowerInstance | undefined): boolean {
+  if (!complete(r) || !follower || r.crmInstance === undefined) return complete(r);
+  return follower.instance === null ? Date.parse(r.finishedAt) >= follower.since : r.crmInstance === follower.instance;
+}
+
+/** The follower's `FollowerInstance`, read from Redis: the CRM is not asked. */
+export async function followerInstance(
+  redis: Redis,
+  prefix: string,
+  destination: DestinationConfig | undefined,
+  since: number,
+): Promise<FollowerInstance | undefined> {
+  return destination ? { instance: await knownInstance(redis, prefix, destination), since } : undefined;
+}
+
+/**
+ * Per followed search: its last complete run for the follower's CRM instance (null: none kept) and when its newest
+ * run ended.
+ */
 export async function followedRuns(
   redis: Redis,
   prefix: string,
   after: readonly string[],
+  follower?: FollowerInstance,
 ): Promise<{ search: string; lastComplete: RunSummary | null; lastEnded: number | null }[]> {
   return Promise.all(
     after.map(async (search) => {
       const runs = await listRuns(redis, search, { prefix, limit: 50 });
-      const lastComplete = runs.find(complete) ?? null;
+      const lastComplete = runs.find((r) => completeFor(r, follower)) ?? null;
       return { search, lastComplete, lastEnded: runs[0] ? Date.parse(runs[0].finishedAt) : null };
     }),
   );
@@ -62,15 +97,16 @@ export async function afterWait(
   search: SavedSearch | undefined,
   queuedAt: number,
   looks: number,
-  deps: { redis: Redis; prefix: string; runQueue: RunQueue | undefined },
+  deps: { redis: Redis; prefix: string; runQueue: RunQueue | undefined; destination?: DestinationConfig },
 ): Promise<AfterWait | null> {
   const { runQueue } = deps;
   if (!search?.after || !runQueue) return null;
   const now = Date.now();
   const step = Math.min(LONGEST_LOOK_MS, FIRST_LOOK_MS * 2 ** Math.max(0, looks));
+  const follower = await followerInstance(deps.redis, deps.prefix, deps.destination, queuedAt);
   const [inFlight, followed] = await Promise.all([
     runQueue.runsInFlight(search.after, step),
-    followedRuns(deps.redis, deps.prefix, search.after),
+    followedRuns(deps.redis, deps.prefix, search.after, follower),
   ]);
   const neverCompleted = followed.filter((f) => f.lastComplete === null && !inFlight.includes(f.search));
   // Queued once: a followed run that ended since this one was queued (and failed) is not tried again by it.

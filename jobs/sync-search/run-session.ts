@@ -5,6 +5,7 @@
  */
 import { CheckpointStore, DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import { findFinishedRun, recordRun } from '../../src/runs/run-history.js';
+import { rememberInstance } from '../../src/crm/crm-instance-store.js';
 import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { revealSummary } from './reveal-summary.js';
@@ -248,6 +249,7 @@ export class RunSession {
     const mirror = refreshed ? await this.mirror(outcome, crm) : undefined;
     const { warning, ...mirrored } = mirror ?? {};
     const findings = this.ledger.findings;
+    const crmInstance = await this.crmInstance(crm);
     const warnings = warning ? addWarnings(findings.warnings, [warning]) : findings.warnings;
     const summary: RunSummary = {
       search: this.request.search,
@@ -271,6 +273,7 @@ export class RunSession {
       ...(this.request.trigger ? { trigger: this.request.trigger } : {}),
       ...(this.request.fullResync ? { fullResync: true as const } : {}),
       ...(refresh ? { refresh } : {}),
+      ...(crmInstance ? { crmInstance } : {}),
     };
     await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
     if (summary.status === 'failed' && summary.stopReason !== 'aborted')
@@ -289,6 +292,18 @@ export class RunSession {
       'run finished',
     );
     return summary;
+  }
+
+  /**
+   * The instance the run's writer asked its sink for (none asked: undefined), remembered for its destination's
+   * settings: `after:` compares a followed run's instance with it (jobs/sync-search/run-order.ts).
+   */
+  private async crmInstance(crm: CrmEnd | undefined): Promise<string | undefined> {
+    const instance = await crm?.writer.instance?.()?.catch(() => undefined);
+    const search = this.deps.config.searches.find((s) => s.name === this.request.search);
+    const destination = search ? this.deps.config.destinations[search.destination] : undefined;
+    if (instance && destination) await rememberInstance(this.deps.redis, this.deps.prefix, destination, instance);
+    return instance;
   }
 
   /** The mirror step; a failure there is logged and leaves the membership as it was (the run's outcome stands). */

@@ -225,7 +225,8 @@ const savedSearchSchema = () =>
       .min(1)
       .optional()
       .describe(
-        'searches this one runs after their last complete run: while one has a run coming or never completed, it waits',
+        'searches this one runs after their last complete run: while one has a run coming or never completed for the ' +
+          'CRM instance (portal/org) this search writes to, it waits',
       ),
   });
 

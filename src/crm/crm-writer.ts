@@ -52,6 +52,8 @@ export interface CrmWriter {
   /** Once per run before writing: checks (HubSpot: creates) the match field and the mapped fields. */
   prepare(target: ObjectTarget, options?: { signal?: AbortSignal }): Promise<void>;
   write(records: unknown[], mapping: FieldMapping, options?: WriteOptions): Promise<WriteResult>;
+  /** The CRM instance the sink reported, once asked (by `prepare` or a write); undefined: not asked yet. */
+  instance?(): Promise<string> | undefined;
 }
 
 /** Upsert calls run one after the other per write; parallel writes share the sink's rate limiting. */
@@ -82,6 +84,8 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
   };
 
   return {
+    instance: () => instance,
+
     async prepare(target, callOptions) {
       await sink.prepare(target, callOptions);
       await identity(callOptions?.signal);

@@ -73,6 +73,11 @@ export interface RunSummary extends RunCounts {
   listAdded?: number;
   /** Complete runs of a search with `list:`: leavers removed from its list (`onLeave: removeFromList`). */
   listRemoved?: number;
+  /**
+   * The CRM instance the run wrote to, as its sink reported it (`hubspot:<portalId>`, `salesforce:<orgId>`): `after:`
+   * counts a complete run only for that instance. Absent: the run never asked (it failed before) or an older run.
+   */
+  crmInstance?: string;
   /** Runs in refresh mode `changed` (docs/runs.md, Refresh on change): what the run walked of the search and why. */
   refresh?: RefreshSummary;
 }

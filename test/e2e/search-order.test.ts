@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRoles, type RunningRoles } from '../../src/cli/commands/start.js';
 import { DEMO_DATASET } from '../../src/emulators/start-all.js';
+import { parseConfig, type AppConfig } from '../../src/config/index.js';
+import { startHubSpotEmulator } from '../../src/emulators/hubspot/index.js';
 import { enqueueRun } from '../../src/queue/index.js';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
@@ -14,7 +16,7 @@ import { formatRunLine } from '../../src/runs/format-summary.js';
 import { searchRows } from '../../src/server/run-views.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { fixtureCli } from './fixture-cli.js';
-import { COMPANY_SEARCH, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { COMPANY_SEARCH, HUBSPOT_TOKEN, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
 let fx: Fixture | undefined;
 let roles: RunningRoles | undefined;
@@ -146,4 +148,45 @@ describe('after: between searches', () => {
       await cli.cleanup();
     }
   }, 120_000);
+});
+
+describe('after: per CRM instance', () => {
+  it('a destination pointed at another portal waits for (and queues) its followed search there first', async () => {
+    fx = await startFixture('after-instance');
+    const yaml = hubspotConfig(`${COMPANY_SEARCH}${PEOPLE}`);
+    const start = async (config: AppConfig): Promise<RunningRoles> =>
+      startRoles({
+        roles: { scheduler: false, worker: true, dashboard: false },
+        config,
+        configPath: 'unused.yaml',
+        logger: silentLogger,
+        prefix: fx!.prefix,
+        concurrency: 2,
+      });
+    roles = await start(fx.config(yaml));
+    await enqueueRun(roles.queues.sync, 'all-companies', 'manual');
+    const first = await finished(fx, 'all-companies');
+    expect(first).toMatchObject({ status: 'completed', crmInstance: `hubspot:${fx.hubspot!.portalId}` });
+    await roles.close(2_000);
+
+    // The same destination, now another portal (another HubSpot account behind the same token name).
+    const other = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], portalId: 7_654_321 });
+    try {
+      roles = await start(parseConfig(yaml, 'test.yaml', { ...fx.env, HUBSPOT_BASE_URL: other.url }).config);
+      const people = await enqueueRun(roles.queues.sync, 'people', 'manual');
+      const peopleRun = await finished(fx, 'people', 90_000);
+      const companiesRuns = await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix });
+      expect(companiesRuns).toHaveLength(2);
+      const second = companiesRuns[0]!;
+      expect(second).toMatchObject({ status: 'completed', crmInstance: 'hubspot:7654321' });
+      expect(second.created).toBeGreaterThan(0);
+      expect(peopleRun).toMatchObject({ runId: people.jobId, status: 'completed', crmInstance: 'hubspot:7654321' });
+      expect(peopleRun.linkErrors ?? 0).toBe(0);
+      expect(Date.parse(peopleRun.startedAt)).toBeGreaterThanOrEqual(Date.parse(second.finishedAt));
+    } finally {
+      await roles?.close(2_000);
+      roles = undefined;
+      await other.close();
+    }
+  }, 150_000);
 });

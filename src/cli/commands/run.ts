@@ -12,6 +12,8 @@ import {
   CONFIG_ERROR_CODES,
   errorInfo,
   followedRuns,
+  followerInstance,
+  type FollowerInstance,
   openSource,
   syncSearch,
   type RunSpend,
@@ -47,8 +49,11 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   const runId = randomUUID();
   // Logs go to stderr as JSON only when asked (LOG_LEVEL); the bar and the summary are the user interface.
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }).child({ cmd: 'run' });
-  const after = config.searches.find((s) => s.name === search)?.after;
-  if (after) process.stderr.write(await followedLine(redis, prefix, after));
+  const saved = config.searches.find((s) => s.name === search);
+  if (saved?.after) {
+    const follower = await followerInstance(redis, prefix, config.destinations[saved.destination], Date.now());
+    process.stderr.write(await followedLine(redis, prefix, saved.after, follower));
+  }
   const bar = createProgressBar(process.stderr);
   const abort = new AbortController();
   const onSignal = (): void => abort.abort();
@@ -114,8 +119,13 @@ async function reportFilterRefusal(cmd: SearchCommand, logger: Logger): Promise<
 }
 
 /** `runs after dach-software (last complete run 2026-11-27T05:00:12Z), ...` or `... (never completed: links to it may fail)`. */
-async function followedLine(redis: Redis, prefix: string, after: readonly string[]): Promise<string> {
-  const followed = await followedRuns(redis, prefix, after);
+async function followedLine(
+  redis: Redis,
+  prefix: string,
+  after: readonly string[],
+  follower: FollowerInstance | undefined,
+): Promise<string> {
+  const followed = await followedRuns(redis, prefix, after, follower);
   const parts = followed.map(({ search, lastComplete }) =>
     lastComplete
       ? `${search} (last complete run ${lastComplete.finishedAt})`
