@@ -11,6 +11,7 @@ export { parseEvery } from './schedule.js';
 export { refreshSettings, DEFAULT_REFRESH, type RefreshSettings } from './refresh-settings.js';
 export { checkFilterBodies, checkFilterValues, filterIssues } from './online-check.js';
 export { formatPath } from './yaml-tree.js';
+export { withCredentialHint } from './credential-hint.js';
 export type { BodyProblem, DictionaryLookup } from './online-check.js';
 export type {
   AppConfig,
