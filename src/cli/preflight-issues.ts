@@ -3,7 +3,7 @@
  * the line they concern (the credential, the mapped field, the match field, the object). Anything else (a remote
  * down) is not a config problem and is thrown on.
  */
-import { formatPath, type ConfigIssue, type LoadedConfig } from '../config/index.js';
+import { formatPath, withCredentialHint, type ConfigIssue, type LoadedConfig } from '../config/index.js';
 import { CrmPreflightError, type PreflightProblem } from '../crm/preflight-error.js';
 import { AppError } from '../shared/app-error.js';
 
@@ -23,7 +23,9 @@ export async function sourceAuthIssues(
     return [];
   } catch (error) {
     if (error instanceof AppError && error.code === 'source_unauthorized')
-      return [issueAt(loaded, ['source', 'auth', 'clientSecret'], error.message)];
+      return [
+        issueAt(loaded, ['source', 'auth', 'clientSecret'], withCredentialHint(loaded, error.code, error.message)),
+      ];
     throw error;
   }
 }
@@ -58,7 +60,8 @@ export async function crmPreflightIssues(
       } else if (error instanceof AppError && error.code === 'crm_auth_failed') {
         refused.add(search.destination);
         const type = loaded.config.destinations[search.destination]?.type ?? '';
-        issues.push(issueAt(loaded, ['destinations', search.destination, CREDENTIAL[type] ?? 'type'], error.message));
+        const message = withCredentialHint(loaded, error.code, error.message, search.destination);
+        issues.push(issueAt(loaded, ['destinations', search.destination, CREDENTIAL[type] ?? 'type'], message));
       } else if (error instanceof AppError && error.code === 'crm_schema_mismatch') {
         issues.push(issueAt(loaded, ['searches', index, 'object'], error.message));
       } else {

@@ -7,10 +7,11 @@ export type { LoadOptions, LoadedConfig } from './load-config.js';
 export { ConfigError, formatIssue } from './config-error.js';
 export type { ConfigIssue } from './config-error.js';
 export { configJsonSchema } from './json-schema.js';
-export { parseEvery } from './schedule.js';
+export { configTimeZone, parseEvery, scheduleTimeZone } from './schedule.js';
 export { refreshSettings, DEFAULT_REFRESH, type RefreshSettings } from './refresh-settings.js';
 export { checkFilterBodies, checkFilterValues, filterIssues } from './online-check.js';
 export { formatPath } from './yaml-tree.js';
+export { withCredentialHint } from './credential-hint.js';
 export type { BodyProblem, DictionaryLookup } from './online-check.js';
 export type {
   AppConfig,

@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 
 /** Result of interpolating one scalar: the value, or why it failed (messages never carry variable values). */
 export type Interpolated =
-  | { ok: true; value: string; usedVariable: boolean; wholeValueIsVariable: boolean }
+  | {
+      ok: true;
+      value: string;
+      usedVariable: boolean;
+      wholeValueIsVariable: boolean;
+      /** With wholeValueIsVariable: where the value came from (`NAME` or `NAME_FILE`), for errors about it. */
+      variable?: string;
+    }
   | { ok: false; message: string; unsetVariable?: string };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -15,19 +22,19 @@ function lookup(
   name: string,
   fallback: string | undefined,
   env: NodeJS.ProcessEnv,
-): { value: string } | { message: string; unsetVariable?: string } {
+): { value: string; from: string } | { message: string; unsetVariable?: string } {
   const direct = env[name];
-  if (direct !== undefined && direct !== '') return { value: direct };
+  if (direct !== undefined && direct !== '') return { value: direct, from: name };
   const file = env[`${name}_FILE`];
   if (file !== undefined && file !== '') {
     try {
-      return { value: readFileSync(file, 'utf8').trim() };
+      return { value: readFileSync(file, 'utf8').trim(), from: `${name}_FILE` };
     } catch {
       return { message: `cannot read the file named by environment variable ${name}_FILE` };
     }
   }
-  if (fallback !== undefined) return { value: fallback };
-  if (direct === '') return { value: '' };
+  if (fallback !== undefined) return { value: fallback, from: name };
+  if (direct === '') return { value: '', from: name };
   return { message: `environment variable ${name} is not set (nor ${name}_FILE)`, unsetVariable: name };
 }
 
@@ -36,6 +43,7 @@ export function interpolate(text: string, env: NodeJS.ProcessEnv): Interpolated 
   let out = '';
   let usedVariable = false;
   let expressions = 0;
+  let variable = '';
   let i = 0;
   while (i < text.length) {
     const ch = text[i];
@@ -66,10 +74,11 @@ export function interpolate(text: string, env: NodeJS.ProcessEnv): Interpolated 
     const found = lookup(name, fallback, env);
     if ('message' in found) return { ok: false, ...found };
     out += found.value;
+    variable = found.from;
     usedVariable = true;
     expressions += 1;
     i = end + 1;
   }
   const wholeValueIsVariable = expressions === 1 && /^\$\{[^}]*\}$/.test(text);
-  return { ok: true, value: out, usedVariable, wholeValueIsVariable };
+  return { ok: true, value: out, usedVariable, wholeValueIsVariable, ...(wholeValueIsVariable ? { variable } : {}) };
 }

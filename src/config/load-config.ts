@@ -30,6 +30,8 @@ export interface LoadedConfig {
   locate: Locate;
   /** Things that load but are probably not what was meant (printed by `validate`). */
   warnings: ConfigIssue[];
+  /** Each secret's config path -> the variable it came from (`HUBSPOT_TOKEN`), for credential errors. */
+  variables: ReadonlyMap<string, string>;
 }
 
 /** `--config`, else `$PROSPECT_SYNC_CONFIG`, else `config/prospect-sync.yaml`. */
@@ -82,6 +84,7 @@ export function parseConfig(
     config,
     file,
     locate: tree.locate,
+    variables: tree.variables,
     warnings: [...tree.warnings, ...place(checked.warnings)].sort(byPlace),
   };
 }

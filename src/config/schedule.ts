@@ -1,6 +1,7 @@
 /** Schedule values of a saved search: `every` intervals, cron patterns, time zones. */
 // The same parser (and version) BullMQ evaluates patterns with, so a pattern that passes here is one BullMQ runs.
 import { CronExpressionParser } from 'cron-parser';
+import type { SavedSearch } from './schema.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -32,4 +33,15 @@ export function cronProblem(pattern: string): string | undefined {
   } catch (error) {
     return `invalid cron pattern: ${error instanceof Error ? error.message : String(error)}`;
   }
+}
+
+/** A schedule's time zone: a cron schedule's `timezone`, else none (`every` and no schedule run in UTC). */
+export function scheduleTimeZone(schedule: SavedSearch['schedule']): string | undefined {
+  return schedule && 'timezone' in schedule ? schedule.timezone : undefined;
+}
+
+/** The zone the config's times are shown in beside UTC: the one time zone its schedules name, else none. */
+export function configTimeZone(searches: readonly Pick<SavedSearch, 'schedule'>[]): string | undefined {
+  const zones = new Set(searches.map((s) => scheduleTimeZone(s.schedule)).filter((zone) => zone !== undefined));
+  return zones.size === 1 ? [...zones][0] : undefined;
 }

@@ -27,6 +27,8 @@ export interface YamlTree {
   issues: ConfigIssue[];
   /** YAML warnings (e.g. an unknown tag): reported, not fatal. */
   warnings: ConfigIssue[];
+  /** Each secret's config path (`destinations.hubspot.accessToken`) -> the variable it came from; never values. */
+  variables: ReadonlyMap<string, string>;
 }
 
 /** Aliases expanded per document: far above any real config, far below an alias bomb. */
@@ -116,9 +118,11 @@ export function readYamlTree(
   for (const error of errors)
     report(error.pos[0], [], `${inWords(error.code, error.message)}${yamlMessage(error.message)}`);
   for (const warning of doc.warnings) report(warning.pos[0], [], yamlMessage(warning.message), warnings);
-  if (doc.errors.length > 0) return { value: undefined, locate: () => ({ line: 0, column: 0 }), issues, warnings };
+  if (doc.errors.length > 0)
+    return { value: undefined, locate: () => ({ line: 0, column: 0 }), issues, warnings, variables: new Map() };
 
   let aliasesLeft = MAX_ALIAS_EXPANSIONS;
+  const variables = new Map<string, string>();
   const leftOut: ConfigPath[] = [];
 
   const walk = (node: Node | null | undefined, path: ConfigPath, anchorOffset: number | undefined): unknown => {
@@ -179,6 +183,7 @@ export function readYamlTree(
     }
     if (secret) {
       if (!result.wholeValueIsVariable) report(offset, path, 'secrets come only from the environment: write ${VAR}');
+      if (result.variable) variables.set(formatPath(path), result.variable);
       return result.value;
     }
     return result.usedVariable && node.type === Scalar.PLAIN ? retype(result.value) : result.value;
@@ -201,5 +206,5 @@ export function readYamlTree(
     }
     return { line: 1, column: 1 };
   };
-  return { value, locate, issues, warnings };
+  return { value, locate, issues, warnings, variables };
 }

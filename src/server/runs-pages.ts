@@ -2,6 +2,7 @@
  * HTML of /runs (every search: what it does now, kept apart from how its last run ended) and /runs/<search> (charts
  * over its history and the history itself).
  */
+import { scheduleTimeZone } from '../config/index.js';
 import type { RunSummary } from '../runs/run-summary.js';
 import { warningCount } from '../runs/run-warnings.js';
 import type { AlertInForce } from './alerts-in-force.js';
@@ -149,8 +150,7 @@ export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras
     {
       head: 'Next run',
       cell: (r) => {
-        const timeZone = r.search.schedule && 'timezone' in r.search.schedule ? r.search.schedule.timezone : undefined;
-        return `<span class="nowrap">${esc(whenIn(r.nextRunAt, timeZone)) || '—'}</span>`;
+        return `<span class="nowrap">${esc(whenIn(r.nextRunAt, scheduleTimeZone(r.search.schedule))) || '—'}</span>`;
       },
     },
     {

@@ -34,7 +34,13 @@ describe('interpolate()', () => {
   it('substitutes variables, defaults and $$', () => {
     const env = { A: 'alpha', EMPTY: '' };
     expect(interpolate('x-${A}-y', env)).toMatchObject({ ok: true, value: 'x-alpha-y', wholeValueIsVariable: false });
-    expect(interpolate('${A}', env)).toMatchObject({ ok: true, value: 'alpha', wholeValueIsVariable: true });
+    expect(interpolate('${A}', env)).toMatchObject({
+      ok: true,
+      value: 'alpha',
+      wholeValueIsVariable: true,
+      variable: 'A',
+    });
+    expect(interpolate('x-${A}-y', env)).not.toHaveProperty('variable');
     expect(interpolate('${B:-beta}', env)).toMatchObject({ ok: true, value: 'beta' });
     expect(interpolate('${EMPTY:-fallback}', env)).toMatchObject({ ok: true, value: 'fallback' });
     expect(interpolate('${EMPTY}', env)).toMatchObject({ ok: true, value: '' });

@@ -159,7 +159,8 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     const file = write('crm-si.yaml', CRM_CONFIG);
     const { code, stderr } = await cli(file, { SI_CLIENT_SECRET: 'not-the-si-secret' });
     expect(stderr.trim()).toBe(
-      `${file}:3:76 source.auth.clientSecret: the token endpoint refused the client credentials (invalid_client)`,
+      `${file}:3:76 source.auth.clientSecret: the token endpoint refused the client credentials (invalid_client): ` +
+        'check SI_CLIENT_SECRET (source.auth.clientSecret)',
     );
     expect(code).toBe(2);
   });
@@ -173,14 +174,30 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
-      new RegExp(`^${file}:5:\\d+ destinations\\.crm\\.accessToken: HubSpot refused the access token`),
+      new RegExp(
+        `^${file}:5:\\d+ destinations\\.crm\\.accessToken: HubSpot refused the access token \\(401\\): ` +
+          'check HUBSPOT_TOKEN \\(destinations\\.crm\\.accessToken\\)$',
+      ),
     );
     expect(lines[1]).toMatch(
       new RegExp(
-        `^${file}:10:\\d+ destinations\\.sf\\.clientSecret: Salesforce authentication failed: .*invalid_client`,
+        `^${file}:10:\\d+ destinations\\.sf\\.clientSecret: Salesforce authentication failed: .*invalid_client.*: ` +
+          'check SF_CLIENT_SECRET \\(destinations\\.sf\\.clientSecret\\)$',
       ),
     );
     expect(stderr).not.toMatch(/not-the-hub-token|not-the-sf-secret/);
+    expect(code).toBe(2);
+  });
+
+  it('names the _FILE variable a refused HubSpot token was read from, never the token', async () => {
+    const file = write('crm-auth-file.yaml', CRM_CONFIG);
+    const secretFile = join(dir, 'hubspot-token');
+    writeFileSync(secretFile, 'not-the-hub-token\n');
+    const { code, stderr } = await cli(file, { HUBSPOT_TOKEN: '', HUBSPOT_TOKEN_FILE: secretFile });
+    expect(stderr.trim()).toMatch(
+      /HubSpot refused the access token \(401\): check HUBSPOT_TOKEN_FILE \(destinations\.crm\.accessToken\)$/,
+    );
+    expect(stderr).not.toContain('not-the-hub-token');
     expect(code).toBe(2);
   });
 

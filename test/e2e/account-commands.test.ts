@@ -27,9 +27,18 @@ afterEach(async () => {
 
 const H = 3_600_000;
 const D = 24 * H;
+/** `2026-11-28 06:00 Asia/Dhaka (00:00Z)`: Dhaka is UTC+6 all year. */
+const inDhaka = (at: number): string => {
+  const local = new Date(at + 6 * H).toISOString();
+  return `${local.slice(0, 10)} ${local.slice(11, 16)} Asia/Dhaka (${new Date(at).toISOString().slice(11, 16)}Z)`;
+};
 
 // all-companies every 6 h; "top" (maxRecords 30) daily; "manual" has no schedule and is left out.
-const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 6h}\n    destination: crm')}${companySearch(
+// all-companies' cron in Asia/Dhaka (UTC+6, no DST) fires at the same instants as every 6 h.
+const SEARCHES = `${COMPANY_SEARCH.replace(
+  '    destination: crm',
+  '    schedule: {cron: "0 */6 * * *", timezone: Asia/Dhaka}\n    destination: crm',
+)}${companySearch(
   'top',
   `    maxRecords: 30
     schedule: {every: 1d}
@@ -109,9 +118,14 @@ describe('plan --all and account (child process)', () => {
     const short = await cli.run(fx, yaml, ['plan', '--all']);
     expect(short.code).toBe(0);
     expect(short.out).toContain(
-      `exhausted    ${new Date(firstMark).toISOString().slice(0, 10)} (run of all-companies at ${new Date(firstMark).toISOString()})`,
+      `exhausted    ${new Date(firstMark).toISOString().slice(0, 10)} (run of all-companies at ${inDhaka(firstMark)})`,
     );
-    expect(short.out).toMatch(new RegExp(`all-companies\\s+8\\s+${matches}\\s+0\\s+${8 * matches}\\s+0\\s+history`));
+    expect(short.out).toContain(`allotment until ${inDhaka(resetAt)}: balance`);
+    expect(short.out).toMatch(
+      new RegExp(
+        `all-companies\\s+8\\s+${matches}\\s+0\\s+${8 * matches}\\s+0\\s+history\\s+${inDhaka(firstMark).replace(/[()]/g, '\\$&')}`,
+      ),
+    );
   });
 
   it('plan --all: the searches never run are counted side by side, within the account count limit', async () => {

@@ -320,6 +320,9 @@ describe('run command (child process)', () => {
       const si = await run(fx, yaml, ['run', 'all-companies', '--json'], badSecret);
       expect(si.code).toBe(2);
       expect(si.last()).toMatchObject({ status: 'failed', error: { code: 'source_unauthorized' } });
+      expect((si.last() as RunSummary).error?.message).toMatch(
+        /: check SI_CLIENT_SECRET \(source\.auth\.clientSecret\)$/,
+      );
       const plan = await run(fx, yaml, ['plan', 'all-companies', '--json'], badSecret);
       expect(plan.code).toBe(2);
       expect(plan.last()).toMatchObject({ error: { code: 'source_unauthorized' } });
@@ -329,12 +332,24 @@ describe('run command (child process)', () => {
       );
       const validate = await run(fx, withIndustry, ['validate', '--online'], badSecret);
       expect(validate.code).toBe(2);
-      expect(validate.err).toContain('refused the client credentials');
+      expect(validate.err).toContain('refused the client credentials (invalid_client): check SI_CLIENT_SECRET');
       expect(si.out + plan.out + validate.err).not.toContain('not-the-secret');
 
       const hubspot = await run(fx, yaml, ['run', 'all-companies', '--json'], { HUBSPOT_TOKEN: 'not-the-token' });
       expect(hubspot.code).toBe(2);
-      expect(hubspot.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
+      expect(hubspot.last()).toMatchObject({
+        status: 'failed',
+        error: {
+          code: 'crm_auth_failed',
+          message: 'HubSpot refused the access token (401): check HUBSPOT_TOKEN (destinations.crm.accessToken)',
+        },
+      });
+      expect(hubspot.out).not.toContain('not-the-token');
+      const text = await run(fx, yaml, ['run', 'all-companies'], { HUBSPOT_TOKEN: 'not-the-token' });
+      expect(text.out).toContain(
+        'crm_auth_failed: HubSpot refused the access token (401): check HUBSPOT_TOKEN (destinations.crm.accessToken)',
+      );
+      expect(text.out + text.err).not.toContain('not-the-token');
 
       const schema = await run(
         fx,
@@ -351,6 +366,9 @@ describe('run command (child process)', () => {
       });
       expect(salesforce.code).toBe(2);
       expect(salesforce.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
+      expect((salesforce.last() as RunSummary).error?.message).toMatch(
+        /: check SF_CLIENT_SECRET \(destinations\.\w+\.clientSecret\)$/,
+      );
     } finally {
       await sf.close();
     }

@@ -5,7 +5,13 @@
  * tokens and no credits. Exit 0, 2 config error.
  */
 import type { Redis } from 'ioredis';
-import { refreshSettings, type AppConfig, type SavedSearch } from '../../config/index.js';
+import {
+  configTimeZone,
+  refreshSettings,
+  scheduleTimeZone,
+  type AppConfig,
+  type SavedSearch,
+} from '../../config/index.js';
 import { refreshCadence } from '../../runs/refresh-selection.js';
 import {
   forecastAllotment,
@@ -17,6 +23,7 @@ import {
 } from '../../runs/allotment-forecast.js';
 import { listRuns } from '../../runs/run-history.js';
 import { inLanes } from '../../shared/in-lanes.js';
+import { whenIn } from '../../shared/when.js';
 import type { Filter, SourceClient } from '../../source/index.js';
 import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
@@ -58,7 +65,11 @@ async function paces(
   );
 }
 
-function render(f: AllotmentForecast | null, searches: SearchPaceInput[]): string {
+/** Times beside UTC in the config's time zone (a search's own for its next run): `2026-11-28 05:00 Europe/Berlin (04:00Z)`. */
+function render(f: AllotmentForecast | null, searches: SearchPaceInput[], config: AppConfig): string {
+  const zone = configTimeZone(config.searches);
+  const at = (iso: string, search?: string): string =>
+    whenIn(Date.parse(iso), scheduleTimeZone(config.searches.find((s) => s.name === search)?.schedule) ?? zone);
   if (searches.length === 0) return 'no scheduled searches';
   if (!f) {
     const lines = searches.map(
@@ -69,15 +80,16 @@ function render(f: AllotmentForecast | null, searches: SearchPaceInput[]): strin
   const width = Math.max(6, ...f.searches.map((s) => s.search.length));
   const rows = f.searches.map(
     (s) =>
-      `  ${s.search.padEnd(width)}  ${String(s.runsLeft).padStart(6)}  ${String(s.tokensPerRun).padStart(10)}  ${String(s.creditsPerRun).padStart(8)}  ${String(s.tokens).padStart(10)}  ${String(s.credits).padStart(8)}  ${s.basis}`,
+      `  ${s.search.padEnd(width)}  ${String(s.runsLeft).padStart(6)}  ${String(s.tokensPerRun).padStart(10)}  ${String(s.creditsPerRun).padStart(8)}  ${String(s.tokens).padStart(10)}  ${String(s.credits).padStart(8)}  ${s.basis.padEnd(7)}  ${s.nextRunAt ? at(s.nextRunAt, s.search) : '—'}`,
   );
   return [
-    `allotment until ${f.resetAt}: balance ${f.remaining} of ${f.limit}${f.reserve > 0 ? ` (reserve ${f.reserve})` : ''}`,
-    `  ${'search'.padEnd(width)}  ${'runs'.padStart(6)}  ${'tokens/run'.padStart(10)}  ${'cred/run'.padStart(8)}  ${'tokens'.padStart(10)}  ${'credits'.padStart(8)}  basis`,
+    `allotment until ${at(f.resetAt)}: balance ${f.remaining} of ${f.limit}${f.reserve > 0 ? ` (reserve ${f.reserve})` : ''}`,
+    `  ${'search'.padEnd(width)}  ${'runs'.padStart(6)}  ${'tokens/run'.padStart(10)}  ${'cred/run'.padStart(8)}  ${'tokens'.padStart(10)}  ${'credits'.padStart(8)}  ${'basis'.padEnd(7)}  next run`,
     ...rows,
     `  total        ${f.tokens} tokens, ${f.credits} credits until the reset; ${f.tokensLeftAtReset} tokens left then`,
     f.exhaustsAt
-      ? `  exhausted    ${f.exhaustsAt.slice(0, 10)} (run of ${f.exhaustedBy} at ${f.exhaustsAt}), before the reset at this pace`
+      ? `  exhausted    ${f.exhaustsAt.slice(0, 10)} (run of ${f.exhaustedBy} at ${at(f.exhaustsAt, f.exhaustedBy ?? undefined)}), ` +
+        'before the reset at this pace'
       : '  exhausted    not before the reset at this pace',
   ].join('\n');
 }
@@ -99,7 +111,7 @@ export async function runCommand(opts: ConfigOption & JsonOption): Promise<numbe
   return withSourceCommand(opts.config, async (cmd) => {
     const { forecast, searches } = await allotmentForecastOf(cmd);
     if (opts.json) printJson({ forecast, searches: searches.map((s) => ({ search: s.search, ...s.pace })) });
-    else process.stdout.write(`${render(forecast, searches)}\n`);
+    else process.stdout.write(`${render(forecast, searches, cmd.config)}\n`);
     return EXIT.ok;
   });
 }

@@ -18,7 +18,7 @@ import {
   syncSearch,
   type RunSpend,
 } from '../../../jobs/sync-search/index.js';
-import { filterIssues, formatIssue } from '../../config/index.js';
+import { filterIssues, formatIssue, withCredentialHint } from '../../config/index.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { createProgressBar } from '../../runs/progress-bar.js';
 import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-summary.js';
@@ -49,8 +49,9 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   const runId = randomUUID();
   // Logs go to stderr as JSON only when asked (LOG_LEVEL); the bar and the summary are the user interface.
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }).child({ cmd: 'run' });
-  const saved = config.searches.find((s) => s.name === search);
-  if (saved?.after) {
+  const saved = config.searches.find((s) => s.name === search)!;
+  const { destination } = saved;
+  if (saved.after) {
     const follower = await followerInstance(redis, prefix, config.destinations[saved.destination], Date.now());
     process.stderr.write(await followedLine(redis, prefix, saved.after, follower));
   }
@@ -85,6 +86,10 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
     bar.done();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+  if (summary.error) {
+    const message = withCredentialHint(cmd.loaded, summary.error.code, summary.error.message, destination);
+    summary = { ...summary, error: { ...summary.error, message } };
   }
   if (json) printJson(summary);
   else process.stdout.write(`${formatSummary(summary)}\n`);
