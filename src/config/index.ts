@@ -7,7 +7,7 @@ export type { LoadOptions, LoadedConfig } from './load-config.js';
 export { ConfigError, formatIssue } from './config-error.js';
 export type { ConfigIssue } from './config-error.js';
 export { configJsonSchema } from './json-schema.js';
-export { configTimeZone, parseEvery, scheduleTimeZone } from './schedule.js';
+export { configTimeZone, parseEvery, scheduleTimeZone, searchTimeZone } from './schedule.js';
 export { refreshSettings, DEFAULT_REFRESH, type RefreshSettings } from './refresh-settings.js';
 export { checkFilterBodies, checkFilterValues, filterIssues } from './online-check.js';
 export { formatPath } from './yaml-tree.js';

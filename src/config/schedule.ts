@@ -45,3 +45,11 @@ export function configTimeZone(searches: readonly Pick<SavedSearch, 'schedule'>[
   const zones = new Set(searches.map((s) => scheduleTimeZone(s.schedule)).filter((zone) => zone !== undefined));
   return zones.size === 1 ? [...zones][0] : undefined;
 }
+
+/** The zone a search's times are shown in beside UTC: its schedule's, else the config's. */
+export function searchTimeZone(
+  searches: readonly Pick<SavedSearch, 'name' | 'schedule'>[],
+  name: string,
+): string | undefined {
+  return scheduleTimeZone(searches.find((s) => s.name === name)?.schedule) ?? configTimeZone(searches);
+}

@@ -1,8 +1,10 @@
 import { groupLabel } from '../crm/reject-groups.js';
+import { whenIn } from '../shared/when.js';
 import type { RunSummary } from './run-summary.js';
 
 /** Human lines for one run summary (`run` without --json, `runs`). Counts only: nothing secret or personal. */
-export function formatSummary(s: RunSummary): string {
+/** `timeZone`: where the run's times are shown beside UTC (its search's schedule, else the config's). */
+export function formatSummary(s: RunSummary, timeZone?: string): string {
   const lines = [
     `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.limitedBy ? ` (limited by ${s.limitedBy})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
     `  counted ${s.counted}  fetched ${s.fetched}  unique ${s.unique}  partitions ${s.partitions}`,
@@ -36,7 +38,10 @@ export function formatSummary(s: RunSummary): string {
     );
   else if (s.warnings)
     lines.push(`  warnings ${s.warnings.count}:`, ...s.warnings.first.map((reason) => `    ${reason}`));
-  if (s.resumeAt) lines.push(`  resumes after the budget resets at ${s.resumeAt}`);
+  if (s.resumeAt)
+    lines.push(
+      `  resumes after the budget resets at ${timeZone ? whenIn(Date.parse(s.resumeAt), timeZone) : s.resumeAt}`,
+    );
   if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
   return lines.join('\n');
 }

@@ -8,7 +8,8 @@
  */
 import type { TokenBalance } from '../../source/budget-ledger.js';
 import { SourceHttpError, type SourceClient } from '../../source/index.js';
-import type { AppConfig } from '../../config/index.js';
+import { configTimeZone, type AppConfig } from '../../config/index.js';
+import { whenIn } from '../../shared/when.js';
 import { listGovernorSnapshots, type GovernorSnapshot } from '../../shared/governor-snapshots.js';
 import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
@@ -116,7 +117,7 @@ function settingLine(v: AccountView, name: SettingName): string {
   return `${name.padEnd(10)} ${shown}`;
 }
 
-function render(v: AccountView): string {
+function render(v: AccountView, timeZone: string | undefined): string {
   const limits =
     v.limits.length === 0
       ? ['  none learned yet (no request made)']
@@ -130,7 +131,7 @@ function render(v: AccountView): string {
     `account ${v.account}`,
     'limits',
     ...limits,
-    `tokens     ${t ? `${t.remaining} of ${t.limit} (allotment) left, resets ${t.resetAt} (as of ${t.observedAt})` : 'unknown (no search made yet this period)'}`,
+    `tokens     ${t ? `${t.remaining} of ${t.limit} (allotment) left, resets ${timeZone ? whenIn(Date.parse(t.resetAt), timeZone) : t.resetAt} (as of ${t.observedAt})` : 'unknown (no search made yet this period)'}`,
     `credits    ${c.today} today${c.maxPerDay === null ? ' (no daily cap)' : ` of ${c.maxPerDay} (${c.leftToday} left)`}, ${c.total} in total${c.maxPerRun === null ? '' : `; at most ${c.maxPerRun} per run`}`,
     ...SETTINGS.map((name) => settingLine(v, name)),
   ].join('\n');
@@ -140,7 +141,7 @@ export async function runCommand(opts: ConfigOption & JsonOption): Promise<numbe
   return withSourceCommand(opts.config, async ({ config, redis, prefix, source }) => {
     const view = await accountView(source, config.source.paths.settings, await listGovernorSnapshots(redis, prefix));
     if (opts.json) printJson(view);
-    else process.stdout.write(`${render(view)}\n`);
+    else process.stdout.write(`${render(view, configTimeZone(config.searches))}\n`);
     return EXIT.ok;
   });
 }

@@ -15,11 +15,13 @@ import {
   type MirrorState,
   type RunPlan,
 } from '../../../jobs/sync-search/index.js';
+import { searchTimeZone } from '../../config/index.js';
 import type { RefreshState } from '../../runs/refresh-registry.js';
 import { destinationCeiling, destinationLimits } from '../../crm/index.js';
 import type { GovernorSnapshot } from '../../shared/governor-snapshots.js';
 import { silentLogger } from '../../shared/logger.js';
 import { nounCount } from '../../shared/noun-count.js';
+import { whenIn } from '../../shared/when.js';
 import { openSearchCommand, printJson, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
 import { filterRefusal } from '../filter-issues.js';
@@ -112,7 +114,8 @@ function render(
   plan: RunPlan,
   balance: { remaining: number; resetAt: number } | null,
   crm: string[],
-  refresh?: RefreshState,
+  refresh: RefreshState | undefined,
+  timeZone: string | undefined,
 ): string {
   const n = (v: number | null): string => (v === null ? 'unknown (no search made yet this period)' : String(v));
   const lines = [
@@ -121,7 +124,7 @@ function render(
     ...refreshLine(plan, refresh),
     `  pages        ${plan.pages} of up to ${plan.pageSize} records`,
     `  partitions   ${plan.partitions.length}, largest first (${nounCount(plan.countRequests, 'count request')}); ${nounCount(plan.parallelism, 'journey')} at first, re-sized during the run (at most ${plan.maxParallelism})`,
-    `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${new Date(balance.resetAt).toISOString()})` : ''}`,
+    `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${timeZone ? whenIn(balance.resetAt, timeZone) : new Date(balance.resetAt).toISOString()})` : ''}`,
     `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
     `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${plan.forecastRevealSkipped > 0 ? ` (${plan.forecastRevealSkipped} persons already revealed: no credit)` : ''}  [${plan.forecastMethod}]`,
     `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
@@ -189,7 +192,9 @@ export async function runCommand(name: string, opts: ConfigOption & JsonOption):
       });
     } else {
       const crm = crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination));
-      process.stdout.write(`${render(plan, balance, [...crm, ...mirrorLines(cmd.search, mirror)], refresh)}\n`);
+      process.stdout.write(
+        `${render(plan, balance, [...crm, ...mirrorLines(cmd.search, mirror)], refresh, searchTimeZone(cmd.config.searches, cmd.search))}\n`,
+      );
     }
     // The plan printed what it knows; a CRM it could not read still fails the command (a script must not go on).
     if ('error' in mirror) return CONFIG_ERROR_CODES.has(mirror.error.code) ? EXIT.config : EXIT.failed;

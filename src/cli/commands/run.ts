@@ -18,7 +18,7 @@ import {
   syncSearch,
   type RunSpend,
 } from '../../../jobs/sync-search/index.js';
-import { filterIssues, formatIssue, withCredentialHint } from '../../config/index.js';
+import { filterIssues, formatIssue, searchTimeZone, withCredentialHint } from '../../config/index.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { createProgressBar } from '../../runs/progress-bar.js';
 import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-summary.js';
@@ -92,7 +92,7 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
     summary = { ...summary, error: { ...summary.error, message } };
   }
   if (json) printJson(summary);
-  else process.stdout.write(`${formatSummary(summary)}\n`);
+  else process.stdout.write(`${formatSummary(summary, searchTimeZone(config.searches, search))}\n`);
   // The API refused the filter: where, in the config (one more count: no token).
   if (summary.error?.code === 'source_validation_failed') await reportFilterRefusal(cmd, logger);
   cmd.close();
