@@ -1,15 +1,12 @@
 /**
  * One run of one saved search, top to bottom: resolve -> plan -> open source and destination -> walk -> outcome.
- * A page goes walk -> write packer -> ledger: jobs/sync-search/walk-partitions.ts takes the plan's partitions as a
- * stream (jobs/sync-search/stream-plan.ts), jobs/sync-search/run-ledger.ts owns the run's state and checkpoint,
- * jobs/sync-search/run-outcome.ts decides how the run ended. Used by the queue job and by `prospect-sync run`.
+ * The walk streams the plan's partitions (sync-search/walk-run.ts, stream-plan.ts); sync-search/run-ledger.ts owns
+ * the run's state and checkpoint, run-outcome.ts decides how it ended. For the queue job and `prospect-sync run`.
  */
 import type { SyncProcessor } from '../src/queue/job-data.js';
 import type { RunSummary } from '../src/runs/run-summary.js';
-import { destinationCeiling } from '../src/crm/destination-ceiling.js';
-import { Suppression } from '../src/source/index.js';
-import { openDestination, type CrmEnd } from './sync-search/open-destination.js';
-import { openSoon } from './sync-search/open-soon.js';
+import { openCrmEnd } from './sync-search/crm-opening.js';
+import type { CrmEnd } from './sync-search/open-destination.js';
 import { runSpend, startPlan } from './sync-search/plan-run.js';
 import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
@@ -25,9 +22,7 @@ import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
 import { RunSession } from './sync-search/run-session.js';
 import { failAboveOf, refusedShareEnding } from './sync-search/refusal-guard.js';
 import { streamPlan } from './sync-search/stream-plan.js';
-import { JourneyController } from './sync-search/pacing/journey-controller.js';
-import { writeBatchOf } from './sync-search/pacing/write-batch.js';
-import { walkPartitions } from './sync-search/walk-partitions.js';
+import { walkRun } from './sync-search/walk-run.js';
 
 export type { ProcessorDeps, RunRequest, SyncDeps };
 
@@ -53,27 +48,10 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const end = async (ending: RunEnding): Promise<RunSummary> =>
     run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name, limit), crm);
   let crm: CrmEnd | undefined; // the CRM end, once open (closed with the run)
-  // The CRM end opens while the free count is in flight (jobs/sync-search/open-soon.ts explains why).
-  const opening = openSoon(() =>
-    openDestination(config, search, resolved.destination, {
-      redis: deps.redis,
-      prefix: deps.prefix,
-      logger: run.logger,
-      fullResync: request.fullResync ?? false,
-    }),
-  );
-  // Preflight (CRM credentials, object, fields): beside the free counts, before the walk's first search request (step 2).
-  const checked = opening.then((d) => d.sink.preflight(d.mapping, { signal }));
-  checked.catch(() => undefined); // awaited in step 2, or never when the plan refuses the run
+  const { opening, ready, ceiling } = openCrmEnd(deps, config, resolved, run, request.fullResync ?? false);
   try {
     // 1. Plan: free count, budget and caps (a refusal needs only the count); the split, sized for the CRM's ceiling
     // as its preflight answer told it, runs while the walk does (a resumed run splits only what is left).
-    const ceiling = checked
-      .then(() => opening)
-      .then(
-        (d) => d.sink.ceiling?.() ?? null,
-        () => null,
-      );
     const start = await startPlan(source, config, resolved, {
       runId: request.runId,
       signal,
@@ -91,60 +69,21 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
     // Before the first token: what the run will spend (a dry run: its walk, no credit).
     request.onSpend?.(runSpend(start.plan, dryRun));
     const ledger = run.begin(start.plan, !start.streams);
-    const planning = streamPlan(start, ledger, signal);
-    planning.complete.then(
-      (plan) => {
-        run.planned(plan);
-        request.onPlan?.(plan);
-      },
-      () => undefined,
-    );
-
+    const planning = streamPlan(start, ledger, signal, (plan) => {
+      run.planned(plan);
+      request.onPlan?.(plan);
+    });
     try {
       // 2. The CRM end: mapping, change detection, the sink (its schema checked once, unless nothing is written).
-      [crm] = await Promise.all([opening, checked]);
+      crm = await ready;
       ledger.writesThrough(crm.mapping);
       if (!dryRun) await crm.writer.prepare(crm.mapping.target, { signal });
-
-      // 3. Walk: partitions stream in as the split settles them; per partition, pages -> write packer (map, skip
-      // unchanged, upsert) -> ledger (counters, checkpoint); up to the first stop. Journeys in flight follow the
-      // account's limit, the page latency, the CRM's pace and the account's other runs.
-      const { plan } = start,
-        { sink } = crm;
-      const concurrency = new JourneyController({
-        source,
-        config,
-        pageSize: plan.pageSize,
-        initial: plan.parallelism,
-        max: plan.maxParallelism,
-        crmRecordsPerSecond: () => sink.ceiling?.() ?? destinationCeiling(resolved.destination),
-        logger: run.logger,
-      });
-      await concurrency.start();
-      const walked = await walkPartitions({
-        source,
-        plan,
-        runId: request.runId,
-        // a dry run asks for no contacts (no credit); its journeys forecast them from the reveal store instead
-        view: dryRun ? resolved.view.filter((v) => v !== 'contacts') : resolved.view,
-        idField: config.source.idField,
-        suppression: new Suppression([config.suppress, search.suppress], config.source.idField, config.suppress.paths),
-        mode: search.mode,
-        ledger,
-        partitions: planning.partitions,
-        signal,
-        writeSignal: run.writeSignal,
-        crm,
-        dryRun,
-        writeBatch: writeBatchOf(plan.pageSize, sink.preferredBatchSize(plan.target)),
-        concurrency,
-      }).finally(() => concurrency.stop());
-      request.onWalk?.(walked);
+      // 3. Walk (jobs/sync-search/walk-run.ts), up to the first stop.
+      await walkRun({ config, resolved, request, run, start, ledger, planning, crm });
     } finally {
       // The walk ended (or never started): a split still running stops here, its progress is in the ledger.
       await planning.stop();
     }
-
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted; failed when the CRM refused too much).
     return await end(
       refusedShareEnding(

@@ -16,7 +16,13 @@ export interface StreamedPlan {
   stop(): Promise<void>;
 }
 
-export function streamPlan(start: PlanStart, ledger: RunLedger, signal: AbortSignal): StreamedPlan {
+/** `onComplete`: told the complete plan once the split is done (not when it fails or is stopped). */
+export function streamPlan(
+  start: PlanStart,
+  ledger: RunLedger,
+  signal: AbortSignal,
+  onComplete: (plan: RunPlan) => void = () => undefined,
+): StreamedPlan {
   const partitions = new PartitionStream((index) => ledger.partition(index)?.count ?? 0);
   partitions.add(ledger.unwalked());
   const stopping = new AbortController();
@@ -31,7 +37,10 @@ export function streamPlan(start: PlanStart, ledger: RunLedger, signal: AbortSig
     return plan;
   });
   complete.then(
-    () => partitions.planDone(),
+    (plan) => {
+      partitions.planDone();
+      onComplete(plan);
+    },
     (err: unknown) => partitions.planFailed(err),
   );
   return {
