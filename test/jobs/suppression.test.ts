@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { formatSummary } from '../../src/runs/format-summary.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+import { contactsSearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -17,20 +17,6 @@ afterEach(async () => {
 });
 
 const FILTER = { company: { headcount: { gte: 1 } } };
-
-function search(suppress = ''): string {
-  return `
-  - name: people
-    segment: key-accounts
-    entity: persons
-    filter: {company: {headcount: {gte: 1}}}
-    view: [contacts]
-    destination: crm
-    object: contacts
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {firstname: firstName, phone: contacts.phone, mobilephone: contacts.mobile}${suppress}
-`;
-}
 
 const CREDITS = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}';
 
@@ -70,7 +56,7 @@ describe('suppress:', () => {
     const ofCompany = records.filter((r) => r.companyId === companyId).map((r) => String(r.id));
     expect(ofCompany.length).toBeGreaterThan(0);
     const config = f.config(
-      hubspotConfig(search(`\n    suppress: {companyIds: ["${companyId}"]}`), CREDITS) +
+      hubspotConfig(contactsSearch(`\n    suppress: {companyIds: ["${companyId}"]}`), CREDITS) +
         `suppress: {personIds: ["${String(person.id)}"]}\n`,
     );
     const summary = await syncSearch(f.deps(config), { search: 'people', runId: 's1' });
@@ -107,7 +93,7 @@ describe('suppress:', () => {
     const suppressed = records.filter(hit);
     expect(suppressed.length).toBeGreaterThan(1);
     const config = f.config(
-      hubspotConfig(search(`\n    suppress: {emailDomains: ["${domain.toUpperCase()}"]}`), CREDITS) +
+      hubspotConfig(contactsSearch(`\n    suppress: {emailDomains: ["${domain.toUpperCase()}"]}`), CREDITS) +
         `suppress: {emails: ["${email}"]}\n`,
     );
     const lines: string[] = [];
