@@ -76,6 +76,30 @@ describe('suppress:', () => {
     for (const id of [String(person.id), ...ofCompany]) expect(inCrm.has(id)).toBe(false);
   });
 
+  it("a suppressed company domain: none of the company's people revealed (0 credits for them) nor written", async () => {
+    // Persons that carry their company's domain (`company.domain`, the default suppress.paths.companyDomain).
+    const f = await startFixture('suppress-domain', { salesIntel: { persons: 600, personCompany: true } });
+    fx = f;
+    const records = await f.oracleRecords('persons', FILTER);
+    const domainOf = (r: Record<string, unknown>): string => (r.company as { domain: string }).domain;
+    // the domain with the most people in the search
+    const counts = new Map<string, number>();
+    for (const r of records) counts.set(domainOf(r), (counts.get(domainOf(r)) ?? 0) + 1);
+    const [domain] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
+    const ofDomain = records.filter((r) => domainOf(r) === domain).map((r) => String(r.id));
+    expect(ofDomain.length).toBeGreaterThan(1);
+    const config = f.config(
+      hubspotConfig(contactsSearch(), CREDITS) + `suppress: {companyDomains: ["${domain.toUpperCase()}"]}\n`,
+    );
+    const summary = await syncSearch(f.deps(config), { search: 'people', runId: 'd1' });
+    const left = records.length - ofDomain.length;
+    expect(f.si.stats('worker').creditsCharged).toBe(left);
+    expect(summary).toMatchObject({ status: 'completed', created: left, suppressed: ofDomain.length });
+    const inCrm = crmKeys(f);
+    expect(inCrm.size).toBe(left);
+    for (const id of ofDomain) expect(inCrm.has(id)).toBe(false);
+  });
+
   it('a suppressed email and email domain: revealed, never written, no contact value in Redis or logs', async () => {
     const f = await startFixture('suppress-emails', { salesIntel: { persons: 600 } });
     fx = f;
