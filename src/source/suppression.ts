@@ -2,6 +2,7 @@
  * Whether a person is suppressed (`suppress:`, docs/data-protection.md): the one place that decides. Asked twice per
  * person record: before the reveal (id, company id, company domain: a match is never revealed, no credit) and after
  * it (the same, plus the email and its domain, known only then: a match is never written and dropped at once).
+ * Opt-outs kept in the CRM (`suppress.crm`) come as match keys, matched at the search's `matchOn.from`.
  */
 import type { SuppressConfig, SuppressKind } from '../config/suppress-settings.js';
 import { CompactIdSet } from './compact-id-set.js';
