@@ -11,7 +11,7 @@ import { hubspotJson } from './hubspot-json-request.js';
 
 /** Records per search answer: HubSpot's largest page. */
 export const HUBSPOT_SEARCH_PAGE = 200;
-/** Time between two search calls of one sink: HubSpot's search endpoints take a few requests a second per token. */
+/** Time between two search calls of one read: HubSpot's search endpoints take four requests a second per token. */
 export const HUBSPOT_SEARCH_SPACING_MS = 250;
 
 interface SearchAnswer {
