@@ -2,7 +2,7 @@
  * Opt-outs kept in HubSpot (`suppress.crm`): the match keys of the records where a bool property is true, read
  * through the CRM search endpoint (`POST /crm/v3/objects/{object}/search`, filter `<property> EQ true`), page by
  * page. Pages follow `hs_object_id` upwards (a filter `hs_object_id GT <last>`, sorted by it) rather than the
- * `after` cursor, which HubSpot stops at 10,000 results of one query. The search endpoints have a per-second limit
+ * `after` cursor, which HubSpot stops after a fixed number of results of one query. The search endpoints have a per-second limit
  * of their own, below the portal's: calls are spaced out beside the portal's governor every call goes through.
  */
 import { sleep } from '../../shared/abortable-sleep.js';
@@ -11,7 +11,7 @@ import { hubspotJson } from './hubspot-json-request.js';
 
 /** Records per search answer: HubSpot's largest page. */
 export const HUBSPOT_SEARCH_PAGE = 200;
-/** Time between two search calls of one read: HubSpot's search endpoints take four requests a second per token. */
+/** Time between two search calls of one read: HubSpot's search endpoints have a per-second limit per token. */
 export const HUBSPOT_SEARCH_SPACING_MS = 250;
 
 interface SearchAnswer {
