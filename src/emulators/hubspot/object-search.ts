@@ -2,7 +2,8 @@
  * `POST /crm/v3/objects/{object}/search` as HubSpot answers it, for the filters prospect-sync sends and a little
  * more: filter groups (OR) of filters (AND) with EQ, NEQ, GT, GTE, LT, LTE, HAS_PROPERTY, NOT_HAS_PROPERTY; sorts by
  * property name (the published spec's strings) or `{propertyName, direction}` (HubSpot's docs); `after` as an offset
- * refused past HubSpot's cap on results; HubSpot's largest page. A filter or sort on an unknown property is refused (400).
+ * refused past HubSpot's cap on results; pages no larger than HubSpot's. A filter or sort on an unknown property is
+ * refused (400).
  */
 import { validationError } from './hubspot-http-error.js';
 import type { ObjectTable, StoredObject } from './hubspot-store.js';
