@@ -54,7 +54,8 @@ const crmOptOutSchema = z
       .min(1)
       .describe(
         "boolean CRM fields (HubSpot properties, Salesforce fields) of the search's person object, e.g. " +
-          'hs_email_optout, HasOptedOutOfEmail, DoNotCall: a record where one is true is suppressed from the next run on',
+          'hs_email_optout, HasOptedOutOfEmail, DoNotCall: a record where one is true is suppressed from the ' +
+          'next run on',
       ),
   })
   .describe("persons searches: opt-outs read from the CRM's records (matched back by the match field)");

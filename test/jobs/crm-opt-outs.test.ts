@@ -75,7 +75,7 @@ describe('suppress.crm: HubSpot (hs_email_optout, read through the CRM search en
     expect(f.hubspot!.stats.byRoute.search).toBe(3);
   });
 
-  it('a member opted out later leaves the mirror: no onLeave (suppressed: nothing), archived (suppressed: archive)', async () => {
+  it('a member opted out later leaves the mirror: no onLeave (suppressed: nothing), or archived', async () => {
     const f = await startFixture('optout-hs-leave', { salesIntel: { persons: 600 } });
     fx = f;
     const records = await f.oracleRecords('persons', FILTER);

@@ -76,7 +76,7 @@ describe('suppress:', () => {
     for (const id of [String(person.id), ...ofCompany]) expect(inCrm.has(id)).toBe(false);
   });
 
-  it("a suppressed company domain: none of the company's people revealed (0 credits for them) nor written", async () => {
+  it("a suppressed company domain: none of the company's people revealed (0 credits) nor written", async () => {
     // Persons that carry their company's domain (`company.domain`, the default suppress.paths.companyDomain).
     const f = await startFixture('suppress-domain', { salesIntel: { persons: 600, personCompany: true } });
     fx = f;

@@ -4,8 +4,8 @@
  * updateable unless written on create only, type), the match field (an External ID), every field the org requires
  * on create (`nillable: false`, `createable`, not `defaultedOnCreate`) mapped or given a constant, each field
  * `onLeave: setFields` writes (exists, updateable, type), for `associate` the lookup to the company object and its
- * External ID, each opt-out field (`suppress.crm`: exists, boolean), and for a `list:` of Accounts that the org takes Accounts as campaign members. One describe per
- * object; prospect-sync never changes the schema.
+ * External ID, each opt-out field (`suppress.crm`: exists, boolean), and for a `list:` of Accounts that the org
+ * takes Accounts as campaign members. One describe per object; prospect-sync never changes the schema.
  */
 import type { FieldMapping } from '../field-mapping.js';
 import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';

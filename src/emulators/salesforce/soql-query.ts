@@ -3,8 +3,8 @@ import { SfRequestError, type RecordStore, type SfRecord } from './record-store.
 
 /**
  * The small SOQL subset the emulator answers: `SELECT f1, f2 FROM T [WHERE C [AND C ...]] [LIMIT n]` where each C is
- * `F IN ('a', 'b')`, `F = 'a'` or, on a checkbox, `F = true|false`. Anything else is refused with MALFORMED_QUERY, so the sink cannot come to rely on
- * what the emulator does not check.
+ * `F IN ('a', 'b')`, `F = 'a'` or, on a checkbox, `F = true|false`. Anything else is refused with MALFORMED_QUERY,
+ * so the sink cannot come to rely on what the emulator does not check.
  */
 export function runSoql(store: RecordStore, soql: string): SfRecord[] {
   const m = /^\s*SELECT\s+(.+?)\s+FROM\s+(\w+)(?:\s+WHERE\s+(.+?))?(?:\s+LIMIT\s+(\d+))?\s*$/is.exec(soql);

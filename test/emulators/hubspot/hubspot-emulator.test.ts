@@ -360,7 +360,7 @@ describe('HubSpot emulator: property metadata, as the real client reads it', () 
 });
 
 describe('HubSpot emulator: CRM search', () => {
-  it('filters (EQ on a bool, GT on hs_object_id), sorts by a property name, pages; refuses what HubSpot refuses', async () => {
+  it('filters (EQ on a bool, GT on hs_object_id), sorts by a property name, pages; refuses the rest', async () => {
     const table = emu.state.table('contacts');
     const now = new Date().toISOString();
     const ids: string[] = [];
