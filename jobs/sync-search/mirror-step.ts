@@ -7,8 +7,10 @@
 import type { SavedSearch } from '../../src/config/index.js';
 import { dropRunMatched, type Forecast, type LeaveRules, type Settled } from '../../src/runs/membership-store.js';
 import type { Warning } from '../../src/runs/run-warnings.js';
+import { dropRunSuppressed } from '../../src/runs/run-suppressed.js';
 import { actOnLeavers, leaveRules, membershipOf } from './leavers.js';
 import { addMembersToList } from './list-members.js';
+import { leaveSuppressed } from './suppressed-leavers.js';
 import { errorInfo } from './run-errors.js';
 import type { CrmEnd } from './open-destination.js';
 import type { RunOutcome } from './run-outcome.js';
@@ -40,16 +42,21 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   const { deps, search, runId, outcome, crm } = input;
   const complete = outcome.status === 'completed' && outcome.limitedBy === undefined;
   if (!complete || !crm) {
-    if (!outcome.checkpoint.keep || input.dryRun) await dropRunMatched(deps.redis, search.name, runId, deps.prefix);
+    if (!outcome.checkpoint.keep || input.dryRun) {
+      await dropRunMatched(deps.redis, search.name, runId, deps.prefix);
+      await dropRunSuppressed(deps.redis, search.name, runId, deps.prefix);
+    }
     return undefined;
   }
   const io = { redis: deps.redis, prefix: deps.prefix, search, crm, ...(input.signal ? { signal: input.signal } : {}) };
-  const { store } = await membershipOf(io);
+  const { store, instance } = await membershipOf(io);
   const rules = leaveRules(deps.config, search);
   if (input.dryRun) {
     const list = search.list === undefined ? 'none' : search.onLeave === 'removeFromList' ? 'removeFromList' : 'list';
     return forecast(await store.forecast(runId, rules, list), search, rules);
   }
+  // Members found suppressed leave first (no onLeave; archived with `suppressed: archive`).
+  const gone = await leaveSuppressed({ ...io, store, instance, runId });
   const settled = await store.settle(runId, rules);
   // A list the CRM refuses does not undo the settle: the members not added are tried again after the next complete run.
   const listed =
@@ -58,12 +65,13 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
       : await addMembersToList({ ...io, store }).catch((err: unknown) => listWarning(errorInfo(err).message));
   const report = {
     entered: settled.entered,
-    left: settled.left,
-    leaveActions: 0,
+    left: settled.left + gone.left,
+    leaveActions: gone.archived,
     leaversPending: settled.pending,
     ...(listed === undefined ? {} : { listAdded: typeof listed === 'number' ? listed : 0, listRemoved: 0 }),
   };
   if (typeof listed === 'object') return { ...report, warning: listed };
+  if (gone.reason !== undefined) return { ...report, warning: suppressedWarning(gone.reason) };
   if (settled.guarded) return { ...report, warning: guardWarning(settled, search, rules) };
   if (settled.pending === 0) return report;
   // The CRM may refuse leavers' fields (say a setFields field it lacks), record by record or the whole write: those
@@ -75,7 +83,7 @@ export async function mirrorStep(input: MirrorInput): Promise<MirrorReport | und
   }));
   const done = {
     ...report,
-    leaveActions: acted.acted,
+    leaveActions: gone.archived + acted.acted,
     leaversPending: acted.pending,
     ...('listRemoved' in acted && acted.listRemoved !== undefined ? { listRemoved: acted.listRemoved } : {}),
   };
@@ -99,6 +107,11 @@ function forecast(f: Forecast, search: SavedSearch, rules: LeaveRules): MirrorRe
     ...list,
   };
   return f.guarded ? { ...report, warning: guardWarning({ ...f, pending: leavers }, search, rules) } : report;
+}
+
+function suppressedWarning(message: string): Warning {
+  const reason = `the CRM refused to archive suppressed members (they left the mirror all the same): ${message}`;
+  return { code: 'leave_refused', reason, line: reason };
 }
 
 function listWarning(message: string): Warning {

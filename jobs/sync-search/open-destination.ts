@@ -37,6 +37,13 @@ function associateTarget(
   return { object, matchField: companies?.matchOn.field ?? defaultMatchField(destination) ?? search.matchOn.field };
 }
 
+/** A persons search's opt-out fields (`suppress.crm`, top level and its own): read before its runs, preflighted. */
+function optOutsOf(config: AppConfig, search: SavedSearch): { optOutFields?: string[] } {
+  if (search.entity !== 'persons') return {};
+  const fields = [...(config.suppress.crm?.fields ?? []), ...(search.suppress?.crm?.fields ?? [])];
+  return fields.length > 0 ? { optOutFields: fields } : {};
+}
+
 export async function openDestination(
   config: AppConfig,
   search: SavedSearch,
@@ -51,6 +58,7 @@ export async function openDestination(
       ...(search.associate ? { associate: search.associate } : {}),
       ...(search.list ? { list: search.list } : {}),
       ...(typeof search.onLeave === 'object' ? { setOnLeave: search.onLeave.setFields } : {}),
+      ...optOutsOf(config, search),
     },
     { object: search.object, ...(associate ? { associate } : {}) },
   );

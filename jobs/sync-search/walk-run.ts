@@ -5,19 +5,22 @@
  */
 import type { AppConfig } from '../../src/config/index.js';
 import { destinationCeiling } from '../../src/crm/destination-ceiling.js';
+import { addRunSuppressed } from '../../src/runs/run-suppressed.js';
 import { Suppression } from '../../src/source/index.js';
+import { readOptOuts } from './crm-opt-outs.js';
 import type { CrmEnd } from './open-destination.js';
 import { JourneyController } from './pacing/journey-controller.js';
 import { writeBatchOf } from './pacing/write-batch.js';
 import type { PlanStart } from './plan-run.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import type { RunLedger } from './run-ledger.js';
-import type { RunRequest } from './run-request.js';
+import type { RunRequest, SyncDeps } from './run-request.js';
 import type { RunSession } from './run-session.js';
 import type { StreamedPlan } from './stream-plan.js';
 import { walkPartitions } from './walk-partitions.js';
 
 export interface WalkRunInput {
+  deps: Pick<SyncDeps, 'redis' | 'prefix'>;
   config: AppConfig;
   resolved: ResolvedSearch;
   request: RunRequest;
@@ -29,7 +32,7 @@ export interface WalkRunInput {
 }
 
 export async function walkRun(input: WalkRunInput): Promise<void> {
-  const { config, resolved, request, run, start, ledger, crm } = input;
+  const { deps, config, resolved, request, run, start, ledger, crm } = input;
   const { plan } = start;
   const { source } = run;
   const dryRun = request.dryRun ?? false;
@@ -42,6 +45,14 @@ export async function walkRun(input: WalkRunInput): Promise<void> {
     crmRecordsPerSecond: () => crm.sink.ceiling?.() ?? destinationCeiling(resolved.destination),
     logger: run.logger,
   });
+  // Opt-outs kept in the CRM (suppress.crm) join the search's suppression; the persons it drops leave the mirror.
+  const optedOut = await readOptOuts(crm, run.logger, run.signal);
+  const suppression = new Suppression(
+    [config.suppress, resolved.search.suppress],
+    config.source.idField,
+    config.suppress.paths,
+    { from: resolved.search.matchOn.from, ...(optedOut ? { optedOut } : {}) },
+  );
   await concurrency.start();
   const walked = await walkPartitions({
     source,
@@ -50,11 +61,7 @@ export async function walkRun(input: WalkRunInput): Promise<void> {
     // a dry run asks for no contacts (no credit); its journeys forecast them from the reveal store instead
     view: dryRun ? resolved.view.filter((v) => v !== 'contacts') : resolved.view,
     idField: config.source.idField,
-    suppression: new Suppression(
-      [config.suppress, resolved.search.suppress],
-      config.source.idField,
-      config.suppress.paths,
-    ),
+    suppression,
     mode: resolved.search.mode,
     ledger,
     partitions: input.planning.partitions,
@@ -64,6 +71,10 @@ export async function walkRun(input: WalkRunInput): Promise<void> {
     dryRun,
     writeBatch: writeBatchOf(plan.pageSize, crm.sink.preferredBatchSize(plan.target)),
     concurrency,
-  }).finally(() => concurrency.stop());
+  }).finally(async () => {
+    await concurrency.stop();
+    if (!dryRun && suppression.seen.size > 0)
+      await addRunSuppressed(deps.redis, resolved.search.name, request.runId, suppression.seen, deps.prefix);
+  });
   request.onWalk?.(walked);
 }

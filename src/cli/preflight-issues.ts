@@ -32,7 +32,16 @@ export async function sourceAuthIssues(
 
 const CREDENTIAL: Readonly<Record<string, string>> = { hubspot: 'accessToken', salesforce: 'clientSecret' };
 
-function problemPath(index: number, problem: PreflightProblem): Path {
+/** An opt-out field's line: in the search's own `suppress.crm` if it names it, else the top-level one's. */
+function optOutPath(loaded: LoadedConfig, index: number, field: string): Path {
+  const own = loaded.config.searches[index]?.suppress?.crm?.fields.indexOf(field) ?? -1;
+  if (own >= 0) return ['searches', index, 'suppress', 'crm', 'fields', own];
+  const top = loaded.config.suppress.crm?.fields.indexOf(field) ?? -1;
+  return top >= 0 ? ['suppress', 'crm', 'fields', top] : ['searches', index, 'object'];
+}
+
+function problemPath(loaded: LoadedConfig, index: number, problem: PreflightProblem): Path {
+  if (problem.at === 'suppress') return optOutPath(loaded, index, problem.field);
   if (problem.at === 'fields') return ['searches', index, 'fields', problem.field];
   if (problem.at === 'matchOn') return ['searches', index, 'matchOn', 'field'];
   if (problem.at === 'onLeave') return ['searches', index, 'onLeave', 'setFields', problem.field];
@@ -56,7 +65,7 @@ export async function crmPreflightIssues(
     } catch (error) {
       if (error instanceof CrmPreflightError) {
         for (const problem of error.problems)
-          issues.push(issueAt(loaded, problemPath(index, problem), problem.message));
+          issues.push(issueAt(loaded, problemPath(loaded, index, problem), problem.message));
       } else if (error instanceof AppError && error.code === 'crm_auth_failed') {
         refused.add(search.destination);
         const type = loaded.config.destinations[search.destination]?.type ?? '';

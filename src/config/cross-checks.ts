@@ -168,6 +168,16 @@ function checkDestination(
       path: [...at, 'onLeave'],
       message: `${destination.type} destinations cannot archive records: pick nothing, removeFromList or setFields`,
     });
+  if (search.suppressed === 'archive' && !archivesOf(destination.type))
+    issues.push({
+      path: [...at, 'suppressed'],
+      message: `${destination.type} destinations cannot archive records: suppressed: nothing`,
+    });
+  if (search.suppress?.crm !== undefined && search.entity !== 'persons')
+    issues.push({
+      path: [...at, 'suppress', 'crm'],
+      message: 'opt-outs are read from person records: suppress.crm needs entity: persons',
+    });
   const field = search.matchOn.field ?? defaultMatchField(destination);
   if (field === undefined) {
     issues.push({ path: [...at, 'matchOn', 'field'], message: matchFieldRequired() });

@@ -220,6 +220,13 @@ const savedSearchSchema = () =>
     suppress: suppressSchema
       .optional()
       .describe('persons this search never reveals nor writes, besides the top-level suppress: lists'),
+    suppressed: z
+      .enum(['nothing', 'archive'])
+      .default('nothing')
+      .describe(
+        "what happens to a member of the search's mirror found suppressed: it leaves at once, and nothing is done to " +
+          'its CRM record (no onLeave); archive archives it as onLeave: archive does (docs/data-protection.md)',
+      ),
     after: z
       .array(slug)
       .min(1)

@@ -46,6 +46,20 @@ const suppressFile = z.strictObject({
     .describe('a CSV file: the header of the column holding the values; absent: one value a line'),
 });
 
+/** Opt-outs kept in the CRM: read through the sink before each run (docs/data-protection.md). */
+const crmOptOutSchema = z
+  .strictObject({
+    fields: z
+      .array(z.string().trim().min(1))
+      .min(1)
+      .describe(
+        "boolean CRM fields (HubSpot properties, Salesforce fields) of the search's person object, e.g. " +
+          'hs_email_optout, HasOptedOutOfEmail, DoNotCall: a record where one is true is suppressed from the ' +
+          'next run on',
+      ),
+  })
+  .describe("persons searches: opt-outs read from the CRM's records (matched back by the match field)");
+
 export const suppressSchema = z
   .strictObject({
     personIds: values('personIds', 'person ids (their record id): persons'),
@@ -60,6 +74,7 @@ export const suppressSchema = z
       .array(suppressFile)
       .default([])
       .describe('files of values, read with the config (and again on SIGHUP); # starts a comment line'),
+    crm: crmOptOutSchema.optional(),
   })
   .describe('persons never revealed (0 credits) nor written to the CRM (docs/data-protection.md)');
 

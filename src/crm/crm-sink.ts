@@ -110,5 +110,11 @@ export interface CrmSink {
    * (src/crm/destination-port.ts) and `onLeave: archive` is allowed.
    */
   archive?(target: ObjectTarget, keys: readonly string[], options?: SinkCallOptions): Promise<ArchiveResult>;
+  /**
+   * Opt-outs kept in the CRM (`suppress.crm`): the match keys of `target.object` records where any of `fields` (each
+   * a boolean) is true, page by page, inside the CRM's limits; records without a match key are passed over. A key
+   * may come in more than one page. Absent: the destination has no opt-outs to read.
+   */
+  optedOut?(target: ObjectTarget, fields: readonly string[], options?: SinkCallOptions): AsyncIterable<string[]>;
   close(): Promise<void>;
 }

@@ -24,6 +24,8 @@ export interface FieldMappingConfig {
   list?: { name: string };
   /** `onLeave: {setFields}`: written on the search's confirmed leavers; the preflight checks them like mapped fields. */
   setOnLeave?: Record<string, CrmValue>;
+  /** `suppress.crm.fields`: boolean fields of the object whose true marks an opt-out; the preflight checks them. */
+  optOutFields?: readonly string[];
 }
 
 /** A field `onLeave: setFields` writes on confirmed leavers, with its value (`$now`: the time of the run). */
@@ -60,6 +62,8 @@ export interface FieldMapping {
   list?: { name: string };
   /** The search's `onLeave.setFields`, for the preflight; absent or empty: none. */
   leaveFields?: readonly LeaveField[];
+  /** Boolean fields of the object marking an opt-out (`suppress.crm`); absent or empty: none read. */
+  optOutFields?: readonly string[];
 }
 
 export type MapResult =
@@ -130,6 +134,7 @@ export function compileFieldMapping(config: FieldMappingConfig, info: MappingObj
     ...(config.setOnLeave === undefined
       ? {}
       : { leaveFields: Object.entries(config.setOnLeave).map(([field, value]) => ({ field, value })) }),
+    ...(config.optOutFields?.length ? { optOutFields: [...new Set(config.optOutFields)] } : {}),
   };
 }
 

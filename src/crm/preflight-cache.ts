@@ -14,7 +14,8 @@ const running = new Map<string, Promise<void>>();
 /**
  * The cache key: the CRM, its endpoint and credentials (hashed: a changed secret is checked again) and everything the
  * preflight reads of the mapping (object, match field, each field with its source, transform, constant and overwrite,
- * the company link, the list, the fields written on leavers and their values): any change is checked again.
+ * the company link, the list, the fields written on leavers and their values, the opt-out fields): any change is
+ * checked again.
  */
 export function preflightKey(crm: string, endpoint: readonly string[], mapping: FieldMapping): string {
   const asks = {
@@ -22,6 +23,7 @@ export function preflightKey(crm: string, endpoint: readonly string[], mapping: 
     fields: mapping.fields.map((f) => [f.field, f.from ?? null, f.transform ?? null, f.constant ?? null, f.overwrite]),
     list: mapping.list?.name ?? null,
     leaveFields: (mapping.leaveFields ?? []).map((f) => [f.field, f.value]),
+    optOutFields: mapping.optOutFields ?? [],
   };
   return createHash('sha256')
     .update(JSON.stringify([crm, endpoint, asks]))

@@ -3,10 +3,10 @@ import { CrmSchemaError } from './errors.js';
 /**
  * One thing a preflight found wrong. `at` says which part of the search's config it concerns: a mapped field
  * (`fields.<field>`), the match field (`matchOn.field`), the company link (`associate`), the search's list (`list`), a
- * field written on leavers (`onLeave.setFields.<field>`), or the object.
+ * field written on leavers (`onLeave.setFields.<field>`), an opt-out field (`suppress.crm.fields`), or the object.
  */
 export interface PreflightProblem {
-  at: 'fields' | 'matchOn' | 'associate' | 'list' | 'onLeave' | 'object';
+  at: 'fields' | 'matchOn' | 'associate' | 'list' | 'onLeave' | 'suppress' | 'object';
   /** The CRM field (or object) it names. */
   field: string;
   message: string;

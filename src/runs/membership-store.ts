@@ -47,6 +47,19 @@ export const KEYS_PER_COMMAND = 1000;
 /** Keys per page when a set is read in cursor steps. */
 export const KEYS_PER_PAGE = 5000;
 
+/**
+ * A set's members in cursor steps (SSCAN): neither Redis nor the worker handles the whole set at once. A page has
+ * no repeats; SSCAN may return a key again in a later page.
+ */
+export async function* setPages(redis: Redis, key: string): AsyncGenerator<string[]> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.sscan(key, cursor, 'COUNT', KEYS_PER_PAGE);
+    cursor = next;
+    if (keys.length > 0) yield [...new Set(keys)];
+  } while (cursor !== '0');
+}
+
 /** Entries a settle step visits (SSCAN COUNT): the work of one call, whatever the size of the sets. */
 const SETTLE_STEP = 500;
 const SETTLE = luaScript(
@@ -221,22 +234,38 @@ export class MembershipStore {
     return this.redis.scard(this.keys.pending);
   }
 
+  /**
+   * These keys were found suppressed: each member or pending leaver among them leaves at once (no absence count,
+   * never pending); returns those that did.
+   */
+  async leaveSuppressed(keys: readonly string[]): Promise<string[]> {
+    const { members, absent, pending } = this.keys;
+    const gone: string[] = [];
+    for (const part of chunks(keys, KEYS_PER_COMMAND)) {
+      const [inMembers, inPending] = await Promise.all([
+        this.redis.smismember(members, ...part),
+        this.redis.smismember(pending, ...part),
+      ]);
+      const left = part.filter((_, i) => inMembers[i] === 1 || inPending[i] === 1);
+      if (left.length === 0) continue;
+      await this.redis
+        .multi()
+        .srem(members, ...left)
+        .srem(pending, ...left)
+        .hdel(absent, ...left)
+        .exec();
+      gone.push(...left);
+    }
+    return gone;
+  }
+
   /** These leavers were acted on (or need nothing): no longer pending. */
   async done(keys: readonly string[]): Promise<void> {
     for (const part of chunks(keys, KEYS_PER_COMMAND)) await this.redis.srem(this.keys.pending, ...part);
   }
 
-  /**
-   * A set's members in cursor steps (SSCAN): neither Redis nor the worker handles the whole set at once. A page has
-   * no repeats; SSCAN may return a key again in a later page.
-   */
-  private async *pages(key: string): AsyncGenerator<string[]> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.sscan(key, cursor, 'COUNT', KEYS_PER_PAGE);
-      cursor = next;
-      if (keys.length > 0) yield [...new Set(keys)];
-    } while (cursor !== '0');
+  private pages(key: string): AsyncGenerator<string[]> {
+    return setPages(this.redis, key);
   }
 
   /**

@@ -49,6 +49,17 @@ export class CompactIdSet {
     }
   }
 
+  /** Every id, in the order added (the arena's), then those kept apart. */
+  *[Symbol.iterator](): Generator<string> {
+    const a = this.arena;
+    for (let at = 1; at < this.used;) {
+      const length = ((a[at] as number) << 8) | (a[at + 1] as number);
+      yield Buffer.from(a.buffer, a.byteOffset + at + 2, length).toString('latin1');
+      at += 2 + length;
+    }
+    yield* this.other;
+  }
+
   private append(id: string): number {
     const need = 2 + id.length;
     if (this.used + need > this.arena.length) {

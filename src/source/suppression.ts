@@ -2,8 +2,10 @@
  * Whether a person is suppressed (`suppress:`, docs/data-protection.md): the one place that decides. Asked twice per
  * person record: before the reveal (id, company id, company domain: a match is never revealed, no credit) and after
  * it (the same, plus the email and its domain, known only then: a match is never written and dropped at once).
+ * Opt-outs kept in the CRM (`suppress.crm`) come as match keys, matched at the search's `matchOn.from`.
  */
-import type { SuppressConfig } from '../config/suppress-settings.js';
+import type { SuppressConfig, SuppressKind } from '../config/suppress-settings.js';
+import { CompactIdSet } from './compact-id-set.js';
 import { recordId } from './run-dedup.js';
 
 export interface SuppressPaths {
@@ -14,7 +16,17 @@ export interface SuppressPaths {
 
 const lower = (values: readonly string[]): Set<string> => new Set(values.map((v) => v.toLowerCase()));
 
+/** The search's match keys: where a record has its key, and the keys opted out in the CRM (`suppress.crm`). */
+export interface MatchKeys {
+  /** The search's `matchOn.from`. */
+  from: string;
+  optedOut?: CompactIdSet;
+}
+
 export class Suppression {
+  /** Match keys (`matchOn.from`) of the records found suppressed in this run: they leave the search's mirror. */
+  readonly seen = new CompactIdSet();
+
   private readonly personIds: Set<string>;
   private readonly companyIds: Set<string>;
   private readonly companyDomains: Set<string>;
@@ -26,8 +38,9 @@ export class Suppression {
     blocks: readonly (SuppressConfig | undefined)[],
     private readonly idField: string,
     private readonly paths: SuppressPaths,
+    private readonly match?: MatchKeys,
   ) {
-    const all = (kind: keyof Omit<SuppressConfig, 'files'>): string[] => blocks.flatMap((b) => b?.[kind] ?? []);
+    const all = (kind: SuppressKind): string[] => blocks.flatMap((b) => b?.[kind] ?? []);
     this.personIds = new Set(all('personIds'));
     this.companyIds = new Set(all('companyIds'));
     this.companyDomains = lower(all('companyDomains'));
@@ -42,29 +55,55 @@ export class Suppression {
         this.companyIds.size +
         this.companyDomains.size +
         this.emails.size +
-        this.emailDomains.size ===
+        this.emailDomains.size +
+        (this.match?.optedOut?.size ?? 0) ===
       0
     );
   }
 
   /** Some persons can be known suppressed before their reveal: pages must be walked before they are revealed. */
   get decidesBeforeReveal(): boolean {
-    return this.personIds.size + this.companyIds.size + this.companyDomains.size > 0;
+    return (
+      this.personIds.size + this.companyIds.size + this.companyDomains.size + (this.match?.optedOut?.size ?? 0) > 0
+    );
   }
 
-  /** Suppressed on what a record carries before its reveal (id, company id, company domain). */
+  /**
+   * Suppressed on what a record carries before its reveal (id, company id, company domain; its match key, opted out
+   * in the CRM, when the key is no contact detail).
+   */
   beforeReveal(record: unknown): boolean {
     const id = recordId(record, this.idField);
     if (id !== undefined && this.personIds.has(id)) return true;
+    if (this.match?.optedOut !== undefined) {
+      const key = recordId(record, this.match.from);
+      if (key !== undefined && this.match.optedOut.has(key)) return true;
+    }
     const company = recordId(record, this.paths.companyId);
     if (company !== undefined && this.companyIds.has(company)) return true;
     const domain = recordId(record, this.paths.companyDomain);
     return domain !== undefined && this.companyDomains.has(domain.toLowerCase());
   }
 
-  /** Suppressed on everything the record carries (its email too): such a record is never written. */
+  /**
+   * Suppressed on everything the record carries (its email too): such a record is never written. Asked once per
+   * record the run delivers; a suppressed one's match key is kept in `seen`.
+   */
   suppressed(record: unknown): boolean {
-    if (this.beforeReveal(record)) return true;
+    const hit = this.beforeReveal(record) || this.byEmail(record);
+    // A match key that is a contact detail (say the email) is never kept.
+    if (hit && this.match !== undefined && !this.contactPath(this.match.from)) {
+      const key = recordId(record, this.match.from);
+      if (key !== undefined) this.seen.add(key);
+    }
+    return hit;
+  }
+
+  private contactPath(path: string): boolean {
+    return path.split('.')[0] === this.paths.email.split('.')[0];
+  }
+
+  private byEmail(record: unknown): boolean {
     const email = recordId(record, this.paths.email)?.toLowerCase();
     if (email === undefined) return false;
     if (this.emails.has(email)) return true;

@@ -126,6 +126,30 @@ describe('validate --online', () => {
     expect(shaped.stats().tokensCharged).toBe(0);
   });
 
+  it('checks each suppress.crm opt-out property in HubSpot and reports a wrong one at its line', async () => {
+    const yaml =
+      CONFIG.replace('enginering', 'engineering').replace(
+        '    fields: {firstname: firstName}',
+        '    fields: {firstname: firstName}\n    suppress: {crm: {fields: [firstname]}}',
+      ) + 'suppress: {crm: {fields: [hs_email_optout, no_such_optout]}}\n';
+    const lineOf = (text: string): number => yaml.split('\n').findIndex((l) => l.includes(text)) + 1;
+    const r = await cli(plain, ['validate', '--online'], yaml);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `\\.yaml:${lineOf('no_such_optout')}:\\d+ suppress\\.crm\\.fields\\[1\\]: ` +
+          'property contacts\\.no_such_optout \\(suppress\\.crm\\) does not exist',
+      ),
+    );
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `\\.yaml:${lineOf('[firstname]')}:\\d+ searches\\[0\\]\\.suppress\\.crm\\.fields\\[0\\]: ` +
+          'property contacts\\.firstname \\(suppress\\.crm\\) is of type string',
+      ),
+    );
+    expect(r.stderr).not.toContain('hs_email_optout');
+  });
+
   it('says "1 search, 1 destination" for one of each', async () => {
     const r = await cli(plain, ['validate'], CONFIG.replace('enginering', 'engineering'));
     expect(r.stdout).toContain('(1 search, 1 destination)');

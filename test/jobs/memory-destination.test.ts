@@ -166,6 +166,16 @@ describe('a destination registered from outside (src/crm/destinations.ts)', () =
       ),
     );
     expect(() => fx.config(archiving)).toThrow(/searches\[0\]\.onLeave.*memory destinations cannot archive records/s);
+    // The same for `suppressed: archive`; and opt-outs are read from person records only.
+    const suppressing = yaml(
+      ORGANIZATIONS.replace(
+        '    fields: {name: name, employees: headcount}\n',
+        '    fields: {name: name, employees: headcount}\n    suppressed: archive\n' +
+          '    suppress: {crm: {fields: [opted_out]}}\n',
+      ),
+    );
+    expect(() => fx.config(suppressing)).toThrow(/searches\[0\]\.suppressed.*memory destinations cannot archive/s);
+    expect(() => fx.config(suppressing)).toThrow(/searches\[0\]\.suppress\.crm.*needs entity: persons/s);
     // A used-up allowance of this CRM stops the run for a later retry, as the built-in CRMs' do.
     expect(
       new RunFailedError('organizations', { code: 'memory_quota_used', message: 'quota' }).retryAfterMs,

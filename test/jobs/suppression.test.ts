@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { formatSummary } from '../../src/runs/format-summary.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+import { contactsSearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -17,20 +17,6 @@ afterEach(async () => {
 });
 
 const FILTER = { company: { headcount: { gte: 1 } } };
-
-function search(suppress = ''): string {
-  return `
-  - name: people
-    segment: key-accounts
-    entity: persons
-    filter: {company: {headcount: {gte: 1}}}
-    view: [contacts]
-    destination: crm
-    object: contacts
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {firstname: firstName, phone: contacts.phone, mobilephone: contacts.mobile}${suppress}
-`;
-}
 
 const CREDITS = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}';
 
@@ -70,7 +56,7 @@ describe('suppress:', () => {
     const ofCompany = records.filter((r) => r.companyId === companyId).map((r) => String(r.id));
     expect(ofCompany.length).toBeGreaterThan(0);
     const config = f.config(
-      hubspotConfig(search(`\n    suppress: {companyIds: ["${companyId}"]}`), CREDITS) +
+      hubspotConfig(contactsSearch(`\n    suppress: {companyIds: ["${companyId}"]}`), CREDITS) +
         `suppress: {personIds: ["${String(person.id)}"]}\n`,
     );
     const summary = await syncSearch(f.deps(config), { search: 'people', runId: 's1' });
@@ -90,6 +76,30 @@ describe('suppress:', () => {
     for (const id of [String(person.id), ...ofCompany]) expect(inCrm.has(id)).toBe(false);
   });
 
+  it("a suppressed company domain: none of the company's people revealed (0 credits) nor written", async () => {
+    // Persons that carry their company's domain (`company.domain`, the default suppress.paths.companyDomain).
+    const f = await startFixture('suppress-domain', { salesIntel: { persons: 600, personCompany: true } });
+    fx = f;
+    const records = await f.oracleRecords('persons', FILTER);
+    const domainOf = (r: Record<string, unknown>): string => (r.company as { domain: string }).domain;
+    // the domain with the most people in the search
+    const counts = new Map<string, number>();
+    for (const r of records) counts.set(domainOf(r), (counts.get(domainOf(r)) ?? 0) + 1);
+    const [domain] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
+    const ofDomain = records.filter((r) => domainOf(r) === domain).map((r) => String(r.id));
+    expect(ofDomain.length).toBeGreaterThan(1);
+    const config = f.config(
+      hubspotConfig(contactsSearch(), CREDITS) + `suppress: {companyDomains: ["${domain.toUpperCase()}"]}\n`,
+    );
+    const summary = await syncSearch(f.deps(config), { search: 'people', runId: 'd1' });
+    const left = records.length - ofDomain.length;
+    expect(f.si.stats('worker').creditsCharged).toBe(left);
+    expect(summary).toMatchObject({ status: 'completed', created: left, suppressed: ofDomain.length });
+    const inCrm = crmKeys(f);
+    expect(inCrm.size).toBe(left);
+    for (const id of ofDomain) expect(inCrm.has(id)).toBe(false);
+  });
+
   it('a suppressed email and email domain: revealed, never written, no contact value in Redis or logs', async () => {
     const f = await startFixture('suppress-emails', { salesIntel: { persons: 600 } });
     fx = f;
@@ -107,7 +117,7 @@ describe('suppress:', () => {
     const suppressed = records.filter(hit);
     expect(suppressed.length).toBeGreaterThan(1);
     const config = f.config(
-      hubspotConfig(search(`\n    suppress: {emailDomains: ["${domain.toUpperCase()}"]}`), CREDITS) +
+      hubspotConfig(contactsSearch(`\n    suppress: {emailDomains: ["${domain.toUpperCase()}"]}`), CREDITS) +
         `suppress: {emails: ["${email}"]}\n`,
     );
     const lines: string[] = [];

@@ -165,6 +165,24 @@ ${searches}
 `;
 }
 
+/**
+ * A persons search `people` revealing contacts (segment key-accounts) into HubSpot contacts; `extra` is more YAML
+ * after its fields: keys of the search, each after a newline and 4 spaces.
+ */
+export function contactsSearch(extra = ''): string {
+  return `
+  - name: people
+    segment: key-accounts
+    entity: persons
+    filter: {company: {headcount: {gte: 1}}}
+    view: [contacts]
+    destination: crm
+    object: contacts
+    matchOn: {field: prospect_sync_id, from: id}
+    fields: {firstname: firstName, phone: contacts.phone, mobilephone: contacts.mobile}${extra}
+`;
+}
+
 /** The company search most tests use: every company of the (small) dataset, split by headcount into partitions. */
 export const COMPANY_FILTER = { company: { headcount: { gte: 1, lte: 1000000 } } };
 /**

@@ -48,6 +48,16 @@ describe('CompactIdSet', () => {
     expect(set.size).toBe(odd.length);
   });
 
+  it('gives back every id once, bytes and the ids kept apart alike', () => {
+    const set = new CompactIdSet();
+    const ids = ['p_1', 'ü-latin1', '\u00ff\u0080', '日本-1', '', 'a'.repeat(70_000)];
+    for (let n = 0; n < 5000; n++) ids.push(`p_${n}x`);
+    for (const id of [...ids, ...ids]) set.add(id);
+    const back = [...set];
+    expect(back.length).toBe(ids.length);
+    expect(new Set(back)).toEqual(new Set(ids));
+  });
+
   it('RunDedup admits an id once per run and forgets a run that ended', () => {
     const dedup = new RunDedup();
     expect(dedup.admit('r1', 'c_1')).toBe(true);

@@ -3,7 +3,8 @@
  * (the property listing answers 401 to a wrong one), the object, each mapped property (exists, takes a value, type),
  * the match properties (unique where they exist; a missing one is created by `prepare`), each property
  * `onLeave: setFields` writes (exists, takes a value, fits the value). HubSpot requires no
- * property on create through the API, so there is no required-field check here. One or two property listings.
+ * property on create through the API, so there is no required-field check here. Each opt-out property
+ * (`suppress.crm`) must exist and be a bool. One or two property listings.
  */
 import type { Property } from '@hubspot/api-client/lib/codegen/crm/properties/index.js';
 import type { FieldMapping } from '../field-mapping.js';
@@ -71,6 +72,28 @@ function matchProblem(
   return undefined;
 }
 
+/** `suppress.crm.fields`: each must exist on the object and be a checkbox (read as true / false). */
+function optOutProblems(object: string, known: Map<string, Property>, mapping: FieldMapping): PreflightProblem[] {
+  const problems: PreflightProblem[] = [];
+  for (const field of mapping.optOutFields ?? []) {
+    const p = known.get(field);
+    const at = 'suppress';
+    if (p === undefined)
+      problems.push({
+        at,
+        field,
+        message: `property ${object}.${field} (suppress.crm) does not exist (create it in HubSpot or fix suppress.crm)`,
+      });
+    else if (p.type !== 'bool' && p.fieldType !== 'booleancheckbox')
+      problems.push({
+        at,
+        field,
+        message: `property ${object}.${field} (suppress.crm) is of type ${p.type}; an opt-out is a bool property`,
+      });
+  }
+  return problems;
+}
+
 export async function preflightHubSpot(
   caller: HubSpotCaller,
   mapping: FieldMapping,
@@ -122,6 +145,7 @@ export async function preflightHubSpot(
           dayHint(classOf(p), leaveValueKind(f.value)),
       });
   }
+  problems.push(...optOutProblems(target.object, known, mapping));
   if (target.associate !== undefined) {
     const companies = await propertiesOf(caller, target.associate.object, signal);
     const link = matchProblem(

@@ -18,6 +18,7 @@ import {
 } from './hubspot-limits.js';
 import { archiveByKey } from './hubspot-archive.js';
 import { createHubSpotLists } from './hubspot-lists.js';
+import { optedOutKeys } from './hubspot-opt-outs.js';
 import { readByKey } from './hubspot-read.js';
 import { prepareTarget } from './hubspot-schema.js';
 import { cachedPreflight, preflightKey } from '../preflight-cache.js';
@@ -56,6 +57,11 @@ export interface HubSpotSink extends CrmSink {
   /** The portal's MANUAL lists (Lists v3), through the same governor and call policy. */
   readonly lists: ListPort;
   archive(target: ObjectTarget, keys: readonly string[], options?: { signal?: AbortSignal }): Promise<ArchiveResult>;
+  optedOut(
+    target: ObjectTarget,
+    fields: readonly string[],
+    options?: { signal?: AbortSignal },
+  ): AsyncIterable<string[]>;
 }
 
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
@@ -138,6 +144,9 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
         for (const key of [...result.archived, ...result.missing]) companyIds.delete(key);
       return result;
     },
+
+    optedOut: (target, fields, callOptions) =>
+      optedOutKeys(caller, target.object, target.matchField, fields, callOptions?.signal),
 
     identity: async (callOptions) => `hubspot:${await hubspotPortalId(caller, callOptions?.signal)}`,
 

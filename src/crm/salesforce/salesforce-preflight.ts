@@ -4,8 +4,8 @@
  * updateable unless written on create only, type), the match field (an External ID), every field the org requires
  * on create (`nillable: false`, `createable`, not `defaultedOnCreate`) mapped or given a constant, each field
  * `onLeave: setFields` writes (exists, updateable, type), for `associate` the lookup to the company object and its
- * External ID, and for a `list:` of Accounts that the org takes Accounts as campaign members. One describe per
- * object; prospect-sync never changes the schema.
+ * External ID, each opt-out field (`suppress.crm`: exists, boolean), and for a `list:` of Accounts that the org
+ * takes Accounts as campaign members. One describe per object; prospect-sync never changes the schema.
  */
 import type { FieldMapping } from '../field-mapping.js';
 import { CrmPreflightError, type PreflightProblem } from '../preflight-error.js';
@@ -114,6 +114,32 @@ function leaveProblems(object: string, byName: Map<string, DescribedField>, mapp
   return problems;
 }
 
+/** `suppress.crm.fields`: each must exist on the object and be a checkbox (`boolean`). */
+function optOutProblems(
+  object: string,
+  byName: Map<string, DescribedField>,
+  mapping: FieldMapping,
+): PreflightProblem[] {
+  const problems: PreflightProblem[] = [];
+  for (const field of mapping.optOutFields ?? []) {
+    const d = byName.get(field.toLowerCase());
+    const at = 'suppress';
+    if (d === undefined)
+      problems.push({
+        at,
+        field,
+        message: `field ${object}.${field} (suppress.crm) does not exist (create it in Salesforce or fix suppress.crm)`,
+      });
+    else if (d.type !== 'boolean')
+      problems.push({
+        at,
+        field,
+        message: `field ${object}.${field} (suppress.crm) is of type ${d.type}; an opt-out is a boolean field`,
+      });
+  }
+  return problems;
+}
+
 /** Fields the org requires on create that neither the mapping, the match field nor the company link fills. */
 function requiredProblems(
   object: string,
@@ -173,6 +199,7 @@ export async function preflightSalesforce(describe: DescribeObject, mapping: Fie
   }
   problems.push(...fieldProblems(target.object, byName, mapping));
   problems.push(...leaveProblems(target.object, byName, mapping));
+  problems.push(...optOutProblems(target.object, byName, mapping));
   let link: DescribedField | undefined;
   if (target.associate !== undefined) {
     const parent = target.associate;

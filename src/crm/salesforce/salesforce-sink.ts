@@ -20,6 +20,7 @@ import { COLLECTION_SIZE, upsertCollections } from './salesforce-collections.js'
 import { SalesforceAuthError } from './salesforce-errors.js';
 import { linkOf, relinkless } from './salesforce-links.js';
 import { deleteByKey } from './salesforce-delete.js';
+import { optedOutKeys } from './salesforce-opt-outs.js';
 import { readByKey } from './salesforce-read.js';
 import { describeFields, SalesforceSchema, spellRecords } from './salesforce-schema.js';
 import type { FieldMapping } from '../field-mapping.js';
@@ -159,6 +160,11 @@ export class SalesforceSink implements CrmSink {
     if (keys.length === 0) return { archived: [], missing: [], refused: [] };
     const { canonical } = await this.schema.prepare(target, options?.signal);
     return deleteByKey(this.caller, target, canonical, keys, this.lanes, options?.signal);
+  }
+
+  /** Match keys of the records where one of these checkboxes is true (`suppress.crm`), page by page. */
+  optedOut(target: ObjectTarget, fields: readonly string[], options?: SinkCallOptions): AsyncIterable<string[]> {
+    return optedOutKeys(this.caller, target.object, target.matchField, fields, options?.signal);
   }
 
   /** The org id from the identity URL of the token response (jsforce keeps it as userInfo.organizationId). */

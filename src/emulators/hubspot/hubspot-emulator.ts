@@ -9,6 +9,7 @@ import { HubSpotStore } from './hubspot-store.js';
 import { addAndRemove, createList, getListByName, membershipPage, objectTypeOf } from './list-routes.js';
 import type { AddedSpelling } from './list-store.js';
 import { archive, create, read, update, upsert, type BatchAnswer } from './object-batch.js';
+import { search } from './object-search.js';
 import { createProperty, getProperty, listProperties } from './property-routes.js';
 import { RateWindow } from './rate-window.js';
 
@@ -179,6 +180,13 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
       name: 'read',
       scope: objectScope('read'),
       handle: ([t], b) => read(state.table(t ?? ''), b),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/([^/]+)\/search$/,
+      name: 'search',
+      scope: objectScope('read'),
+      handle: ([t], b) => search(state.table(t ?? ''), b),
     },
     {
       method: 'POST',

@@ -131,7 +131,7 @@ function invalidValue(
   return error;
 }
 
-function view(object: StoredObject, properties: Record<string, string | null>): Record<string, unknown> {
+export function view(object: StoredObject, properties: Record<string, string | null>): Record<string, unknown> {
   return {
     id: object.id,
     properties: {

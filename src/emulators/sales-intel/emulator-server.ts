@@ -93,6 +93,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
   const search = new SearchService(data, live, budget, faults, {
     recordStyle: options.recordStyle ?? 'camel',
     cursorStyle: options.cursorStyle ?? 'json-v1',
+    personCompany: options.personCompany ?? false,
   });
 
   function tokenEndpoint(req: IncomingMessage, rawBody: string): Reply {

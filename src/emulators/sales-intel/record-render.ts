@@ -64,6 +64,14 @@ function companyName(seed: number, slot: number): string {
 
 const EVENT_TYPES = ['funding', 'acquisition', 'ipo', 'hiring'] as const;
 
+function companyDomain(data: Dataset, slot: number): string {
+  const word = pick(
+    ['acme', 'globex', 'nordwind', 'alpen', 'lumen', 'vertex', 'helix', 'orbit'],
+    hash3(data.seed, slot, 104),
+  );
+  return `${word}-${slot.toString(36)}.${COUNTRIES[data.companies.country[slot]!]![0].toLowerCase()}`;
+}
+
 export function renderCompany(data: Dataset, slot: number): Json {
   const t = data.companies;
   const seed = data.seed;
@@ -76,7 +84,7 @@ export function renderCompany(data: Dataset, slot: number): Json {
   return {
     id: companyId(slot),
     name: companyName(seed, slot),
-    domain: `${pick(['acme', 'globex', 'nordwind', 'alpen', 'lumen', 'vertex', 'helix', 'orbit'], hash3(seed, slot, 104))}-${slot.toString(36)}.${COUNTRIES[country]![0].toLowerCase()}`,
+    domain: companyDomain(data, slot),
     industry: INDUSTRIES[industry],
     country: COUNTRIES[country]![0],
     region: REGIONS[COUNTRY_REGION_CODE[country]!],
@@ -150,7 +158,7 @@ function segment(
   }
 }
 
-export function renderPerson(data: Dataset, slot: number, view: readonly PersonSegment[]): Json {
+export function renderPerson(data: Dataset, slot: number, view: readonly PersonSegment[], withCompany = false): Json {
   const t = data.persons;
   const seed = data.seed;
   const firstName = pick(FIRST_NAMES, hash3(seed, slot, 301));
@@ -170,6 +178,8 @@ export function renderPerson(data: Dataset, slot: number, view: readonly PersonS
     country: COUNTRIES[country]![0],
     region: REGIONS[COUNTRY_REGION_CODE[country]!],
   };
+  if (withCompany)
+    record.company = { id: companyId(company), name: companyName(seed, company), domain: companyDomain(data, company) };
   if (view.length > 0) {
     const domain = `${companyId(company).replace('_', '')}.example`;
     for (const name of view) record[name] = segment(data, slot, name, firstName, lastName, domain);

@@ -43,7 +43,7 @@ export class SearchService {
     private readonly live: LiveIndex,
     private readonly budget: BudgetLedger,
     private readonly faults: FaultState,
-    private readonly options: { recordStyle: RecordStyle; cursorStyle: CursorStyle },
+    private readonly options: { recordStyle: RecordStyle; cursorStyle: CursorStyle; personCompany?: boolean },
   ) {}
 
   private matcher(entity: Entity, spec: FilterSpec, fingerprint: string): Matcher {
@@ -301,7 +301,12 @@ export class SearchService {
   ): Reply {
     const style = this.options.recordStyle;
     const data = slots.map((s) =>
-      styleRecord(entity === 'companies' ? renderCompany(this.data, s) : renderPerson(this.data, s, query.view), style),
+      styleRecord(
+        entity === 'companies'
+          ? renderCompany(this.data, s)
+          : renderPerson(this.data, s, query.view, this.options.personCompany),
+        style,
+      ),
     );
     this.budget.charge(ctx.accountId, data.length);
     ctx.stats.tokensCharged += data.length;

@@ -70,6 +70,11 @@ export interface SalesIntelEmulatorOptions {
   /** Two different opaque cursor encodings. Default 'json-v1'. */
   cursorStyle?: CursorStyle;
   /**
+   * Person records carry their company as `company: {id, name, domain}` (the spec shows no field of a person
+   * record; some APIs nest the company). Default false: `companyId` only.
+   */
+  personCompany?: boolean;
+  /**
    * Shape of a dictionary answer (the spec does not show it): 'data' = `{data: [{value, label}]}` (default);
    * 'values' = `{dictionary, values: [{code, label}]}`.
    */

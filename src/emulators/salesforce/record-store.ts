@@ -99,11 +99,13 @@ export class RecordStore {
       const ids = this.indexes.get(indexKey(object.name, field.name))?.get(value.toLowerCase()) ?? new Set<string>();
       return [...ids].map((id) => this.records.get(object.name)!.get(id)!);
     }
-    // SOQL compares text case-insensitively; ids exactly.
+    // SOQL compares text case-insensitively; ids exactly; a checkbox by its value (an unset one is false).
     const same =
-      field.type === 'id' || field.type === 'reference'
-        ? (v: SfValue | undefined) => v === value
-        : (v: SfValue | undefined) => typeof v === 'string' && v.toLowerCase() === value.toLowerCase();
+      field.type === 'boolean'
+        ? (v: SfValue | undefined) => (v === true) === (value === 'true')
+        : field.type === 'id' || field.type === 'reference'
+          ? (v: SfValue | undefined) => v === value
+          : (v: SfValue | undefined) => typeof v === 'string' && v.toLowerCase() === value.toLowerCase();
     return this.all(object.name).filter((r) => same(r[field.name]));
   }
 

@@ -104,6 +104,7 @@ export function defaultSchema(): SfSchema {
         { name: 'Email', type: 'email', length: 80 },
         { name: 'Phone', type: 'phone', length: 40 },
         { name: 'HasOptedOutOfEmail', type: 'boolean' },
+        { name: 'DoNotCall', type: 'boolean' },
         {
           name: 'AccountId',
           type: 'reference',
@@ -127,6 +128,8 @@ export function defaultSchema(): SfSchema {
         { name: 'Email', type: 'email', length: 80 },
         { name: 'Phone', type: 'phone', length: 40 },
         text('Industry', 255),
+        { name: 'HasOptedOutOfEmail', type: 'boolean' },
+        { name: 'DoNotCall', type: 'boolean' },
         externalIdField('Prospect_Sync_Id__c'),
       ],
     },

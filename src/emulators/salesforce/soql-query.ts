@@ -3,8 +3,8 @@ import { SfRequestError, type RecordStore, type SfRecord } from './record-store.
 
 /**
  * The small SOQL subset the emulator answers: `SELECT f1, f2 FROM T [WHERE C [AND C ...]] [LIMIT n]` where each C is
- * `F IN ('a', 'b')` or `F = 'a'`. Anything else is refused with MALFORMED_QUERY, so the sink cannot come to rely on
- * what the emulator does not check.
+ * `F IN ('a', 'b')`, `F = 'a'` or, on a checkbox, `F = true|false`. Anything else is refused with MALFORMED_QUERY,
+ * so the sink cannot come to rely on what the emulator does not check.
  */
 export function runSoql(store: RecordStore, soql: string): SfRecord[] {
   const m = /^\s*SELECT\s+(.+?)\s+FROM\s+(\w+)(?:\s+WHERE\s+(.+?))?(?:\s+LIMIT\s+(\d+))?\s*$/is.exec(soql);
@@ -20,10 +20,17 @@ export function runSoql(store: RecordStore, soql: string): SfRecord[] {
   });
   let rows: SfRecord[];
   if (where) {
-    const [first, ...rest] = conditions(where).map(({ name, values }) => {
+    const [first, ...rest] = conditions(where).map(({ name, values, bool }) => {
       const field = findField(object, name);
       if (!field)
         throw new SfRequestError(400, 'INVALID_FIELD', `No such column '${name}' on entity '${object.name}'.`);
+      // A checkbox compares with true / false only, and only a checkbox does.
+      if (bool !== (field.type === 'boolean'))
+        throw new SfRequestError(
+          400,
+          'INVALID_QUERY_FILTER_OPERATOR',
+          `invalid ${bool ? 'boolean' : 'string'} literal for field '${field.name}' of type ${field.type}`,
+        );
       return { field: field.name, values };
     });
     const seen = new Set<string>();
@@ -46,8 +53,8 @@ export function runSoql(store: RecordStore, soql: string): SfRecord[] {
 }
 
 /** `F IN (...)` / `F = '...'` conditions joined by AND (string literals may hold the word AND). */
-function conditions(where: string): { name: string; values: string[] }[] {
-  const out: { name: string; values: string[] }[] = [];
+function conditions(where: string): { name: string; values: string[]; bool: boolean }[] {
+  const out: { name: string; values: string[]; bool: boolean }[] = [];
   let rest = where.trim();
   for (;;) {
     const head = /^(\w+)\s+(IN|=)\s*/i.exec(rest);
@@ -63,10 +70,12 @@ function conditions(where: string): { name: string; values: string[] }[] {
         else i++;
       }
       end = i + 1;
-      out.push({ name: head[1]!, values: parseList(rest.slice(0, end)) });
+      out.push({ name: head[1]!, values: parseList(rest.slice(0, end)), bool: false });
     } else {
-      end = stringEnd(rest);
-      out.push({ name: head[1]!, values: [parseString(rest.slice(0, end))] });
+      const bool = /^(true|false)\b/i.exec(rest);
+      end = bool ? bool[0].length : stringEnd(rest);
+      const values = [bool ? bool[0].toLowerCase() : parseString(rest.slice(0, end))];
+      out.push({ name: head[1]!, values, bool: bool !== null });
     }
     rest = rest.slice(end).trim();
     if (rest === '') return out;

@@ -358,3 +358,50 @@ describe('HubSpot emulator: property metadata, as the real client reads it', () 
     expect(stored?.properties.hs_object_id).not.toBe('123');
   });
 });
+
+describe('HubSpot emulator: CRM search', () => {
+  it('filters (EQ on a bool, GT on hs_object_id), sorts by a property name, pages; refuses the rest', async () => {
+    const table = emu.state.table('contacts');
+    const now = new Date().toISOString();
+    const ids: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      const id = emu.state.newId();
+      ids.push(id);
+      table.put(id, { email: `p${n}@x.example`, hs_email_optout: n % 2 === 0 ? 'true' : 'false' }, now);
+    }
+    const search = (body: Record<string, unknown>) => post('/crm/v3/objects/contacts/search', body);
+    const optedOut = (after: string) => ({
+      filterGroups: [
+        {
+          filters: [
+            { propertyName: 'hs_email_optout', operator: 'EQ', value: 'true' },
+            { propertyName: 'hs_object_id', operator: 'GT', value: after },
+          ],
+        },
+      ],
+      sorts: ['hs_object_id'],
+      properties: ['email'],
+      limit: 2,
+      after: '0',
+    });
+    const first = await search(optedOut('0'));
+    expect(first.status).toBe(200);
+    const page = first.body.results as { id: string; properties: Record<string, string> }[];
+    expect(page.map((r) => r.id)).toEqual([ids[0], ids[2]]);
+    expect(page[0]!.properties.email).toBe('p0@x.example');
+    expect(first.body).toMatchObject({ total: 3, paging: { next: { after: '2' } } });
+    const rest = await search(optedOut(ids[2]!));
+    expect((rest.body.results as { id: string }[]).map((r) => r.id)).toEqual([ids[4]]);
+    expect(rest.body.paging).toBeUndefined();
+    for (const bad of [
+      { ...optedOut('0'), limit: 201 },
+      { ...optedOut('0'), after: '9999' },
+      { ...optedOut('0'), sorts: ['no_such_property'] },
+      { filterGroups: [{ filters: [{ propertyName: 'no_such_property', operator: 'EQ', value: 'x' }] }] },
+    ]) {
+      const r = await search(bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(r.body.category).toBe('VALIDATION_ERROR');
+    }
+  });
+});

@@ -360,6 +360,30 @@ describe('SOQL query', () => {
       'INVALID_FIELD',
     );
   });
+
+  test('a checkbox compares with true / false (unset is false), and only a checkbox takes them', async () => {
+    for (const [key, flags] of [
+      ['a', { HasOptedOutOfEmail: true }],
+      ['b', { HasOptedOutOfEmail: false, DoNotCall: true }],
+      ['c', {}],
+    ] as const)
+      await api('PATCH', `/sobjects/Contact/Prospect_Sync_Id__c/${key}`, { LastName: key, ...flags });
+    const keys = async (where: string): Promise<string[]> => {
+      const q = encodeURIComponent(`SELECT Prospect_Sync_Id__c FROM Contact WHERE ${where}`);
+      const res = await api('GET', `/query?q=${q}`);
+      expect(res.status, where).toBe(200);
+      return res.json.records.map((r: { Prospect_Sync_Id__c: string }) => r.Prospect_Sync_Id__c).sort();
+    };
+    expect(await keys('HasOptedOutOfEmail = true')).toEqual(['a']);
+    expect(await keys('HasOptedOutOfEmail = FALSE')).toEqual(['b', 'c']);
+    expect(await keys("DoNotCall = true AND LastName = 'b'")).toEqual(['b']);
+    for (const bad of ["HasOptedOutOfEmail = 'true'", 'LastName = true']) {
+      const q = encodeURIComponent(`SELECT Id FROM Contact WHERE ${bad}`);
+      const r = await api('GET', `/query?q=${q}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.json[0].errorCode, bad).toBe('INVALID_QUERY_FILTER_OPERATOR');
+    }
+  });
 });
 
 describe('Bulk API 2.0 ingest', () => {
