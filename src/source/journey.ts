@@ -58,6 +58,8 @@ export interface JourneyOptions {
    * ('max_records').
    */
   quota?: RecordQuota;
+  /** Records the journey's filter counted when planned: a cap it will not reach does not size its pages. */
+  expected?: number;
   mode?: 'cursor' | 'offset';
   checkpoint?: JourneyCheckpoint;
   signal?: AbortSignal;
@@ -195,8 +197,11 @@ export async function* walkJourney(
     if (mode === 'cursor' && !byOffset) {
       // A cursor journey may be held to the size it opened with: it opens at a size whose pages end where the
       // records left do, and asks that size on every later page.
-      const left = options.quota ? options.quota.left : limit === undefined ? undefined : limit - state.fetched;
-      if (state.cursor === null) want = Math.min(want, journeyPageSize(left, pageSize));
+      // what the cap has left to keep, pages of other journeys in flight included (reserveQuota waits for them)
+      const quota = options.quota;
+      const left = quota ? quota.max - quota.kept : limit === undefined ? undefined : limit - state.fetched;
+      const reaches = left !== undefined && (options.expected === undefined || options.expected >= left);
+      if (state.cursor === null) want = Math.min(want, journeyPageSize(reaches ? left : undefined, pageSize));
       else want = Math.min(want, state.inForce ?? pageSize);
     }
 
@@ -209,7 +214,8 @@ export async function* walkJourney(
       at === undefined && state.cursor !== null ? { inForce: state.inForce ?? pageSize, offset: position } : undefined;
 
     const quota = options.quota;
-    const granted = quota ? await reserveQuota(quota, want, options.signal) : want;
+    const opening = mode === 'cursor' && state.cursor === null && !state.byOffset;
+    const granted = quota ? await reserveQuota(quota, want, opening, options.signal) : want;
     let body: PageBody;
     let revealed: RevealPageResult | undefined;
     try {
@@ -383,11 +389,20 @@ async function revealsOf(
   return needs.filter(Boolean).length;
 }
 
-/** Waits while other journeys' pages in flight hold what is left of the cap: they may return fewer records. */
-async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSignal | undefined): Promise<number> {
+/**
+ * Waits while other journeys' pages in flight hold what is left of the cap: they may return fewer records. A journey
+ * opening (its page size is then fixed) waits for them too rather than open smaller than it wants.
+ */
+async function reserveQuota(
+  quota: RecordQuota,
+  wanted: number,
+  opening: boolean,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   for (;;) {
     const granted = quota.reserve(wanted);
-    if (granted > 0) return granted;
+    if (granted > 0 && (granted === wanted || !opening || quota.inFlight === granted)) return granted;
+    quota.settle(granted, 0);
     if (quota.kept >= quota.max)
       throw new BudgetStopError('max_records', `the run's record cap (${quota.max}) is reached`);
     await sleep(10, signal);
