@@ -5,60 +5,34 @@
  * search requests, counts, tokens (of the first changed run's), 401s served and time.
  * Run: REDIS_URL=redis://127.0.0.1:6379/2 npx tsx bench/refresh-first-walk.ts [companies=6237] [tokenLifetimeS=3600] [countsPerWindow=500] [windowS=60] [maxCounts=500]
  */
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { syncSearch } from '../jobs/sync-search.js';
-import { parseConfig } from '../src/config/index.js';
-import { startHubSpotEmulator } from '../src/emulators/hubspot/index.js';
-import { startSalesIntelEmulator } from '../src/emulators/sales-intel/index.js';
-import { silentLogger } from '../src/shared/logger.js';
-import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
+import { companySearch, startCompanyBench } from './lib/company-bench.js';
 
 const N = Number(process.argv[2] ?? 6237);
 const LIFETIME = Number(process.argv[3] ?? 3600);
 const COUNTS = Number(process.argv[4] ?? 500);
 const WINDOW = Number(process.argv[5] ?? 60);
 const MAX_COUNTS = Number(process.argv[6] ?? 500);
-const account = {
-  clientId: 'r-client',
-  clientSecret: 'r-secret',
-  accountId: 'r',
-  limits: { search: 500, count: COUNTS, dictionary: 500 },
-};
-const si = await startSalesIntelEmulator({
-  port: 0,
-  companies: N,
-  windowSeconds: WINDOW,
-  tokenLifetimeSeconds: LIFETIME,
-  accounts: [account],
+const bench = await startCompanyBench({
+  account: {
+    clientId: 'r-client',
+    clientSecret: 'r-secret',
+    accountId: 'r',
+    limits: { search: 500, count: COUNTS, dictionary: 500 },
+  },
+  salesIntel: { companies: N, windowSeconds: WINDOW, tokenLifetimeSeconds: LIFETIME },
+  hubspotPer10s: 1000,
+  source: `  fallbackLimits: {search: 500, count: ${COUNTS}, dictionary: 500, windowSeconds: ${WINDOW}}`,
+  searches: `${companySearch('full')}${companySearch(
+    'changed',
+    `    refresh: {mode: changed, maxAgeDays: 14, maxCounts: ${MAX_COUNTS}}`,
+  )}`,
+  file: 'bench.yaml',
 });
-const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['t'], limits: { perTenSeconds: 1000 } });
-const redis = createRedis(process.env.REDIS_URL);
-const prefix = `ps-bench:${randomUUID().slice(0, 8)}`;
-const search = (name: string, refresh: string) => `
-  - name: ${name}
-    segment: icp
-    entity: companies
-    filter: {company: {headcount: {gte: 1, lte: 1000000}}}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {name: name, numberofemployees: headcount}
-${refresh}`;
-const yaml = `
-source:
-  baseUrl: ${si.url}
-  auth: {tokenUrl: "${si.tokenUrl}", clientId: ${account.clientId}, clientSecret: "\${S}"}
-  fallbackLimits: {search: 500, count: ${COUNTS}, dictionary: 500, windowSeconds: ${WINDOW}}
-destinations:
-  crm: {type: hubspot, accessToken: "\${H}", baseUrl: "${hubspot.url}", requestsPer10s: 1000}
-searches:
-${search('full', '')}
-${search('changed', `    refresh: {mode: changed, maxAgeDays: 14, maxCounts: ${MAX_COUNTS}}`)}
-`;
-const config = parseConfig(yaml, 'bench.yaml', { S: account.clientSecret, H: 't' }).config;
+const { si } = bench;
 let now = Date.parse('2026-03-01T06:00:00Z');
-const deps = { config, redis, prefix, logger: silentLogger, now: () => now };
+const deps = bench.deps(() => now);
 const rows: Record<string, unknown>[] = [];
 let firstTokens = 0;
 try {
@@ -97,7 +71,5 @@ try {
   console.log(JSON.stringify(result));
   writeFileSync(`bench/results/refresh-first-walk-${N}-${LIFETIME}s.json`, `${JSON.stringify(result, null, 2)}\n`);
 } finally {
-  await deleteKeysUnder(redis, prefix).catch(() => undefined);
-  redis.disconnect();
-  await Promise.all([si.close(), hubspot.close()]);
+  await bench.close();
 }

@@ -5,50 +5,31 @@
  * its counts and walked partitions, and the mean share. The 30-day, 5-search benchmark of issue 24 is another.
  * Run: REDIS_URL=redis://127.0.0.1:6379/11 npx tsx bench/refresh-share.ts [companies=20000] [churn=0.001] [days=14] [maxAgeDays=14] [maxCounts=500]
  */
-import { randomUUID } from 'node:crypto';
 import { syncSearch } from '../jobs/sync-search.js';
-import { parseConfig } from '../src/config/index.js';
-import { startHubSpotEmulator } from '../src/emulators/hubspot/index.js';
-import { startSalesIntelEmulator } from '../src/emulators/sales-intel/index.js';
-import { silentLogger } from '../src/shared/logger.js';
-import { createRedis, deleteKeysUnder } from '../src/shared/redis.js';
+import { companySearch, startCompanyBench } from './lib/company-bench.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const CHURN = Number(process.argv[3] ?? 0.001);
 const DAYS = Number(process.argv[4] ?? 14);
 const MAX_AGE = Number(process.argv[5] ?? 14);
 const MAX_COUNTS = Number(process.argv[6] ?? 500);
-const account = {
-  clientId: 'm-client',
-  clientSecret: 'm-secret',
-  accountId: 'm',
-  limits: { search: 2000, count: 2000, dictionary: 500 },
-};
-const si = await startSalesIntelEmulator({ port: 0, companies: N, accounts: [account] });
-const hubspot = await startHubSpotEmulator({ port: 0, accessTokens: ['t'], limits: { perTenSeconds: 1000 } });
-const redis = createRedis(process.env.REDIS_URL);
-const prefix = `ps-measure:${randomUUID().slice(0, 8)}`;
-const yaml = `
-source:
-  baseUrl: ${si.url}
-  auth: {tokenUrl: "${si.tokenUrl}", clientId: ${account.clientId}, clientSecret: "\${S}"}
-  fallbackLimits: {search: 2000, count: 2000, dictionary: 500, windowSeconds: 60}
-  refresh: {mode: changed, maxAgeDays: ${MAX_AGE}, maxCounts: ${MAX_COUNTS}}
-destinations:
-  crm: {type: hubspot, accessToken: "\${H}", baseUrl: "${hubspot.url}", requestsPer10s: 1000}
-searches:
-  - name: m
-    segment: icp
-    entity: companies
-    filter: {company: {headcount: {gte: 1, lte: 1000000}}}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {name: name, numberofemployees: headcount}
-`;
-const config = parseConfig(yaml, 'm.yaml', { S: account.clientSecret, H: 't' }).config;
+const bench = await startCompanyBench({
+  account: {
+    clientId: 'm-client',
+    clientSecret: 'm-secret',
+    accountId: 'm',
+    limits: { search: 2000, count: 2000, dictionary: 500 },
+  },
+  salesIntel: { companies: N },
+  hubspotPer10s: 1000,
+  source: `  fallbackLimits: {search: 2000, count: 2000, dictionary: 500, windowSeconds: 60}
+  refresh: {mode: changed, maxAgeDays: ${MAX_AGE}, maxCounts: ${MAX_COUNTS}}`,
+  searches: companySearch('m'),
+  file: 'm.yaml',
+});
+const { si } = bench;
 let now = Date.parse('2026-03-01T06:00:00Z');
-const deps = { config, redis, prefix, logger: silentLogger, now: () => now };
+const deps = bench.deps(() => now);
 let seed = 7;
 const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 try {
@@ -64,9 +45,7 @@ try {
       ms: Date.now() - t0,
     }),
   );
-  const ids = [...(hubspot.state.tables.get('companies')?.objects.values() ?? [])].map((o) =>
-    String(o.properties.prospect_sync_id),
-  );
+  const ids = bench.hubspotIds();
   let total = 0;
   for (let day = 1; day <= DAYS; day++) {
     now += 24 * 3600_000;
@@ -103,7 +82,5 @@ try {
     }),
   );
 } finally {
-  await deleteKeysUnder(redis, prefix).catch(() => undefined);
-  redis.disconnect();
-  await Promise.all([si.close(), hubspot.close()]);
+  await bench.close();
 }

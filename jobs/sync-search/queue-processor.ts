@@ -4,7 +4,7 @@
  * errors fail at once; a CRM limit (daily limit, API share) and other failures are thrown so BullMQ retries with
  * backoff from the checkpoint (CRM limits wait longer); an aborted run throws so the worker puts it back.
  */
-import type { AppConfig } from '../../src/config/index.js';
+import { configCredentialHint, type AppConfig } from '../../src/config/index.js';
 import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import { RunAlreadyActiveError } from '../../src/runs/run-lock.js';
@@ -103,7 +103,9 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
       }
       // Not started: another run holds the search (e.g. `run` in a terminal), or the search is refused. Reported in
       // the run history and as the job's result; the next schedule runs it again.
-      const info = errorInfo(err);
+      const caught = errorInfo(err);
+      const hint = configCredentialHint(runDeps.config, caught.code, caught.message, saved?.destination);
+      const info = { ...caught, message: hint };
       const refused = notStartedSummary(search, runId, false, info);
       await recordRun(deps.redis, refused, { prefix: deps.prefix });
       if (CONFIG_ERROR_CODES.has(info.code)) throw new UnrecoverableError(info.message);

@@ -15,6 +15,7 @@ import type { JourneyCheckpoint, SourceClient } from '../../src/source/index.js'
 import type { RunRequest, SyncDeps } from './run-request.js';
 import { openSource } from './open-source.js';
 import type { PlanOptions, RunPlan } from './plan-run.js';
+import { configCredentialHint, type AppConfig } from '../../src/config/index.js';
 import { errorInfo } from './run-errors.js';
 import type { RunOutcome } from './run-outcome.js';
 import { RunLedger } from './run-ledger.js';
@@ -268,7 +269,7 @@ export class RunSession {
       ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
       ...(outcome.limitedBy ? { limitedBy: outcome.limitedBy } : {}),
       ...(outcome.resumeAt ? { resumeAt: outcome.resumeAt } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.error ? { error: hinted(this.deps.config, outcome.error, search?.destination) } : {}),
       ...revealSummary(this.source, counts, this.plan?.quotaBy === 'sample' || outcome.limitedBy === 'sample'),
       ...(this.request.trigger ? { trigger: this.request.trigger } : {}),
       ...(this.request.fullResync ? { fullResync: true as const } : {}),
@@ -330,4 +331,9 @@ export class RunSession {
     await Promise.allSettled([this.source.close(), writer?.sink.close()]);
     await this.lock.release().catch(() => undefined);
   }
+}
+
+/** A refused credential's error names the variable that holds it (never its value), whoever started the run. */
+function hinted(config: AppConfig, error: { code: string; message: string }, destination: string | undefined) {
+  return { ...error, message: configCredentialHint(config, error.code, error.message, destination) };
 }

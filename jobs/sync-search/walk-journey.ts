@@ -90,6 +90,7 @@ export async function walkJourney(ctx: JourneyDeps, index: number): Promise<void
     // offset mode is a top-N: its journey needs the N; cursor journeys share the run's record cap, if any
     ...(ctx.mode === 'offset' ? { maxRecords: ctx.plan.target } : {}),
     ...(quota ? { quota } : {}),
+    ...(partition.count === undefined ? {} : { expected: partition.count }),
     ...(resumeFrom ? { checkpoint: resumeFrom } : {}),
   });
   // Pages are written in batches of about `writeBatch` records (the sink's preferred size, one page or several);

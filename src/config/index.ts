@@ -11,7 +11,7 @@ export { configTimeZone, parseEvery, scheduleTimeZone, searchTimeZone } from './
 export { refreshSettings, DEFAULT_REFRESH, type RefreshSettings } from './refresh-settings.js';
 export { checkFilterBodies, checkFilterValues, filterIssues } from './online-check.js';
 export { formatPath } from './yaml-tree.js';
-export { withCredentialHint } from './credential-hint.js';
+export { configCredentialHint, withCredentialHint } from './credential-hint.js';
 export type { BodyProblem, DictionaryLookup } from './online-check.js';
 export type {
   AppConfig,

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ConfigIssue } from './config-error.js';
 import { ConfigError } from './config-error.js';
+import { rememberVariables } from './credential-hint.js';
 import { crossCheck } from './cross-checks.js';
 import type { PathIssue } from './path-issue.js';
 import { configSchema, type AppConfig } from './schema.js';
@@ -80,6 +81,7 @@ export function parseConfig(
   const issues = [...tree.issues, ...place(checked.issues)].sort(byPlace);
   if (issues.length > 0 || !checked.config) throw new ConfigError(issues);
   const config = withSuppressFiles(checked.config, file);
+  rememberVariables(config, tree.variables);
   return {
     config,
     file,

@@ -17,7 +17,7 @@ import {
   SourceValidationError,
 } from './errors.js';
 import { fingerprintJourney } from './journey-fingerprint.js';
-import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
+import { fetchPage, MAX_OFFSET, type CursorHold, type JourneyContext, type PageBody } from './page-request.js';
 import type { RecordQuota } from './record-quota.js';
 import { decideReveals } from './reveal-decision.js';
 import type { Suppression } from './suppression.js';
@@ -39,6 +39,10 @@ export interface JourneyCheckpoint {
   fingerprint: string;
   /** Cursor mode: 1 for the walk, 2.. for sweeps (see `JourneyOptions.sweepPasses`). */
   pass?: number;
+  /** Cursor mode: the page size the API holds the journey's cursor to (its `page.limit`). */
+  inForce?: number;
+  /** Cursor mode: the walk goes on by offset pages from `offset` (a page smaller than the size in force was due). */
+  byOffset?: boolean;
 }
 
 export interface JourneyOptions {
@@ -54,6 +58,8 @@ export interface JourneyOptions {
    * ('max_records').
    */
   quota?: RecordQuota;
+  /** Records the journey's filter counted when planned: a cap it will not reach does not size its pages. */
+  expected?: number;
   mode?: 'cursor' | 'offset';
   checkpoint?: JourneyCheckpoint;
   signal?: AbortSignal;
@@ -104,7 +110,7 @@ export interface JourneyPage {
 
 export type { JourneyContext } from './page-request.js';
 
-export const MAX_OFFSET = 10_000;
+export { MAX_OFFSET } from './page-request.js';
 const MAX_PAGE_SIZE = 100;
 
 function validate(options: JourneyOptions, mode: 'cursor' | 'offset', pageSize: number): void {
@@ -160,7 +166,13 @@ export async function* walkJourney(
   let restarted = false;
   let newInPass = 0;
   // Records of the cursor walk before the next page (a reveal's offset): unknown when resumed in a later sweep pass.
-  let position: number | null = state.cursor === null ? 0 : (state.pass ?? 1) === 1 ? state.fetched : null;
+  let position: number | null = state.byOffset
+    ? state.offset
+    : state.cursor === null
+      ? 0
+      : (state.pass ?? 1) === 1
+        ? state.fetched
+        : null;
   // Contacts journeys of a run that registered for it reveal each person once (reveal-page.ts).
   const reveal: JourneyReveal | undefined =
     runInfo && withCredits && options.revealOnce !== false && ctx.reveals
@@ -181,23 +193,39 @@ export async function* walkJourney(
     const limit = options.quota ? undefined : options.maxRecords;
     if (limit !== undefined) want = Math.min(want, limit - state.fetched);
     if (want <= 0) return;
+    const byOffset = mode === 'offset' || state.byOffset === true;
+    if (mode === 'cursor' && !byOffset) {
+      // A cursor journey may be held to the size it opened with: it opens at a size whose pages end where the
+      // records left do, and asks that size on every later page.
+      // what the cap has left to keep, pages of other journeys in flight included (reserveQuota waits for them)
+      const quota = options.quota;
+      const left = quota ? quota.max - quota.kept : limit === undefined ? undefined : limit - state.fetched;
+      const reaches = left !== undefined && (options.expected === undefined || options.expected >= left);
+      if (state.cursor === null) want = Math.min(want, journeyPageSize(reaches ? left : undefined, pageSize));
+      else want = Math.min(want, state.inForce ?? pageSize);
+    }
 
     const url = joinUrl(ctx.baseUrl, ctx.paths.search[entity]);
-    if (mode === 'offset') url.searchParams.set('offset', String(state.offset));
+    const at = mode === 'offset' ? state.offset : state.byOffset ? (position ?? state.offset) : undefined;
+    if (at !== undefined) url.searchParams.set('offset', String(at));
     else if (state.cursor !== null) url.searchParams.set('cursor', state.cursor);
     if (view.length > 0) url.searchParams.set('view', view.join(','));
+    const hold: CursorHold | undefined =
+      at === undefined && state.cursor !== null ? { inForce: state.inForce ?? pageSize, offset: position } : undefined;
 
     const quota = options.quota;
-    const granted = quota ? await reserveQuota(quota, want, options.signal) : want;
+    const opening = mode === 'cursor' && state.cursor === null && !state.byOffset;
+    const granted = quota ? await reserveQuota(quota, want, opening, options.signal) : want;
     let body: PageBody;
     let revealed: RevealPageResult | undefined;
     try {
       if (reveal) {
         revealed = await revealPage(ctx, reveal, {
           entity,
-          mode,
+          mode: byOffset ? 'offset' : 'cursor',
           cursor: state.cursor,
-          offset: state.offset,
+          offset: at ?? state.offset,
+          ...(hold ? { hold } : {}),
           position,
           bodyBytes,
           view,
@@ -218,6 +246,7 @@ export async function* walkJourney(
           withCredits ? options.runId : null,
           state.fetched,
           options.signal,
+          hold,
         );
     } catch (error) {
       quota?.settle(granted, 0);
@@ -229,7 +258,7 @@ export async function* walkJourney(
           { entity, fetched: state.fetched },
           'the API sent a malformed nextCursor: restarting the journey from page 1',
         );
-        state = { ...state, cursor: null };
+        state = opened(state);
         restarted = true;
         position = 0;
         continue;
@@ -237,7 +266,7 @@ export async function* walkJourney(
       if (error instanceof InvalidCursorError && state.cursor !== null) {
         ctx.stats.journeyRestarts += 1;
         ctx.logger.warn({ entity, fetched: state.fetched }, 'invalid_cursor: restarting the journey from page 1');
-        state = { ...state, cursor: null };
+        state = opened(state);
         restarted = true;
         position = 0;
         continue;
@@ -285,18 +314,32 @@ export async function* walkJourney(
       pendingStop !== undefined ||
       (limit !== undefined && fetched >= limit) ||
       (quota !== undefined && quota.kept >= quota.max);
-    let done: boolean;
+    let done = false;
     let total: number | undefined;
-    if (mode === 'cursor') {
+    if (mode === 'cursor' && (state.byOffset || body.movedToOffset)) {
+      // Walking on by offset: the end is an empty or short page, the total, or the deepest offset.
+      position = (position ?? 0) + returned;
+      const matches = typeof body.page.total === 'number' ? body.page.total : undefined;
+      done =
+        capped ||
+        returned === 0 ||
+        returned < (body.limitSent ?? 0) ||
+        (matches !== undefined && position >= matches) ||
+        position > MAX_OFFSET;
+      state = { ...state, cursor: null, byOffset: true, offset: position, fetched };
+    }
+    if (mode === 'cursor' && !state.byOffset) {
       const next =
         typeof body.page.nextCursor === 'string' && body.page.nextCursor.length > 0 ? body.page.nextCursor : null;
       done = capped || body.page.hasMore === false || next === null;
-      state = { ...state, cursor: done ? null : next, fetched };
+      state = { ...state, cursor: done ? null : next, fetched, inForce: sizeInForce(body, state) };
       if (position !== null) position += returned;
+    }
+    if (mode === 'cursor') {
       // A live index can skip records between pages; a sweep walks again and keeps only records not yet seen.
       const pass = state.pass ?? 1;
       if (done && !capped && pass <= (options.sweepPasses ?? 0) && (pass === 1 || newInPass > 0)) {
-        state = { ...state, pass: pass + 1 };
+        state = { ...opened(state), pass: pass + 1 };
         newInPass = 0;
         position = 0;
         done = false;
@@ -346,13 +389,41 @@ async function revealsOf(
   return needs.filter(Boolean).length;
 }
 
-/** Waits while other journeys' pages in flight hold what is left of the cap: they may return fewer records. */
-async function reserveQuota(quota: RecordQuota, wanted: number, signal: AbortSignal | undefined): Promise<number> {
+/**
+ * Waits while other journeys' pages in flight hold what is left of the cap: they may return fewer records. A journey
+ * opening (its page size is then fixed) waits for them too rather than open smaller than it wants.
+ */
+async function reserveQuota(
+  quota: RecordQuota,
+  wanted: number,
+  opening: boolean,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   for (;;) {
     const granted = quota.reserve(wanted);
-    if (granted > 0) return granted;
+    if (granted > 0 && (granted === wanted || !opening || quota.inFlight === granted)) return granted;
+    quota.settle(granted, 0);
     if (quota.kept >= quota.max)
       throw new BudgetStopError('max_records', `the run's record cap (${quota.max}) is reached`);
     await sleep(10, signal);
   }
+}
+
+/** A journey's page size when it opens: pages of at most 100 that end where the `left` records do (when known). */
+function journeyPageSize(left: number | undefined, pageSize: number): number {
+  if (left === undefined || left <= 0) return pageSize;
+  return Math.ceil(left / Math.ceil(left / pageSize));
+}
+
+/** The page size a cursor answer says the journey is held to (its `page.limit`), else the size it was asked. */
+function sizeInForce(body: PageBody, state: JourneyCheckpoint): number | undefined {
+  const told = body.page.limit;
+  if (typeof told === 'number' && Number.isInteger(told) && told >= 1) return told;
+  return state.cursor === null ? body.limitSent : state.inForce;
+}
+
+/** The journey from page 1 again: no cursor, no size in force, not by offset. */
+function opened(state: JourneyCheckpoint): JourneyCheckpoint {
+  const { inForce: _inForce, byOffset: _byOffset, ...rest } = state;
+  return { ...rest, cursor: null, offset: 0 };
 }

@@ -37,7 +37,40 @@ export interface JourneyContext {
 
 export interface PageBody {
   data: unknown[];
-  page: { nextCursor?: unknown; hasMore?: unknown; total?: unknown };
+  page: { nextCursor?: unknown; hasMore?: unknown; total?: unknown; limit?: unknown };
+  /** The `limit` the request carried (set by fetchPage). */
+  limitSent?: number;
+  /** The cursor page was sent as an offset page instead (see `CursorHold`). */
+  movedToOffset?: boolean;
+}
+
+/**
+ * A cursor page of a journey held to a page size: an API may keep the `limit` a journey opened with and ignore a
+ * smaller one on later pages (the spec's `page.limit` is the "page size in force"). A page that may take fewer
+ * records (a record cap, the token reserve, a credit cap) is then sent as an offset page at the journey's position
+ * instead (same body, no sort: the walk's order), which takes exactly its `limit`.
+ */
+export interface CursorHold {
+  /** The page size the journey is held to. */
+  inForce: number;
+  /** Records of the walk before this page, or null when unknown (then the cursor page is sent as it is). */
+  offset: number | null;
+}
+
+/** The largest `offset` the API accepts. */
+export const MAX_OFFSET = 10_000;
+
+/** Positions a cursor page: by offset when it is held and takes fewer than its size in force (and can). */
+function placePage(url: URL, cursor: string | null, limit: number, hold: CursorHold | undefined): void {
+  url.searchParams.set('limit', String(limit));
+  if (cursor === null) return;
+  if (hold && limit < hold.inForce && hold.offset !== null && hold.offset <= MAX_OFFSET) {
+    url.searchParams.delete('cursor');
+    url.searchParams.set('offset', String(hold.offset));
+  } else {
+    url.searchParams.delete('offset');
+    url.searchParams.set('cursor', cursor);
+  }
 }
 
 /** The spec bounds a cursor at 200 characters of base64url (padding allowed). */
@@ -78,7 +111,14 @@ export async function fetchPage(
   creditRunId: string | null,
   fetched: number,
   signal: AbortSignal | undefined,
+  hold?: CursorHold,
 ): Promise<PageBody> {
+  const cursor = url.searchParams.get('cursor');
+  const asked = url.search;
+  const offsetPage = url.searchParams.has('offset');
+  // Balance unknown and a reserve to keep: one record is asked first to learn the balance. A cursor page's probe is
+  // a request of its own (no cursor, no contacts), as a journey it opened would be held to one record a page.
+  let probing = false;
   let tokens: Reservation | null = null;
   let credits: Reservation | null = null;
   let limit = 0;
@@ -94,9 +134,11 @@ export async function fetchPage(
         `the search-token balance reached the reserve (${ctx.ledger.reserve}); ${fetched} records fetched`,
       );
     }
-    // Balance unknown and a reserve to keep: a 1-record page learns the balance before we spend more.
-    limit = t.available < 0 && ctx.ledger.reserve > 0 ? 1 : t.granted;
-    url.searchParams.set('limit', String(limit));
+    const unknown = t.available < 0 && ctx.ledger.reserve > 0;
+    probing = unknown && !offsetPage;
+    limit = unknown ? 1 : t.granted;
+    url.search = probing ? '' : asked;
+    placePage(url, probing ? null : cursor, limit, hold);
   };
   const reserve = async (): Promise<void> => {
     for (;;) {
@@ -109,7 +151,7 @@ export async function fetchPage(
         await sleep(10, signal);
       }
     }
-    if (creditRunId !== null) {
+    if (creditRunId !== null && !probing) {
       let c = await ctx.ledger.reserveCredits(creditRunId, limit);
       // The rest of the cap is held by other pages in flight: they may return fewer records than they reserved
       // (a partition's last page), so wait for them to settle instead of stopping the run short of its cap.
@@ -120,8 +162,8 @@ export async function fetchPage(
       credits = c;
       if (c.granted <= 0) throw creditStop(c.binding);
       limit = Math.min(limit, c.granted);
+      placePage(url, cursor, limit, hold);
     }
-    url.searchParams.set('limit', String(limit));
   };
   const release = async (charged: number): Promise<void> => {
     const t: Reservation | null = tokens;
@@ -132,7 +174,7 @@ export async function fetchPage(
   };
   const onOutcomeUnknown = async (retrying: boolean): Promise<void> => {
     ctx.stats.tokensSpent += limit;
-    if (creditRunId !== null) ctx.stats.creditsSpent += limit;
+    if (creditRunId !== null && !probing) ctx.stats.creditsSpent += limit;
     await ctx.ledger.debitTokens(limit);
     await release(limit);
     if (retrying) await reserve();
@@ -172,16 +214,28 @@ export async function fetchPage(
         onAnswered,
         ...(alongside ? { withGrant: alongside } : {}),
       });
-    const res = await send(withGrant).catch(async (err: unknown) => {
-      if (err !== tokensHeld) throw err;
-      // The grant's reservation found the balance held by pages in flight: wait for them, then send with tokens reserved.
+    let alongside = withGrant;
+    let body: PageBody;
+    for (;;) {
+      const res = await send(alongside).catch(async (err: unknown) => {
+        if (err !== tokensHeld) throw err;
+        // The grant's reservation found the balance held by pages in flight: wait for them, then send with tokens
+        // reserved.
+        tokens = null;
+        await reserve();
+        return send(undefined);
+      });
+      alongside = undefined;
       tokens = null;
+      body = parsePage(res.body);
+      if (!probing) break;
+      // The probe's record is not the page's: it paid a token to learn the balance; now the page itself.
+      ctx.stats.tokensSpent += body.data.length;
       await reserve();
-      return send(undefined);
-    });
-    tokens = null;
-    const body = parsePage(res.body);
+    }
     spent = body.data.length;
+    body.limitSent = limit;
+    if (!url.searchParams.has('cursor') && cursor !== null) body.movedToOffset = true;
     return body;
   } finally {
     await release(spent);

@@ -18,6 +18,11 @@ export class RecordQuota {
     return Math.max(0, this.max - this.used - this.reserved);
   }
 
+  /** Records reserved by pages in flight. */
+  get inFlight(): number {
+    return this.reserved;
+  }
+
   /** Distinct records kept against the cap so far. */
   get kept(): number {
     return this.used;

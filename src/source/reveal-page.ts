@@ -9,7 +9,7 @@
  */
 import { joinUrl } from './api-paths.js';
 import { BudgetStopError, InvalidCursorError, SourceValidationError } from './errors.js';
-import { fetchPage, type JourneyContext, type PageBody } from './page-request.js';
+import { fetchPage, MAX_OFFSET, type CursorHold, type JourneyContext, type PageBody } from './page-request.js';
 import { decideReveals } from './reveal-decision.js';
 import { DIRECT_SHARE, revealRuns } from './reveal-planner.js';
 import type { RevealStore } from './reveal-store.js';
@@ -28,9 +28,6 @@ export interface JourneyReveal {
   offsets: boolean;
 }
 
-/** The largest `offset` the API accepts. */
-const MAX_OFFSET = 10_000;
-
 export interface RevealPageRequest {
   entity: Entity;
   mode: 'cursor' | 'offset';
@@ -48,6 +45,8 @@ export interface RevealPageRequest {
   signal: AbortSignal | undefined;
   /** Persons it decides on before their reveal are not revealed (and a page is walked before it is revealed). */
   suppression?: Suppression;
+  /** The journey's page (walked or revealed whole) is held to a page size (page-request.ts). */
+  hold?: CursorHold;
 }
 
 export interface RevealPageResult {
@@ -83,6 +82,22 @@ const nextCursorOf = (body: PageBody): string | null =>
 /** The walk ended before a run could be reached (live index shrank): the rest of the page stays unrevealed. */
 class WalkEnded extends Error {}
 
+/**
+ * A re-sent cursor served more records than its `limit`: the API holds a journey to the size it opened with, so
+ * cursors cannot be positioned; whole pages are revealed for the rest of the journey (what this answer paid for is
+ * delivered, the rest of the page is left to the next run).
+ */
+function heldToItsSize(ctx: JourneyContext, jr: JourneyReveal, req: RevealPageRequest, answer: PageBody): void {
+  if (answer.data.length <= (answer.limitSent ?? Number.POSITIVE_INFINITY)) return;
+  jr.fallback = true;
+  ctx.stats.revealFallbacks += 1;
+  ctx.logger.warn(
+    { entity: req.entity, fetched: req.fetched },
+    'the API served a re-sent cursor at its first page size: revealing whole pages for the rest of this journey',
+  );
+  throw new WalkEnded('the API holds the page size');
+}
+
 export async function revealPage(
   ctx: JourneyContext,
   jr: JourneyReveal,
@@ -105,6 +120,7 @@ export async function revealPage(
       req.runId,
       req.fetched,
       req.signal,
+      req.hold,
     );
     const ids = body.data.map((r) => recordId(r, req.idField));
     const revealed = ids.filter((id): id is string => id !== undefined);
@@ -132,6 +148,7 @@ export async function revealPage(
     null,
     req.fetched,
     req.signal,
+    req.hold,
   );
   const walked = body.data.length;
   let tokens = walked;
@@ -188,6 +205,7 @@ export async function revealPage(
           req.signal,
         );
         tokens += skip.data.length;
+        heldToItsSize(ctx, jr, req, skip);
         const next = nextCursorOf(skip);
         if (skip.data.length === 0 || next === null) throw new WalkEnded('the walk ended before the run');
         pos += skip.data.length;
@@ -221,6 +239,7 @@ export async function revealPage(
           }
         }
         if (n === 0) throw new WalkEnded('the walk ended before the run');
+        heldToItsSize(ctx, jr, req, page);
         pos += n;
         if (req.mode === 'offset') position = (position as number) + n;
         else {

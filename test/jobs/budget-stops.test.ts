@@ -110,6 +110,32 @@ describe('budget stops', () => {
     expect(new Set(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).size).toBe(200);
   });
 
+  // An API may hold a cursor journey to the `limit` it opened with (the emulator's default, `keepJourneyLimit`):
+  // a smaller last page is served whole, so a capped walk must end its pages at the cap without shrinking one.
+  it.each([
+    ['one journey', '  parallelism: 1'],
+    ['partitions in parallel', '  maxJourneyRecords: 150\n  parallelism: 4'],
+  ])('maxRecords pays what it lands when the API keeps a journey page size, with churn (%s)', async (_, source) => {
+    fx = await startFixture('budget-max-held', { salesIntel: { companies: 3_000, persons: 10 } });
+    expect(fx.si.faults.current().keepJourneyLimit).toBe(true);
+    fx.si.faults.set({ churn: { insertPerPage: 1, removePerPage: 1 } });
+    const max = 437;
+    const config = fx.config(
+      hubspotConfig(
+        COMPANY_SEARCH.replace('    destination: crm', `    maxRecords: ${max}\n    destination: crm`),
+        source,
+      ),
+    );
+    const summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'max-held' });
+    expect(summary).toMatchObject({ status: 'completed', limitedBy: 'max_records', unique: max, created: max });
+    if (source.includes('maxJourneyRecords')) expect(summary.partitions).toBeGreaterThan(2);
+    const charged = fx.si.stats('worker').tokensCharged;
+    expect(charged).toBe(summary.fetched);
+    // what the live index repeated is paid for; beyond it, at most 2% over the cap
+    expect(charged).toBeLessThanOrEqual(Math.floor(1.02 * max) + fx.si.faults.churnLog().inserted.length);
+    expect(new Set(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).size).toBe(max);
+  });
+
   it('token reserve: never spends the balance below it (partial), and refuses to start a run it cannot cover', async () => {
     fx = await startFixture('budget-reserve', { account: { tokenAllotment: 260, tokenPeriodSeconds: 3600 } });
     const config = fx.config(hubspotConfig(COMPANY_SEARCH, '  tokens: {reserve: 100}\n  parallelism: 1'));

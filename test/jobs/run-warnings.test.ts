@@ -3,16 +3,14 @@
  * reasons) and its "run finished" line at warn. And the queue processor reading a reloadable config once per job.
  */
 import { Writable } from 'node:stream';
-import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSyncProcessor, syncSearch } from '../../jobs/sync-search.js';
 import type { AppConfig } from '../../src/config/index.js';
-import type { SyncJobData, SyncJobResult } from '../../src/queue/job-data.js';
 import { formatSummary } from '../../src/runs/format-summary.js';
 import { MAX_WARNING_REASONS } from '../../src/runs/run-warnings.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+import { fakeJob, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture;
 beforeAll(async () => {
@@ -58,13 +56,7 @@ function capture(): { logger: ReturnType<typeof createLogger>; lines: Record<str
   };
 }
 
-const job = (search: string, runId: string): Job<SyncJobData, SyncJobResult> =>
-  ({
-    data: { search, runId, trigger: 'manual', requestedAt: new Date().toISOString() },
-    attemptsMade: 0,
-    updateProgress: async () => undefined,
-    moveToDelayed: async () => undefined,
-  }) as unknown as Job<SyncJobData, SyncJobResult>;
+const job = (search: string, runId: string) => fakeJob(search, runId);
 
 describe('warnings are visible', () => {
   it('rejects and failed links: completed, with a count and the first redacted reasons, logged at warn', async () => {

@@ -15,6 +15,8 @@ import { silentLogger } from '../../src/shared/logger.js';
 import type { SyncDeps } from '../../jobs/sync-search.js';
 import { testRedis } from '../helpers/redis.js';
 import type { Redis } from 'ioredis';
+import type { Job } from 'bullmq';
+import type { SyncJobData, SyncJobResult, SyncTrigger } from '../../src/queue/job-data.js';
 import { emptyCounts, type RunSummary } from '../../src/runs/run-summary.js';
 
 export const WORKER_ACCOUNT = { clientId: 'worker-client', clientSecret: 'worker-secret', accountId: 'worker' };
@@ -260,4 +262,18 @@ export function salesforceAccountSearch(name: string): string {
     matchOn: {from: id}
     fields: {Name: name, NumberOfEmployees: headcount}
 `;
+}
+
+/** A queued job of run `runId` as the worker's processor sees it (its progress and delay calls do nothing). */
+export function fakeJob(
+  search: string,
+  runId: string,
+  trigger: SyncTrigger = 'manual',
+): Job<SyncJobData, SyncJobResult> {
+  return {
+    data: { search, runId, trigger, requestedAt: new Date().toISOString() },
+    attemptsMade: 0,
+    updateProgress: async () => undefined,
+    moveToDelayed: async () => undefined,
+  } as unknown as Job<SyncJobData, SyncJobResult>;
 }

@@ -1,8 +1,9 @@
 /**
  * Two opaque cursor encodings (so clients cannot come to depend on one). Both are base64url, versioned, at most
  * 200 characters, and carry the journey position plus the body fingerprint they are bound to.
- *  - json-v1: base64url of {"v":1,"s":slot,"n":returned,"e":churnEpoch,"f":fingerprint}
- *  - compact-v2: base64url of 25 bytes: version 2, slot, returned, epoch (uint32 BE), fingerprint (8 bytes), checksum
+ *  - json-v1: base64url of {"v":1,"s":slot,"n":returned,"e":churnEpoch,"f":fingerprint,"l":pageSize}
+ *  - compact-v2: base64url of 23 bytes: version 2, slot, returned, epoch (uint32 BE), fingerprint (8 bytes),
+ *    page size (1 byte), checksum
  */
 import type { CursorStyle } from './types.js';
 
@@ -14,6 +15,8 @@ export interface CursorState {
   /** Churn events already reflected in `slot`. */
   epoch: number;
   fingerprint: string;
+  /** The journey's page size: the `limit` of its first page. */
+  pageSize: number;
 }
 
 export type DecodeResult =
@@ -27,9 +30,9 @@ function isCount(v: unknown): v is number {
 }
 
 function encodeV1(s: CursorState): string {
-  return Buffer.from(JSON.stringify({ v: 1, s: s.slot, n: s.returned, e: s.epoch, f: s.fingerprint })).toString(
-    'base64url',
-  );
+  return Buffer.from(
+    JSON.stringify({ v: 1, s: s.slot, n: s.returned, e: s.epoch, f: s.fingerprint, l: s.pageSize }),
+  ).toString('base64url');
 }
 
 function decodeV1(raw: Buffer): DecodeResult {
@@ -45,7 +48,12 @@ function decodeV1(raw: Buffer): DecodeResult {
   if (!isCount(o.s) || !isCount(o.n) || !isCount(o.e) || typeof o.f !== 'string' || !HEX16.test(o.f)) {
     return { ok: false, reason: 'malformed' };
   }
-  return { ok: true, state: { slot: o.s, returned: o.n, epoch: o.e, fingerprint: o.f } };
+  if (!isPageSize(o.l)) return { ok: false, reason: 'malformed' };
+  return { ok: true, state: { slot: o.s, returned: o.n, epoch: o.e, fingerprint: o.f, pageSize: o.l } };
+}
+
+function isPageSize(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 100;
 }
 
 function checksum(buf: Buffer, len: number): number {
@@ -55,20 +63,22 @@ function checksum(buf: Buffer, len: number): number {
 }
 
 function encodeV2(s: CursorState): string {
-  const buf = Buffer.alloc(22);
+  const buf = Buffer.alloc(23);
   buf[0] = 2;
   buf.writeUInt32BE(s.slot, 1);
   buf.writeUInt32BE(s.returned, 5);
   buf.writeUInt32BE(s.epoch, 9);
   buf.write(s.fingerprint, 13, 'hex');
-  buf[21] = checksum(buf, 21);
+  buf[21] = s.pageSize;
+  buf[22] = checksum(buf, 22);
   return buf.toString('base64url');
 }
 
 function decodeV2(raw: Buffer): DecodeResult {
   if (raw.length < 1) return { ok: false, reason: 'malformed' };
   if (raw[0] !== 2) return { ok: false, reason: 'unsupported_version' };
-  if (raw.length !== 22 || raw[21] !== checksum(raw, 21)) return { ok: false, reason: 'malformed' };
+  if (raw.length !== 23 || raw[22] !== checksum(raw, 22) || !isPageSize(raw[21]))
+    return { ok: false, reason: 'malformed' };
   return {
     ok: true,
     state: {
@@ -76,6 +86,7 @@ function decodeV2(raw: Buffer): DecodeResult {
       returned: raw.readUInt32BE(5),
       epoch: raw.readUInt32BE(9),
       fingerprint: raw.toString('hex', 13, 21),
+      pageSize: raw[21]!,
     },
   };
 }

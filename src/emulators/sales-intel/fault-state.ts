@@ -12,6 +12,7 @@ function defaults(): Required<EmulatorFaultsInit> {
     forceInvalidCursor: 0,
     refuseResentCursor: false,
     offsetOrderDiffers: false,
+    keepJourneyLimit: true,
     expireTokensAfter: null,
     churn: null,
     limiterDown: false,
@@ -114,6 +115,10 @@ export class FaultState implements EmulatorFaults {
 
   get refuseResentCursor(): boolean {
     return this.state.refuseResentCursor;
+  }
+
+  get keepJourneyLimit(): boolean {
+    return this.state.keepJourneyLimit;
   }
 
   get offsetOrderDiffers(): boolean {

@@ -98,6 +98,7 @@ export class SearchService {
     let start = 0;
     let returned = 0;
     let epoch = this.live.epoch;
+    let pageSize = query.limit;
     const m = this.matcher(entity, parsed.spec, fingerprint);
     if (query.cursor !== undefined) {
       const decoded = decodeCursor(this.options.cursorStyle, query.cursor);
@@ -122,7 +123,9 @@ export class SearchService {
           ctx.headers,
         );
       }
-      ({ slot: start, returned, epoch } = decoded.state);
+      ({ slot: start, returned, epoch, pageSize } = decoded.state);
+      // The stricter reading of the spec: a journey keeps the page size it opened with.
+      if (this.faults.keepJourneyLimit) query.limit = pageSize;
     }
     const mode = this.faults.budgetMode(ctx.accountId);
     const admitted = this.budget.check(ctx.accountId, mode);
@@ -155,7 +158,7 @@ export class SearchService {
         }
         start = this.live.resume(m, start, epoch);
       }
-      page = this.cursorPage(m, query, start, returned, fingerprint, ctx.headers);
+      page = this.cursorPage(m, query, { start, returned, pageSize }, fingerprint, ctx.headers);
     }
     if ('status' in page) return page;
     return this.deliver(entity, page.slots, page.page, query, ctx);
@@ -230,11 +233,11 @@ export class SearchService {
   private cursorPage(
     m: Matcher,
     query: SearchQuery,
-    start: number,
-    returned: number,
+    journey: { start: number; returned: number; pageSize: number },
     fingerprint: string,
     headers: Record<string, string>,
   ) {
+    const { start, returned, pageSize } = journey;
     const slots: number[] = [];
     m.scan(start, query.limit + 1, slots);
     const hasMore = slots.length > query.limit;
@@ -254,6 +257,7 @@ export class SearchService {
           returned: returned + slots.length,
           epoch: this.live.epoch,
           fingerprint,
+          pageSize,
         })
       : null;
     return { slots, page: { limit: query.limit, nextCursor, hasMore } };

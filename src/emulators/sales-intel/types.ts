@@ -128,6 +128,12 @@ export interface EmulatorFaultsInit {
    * is not its cursor walk, which breaks the worker's reveal-by-offset assumption.
    */
   offsetOrderDiffers?: boolean;
+  /**
+   * A cursor page's size is its journey's first `limit` (a different `limit` on a later page is ignored and
+   * `page.limit` says the size in force): the stricter reading of the spec, on by default; false serves each
+   * page's own `limit`.
+   */
+  keepJourneyLimit?: boolean;
   /** Every token issued so far expires after N more authenticated requests. */
   expireTokensAfter?: number | null;
   churn?: ChurnFault | null;

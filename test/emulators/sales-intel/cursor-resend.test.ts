@@ -3,12 +3,12 @@
  * body only, so it may be sent again with another `limit` and `view`. And the emulator controls around it: the
  * refuseResentCursor fault and insert-persons.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startSalesIntelEmulator, type SalesIntelEmulator } from '../../../src/emulators/sales-intel/index.js';
 import { call, client, walk, type Client } from './emulator-client.js';
 
 const BODY = { company: { headcount: { gte: 1 } } };
-type Page = { page: { nextCursor: string | null }; data: { id: string; contacts?: unknown }[] };
+type Page = { page: { nextCursor: string | null; limit?: number }; data: { id: string; contacts?: unknown }[] };
 
 let emu: SalesIntelEmulator;
 let c: Client;
@@ -26,6 +26,8 @@ const page = async (query: string, body: unknown = BODY): Promise<Page> => {
 
 describe('cursor sent again', () => {
   it('the same cursor answers the same position again, with any limit and view; credits only with contacts', async () => {
+    emu.faults.set({ keepJourneyLimit: false });
+    onTestFinished(() => emu.faults.set({ keepJourneyLimit: true }));
     const first = await page('limit=100');
     const cursor = encodeURIComponent(first.page.nextCursor!);
     const walked = await page(`limit=100&cursor=${cursor}`);
@@ -40,6 +42,21 @@ describe('cursor sent again', () => {
     const stats = emu.stats('demo');
     expect(stats.creditsCharged).toBe(5);
     expect(stats.tokensCharged).toBe(42);
+  });
+
+  it("keepJourneyLimit (the default): a later page keeps the journey's first limit, and page.limit says so", async () => {
+    expect(emu.faults.current().keepJourneyLimit).toBe(true);
+    const first = await page('limit=40');
+    expect(first.page).toMatchObject({ limit: 40 });
+    const cursor = encodeURIComponent(first.page.nextCursor!);
+    const smaller = await page(`limit=7&cursor=${cursor}`);
+    expect(smaller.data).toHaveLength(40);
+    expect(smaller.page).toMatchObject({ limit: 40 });
+    const after = await page(`limit=100&cursor=${encodeURIComponent(smaller.page.nextCursor!)}`);
+    expect(after.data).toHaveLength(40);
+    // an offset page is a request of its own: its limit is honoured
+    const byOffset = await page('limit=7&offset=40');
+    expect(byOffset.data.map((d) => d.id)).toEqual(smaller.data.slice(0, 7).map((d) => d.id));
   });
 
   it('refuseResentCursor: a cursor is accepted once, the second use answers 400 invalid_cursor', async () => {
