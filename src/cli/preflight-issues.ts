@@ -5,6 +5,7 @@
  */
 import { formatPath, withCredentialHint, type ConfigIssue, type LoadedConfig } from '../config/index.js';
 import { CrmPreflightError, type PreflightProblem } from '../crm/preflight-error.js';
+import type { CrmOptOut } from '../config/suppress-settings.js';
 import { AppError } from '../shared/app-error.js';
 
 type Path = (string | number)[];
@@ -34,10 +35,17 @@ const CREDENTIAL: Readonly<Record<string, string>> = { hubspot: 'accessToken', s
 
 /** An opt-out field's line: in the search's own `suppress.crm` if it names it, else the top-level one's. */
 function optOutPath(loaded: LoadedConfig, index: number, field: string): Path {
-  const own = loaded.config.searches[index]?.suppress?.crm?.fields.indexOf(field) ?? -1;
-  if (own >= 0) return ['searches', index, 'suppress', 'crm', 'fields', own];
-  const top = loaded.config.suppress.crm?.fields.indexOf(field) ?? -1;
-  return top >= 0 ? ['suppress', 'crm', 'fields', top] : ['searches', index, 'object'];
+  const within = (crm: CrmOptOut | undefined, at: Path): Path | undefined => {
+    if (crm === undefined) return undefined;
+    if (crm.property === field) return [...at, 'property'];
+    if (crm.field === field) return [...at, 'field'];
+    const i = crm.fields.indexOf(field);
+    return i >= 0 ? [...at, 'fields', i] : undefined;
+  };
+  return (
+    within(loaded.config.searches[index]?.suppress?.crm, ['searches', index, 'suppress', 'crm']) ??
+    within(loaded.config.suppress.crm, ['suppress', 'crm']) ?? ['searches', index, 'object']
+  );
 }
 
 function problemPath(loaded: LoadedConfig, index: number, problem: PreflightProblem): Path {

@@ -52,12 +52,26 @@ const crmOptOutSchema = z
     fields: z
       .array(z.string().trim().min(1))
       .min(1)
+      .optional()
       .describe(
         "boolean CRM fields (HubSpot properties, Salesforce fields) of the search's person object, e.g. " +
           'hs_email_optout, HasOptedOutOfEmail, DoNotCall: a record where one is true is suppressed from the ' +
           'next run on',
       ),
+    property: z.string().trim().min(1).optional().describe('one HubSpot property, as `fields: [<property>]`'),
+    field: z.string().trim().min(1).optional().describe('one Salesforce field, as `fields: [<field>]`'),
   })
+  .refine((v) => v.fields !== undefined || v.property !== undefined || v.field !== undefined, {
+    message: 'name the opt-out: fields: [..], property: <HubSpot property> or field: <Salesforce field>',
+  })
+  .transform((v) => ({
+    ...v,
+    fields: [
+      ...(v.fields ?? []),
+      ...(v.property === undefined ? [] : [v.property]),
+      ...(v.field === undefined ? [] : [v.field]),
+    ],
+  }))
   .describe("persons searches: opt-outs read from the CRM's records (matched back by the match field)");
 
 export const suppressSchema = z
@@ -92,6 +106,7 @@ export const suppressPathsSchema = z
   .describe('top level only: where suppress: finds its values in a person record');
 
 export type SuppressConfig = z.output<typeof suppressSchema>;
+export type CrmOptOut = z.output<typeof crmOptOutSchema>;
 
 /** Splits one CSV line (RFC 4180 quotes; no line breaks inside a field). */
 function csvFields(line: string): string[] {

@@ -130,7 +130,7 @@ describe('validate --online', () => {
     const yaml =
       CONFIG.replace('enginering', 'engineering').replace(
         '    fields: {firstname: firstName}',
-        '    fields: {firstname: firstName}\n    suppress: {crm: {fields: [firstname]}}',
+        '    fields: {firstname: firstName}\n    suppress: {crm: {property: firstname}}',
       ) + 'suppress: {crm: {fields: [hs_email_optout, no_such_optout]}}\n';
     const lineOf = (text: string): number => yaml.split('\n').findIndex((l) => l.includes(text)) + 1;
     const r = await cli(plain, ['validate', '--online'], yaml);
@@ -143,7 +143,7 @@ describe('validate --online', () => {
     );
     expect(r.stderr).toMatch(
       new RegExp(
-        `\\.yaml:${lineOf('[firstname]')}:\\d+ searches\\[0\\]\\.suppress\\.crm\\.fields\\[0\\]: ` +
+        `\\.yaml:${lineOf('property: firstname')}:\\d+ searches\\[0\\]\\.suppress\\.crm\\.property: ` +
           'property contacts\\.firstname \\(suppress\\.crm\\) is of type string',
       ),
     );

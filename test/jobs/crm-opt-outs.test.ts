@@ -22,7 +22,8 @@ afterEach(async () => {
 
 const FILTER = { company: { headcount: { gte: 1 } } };
 const CREDITS = '  credits: {maxPerRun: 100000, maxPerDay: 1000000}';
-const OPT_OUT = 'suppress: {crm: {fields: [hs_email_optout]}}\n';
+// The issue's spelling for one HubSpot property (as `fields: [hs_email_optout]`).
+const OPT_OUT = 'suppress: {crm: {property: hs_email_optout}}\n';
 
 type Stored = { id: string; properties: Record<string, string> };
 
@@ -126,7 +127,7 @@ describe('suppress.crm: Salesforce (HasOptedOutOfEmail, DoNotCall by SOQL)', () 
     const head = salesforceConfigHead(client.clientId).replace('  pageSize: 100', `  pageSize: 100\n${CREDITS}`);
     const yaml = `${head}reveal:
   contactsAllowedSegments: [key-accounts]
-suppress: {crm: {fields: [HasOptedOutOfEmail]}}
+suppress: {crm: {field: HasOptedOutOfEmail}}
 searches:
   - name: people
     segment: key-accounts

@@ -1,10 +1,10 @@
 /**
  * Opt-outs kept in HubSpot (`suppress.crm`): the match keys of the records where a bool property is true, read
  * through the CRM search endpoint (`POST /crm/v3/objects/{object}/search`, filter `<property> EQ true`), page by
- * page. Pages follow `hs_object_id` upwards (a filter `hs_object_id GT <last>`, sorted by it) rather than the
- * `after` cursor, which HubSpot stops after a fixed number of results of one query. The search endpoints have a
- * per-second limit of their own, below the portal's: calls are spaced out beside the portal's governor every call
- * goes through.
+ * page. Pages follow `hs_object_id` upwards (a filter `hs_object_id GT <last>`, sorted by it in the object form
+ * HubSpot's search guide documents) rather than the `after` cursor, which HubSpot stops after a fixed number of
+ * results of one query. The search endpoints have a per-second limit of their own, below the portal's: calls are
+ * spaced out beside the portal's governor every call goes through.
  */
 import { sleep } from '../../shared/abortable-sleep.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
@@ -48,7 +48,7 @@ export async function* optedOutKeys(
             ],
           },
         ],
-        sorts: ['hs_object_id'],
+        sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
         properties: [matchField],
         limit: HUBSPOT_SEARCH_PAGE,
         after: '0',

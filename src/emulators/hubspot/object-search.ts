@@ -1,9 +1,10 @@
 /**
  * `POST /crm/v3/objects/{object}/search` as HubSpot answers it, for the filters prospect-sync sends and a little
  * more: filter groups (OR) of filters (AND) with EQ, NEQ, GT, GTE, LT, LTE, HAS_PROPERTY, NOT_HAS_PROPERTY; sorts by
- * property name (the published spec's strings) or `{propertyName, direction}` (HubSpot's docs); `after` as an offset
- * refused past HubSpot's cap on results; pages no larger than HubSpot's. A filter or sort on an unknown property is
- * refused (400).
+ * `{propertyName, direction}` (HubSpot's search guide). The published spec's string form is accepted, but the guide
+ * never says what it means, so it sorts nothing here: without an object sort the order is unspecified (a stable
+ * shuffle, not the ids' order), the stricter reading. `after` as an offset refused past HubSpot's cap on results;
+ * pages no larger than HubSpot's. A filter or sort on an unknown property is refused (400).
  */
 import { validationError } from './hubspot-http-error.js';
 import type { ObjectTable, StoredObject } from './hubspot-store.js';
@@ -68,18 +69,27 @@ function filtersOf(table: ObjectTable, groups: unknown): Filter[][] {
   });
 }
 
+/** An order that is stable across calls but not the ids' own (an FNV-1a hash of the id). */
+function shuffled(id: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return `h${(h >>> 0).toString(16).padStart(8, '0')}`;
+}
+
 function sortOf(table: ObjectTable, sorts: unknown): { name: string; descending: boolean } | undefined {
   if (sorts === undefined || (Array.isArray(sorts) && sorts.length === 0)) return undefined;
   const first: unknown = Array.isArray(sorts) ? sorts[0] : undefined;
+  if (typeof first === 'string') {
+    known(table, first);
+    return undefined;
+  }
   const sort =
-    typeof first === 'string'
-      ? { name: first, descending: false }
-      : typeof (first as { propertyName?: unknown } | undefined)?.propertyName === 'string'
-        ? {
-            name: (first as { propertyName: string }).propertyName,
-            descending: (first as { direction?: unknown }).direction === 'DESCENDING',
-          }
-        : undefined;
+    typeof (first as { propertyName?: unknown } | undefined)?.propertyName === 'string'
+      ? {
+          name: (first as { propertyName: string }).propertyName,
+          descending: (first as { direction?: unknown }).direction === 'DESCENDING',
+        }
+      : undefined;
   if (sort === undefined) throw validationError('sorts: property names or {propertyName, direction}');
   known(table, sort.name);
   return sort;
@@ -103,7 +113,7 @@ export function search(table: ObjectTable, body: unknown): BatchAnswer {
     (o) => groups.length === 0 || groups.some((g) => g.every((f) => matches(o, f))),
   );
   const keyOf = (o: StoredObject): string =>
-    sort === undefined || sort.name === 'hs_object_id' ? o.id : (o.properties[sort.name] ?? '');
+    sort === undefined ? shuffled(o.id) : sort.name === 'hs_object_id' ? o.id : (o.properties[sort.name] ?? '');
   hits.sort((a, b) => compare(keyOf(a), keyOf(b)) * (sort?.descending ? -1 : 1));
   const page = hits.slice(offset, offset + limit);
   const results = page.map((o) =>

@@ -360,7 +360,7 @@ describe('HubSpot emulator: property metadata, as the real client reads it', () 
 });
 
 describe('HubSpot emulator: CRM search', () => {
-  it('filters (EQ on a bool, GT on hs_object_id), sorts by a property name, pages; refuses the rest', async () => {
+  it('filters (EQ on a bool, GT on hs_object_id), sorts by {propertyName, direction}, pages; refuses the rest', async () => {
     const table = emu.state.table('contacts');
     const now = new Date().toISOString();
     const ids: string[] = [];
@@ -379,7 +379,7 @@ describe('HubSpot emulator: CRM search', () => {
           ],
         },
       ],
-      sorts: ['hs_object_id'],
+      sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
       properties: ['email'],
       limit: 2,
       after: '0',
@@ -393,6 +393,11 @@ describe('HubSpot emulator: CRM search', () => {
     const rest = await search(optedOut(ids[2]!));
     expect((rest.body.results as { id: string }[]).map((r) => r.id)).toEqual([ids[4]]);
     expect(rest.body.paging).toBeUndefined();
+    // The spec's string form is taken, but the guide never says it sorts: the order is then not the ids'.
+    const unsorted = await search({ ...optedOut('0'), sorts: ['hs_object_id'], limit: 3 });
+    const unsortedIds = (unsorted.body.results as { id: string }[]).map((r) => r.id);
+    expect(unsortedIds.toSorted()).toEqual([ids[0], ids[2], ids[4]].toSorted());
+    expect(unsortedIds).not.toEqual([ids[0], ids[2], ids[4]]);
     for (const bad of [
       { ...optedOut('0'), limit: 201 },
       { ...optedOut('0'), after: '9999' },
