@@ -74,7 +74,7 @@ export function table<T>(
 }
 
 /** Rows rendered between two turns of the event loop (`tableInTurns`). */
-const ROWS_PER_TURN = 25;
+const ROWS_PER_TURN = 10;
 
 /**
  * `table`, its rows rendered `ROWS_PER_TURN` at a time with a turn of the event loop between: a page of hundreds of
