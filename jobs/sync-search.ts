@@ -46,7 +46,10 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
   const dryRun = request.dryRun ?? false;
   let limit: RunLimit | undefined; // what set the run's record cap, once planned
   const end = async (ending: RunEnding): Promise<RunSummary> =>
-    run.finish(await runOutcome(ending, outcomeFacts(config, source.ledger), search.name, limit), crm);
+    run.finish(
+      await runOutcome(ending, outcomeFacts(config, source.ledger, request.lastAttempt), search.name, limit),
+      crm,
+    );
   let crm: CrmEnd | undefined; // the CRM end, once open (closed with the run)
   const { opening, ready, ceiling } = openCrmEnd(deps, config, resolved, run, request.fullResync ?? false);
   try {

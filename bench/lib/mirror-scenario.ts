@@ -48,6 +48,8 @@ export interface MirrorScenarioOptions {
 export interface RunFigures {
   label: string;
   status: string;
+  /** A run that did not complete: why. */
+  error?: { code: string; message: string };
   records: number;
   created: number;
   unchanged: number;
@@ -148,6 +150,7 @@ function listFigures(
   return {
     label,
     status: summary.status,
+    ...(summary.error ? { error: summary.error } : {}),
     records: summary.fetched,
     created: summary.created,
     unchanged: summary.unchanged,

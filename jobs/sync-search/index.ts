@@ -8,7 +8,7 @@ export { openSource } from './open-source.js';
 export { planNextRun } from './refresh-plan.js';
 export { preflightSearch } from './preflight-search.js';
 export { resolveSearch } from './resolve-search.js';
-export { CONFIG_ERROR_CODES, errorInfo } from './run-errors.js';
+export { CONFIG_ERROR_CODES, errorInfo, REDIS_UNAVAILABLE } from './run-errors.js';
 export { followedRuns, followerInstance, type FollowerInstance } from './run-order.js';
 export { reviewLeavers, type LeaversReport } from './leavers.js';
 export { mirrorState, type MirrorState } from './mirror-state.js';

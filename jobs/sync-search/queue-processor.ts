@@ -2,7 +2,9 @@
  * The BullMQ adapter of the sync run: one run per job, resumed from its checkpoint by every later attempt (same run
  * id). `delayed` -> moved to delayed until the budget resets (no attempt burned); config and CRM credential/schema
  * errors fail at once; a CRM limit (daily limit, API share) and other failures are thrown so BullMQ retries with
- * backoff from the checkpoint (CRM limits wait longer); an aborted run throws so the worker puts it back.
+ * backoff from the checkpoint (CRM limits wait longer); an aborted run throws so the worker puts it back. A run
+ * Redis refused (out of memory) is delayed briefly without burning an attempt; the last attempt's failure clears
+ * what the run kept (its checkpoint, its matched set).
  */
 import { configCredentialHint, type AppConfig } from '../../src/config/index.js';
 import type { SyncJobResult, SyncProcessor } from '../../src/queue/job-data.js';
@@ -11,7 +13,7 @@ import { RunAlreadyActiveError } from '../../src/runs/run-lock.js';
 import { notStartedSummary, pacedSummary, type RunSummary } from '../../src/runs/run-summary.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
 import { REFUSAL_CODES } from './refusal-errors.js';
-import { CONFIG_ERROR_CODES, errorInfo, RunAbortedError, RunFailedError } from './run-errors.js';
+import { CONFIG_ERROR_CODES, errorInfo, REDIS_UNAVAILABLE, RunAbortedError, RunFailedError } from './run-errors.js';
 import { afterWait, type RunQueue } from './run-order.js';
 import { tokenPaceDecision } from './token-pace-gate.js';
 
@@ -25,6 +27,9 @@ export type ProcessorDeps = Omit<SyncDeps, 'config'> & { runQueue?: RunQueue } &
 
 /** When another attempt of the same run holds its lock, the job looks again after this long. */
 const SAME_RUN_RECHECK_MS = 15_000;
+
+/** A run Redis refused goes on after this long (its end already waited for Redis to take writes again). */
+const REDIS_RESUME_MS = 1_000;
 
 /** Progress is pushed to the job at most this often. */
 const PROGRESS_EVERY_MS = 1000;
@@ -82,6 +87,7 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
         signal,
         fullResync: job.data.fullResync === true,
         trigger: job.data.trigger,
+        lastAttempt: job.attemptsMade + 1 >= ((job.opts as { attempts?: number } | undefined)?.attempts ?? 1),
         onProgress: (p) => {
           if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
           lastProgress = Date.now();
@@ -114,6 +120,12 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     }
     if (summary.status === 'delayed' && summary.resumeAt) {
       await job.moveToDelayed(Date.parse(summary.resumeAt), token);
+      throw new DelayedError();
+    }
+    if (summary.status === 'failed' && summary.error?.code === REDIS_UNAVAILABLE && deps.redis.status === 'ready') {
+      // Redis refused the run's writes (out of memory) and takes them again (the run's end waited for that): the run
+      // goes on from its checkpoint, no attempt burned.
+      await job.moveToDelayed(Date.now() + REDIS_RESUME_MS, token);
       throw new DelayedError();
     }
     if (summary.status === 'failed') {

@@ -52,6 +52,9 @@ export const CONFIG_ERROR_CODES: ReadonlySet<string> = new Set([
   'source_unauthorized',
 ]);
 
+/** Redis away or out of memory: a run resumes from its checkpoint once Redis takes writes again. */
+export const REDIS_UNAVAILABLE = 'redis_unavailable';
+
 const MAX_MESSAGE = 500;
 
 /**
@@ -59,7 +62,7 @@ const MAX_MESSAGE = 500;
  * refused: it goes through the shared redactor, and is cut short.
  */
 export function errorInfo(err: unknown): { code: string; message: string } {
-  const code = err instanceof AppError ? err.code : isRedisUnavailable(err) ? 'redis_unavailable' : 'internal_error';
+  const code = err instanceof AppError ? err.code : isRedisUnavailable(err) ? REDIS_UNAVAILABLE : 'internal_error';
   const raw = err instanceof Error ? err.message : String(err);
   return { code, message: redactText(raw) };
 }

@@ -12,10 +12,16 @@
  * | plan shortfall with `onShortfall: refuse`       | partial   | the binding cap   | none written                  |
  * | tokens used up (402 exhausted, or the ledger    | delayed   | tokens_exhausted  | kept until after the reset    |
  * |   at 0 with no reserve), `resumeAt` = the reset |           |                   |   (6 h to 48 h)               |
- * | stopped from outside (shutdown, lost lock)      | failed    | aborted           | kept                          |
+ * | stopped from outside (shutdown, lost lock)      | failed    | aborted           | kept (last attempt: cleared)  |
  * | the CRM refused the run (jobs/sync-search/       | failed    | —                 | cleared (no retry: the same   |
  * |   refusal-guard.ts): crm_refused_all / _share   |           |                   |   records are refused again)  |
- * | any other error                                 | failed    | —                 | kept (a retry resumes)        |
+ * | Redis away or out of memory (redis_unavailable) | failed    | —                 | kept: resumed once Redis      |
+ * |                                                 |           |                   |   takes writes again          |
+ * | any other error                                 | failed    | —                 | kept (a retry resumes; last   |
+ * |                                                 |           |                   |   attempt: cleared)           |
+ *
+ * The last attempt (`run` in a terminal, a queued run's last try) is resumed by nothing: what it kept would only
+ * wait for its TTL, holding Redis memory.
  */
 import type { AppConfig } from '../../src/config/index.js';
 import { DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
@@ -23,7 +29,7 @@ import type { RunStatus, StopReason } from '../../src/runs/run-summary.js';
 import { BudgetStopError, TokensExhaustedError, type TokenBalance } from '../../src/source/index.js';
 import type { RunPlan } from './plan-run.js';
 import { CrmRefusedError } from './refusal-errors.js';
-import { errorInfo, RunAbortedError } from './run-errors.js';
+import { errorInfo, REDIS_UNAVAILABLE, RunAbortedError } from './run-errors.js';
 
 /** The user's limit of a run's distinct records: the search's `maxRecords`, or a dry run's `--sample`. */
 export type RunLimit = 'max_records' | 'sample';
@@ -52,6 +58,8 @@ export type RunEnding =
 /** Facts about the account the decision needs: an exhausted balance is a delay only without a reserve. */
 export interface OutcomeFacts {
   tokenReserve: number;
+  /** Nothing resumes the run if it fails or is stopped (RunRequest.lastAttempt). */
+  lastAttempt?: boolean;
   tokenBalance(): Promise<TokenBalance | null>;
 }
 
@@ -94,9 +102,10 @@ export async function runOutcome(
   limit: RunLimit = 'max_records',
 ): Promise<RunOutcome> {
   const LIMITED: RunOutcome = { status: 'completed', limitedBy: limit, checkpoint: CLEAR };
+  const retried = facts.lastAttempt === true ? CLEAR : KEEP;
   switch (ending.kind) {
     case 'walked':
-      if (ending.aborted) return aborted(search);
+      if (ending.aborted) return aborted(search, retried);
       return ending.capped ? LIMITED : { status: 'completed', checkpoint: CLEAR };
     case 'refused':
       // Not one token may be spent: the same state as the ledger stopping the first page.
@@ -117,11 +126,11 @@ export async function runOutcome(
         return LIMITED;
       if (ending.error instanceof TokensExhaustedError || ending.error instanceof BudgetStopError)
         return stopped(ending.error, facts);
-      if (ending.aborted) return aborted(search);
+      if (ending.aborted) return aborted(search, retried);
       // hook (refusal guard): a run the CRM refused is not retried, so its checkpoint has nothing to resume
       if (ending.error instanceof CrmRefusedError)
         return { status: 'failed', error: errorInfo(ending.error), checkpoint: CLEAR };
-      return { status: 'failed', error: errorInfo(ending.error), checkpoint: KEEP };
+      return failed(errorInfo(ending.error), retried);
   }
 }
 
@@ -161,8 +170,13 @@ async function exhaustedUntil(
   return balance && balance.resetAt > Date.now() ? new Date(balance.resetAt) : null;
 }
 
-function aborted(search: string): RunOutcome {
-  return { status: 'failed', stopReason: 'aborted', error: errorInfo(new RunAbortedError(search)), checkpoint: KEEP };
+/** Redis away or out of memory: the run goes on once Redis takes writes again, whatever the attempt. */
+function failed(error: { code: string; message: string }, retried: CheckpointFate): RunOutcome {
+  return { status: 'failed', error, checkpoint: error.code === REDIS_UNAVAILABLE ? KEEP : retried };
+}
+
+function aborted(search: string, checkpoint: CheckpointFate): RunOutcome {
+  return { status: 'failed', stopReason: 'aborted', error: errorInfo(new RunAbortedError(search)), checkpoint };
 }
 
 function shortfallError(plan: RunPlan): { code: string; message: string } {
@@ -180,6 +194,7 @@ function shortfallError(plan: RunPlan): { code: string; message: string } {
 export function outcomeFacts(
   config: AppConfig,
   ledger: { tokenBalance(): Promise<TokenBalance | null> },
+  lastAttempt = false,
 ): OutcomeFacts {
-  return { tokenReserve: config.source.tokens.reserve, tokenBalance: () => ledger.tokenBalance() };
+  return { tokenReserve: config.source.tokens.reserve, lastAttempt, tokenBalance: () => ledger.tokenBalance() };
 }

@@ -30,6 +30,11 @@ export interface RunRequest {
   fullResync?: boolean;
   /** What started the run (the job's `trigger`, `cli` for `prospect-sync run`), kept in its summary. */
   trigger?: 'schedule' | 'manual' | 'cli';
+  /**
+   * Nothing resumes this attempt when it fails or is stopped (`run` in a terminal, a queued run's last attempt): such
+   * an ending clears its checkpoint and what it matched. Redis out of memory or away is resumed all the same.
+   */
+  lastAttempt?: boolean;
   /** Shutdown: the batch in flight is finished and checkpointed, then the run returns promptly. */
   signal?: AbortSignal;
   onPlan?: (plan: RunPlan) => void;

@@ -10,6 +10,8 @@ import { acquireRunLock, type RunLock } from '../../src/runs/run-lock.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { revealSummary } from './reveal-summary.js';
 import { graceSignal } from '../../src/shared/grace-signal.js';
+import { isRedisOutOfMemory } from '../../src/shared/redis-connection-error.js';
+import { whenRedisMemoryFrees } from '../../src/shared/redis-memory-wait.js';
 import type { Logger } from '../../src/shared/logger.js';
 import type { JourneyCheckpoint, SourceClient } from '../../src/source/index.js';
 import type { RunRequest, SyncDeps } from './run-request.js';
@@ -218,9 +220,13 @@ export class RunSession {
    * end when open), then the summary into the run history and the log.
    */
   async finish(outcome: RunOutcome, crm?: CrmEnd): Promise<RunSummary> {
-    await this.ledger.end(outcome.checkpoint, (err: unknown) =>
-      this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'),
-    );
+    // Redis out of memory: the checkpoint waits for memory to free (without it a resumed run walks again).
+    await this.untilMemoryFrees(() =>
+      this.ledger.end(outcome.checkpoint, (err: unknown) => {
+        if (isRedisOutOfMemory(err)) throw err;
+        this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved');
+      }),
+    ).catch((err: unknown) => this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'));
     const counted = this.plan?.counted ?? this.resumed?.counted ?? 0;
     const search = this.deps.config.searches.find((s) => s.name === this.request.search);
     // Before the mirror: the members of partitions it skipped join the run's matched set. Without them the mirror
@@ -276,7 +282,17 @@ export class RunSession {
       ...(refresh ? { refresh } : {}),
       ...(crmInstance ? { crmInstance } : {}),
     };
-    await recordRun(this.deps.redis, summary, { prefix: this.deps.prefix });
+    const unrecorded = await this.untilMemoryFrees(() =>
+      recordRun(this.deps.redis, summary, { prefix: this.deps.prefix }),
+    ).then(
+      () => undefined,
+      (err: unknown) => errorInfo(err),
+    );
+    // Redis gone: the summary still tells what the run did (`run` prints it, exit 4), though no history keeps it.
+    if (unrecorded) {
+      this.log.warn({ err: unrecorded }, 'run summary not recorded');
+      summary.error ??= unrecorded;
+    }
     if (summary.status === 'failed' && summary.stopReason !== 'aborted')
       this.log.error({ err: summary.error }, 'run failed');
     // Warnings make a completed run worth a look: the line is at warn, with how many and the first reasons.
@@ -303,8 +319,19 @@ export class RunSession {
     const instance = await crm?.writer.instance?.()?.catch(() => undefined);
     const search = this.deps.config.searches.find((s) => s.name === this.request.search);
     const destination = search ? this.deps.config.destinations[search.destination] : undefined;
-    if (instance && destination) await rememberInstance(this.deps.redis, this.deps.prefix, destination, instance);
+    if (instance && destination)
+      await this.untilMemoryFrees(() =>
+        rememberInstance(this.deps.redis, this.deps.prefix, destination, instance),
+      ).catch((err: unknown) => this.log.warn({ err: errorInfo(err) }, 'CRM instance not remembered'));
     return instance;
+  }
+
+  /** A write of the run's end, waiting while Redis is out of memory (until the run is stopped). */
+  private untilMemoryFrees<T>(write: () => Promise<T>): Promise<T> {
+    return whenRedisMemoryFrees(write, {
+      signal: this.signal,
+      onWait: () => this.log.warn('Redis is out of memory (maxmemory): the run waits for memory to free'),
+    });
   }
 
   /** The mirror step; a failure there is logged and leaves the membership as it was (the run's outcome stands). */

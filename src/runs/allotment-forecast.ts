@@ -5,7 +5,7 @@
  * alert; docs/runs.md ("The allotment forecast") says how it is computed and where it is wrong.
  */
 import type { SavedSearch } from '../config/index.js';
-import type { RunSummary } from './run-summary.js';
+import type { RecentRun } from './run-overview.js';
 import { scheduleTicks, type ScheduleTicks } from './schedule-ticks.js';
 
 /** Recent runs the expected spend per run is averaged over. */
@@ -45,15 +45,14 @@ export interface RunPace {
  * The mean spend of the search's last `PACE_RUNS` runs that walked (completed or partial, not dry runs), rounded up;
  * null when it has none. `runs` is newest first, as the run history lists them.
  */
-export function paceFromHistory(runs: readonly RunSummary[]): RunPace | null {
+export function paceFromHistory(runs: readonly RecentRun[]): RunPace | null {
   const all = runs.filter((r) => !r.dryRun && (r.status === 'completed' || r.status === 'partial'));
   // Refresh mode `changed` (its last run says so): a run that walked a new split (the first) paid a full walk the
   // later ones do not, so the pace is that of the runs that walked only what changed and their share.
   const steady = all.filter((r) => r.refresh !== undefined && r.refresh.rebuilt === undefined);
   const walked = (all[0]?.refresh !== undefined && steady.length > 0 ? steady : all).slice(0, PACE_RUNS);
   if (walked.length === 0) return null;
-  const mean = (f: (r: RunSummary) => number): number =>
-    Math.ceil(walked.reduce((n, r) => n + f(r), 0) / walked.length);
+  const mean = (f: (r: RecentRun) => number): number => Math.ceil(walked.reduce((n, r) => n + f(r), 0) / walked.length);
   return {
     tokens: mean((r) => r.tokensSpent),
     credits: mean((r) => r.creditsSpent),

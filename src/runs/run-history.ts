@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
+import { refreshOverview } from './run-overview.js';
 import { addRunTotals } from './run-totals.js';
 
 export interface RunHistoryOptions {
@@ -20,6 +21,7 @@ export async function recordRun(redis: Redis, summary: RunSummary, options: RunH
     .lpush(key, JSON.stringify(summary))
     .ltrim(key, 0, keep - 1)
     .exec();
+  await refreshOverview(redis, summary.search, options.prefix ?? DEFAULT_RUNS_PREFIX);
   await addRunTotals(redis, summary, options);
 }
 

@@ -8,9 +8,16 @@ export interface RunKeys {
   lock: string;
   history: string;
   checkpoint: string;
+  /** The overview's value (run-overview.ts). */
+  overview: string;
 }
 
 export function runKeys(search: string, prefix: string = DEFAULT_RUNS_PREFIX): RunKeys {
   const base = `${prefix}:run:${search}`;
-  return { lock: `${base}:lock`, history: `${base}:history`, checkpoint: `${base}:checkpoint` };
+  return {
+    lock: `${base}:lock`,
+    history: `${base}:history`,
+    checkpoint: `${base}:checkpoint`,
+    overview: `${base}:overview`,
+  };
 }

@@ -45,7 +45,8 @@ export async function retireRemovedSearches(
     const membership = (await scanKeys(redis, membershipKeysPattern(name, prefix))).filter(
       (k) => !isRunMatchedKey(k, name, prefix),
     );
-    const own = [runKeys(name, prefix).history, runTotalsKey(name, prefix), ...membership];
+    const { history, overview } = runKeys(name, prefix);
+    const own = [history, overview, runTotalsKey(name, prefix), ...membership];
     if (keep.has(name)) {
       const lifted = await Promise.all(own.map((k) => redis.persist(k)));
       if (lifted.some((n) => n === 1)) result.restored.push(name);

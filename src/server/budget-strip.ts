@@ -2,7 +2,7 @@
 import type { BudgetState } from '../source/budget-states.js';
 import type { SavedSearch } from '../config/index.js';
 import { forecastAllotment, paceFromHistory } from '../runs/allotment-forecast.js';
-import type { RunSummary } from '../runs/run-summary.js';
+import type { RecentRun } from '../runs/run-overview.js';
 import { esc, when } from './html.js';
 
 export interface BudgetStripInput {
@@ -11,7 +11,7 @@ export interface BudgetStripInput {
   /** `source.tokens.reserve`: runs stop at it, so the forecast leaves it out. */
   reserve: number;
   /** Every search with its recent runs, newest first: the forecast's pace (src/runs/allotment-forecast.ts, as `plan --all`). */
-  searches: readonly { search: SavedSearch; recent: readonly RunSummary[] }[];
+  searches: readonly { search: SavedSearch; recent: readonly RecentRun[] }[];
   now: number;
 }
 

@@ -41,23 +41,58 @@ export interface Column<T> {
 }
 
 /** `cell` returns HTML: callers escape values (esc) themselves. */
-export function table<T>(
-  rows: readonly T[],
-  columns: readonly Column<T>[],
-  empty: string,
-  options: { className?: string; caption?: string } = {},
-): string {
-  if (rows.length === 0) return `<p>${esc(empty)}</p>`;
-  const head = columns.map((c) => `<th scope="col">${esc(c.head)}</th>`).join('');
+export interface TableOptions {
+  className?: string;
+  caption?: string;
+}
+
+/** A table's rows, one `<tr>` each. */
+function tableRows<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
   const cls = (c: Column<T>): string => {
     const names = [c.numeric ? 'n' : '', c.className ?? ''].filter(Boolean).join(' ');
     return names ? ` class="${names}"` : '';
   };
-  const body = rows
+  return rows
     .map((r) => `<tr>${columns.map((c) => `<td${cls(c)} data-label="${esc(c.head)}">${c.cell(r)}</td>`).join('')}</tr>`)
     .join('\n');
+}
+
+function tableAround<T>(body: string, columns: readonly Column<T>[], options: TableOptions): string {
+  const head = columns.map((c) => `<th scope="col">${esc(c.head)}</th>`).join('');
   const caption = options.caption ? `<caption class="muted">${esc(options.caption)}</caption>` : '';
   return `<table${options.className ? ` class="${options.className}"` : ''}>${caption}<thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+export function table<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  empty: string,
+  options: TableOptions = {},
+): string {
+  if (rows.length === 0) return `<p>${esc(empty)}</p>`;
+  return tableAround(tableRows(rows, columns), columns, options);
+}
+
+/** Rows rendered between two turns of the event loop (`tableInTurns`). */
+const ROWS_PER_TURN = 10;
+
+/**
+ * `table`, its rows rendered `ROWS_PER_TURN` at a time with a turn of the event loop between: a page of hundreds of
+ * rows never holds the process (its probes, other requests) for the whole render.
+ */
+export async function tableInTurns<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  empty: string,
+  options: TableOptions = {},
+): Promise<string> {
+  if (rows.length === 0) return `<p>${esc(empty)}</p>`;
+  const parts: string[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_TURN) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    parts.push(tableRows(rows.slice(i, i + ROWS_PER_TURN), columns));
+  }
+  return tableAround(parts.join('\n'), columns, options);
 }
 
 export function seconds(ms: number | undefined): string {

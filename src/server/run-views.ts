@@ -6,7 +6,7 @@ import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SavedSearch } from '../config/index.js';
 import { SYNC_QUEUE, TICK_QUEUE } from '../queue/index.js';
-import { listRuns } from '../runs/run-history.js';
+import { OVERVIEW_RUNS, readOverviews, type RecentRun } from '../runs/run-overview.js';
 import type { RunSummary } from '../runs/run-summary.js';
 
 export interface LiveRun {
@@ -29,13 +29,13 @@ export interface SearchRow {
   schedule: string;
   nextRunAt: number | undefined;
   last: RunSummary | undefined;
-  /** Its last runs (up to SPARK_RUNS), newest first: the sparklines. */
-  recent: RunSummary[];
+  /** Its last runs (up to SPARK_RUNS), newest first, cut to the sparklines' and the pace's figures. */
+  recent: RecentRun[];
   live: LiveRun | undefined;
 }
 
 /** Runs the overview's sparklines cover. */
-export const SPARK_RUNS = 30;
+export const SPARK_RUNS = OVERVIEW_RUNS;
 
 export interface RunViewSources {
   redis: Redis;
@@ -104,17 +104,21 @@ export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
     activeRuns(src),
   ]);
   const next = new Map(schedulers.map((s) => [s.key, s.next]));
-  return Promise.all(
-    src.searches().map(async (search): Promise<SearchRow> => {
-      const recent = await listRuns(src.redis, search.name, { prefix: src.prefix, limit: SPARK_RUNS });
-      return {
-        search,
-        schedule: scheduleText(search),
-        nextRunAt: next.get(search.name),
-        last: recent[0],
-        recent,
-        live: live.get(search.name),
-      };
-    }),
+  const searches = src.searches();
+  const overviews = await readOverviews(
+    src.redis,
+    searches.map((s) => s.name),
+    src.prefix,
   );
+  return searches.map((search, i): SearchRow => {
+    const { last, recent } = overviews[i] ?? { last: undefined, recent: [] };
+    return {
+      search,
+      schedule: scheduleText(search),
+      nextRunAt: next.get(search.name),
+      last,
+      recent,
+      live: live.get(search.name),
+    };
+  });
 }

@@ -7,7 +7,7 @@ import type { RunSummary } from '../runs/run-summary.js';
 import { warningCount } from '../runs/run-warnings.js';
 import type { AlertInForce } from './alerts-in-force.js';
 import { countdown } from './budget-strip.js';
-import { esc, page, seconds, table, when, whenIn, type Column } from './html.js';
+import { esc, page, seconds, table, tableInTurns, when, whenIn, type Column } from './html.js';
 import type { LiveRun, SearchRow } from './run-views.js';
 import { barChart, sparkline } from './svg-chart.js';
 
@@ -131,7 +131,7 @@ export interface OverviewExtras {
   actions?: (search: string) => string;
 }
 
-export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras = {}): string {
+export async function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras = {}): Promise<string> {
   const cols: Column<SearchRow>[] = [
     {
       head: 'Search',
@@ -181,7 +181,8 @@ export function runsIndexPage(rows: readonly SearchRow[], extras: OverviewExtras
   const running = rows.some(
     (r) => r.live !== undefined && r.live.waitingFor === undefined && r.live.delayedUntil === undefined,
   );
-  const body = `${extras.budget ?? ''}${extras.alerts ? alertsBox(extras.alerts) : ''}<h2>Searches</h2>${table(rows, cols, 'no saved searches configured', { className: 'cards' })}`;
+  const searches = await tableInTurns(rows, cols, 'no saved searches configured', { className: 'cards' });
+  const body = `${extras.budget ?? ''}${extras.alerts ? alertsBox(extras.alerts) : ''}<h2>Searches</h2>${searches}`;
   return page('Runs', body, running ? { refreshSeconds: 5 } : {});
 }
 

@@ -26,7 +26,11 @@ export function isRedisConnectionError(err: unknown): boolean {
 
 /** Redis refuses writes while its memory is full (`maxmemory` under `noeviction`): it answers again once memory frees. */
 export function isRedisOutOfMemory(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith('OOM command not allowed');
+  if (!(err instanceof Error)) return false;
+  if (err.message.includes('OOM command not allowed')) return true;
+  // A MULTI whose queued commands were refused ends EXECABORT, the refusals in `previousErrors` (ioredis).
+  const previous = (err as { previousErrors?: unknown[] }).previousErrors;
+  return Array.isArray(previous) && previous.some(isRedisOutOfMemory);
 }
 
 /** Redis could not be used for now (away, or out of memory): the `redis_unavailable` class of faults. */

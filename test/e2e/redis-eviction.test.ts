@@ -9,6 +9,7 @@ import { freePort } from '../../src/shared/free-port.js';
 import { redisAnswers } from '../../src/shared/redis.js';
 import { COMPANY_SEARCH, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 import { fixtureCli } from './fixture-cli.js';
+import { privateRedis } from '../queue/private-redis.js';
 
 const servers: ChildProcess[] = [];
 let fx: Fixture | undefined;
@@ -53,6 +54,23 @@ describe('Redis eviction policy checked at start', () => {
     expect(validate.err).toMatch(LINE);
     const fine = await cli.run(fx, yaml, ['validate', '--online']);
     expect([fine.code, fine.err]).toEqual([0, '']);
+  });
+
+  it('worker started while Redis is away, which then comes evicting: stops with exit 2 and the line', async () => {
+    fx = await startFixture('eviction-late');
+    const late = await privateRedis('late-eviction-pw', ['--maxmemory-policy', 'allkeys-lru']);
+    const yaml = hubspotConfig(COMPANY_SEARCH);
+    const running = cli.run(fx, yaml, ['worker'], { REDIS_URL: late.url, LOG_LEVEL: 'info' });
+    try {
+      // the roles start meanwhile, as through any outage
+      await new Promise((r) => setTimeout(r, 4_000));
+      await late.start();
+      const r = await running;
+      expect(r.code).toBe(2);
+      expect(r.out + r.err).toMatch(LINE);
+    } finally {
+      await late.destroy();
+    }
   });
 
   it('run on a Redis out of memory (noeviction, maxmemory reached): exit 4, redis_unavailable', async () => {

@@ -73,7 +73,7 @@ describe('after: between searches', () => {
       const job = await roles.queues.sync.getJob(people.jobId);
       if (job && (await job.getState()) === 'delayed') {
         progress = job.progress;
-        page = runsIndexPage(
+        page = await runsIndexPage(
           await searchRows({
             redis: fx.redis,
             prefix: fx.prefix,

@@ -5,12 +5,14 @@
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DelayedError } from 'bullmq';
 import { createSyncProcessor, syncSearch } from '../../jobs/sync-search.js';
+import { queueProcessor } from '../../jobs/sync-search/queue-processor.js';
 import { CRM_LIMIT_RETRY_MS, RunFailedError } from '../../jobs/sync-search/run-errors.js';
 import type { SyncJobData, SyncJobResult } from '../../src/queue/job-data.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { startSalesforceEmulator } from '../../src/emulators/salesforce/index.js';
-import { hubspotConfig, SOURCE_YAML, startFixture, type Fixture } from './sync-fixture.js';
+import { completedRun, companySearch, hubspotConfig, SOURCE_YAML, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture;
 beforeAll(async () => {
@@ -34,12 +36,14 @@ const companies = (name: string, matchField: string): string => `
 function job(
   data: Partial<SyncJobData> & { search: string; runId: string },
   attemptsMade = 0,
+  delays: number[] = [],
 ): Job<SyncJobData, SyncJobResult> {
   return {
     data: { trigger: 'manual', requestedAt: new Date().toISOString(), ...data },
     attemptsMade,
+    opts: { attempts: 5 },
     updateProgress: async () => undefined,
-    moveToDelayed: async () => undefined,
+    moveToDelayed: async (at: number) => void delays.push(at),
   } as unknown as Job<SyncJobData, SyncJobResult>;
 }
 
@@ -167,4 +171,54 @@ searches:
       }
     },
   );
+});
+
+describe('what nothing resumes, and what Redis refused', () => {
+  const matchedSets = (): Promise<string[]> => fx.redis.keys(`${fx.prefix}:mirror:*:run:*`);
+
+  it('a run stopped on its last attempt leaves neither checkpoint nor matched set; an earlier attempt keeps both', async () => {
+    const config = fx.config(hubspotConfig(companySearch('last-try'), '  pageSize: 10\n  parallelism: 1'));
+    const stopped = async (runId: string, lastAttempt: boolean): Promise<RunSummary> => {
+      const stop = new AbortController();
+      return syncSearch(fx.deps(config), {
+        search: 'last-try',
+        runId,
+        lastAttempt,
+        signal: stop.signal,
+        onProgress: () => stop.abort(),
+      });
+    };
+    expect(await stopped('lt-1', false)).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+    expect(await checkpointOf('last-try')).toBe(1);
+    expect(await matchedSets()).toHaveLength(1);
+    const last = await stopped('lt-1', true);
+    expect(last).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+    expect(last.created).toBeGreaterThan(0);
+    expect(await checkpointOf('last-try')).toBe(0);
+    expect(await matchedSets()).toEqual([]);
+  });
+
+  it('a run Redis refused (out of memory) is delayed without burning an attempt; the last attempt is told', async () => {
+    const config = fx.config(hubspotConfig(companies('oom', 'oom_id')));
+    const requests: { lastAttempt?: boolean }[] = [];
+    const refused = async (_deps: unknown, request: { runId: string; lastAttempt?: boolean }): Promise<RunSummary> => {
+      requests.push(request);
+      const error = { code: 'redis_unavailable', message: "OOM command not allowed when used memory > 'maxmemory'." };
+      return { ...completedRun('oom', request.runId, 0), status: 'failed', error };
+    };
+    const delays: number[] = [];
+    const processor = queueProcessor(refused, fx.deps(config));
+    const err = await processor(
+      job({ search: 'oom', runId: 'oom-1' }, 4, delays),
+      't',
+      new AbortController().signal,
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(DelayedError);
+    expect(delays).toHaveLength(1);
+    expect(delays[0]! - Date.now()).toBeLessThan(5_000);
+    expect(requests.map((r) => r.lastAttempt)).toEqual([true]);
+  });
 });

@@ -189,4 +189,26 @@ describe('run outcome (how a run ends, from its ending)', () => {
       await runOutcome({ kind: 'threw', error: new Error('cut'), aborted: true }, facts(0, null), 's'),
     ).toMatchObject({ status: 'failed', stopReason: 'aborted' });
   });
+
+  it('the last attempt clears what a failure or stop kept; Redis out of memory or away keeps it to go on', async () => {
+    const last = { ...facts(0, null), lastAttempt: true };
+    const ending = (error: Error, aborted = false) => ({ kind: 'threw' as const, error, aborted });
+    expect(await runOutcome(ending(new Error('boom')), last, 's')).toMatchObject({ checkpoint: { keep: false } });
+    expect(await runOutcome(ending(new Error('cut'), true), last, 's')).toMatchObject({
+      stopReason: 'aborted',
+      checkpoint: { keep: false },
+    });
+    expect(await runOutcome({ kind: 'walked', aborted: true, capped: false }, last, 's')).toMatchObject({
+      checkpoint: { keep: false },
+    });
+    const oom = new Error("OOM command not allowed when used memory > 'maxmemory'.");
+    const execAbort = Object.assign(new Error('EXECABORT Transaction discarded'), { previousErrors: [oom] });
+    const gone = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    for (const error of [oom, execAbort, gone])
+      expect(await runOutcome(ending(error), last, 's')).toMatchObject({
+        status: 'failed',
+        error: { code: 'redis_unavailable' },
+        checkpoint: { keep: true },
+      });
+  });
 });

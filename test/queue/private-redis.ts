@@ -26,7 +26,8 @@ const answers = (url: string): Promise<boolean> => redisAnswers(url, 500);
 
 const running = (p: ChildProcess): boolean => p.exitCode === null && p.signalCode === null;
 
-export async function privateRedis(password: string): Promise<PrivateRedis> {
+/** `args`: more redis-server options (e.g. `--maxmemory-policy allkeys-lru`). */
+export async function privateRedis(password: string, args: readonly string[] = []): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'ps-redis-'));
   const url = `redis://:${password}@127.0.0.1:${port}`;
@@ -56,6 +57,7 @@ export async function privateRedis(password: string): Promise<PrivateRedis> {
           '',
           '--requirepass',
           password,
+          ...args,
         ],
         { stdio: 'ignore' },
       );

@@ -66,7 +66,7 @@ describe('runs pages: the mirror figures', () => {
     expect(runHistoryPage('s', [run({})], undefined)).not.toContain('leave actions');
   });
 
-  it("the overview shows the last run's mirror figures", () => {
+  it("the overview shows the last run's mirror figures", async () => {
     const last = run({ entered: 3, left: 1, leaveActions: 1, leaversPending: 2, listAdded: 4, listRemoved: 1 });
     const row: SearchRow = {
       search: { name: 's', destination: 'crm' } as SavedSearch,
@@ -76,10 +76,10 @@ describe('runs pages: the mirror figures', () => {
       recent: [last],
       live: undefined,
     };
-    expect(runsIndexPage([row])).toContain(
+    expect(await runsIndexPage([row])).toContain(
       '3 entered · 1 left · 1 leave actions · 2 leavers pending · 4 added to the list · 1 removed from it',
     );
-    expect(runsIndexPage([{ ...row, last: run({}) }])).not.toContain('entered');
+    expect(await runsIndexPage([{ ...row, last: run({}) }])).not.toContain('entered');
   });
 });
 
@@ -142,7 +142,7 @@ describe('search page charts: their axes', () => {
 });
 
 describe('the overview: list and after', () => {
-  it("shows each search's list: name, and its after: while idle", () => {
+  it("shows each search's list: name, and its after: while idle", async () => {
     const row = (search: Partial<SavedSearch>): SearchRow => ({
       search: { name: 'people', destination: 'crm', ...search } as SavedSearch,
       schedule: 'every 1h',
@@ -151,12 +151,12 @@ describe('the overview: list and after', () => {
       recent: [],
       live: undefined,
     });
-    const html = runsIndexPage([row({ list: { name: 'DACH leaders' }, after: ['companies', 'accounts'] })]);
+    const html = await runsIndexPage([row({ list: { name: 'DACH leaders' }, after: ['companies', 'accounts'] })]);
     const search = /data-label="Search">[\s\S]*?<\/td>/.exec(html)?.[0] ?? '';
     const now = /data-label="Now">[\s\S]*?<\/td>/.exec(html)?.[0] ?? '';
     expect(search).toContain('list DACH leaders');
     expect(now).toMatch(/^data-label="Now">idle<br><span class="muted">runs after companies, accounts<\/span>/);
-    const plain = runsIndexPage([row({})]);
+    const plain = await runsIndexPage([row({})]);
     expect(plain).not.toContain('runs after');
     expect(plain).not.toContain('list ');
   });

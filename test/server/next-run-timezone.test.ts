@@ -14,10 +14,10 @@ const row = (name: string, schedule: SavedSearch['schedule'], nextRunAt: number)
 });
 
 describe('next run', () => {
-  it('shows the config time zone beside UTC (winter and summer time), and UTC alone without a zone', () => {
+  it('shows the config time zone beside UTC (winter and summer time), and UTC alone without a zone', async () => {
     const winter = Date.parse('2026-11-28T04:00:00Z');
     const summer = Date.parse('2026-07-01T03:00:00Z');
-    const page = runsIndexPage([
+    const page = await runsIndexPage([
       row('a', { cron: '0 5 * * *', timezone: 'Europe/Berlin' }, winter),
       row('b', { cron: '0 5 * * *', timezone: 'Europe/Berlin' }, summer),
       row('c', { every: '1h' } as SavedSearch['schedule'], Date.parse('2026-11-28T09:30:00Z')),

@@ -61,7 +61,7 @@ describe('run views', () => {
     expect(rows.find((r) => r.search.name === 'people')?.live).toMatchObject({ waitingFor: ['companies'] });
     expect(rows.find((r) => r.search.name === 'people')?.live?.delayedUntil).toBeUndefined();
 
-    const html = runsIndexPage(rows);
+    const html = await runsIndexPage(rows);
     const pacedRow = /<tr><td data-label="Search"><a href="\/runs\/paced">[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
     expect(pacedRow).toMatch(
       /<td class="cell-wide" data-label="Now"><span class="warn">delayed \(paced\): resumes in (1 h 59 min|2 h 0 min)/,

@@ -21,15 +21,12 @@ import {
   type RunPace,
   type SearchPaceInput,
 } from '../../runs/allotment-forecast.js';
-import { listRuns } from '../../runs/run-history.js';
+import { readOverviews } from '../../runs/run-overview.js';
 import { inLanes } from '../../shared/in-lanes.js';
 import { whenIn } from '../../shared/when.js';
 import type { Filter, SourceClient } from '../../source/index.js';
 import { printJson, withSourceCommand, type ConfigOption, type JsonOption } from '../command-context.js';
 import { EXIT } from '../exit-codes.js';
-
-/** Runs of the history the pace is read from (the forecast averages the last few that walked). */
-const HISTORY_DEPTH = 50;
 
 const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.view ?? []).includes('contacts');
 
@@ -37,7 +34,7 @@ const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.vi
 const COUNT_LANES = 32;
 
 /**
- * Each scheduled search's pace: its run history, else one free count (the only count this command spends per
+ * Each scheduled search's pace: its recent runs (its overview, one read for all), else one free count (the only count this command spends per
  * search), the searches side by side in lanes.
  */
 async function paces(
@@ -47,22 +44,25 @@ async function paces(
   prefix: string,
 ): Promise<SearchPaceInput[]> {
   const now = Date.now();
-  return inLanes(
-    config.searches.filter((x) => x.schedule !== undefined),
-    COUNT_LANES,
-    async (s): Promise<SearchPaceInput> => {
-      const history = paceFromHistory(await listRuns(redis, s.name, { prefix, limit: HISTORY_DEPTH }));
-      // Refresh mode `changed`: the first run walks everything, the later ones their share (src/runs/refresh-selection.ts).
-      const refresh = refreshSettings(config, s);
-      const changed =
-        refresh.mode === 'changed'
-          ? { runsPerInterval: refreshCadence(s.schedule, refresh.maxAgeDays, now).runsPerInterval }
-          : undefined;
-      const pace: RunPace =
-        history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s), changed);
-      return { search: s.name, schedule: s.schedule, pace };
-    },
+  const scheduled = config.searches.filter((x) => x.schedule !== undefined);
+  const overviews = await readOverviews(
+    redis,
+    scheduled.map((s) => s.name),
+    prefix,
   );
+  const recent = new Map(scheduled.map((s, i) => [s.name, overviews[i]?.recent ?? []]));
+  return inLanes(scheduled, COUNT_LANES, async (s): Promise<SearchPaceInput> => {
+    const history = paceFromHistory(recent.get(s.name) ?? []);
+    // Refresh mode `changed`: the first run walks everything, the later ones their share (src/runs/refresh-selection.ts).
+    const refresh = refreshSettings(config, s);
+    const changed =
+      refresh.mode === 'changed'
+        ? { runsPerInterval: refreshCadence(s.schedule, refresh.maxAgeDays, now).runsPerInterval }
+        : undefined;
+    const pace: RunPace =
+      history ?? paceFromCount(await source.count(s.entity, s.filter as Filter), s, withCredits(s), changed);
+    return { search: s.name, schedule: s.schedule, pace };
+  });
 }
 
 /** Times beside UTC in the config's time zone (a search's own for its next run): `2026-11-28 05:00 Europe/Berlin (04:00Z)`. */

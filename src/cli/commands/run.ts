@@ -15,14 +15,19 @@ import {
   followerInstance,
   type FollowerInstance,
   openSource,
+  REDIS_UNAVAILABLE,
   syncSearch,
+  type RunRequest,
   type RunSpend,
 } from '../../../jobs/sync-search/index.js';
 import { filterIssues, formatIssue, searchTimeZone, withCredentialHint } from '../../config/index.js';
 import { formatSummary } from '../../runs/format-summary.js';
 import { createProgressBar } from '../../runs/progress-bar.js';
 import { exitCodeOf, notStartedSummary, type RunSummary } from '../../runs/run-summary.js';
+import { sleep } from '../../shared/abortable-sleep.js';
+import { backoffDelayMs } from '../../shared/backoff.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
+import { MEMORY_WAIT_BACKOFF } from '../../shared/redis-memory-wait.js';
 import {
   openSearchCommand,
   printJson,
@@ -62,24 +67,30 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   process.once('SIGTERM', onSignal);
 
   let summary: RunSummary;
+  const request: RunRequest = {
+    search,
+    runId,
+    dryRun,
+    ...(dryRun && opts.sample !== undefined ? { sample: opts.sample } : {}),
+    fullResync,
+    trigger: 'cli',
+    // nothing resumes a run of this terminal but this command, and it does so only when Redis refused writes
+    lastAttempt: true,
+    signal: abort.signal,
+    onProgress: (p) => bar.update(p),
+    // said before the first token, on stderr (stdout's last line stays the summary)
+    onSpend: (spend) => {
+      if (spend.dryRun) process.stderr.write(`${formatSpend(spend)}\n`);
+    },
+  };
   try {
-    summary = await syncSearch(
-      { config, redis, prefix, logger },
-      {
-        search,
-        runId,
-        dryRun,
-        ...(dryRun && opts.sample !== undefined ? { sample: opts.sample } : {}),
-        fullResync,
-        trigger: 'cli',
-        signal: abort.signal,
-        onProgress: (p) => bar.update(p),
-        // said before the first token, on stderr (stdout's last line stays the summary)
-        onSpend: (spend) => {
-          if (spend.dryRun) process.stderr.write(`${formatSpend(spend)}\n`);
-        },
-      },
-    );
+    summary = await syncSearch({ config, redis, prefix, logger }, request);
+    // Redis out of memory: the run's end waited for memory to free; the run goes on from its checkpoint.
+    for (let resumes = 1; redisRefused(summary, redis) && !abort.signal.aborted; resumes++) {
+      process.stderr.write(`Redis refused writes (${summary.error?.message}): the run goes on from its checkpoint\n`);
+      await sleep(backoffDelayMs(resumes, MEMORY_WAIT_BACKOFF), abort.signal).catch(() => undefined);
+      if (!abort.signal.aborted) summary = await syncSearch({ config, redis, prefix, logger }, request);
+    }
   } catch (err) {
     summary = notStartedSummary(search, runId, dryRun, errorInfo(err));
   } finally {
@@ -97,8 +108,13 @@ export async function runCommand(name: string, opts: RunOptions): Promise<number
   if (summary.error?.code === 'source_validation_failed') await reportFilterRefusal(cmd, logger);
   cmd.close();
   if (summary.error && CONFIG_ERROR_CODES.has(summary.error.code)) return EXIT.config;
-  if (summary.error?.code === 'redis_unavailable') return EXIT.redisUnreachable;
+  if (summary.error?.code === REDIS_UNAVAILABLE) return EXIT.redisUnreachable;
   return exitCodeOf(summary);
+}
+
+/** The run failed because Redis refused its writes, and Redis answers again (a connection lost stays lost). */
+function redisRefused(summary: RunSummary, redis: Redis): boolean {
+  return summary.status === 'failed' && summary.error?.code === REDIS_UNAVAILABLE && redis.status === 'ready';
 }
 
 /** A dry run's spend, before its first token: its walk's tokens, no credit, and what a real run would spend now. */
