@@ -56,7 +56,8 @@ export class RefusalGuard {
     this.disarm();
     throw new CrmRefusedError(
       'crm_refused_all',
-      `the CRM refused each of the first ${group.count} records sent for the same reason, ${refusalText(group)}; the run stopped before fetching the rest (fix the mapping or the CRM field, then run again)`,
+      `the CRM refused each of the first ${group.count} records sent for the same reason, ${refusalText(group)}; ` +
+        'the run stopped before fetching the rest (fix the mapping or the CRM field, then run again)',
       group,
     );
   }
@@ -88,7 +89,8 @@ export function refusedShareEnding(
   const share = (n: number): string => `${Math.round(n * 1000) / 10}%`;
   const error = new CrmRefusedError(
     'crm_refused_share',
-    `the CRM refused ${rejected} of the ${sent} records sent (${share(rejected / sent)}, above rejects.failAbove ${share(failAbove)}); most often ${refusalText(group)}`,
+    `the CRM refused ${rejected} of the ${sent} records sent (${share(rejected / sent)}, ` +
+      `above rejects.failAbove ${share(failAbove)}); most often ${refusalText(group)}`,
     group,
   );
   return { kind: 'threw', error, aborted: false };

@@ -29,7 +29,7 @@ const unchanged = (n: number): WriteOutcome[] =>
   Array.from({ length: n }, (_, i) => ({ key: `u${i}`, status: 'unchanged' }));
 
 describe('refusal guard', () => {
-  it('stops once the first 200 records sent are all refused for one code and field; writes stay small until then', () => {
+  it('stops once the first 200 records sent are all refused for one code and field; small writes until then', () => {
     const guard = new RefusalGuard();
     expect(guard.writeBatch(2_000)).toBe(EARLY_REFUSAL_RECORDS);
     expect(guard.writeBatch(100)).toBe(100);
@@ -86,7 +86,8 @@ describe('refusal guard', () => {
       error: { code: 'crm_refused_share', details: { crmCode: 'CONFLICT', field: 'domain' } },
     });
     expect((failed as { error: Error }).error.message).toBe(
-      'the CRM refused 51 of the 100 records sent (51%, above rejects.failAbove 50%); most often CONFLICT [domain]: dup',
+      'the CRM refused 51 of the 100 records sent (51%, above rejects.failAbove 50%); ' +
+        'most often CONFLICT [domain]: dup',
     );
     // unchanged records were not sent; an aborted walk is left as it is
     expect(refusedShareEnding({ ...walked, aborted: true }, cp(51, 49), 0.5)).toMatchObject({ aborted: true });

@@ -207,7 +207,7 @@ describe('the run ledger, book by book', () => {
     expect(await store.load('run-1')).toBeNull();
   });
 
-  it('a new run starts over the plan: its id, start, counted, partitions with counts, the plan and the refresh', async () => {
+  it('a new run starts over the plan: its id, start, counted, partitions, the plan and the refresh', async () => {
     const { ledger, store } = await ledgerWith();
     const refresh: RefreshState = {
       instance: 'i',
@@ -422,7 +422,7 @@ describe('the run ledger, book by book', () => {
     expect(Object.keys(quiet.ledger.checkpoint ?? {})).not.toContain('warnings');
   });
 
-  it('mapped paths absent in every record are warned once at the end; contacts left out by design are not', async () => {
+  it('paths absent in every record are warned once at the end; contacts left out by design are not', async () => {
     const { ledger, store } = await ledgerWith();
     ledger.begin(plan, true);
     const records = [{ id: 'a' }, { id: 'b' }];
@@ -469,7 +469,7 @@ describe('the run ledger, book by book', () => {
     expect(ledger.unwalked()).toEqual([0]);
   });
 
-  it('the end clears the checkpoint, or keeps it for the TTL asked; a save error is handed over, not thrown', async () => {
+  it('the end clears the checkpoint or keeps it for the TTL asked; a save error is handed over', async () => {
     const cleared = await ledgerWith();
     cleared.ledger.begin(plan, true);
     await cleared.ledger.save();

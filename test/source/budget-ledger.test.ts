@@ -220,7 +220,7 @@ describe('budget ledger: credit books (real Redis)', () => {
     expect(await l.spendableCredits('run-a')).toBe(75);
   });
 
-  it('names the cap that binds: the smaller remaining of run and day (run on ties), with what is in flight', async () => {
+  it('names the cap that binds: the smaller remaining of run and day (run on ties), what is in flight', async () => {
     const both = await accountLedger(0, { maxPerRun: 100, maxPerDay: 100 });
     expect(await both.l.creditHeadroom('r')).toEqual({ spendable: 100, binding: 'credit_cap_run' });
     const held = await both.l.reserveCredits('r', 30);
