@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '../helpers/node-entry.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -48,9 +49,14 @@ export interface CliChild {
   exited: Promise<number | null>;
 }
 
-/** Runs `prospect-sync <args>` in a child Node process (tsx), as a user would. */
+/** Node's arguments that start the CLI (compiled once per run, see test/helpers/node-entry.ts). */
+export function cliEntry(): string[] {
+  return nodeEntry(MAIN);
+}
+
+/** Runs `prospect-sync <args>` in a child Node process, as a user would. */
 export function cli(args: string[], env: Record<string, string>): CliChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], {
     env: { ...process.env, ...CONFIG_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
