@@ -1,46 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { nodeEntry } from '../helpers/node-entry.js';
+import { CONFIG_ENV } from './cli-config.js';
+
+// The config helpers live apart (./cli-config.ts): a test that only builds a config starts no process.
+export { CONFIG_ENV, configYaml, searchYaml } from './cli-config.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-
-export const CONFIG_ENV = {
-  SI_CLIENT_SECRET: 'test-si-secret',
-  HUBSPOT_TOKEN: 'test-hubspot-token',
-  LOG_LEVEL: 'warn',
-};
-
-/** A minimal valid config; `searches` is the YAML list under `searches:`. */
-export function configYaml(searches: string): string {
-  return `source:
-  baseUrl: http://127.0.0.1:9/api
-  auth:
-    tokenUrl: http://127.0.0.1:9/oauth/token
-    clientId: demo-client
-    clientSecret: \${SI_CLIENT_SECRET}
-destinations:
-  crm:
-    type: hubspot
-    accessToken: \${HUBSPOT_TOKEN}
-    baseUrl: http://127.0.0.1:9
-server:
-  port: 0
-searches:
-${searches}`;
-}
-
-export function searchYaml(name: string, schedule: string): string {
-  return `  - name: ${name}
-    segment: icp
-    entity: companies
-    filter: {company: {industry: {include: [software]}}}
-    schedule: ${schedule}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {name: name}
-`;
-}
 
 export interface CliChild {
   child: ChildProcess;
