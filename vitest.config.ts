@@ -6,8 +6,9 @@ export default defineConfig(({ mode }) => {
   const processFiles = processTestFiles(import.meta.dirname);
   return {
     test: {
-      // finds (or starts) the Redis every file uses, or stops the run at once saying what to install
-      globalSetup: ['test/suite-redis.ts'],
+      // finds (or starts) the Redis every file uses, or stops the run at once saying what to install; the files that
+      // start processes get our sources compiled once (test/compiled-sources.ts), which the quick subset does not need
+      globalSetup: ['test/suite-redis.ts', ...(mode === 'quick' ? [] : ['test/compiled-sources.ts'])],
       // HubSpot exchanges of the e2e and jobs tests checked against HubSpot's published specs.
       setupFiles: ['test/contracts/contract-setup.ts'],
       // Ceilings, not timings: child processes start slowly on a loaded 2-core machine.

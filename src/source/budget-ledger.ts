@@ -101,7 +101,7 @@ export interface Reservation {
 }
 
 export interface TokenReservation extends Reservation {
-  /** The balance less the reserve and every reservation, before this grant; -1 while the balance is unknown. */
+  /** The balance less the reserve and every reservation (at least 0), before this grant; -1 while it is unknown. */
   available: number;
   /** Tokens held by other reservations in flight. */
   held: number;
@@ -221,7 +221,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   async spendableTokens(): Promise<number> {
     const { id, available } = await this.reserveTokens(0);
     await this.releaseTokens(id);
-    return available < 0 ? Number.POSITIVE_INFINITY : Math.max(0, available);
+    return available < 0 ? Number.POSITIVE_INFINITY : available;
   }
 
   /** Reserves up to `requested` credits for `runId` under the run and day caps. */

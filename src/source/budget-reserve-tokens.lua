@@ -1,5 +1,6 @@
 -- KEYS: resv hash, resv expiry zset, tokens hash. ARGV: requested, reserve, id, ttlMs.
 -- Returns {granted, available before the grant (-1 when the balance is unknown), tokens other reservations hold}.
+-- A known balance below the reserve and the reservations is 0 available, never negative: -1 means unknown only.
 local st = redis.call('HMGET', KEYS[3], 'remaining', 'resetAt')
 local remaining, resetAt = tonumber(st[1]), tonumber(st[2])
 local requested = tonumber(ARGV[1])
@@ -12,4 +13,4 @@ if grant > 0 then
   redis.call('HSET', KEYS[1], ARGV[3], grant)
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
 end
-return {grant, avail, reserved}
+return {grant, math.max(avail, 0), reserved}

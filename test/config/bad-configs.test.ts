@@ -6,7 +6,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, formatIssue, readConfig } from '../../src/config/index.js';
-import { FIXTURES, SECRETS, fixtureEnv, runCli as cli } from './config-fixtures.js';
+import { FIXTURES, SECRETS, fixtureEnv } from './config-fixtures.js';
+import { runCli as cli } from './run-cli.js';
 
 /** fixture name -> [line, column, path, a part of the message] of its (first) issue. */
 const CASES: Record<string, [number, number, string, string]> = {

@@ -1,5 +1,4 @@
 /** Shared bits of the config tests: fixture paths and the environment the fixtures are written for. */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseConfig } from '../../src/config/index.js';
 
@@ -25,26 +24,4 @@ export function parseError(text: string, env: NodeJS.ProcessEnv = fixtureEnv()):
     throw error;
   }
   throw new Error('expected a ConfigError');
-}
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI (`src/cli/main.ts`) in a child process with exactly `env` (plus PATH). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { notStartedSummary } from '../../src/runs/run-summary.js';
-import { FIXTURES, runCli } from './config-fixtures.js';
+import { FIXTURES } from './config-fixtures.js';
+import { runCli } from './run-cli.js';
 
 const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'contract.md'), 'utf8');
 

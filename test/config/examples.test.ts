@@ -6,7 +6,8 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchema, readConfig } from '../../src/config/index.js';
-import { FIXTURES, fixtureEnv, runCli } from './config-fixtures.js';
+import { FIXTURES, fixtureEnv } from './config-fixtures.js';
+import { runCli } from './run-cli.js';
 
 const CONTRACT_ENV = fixtureEnv({
   SI_BASE_URL: 'https://si.example.test/api/v2',

@@ -10,7 +10,8 @@ import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/
 import { startSalesIntelEmulator, type SalesIntelEmulator } from '../../src/emulators/sales-intel/index.js';
 import { startSalesforceEmulator, type SalesforceEmulator } from '../../src/emulators/salesforce/index.js';
 import { testRedis } from '../helpers/redis.js';
-import { SECRETS, runCli, type CliResult } from './config-fixtures.js';
+import { SECRETS } from './config-fixtures.js';
+import { runCli, type CliResult } from './run-cli.js';
 
 let emulator: SalesIntelEmulator;
 let hubspot: HubSpotEmulator;

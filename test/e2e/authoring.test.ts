@@ -12,7 +12,7 @@ import { startHubSpotEmulator, type HubSpotEmulator } from '../../src/emulators/
 import { startSalesIntelEmulator, type SalesIntelEmulator } from '../../src/emulators/sales-intel/index.js';
 import { freePort } from '../../src/shared/free-port.js';
 import { testRedis } from '../helpers/redis.js';
-import { runCli, type CliResult } from '../config/config-fixtures.js';
+import { runCli, type CliResult } from '../config/run-cli.js';
 
 let plain: SalesIntelEmulator;
 let shaped: SalesIntelEmulator;

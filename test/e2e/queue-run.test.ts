@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '../helpers/node-entry.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSyncProcessor } from '../../jobs/sync-search.js';
 import { startRoles, type RunningRoles } from '../../src/cli/commands/start.js';
@@ -118,7 +119,7 @@ async function spawnWorker(f: Fixture, yaml: string): Promise<{ proc: ChildProce
   dir ??= await mkdtemp(join(tmpdir(), 'ps-e2e-'));
   const file = join(dir, 'config.yaml');
   await writeFile(file, yaml);
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, file, f.prefix], {
+  const proc = spawn(process.execPath, [...nodeEntry(CHILD), file, f.prefix], {
     env: { ...process.env, ...f.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

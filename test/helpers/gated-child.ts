@@ -1,8 +1,9 @@
 /**
- * A tsx child process that prints `ready`, waits for one line on stdin (the go signal, with whatever it carries), and
+ * A child process that prints `ready`, waits for one line on stdin (the go signal, with whatever it carries), and
  * prints its result as the last stdout line (JSON). Lets a test start several processes, then release them together.
  */
 import { spawn } from 'node:child_process';
+import { nodeEntry } from './node-entry.js';
 
 export interface GatedChild<R> {
   ready: Promise<void>;
@@ -12,7 +13,7 @@ export interface GatedChild<R> {
 }
 
 export function spawnGatedChild<R>(script: string, env: Record<string, string>): GatedChild<R> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, nodeEntry(script), {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeEntry } from './node-entry.js';
 
 const CHILD = fileURLToPath(new URL('../e2e/sync-worker-child.ts', import.meta.url));
 
@@ -30,7 +31,7 @@ export function workerPool(configFile: string, prefix: string, env: Record<strin
   };
   return {
     async spawn() {
-      const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, configFile, prefix], {
+      const proc = spawn(process.execPath, [...nodeEntry(CHILD), configFile, prefix], {
         env: { ...process.env, LOG_LEVEL: 'silent', ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLiveConfig } from '../../src/cli/live-config.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { configYaml, searchYaml } from './cli-process.js';
+import { configYaml, searchYaml } from './cli-config.js';
 
 describe('live config', () => {
   let dir: string | undefined;

@@ -1,45 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '../helpers/node-entry.js';
+import { CONFIG_ENV } from './cli-config.js';
+
+// The config helpers live apart (./cli-config.ts): a test that only builds a config starts no process.
+export { CONFIG_ENV, configYaml, searchYaml } from './cli-config.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-
-export const CONFIG_ENV = {
-  SI_CLIENT_SECRET: 'test-si-secret',
-  HUBSPOT_TOKEN: 'test-hubspot-token',
-  LOG_LEVEL: 'warn',
-};
-
-/** A minimal valid config; `searches` is the YAML list under `searches:`. */
-export function configYaml(searches: string): string {
-  return `source:
-  baseUrl: http://127.0.0.1:9/api
-  auth:
-    tokenUrl: http://127.0.0.1:9/oauth/token
-    clientId: demo-client
-    clientSecret: \${SI_CLIENT_SECRET}
-destinations:
-  crm:
-    type: hubspot
-    accessToken: \${HUBSPOT_TOKEN}
-    baseUrl: http://127.0.0.1:9
-server:
-  port: 0
-searches:
-${searches}`;
-}
-
-export function searchYaml(name: string, schedule: string): string {
-  return `  - name: ${name}
-    segment: icp
-    entity: companies
-    filter: {company: {industry: {include: [software]}}}
-    schedule: ${schedule}
-    destination: crm
-    object: companies
-    matchOn: {field: prospect_sync_id, from: id}
-    fields: {name: name}
-`;
-}
 
 export interface CliChild {
   child: ChildProcess;
@@ -48,9 +15,14 @@ export interface CliChild {
   exited: Promise<number | null>;
 }
 
-/** Runs `prospect-sync <args>` in a child Node process (tsx), as a user would. */
+/** Node's arguments that start the CLI (compiled once per run, see test/helpers/node-entry.ts). */
+export function cliEntry(): string[] {
+  return nodeEntry(MAIN);
+}
+
+/** Runs `prospect-sync <args>` in a child Node process, as a user would. */
 export function cli(args: string[], env: Record<string, string>): CliChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], {
     env: { ...process.env, ...CONFIG_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

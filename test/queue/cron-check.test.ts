@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, ConfigError } from '../../src/config/index.js';
 import { cronProblem } from '../../src/config/schedule.js';
-import { configYaml, searchYaml } from './cli-process.js';
+import { configYaml, searchYaml } from './cli-config.js';
 
 const json = (file: string): { version?: string; dependencies?: Record<string, string> } =>
   JSON.parse(readFileSync(file, 'utf8')) as never;

@@ -5,6 +5,7 @@ import { enqueueRun, openQueues, startSyncWorker, type AppQueues } from '../../s
 import { silentLogger } from '../../src/shared/logger.js';
 import { queueEnv, waitFor } from './queue-env.js';
 import { closeAfterEach } from '../helpers/closers.js';
+import { nodeEntry } from '../helpers/node-entry.js';
 import type { SyncJobData } from '../../src/queue/index.js';
 
 /** This test's processor keeps its own progress in the job data (the real one uses the checkpoint store). */
@@ -21,7 +22,7 @@ describe('graceful shutdown', () => {
     closers.push(env.cleanup, queues.close);
     const run = await enqueueRun(queues.sync, 'dach', 'manual');
 
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    const child = spawn(process.execPath, nodeEntry(CHILD), {
       env: { ...process.env, QUEUE_PREFIX: env.ctx.prefix },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { recordRun } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { CONFIG_ENV, configYaml, searchYaml } from './cli-process.js';
+import { CONFIG_ENV, configYaml, searchYaml } from './cli-config.js';
 import { queueEnv, waitFor } from './queue-env.js';
 import { closeAfterEach } from '../helpers/closers.js';
 

@@ -74,11 +74,13 @@ describe('partitioning by free counts', () => {
   });
 
   it('a 422 mid-walk is split and the walk continues with nothing lost or doubled', async () => {
-    fx = await sourceFixture({ companies: 104_000, persons: 1000, ...account() });
+    // the API's depth (100,000) at a tenth of the scale: the same split, a tenth of the records to walk
+    const depth = 10_000;
+    fx = await sourceFixture({ companies: 10_400, persons: 1000, journeyDepth: depth, ...account() });
     const filter = { company: { headcount: { gte: 1 } } };
     const total = await fx.client.count('companies', filter);
-    expect(total).toBeGreaterThan(100_000);
-    // Pretend planning said one journey is enough: the API stops it at 100,000 records.
+    expect(total).toBeGreaterThan(depth);
+    // Pretend planning said one journey is enough: the API stops it at its depth.
     const plan: Partition = { filter, count: total, headcount: { gte: 1, lte: 10_000_000 } };
     const out = new Set<string>();
     const queue = [plan];

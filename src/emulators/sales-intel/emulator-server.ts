@@ -17,7 +17,7 @@ import { FaultState } from './fault-state.js';
 import { BodyTooLargeError, message, readBody, sendReply, type Reply } from './http-io.js';
 import { LiveIndex } from './live-index.js';
 import { RateLimiter, formatSeconds, rateLimitHeaders } from './rate-limiter.js';
-import { SearchService } from './search-service.js';
+import { API_JOURNEY_DEPTH, SearchService } from './search-service.js';
 import { settingsFor } from './settings-data.js';
 import { TokenStore } from './token-store.js';
 import type {
@@ -94,6 +94,7 @@ export async function startSalesIntelEmulator(options: SalesIntelEmulatorOptions
     recordStyle: options.recordStyle ?? 'camel',
     cursorStyle: options.cursorStyle ?? 'json-v1',
     personCompany: options.personCompany ?? false,
+    journeyDepth: options.journeyDepth ?? API_JOURNEY_DEPTH,
   });
 
   function tokenEndpoint(req: IncomingMessage, rawBody: string): Reply {

@@ -13,7 +13,8 @@ import type { LiveIndex } from './live-index.js';
 import { parseSearchQuery, type SearchQuery } from './query-params.js';
 import { renderCompany, renderPerson, styleRecord } from './record-render.js';
 
-const JOURNEY_DEPTH = 100_000;
+/** Records one cursor journey may return (the API's depth; an emulator may be given another). */
+export const API_JOURNEY_DEPTH = 100_000;
 const MATCHER_CACHE_SIZE = 8;
 
 export interface SearchContext {
@@ -43,7 +44,12 @@ export class SearchService {
     private readonly live: LiveIndex,
     private readonly budget: BudgetLedger,
     private readonly faults: FaultState,
-    private readonly options: { recordStyle: RecordStyle; cursorStyle: CursorStyle; personCompany?: boolean },
+    private readonly options: {
+      recordStyle: RecordStyle;
+      cursorStyle: CursorStyle;
+      personCompany?: boolean;
+      journeyDepth: number;
+    },
   ) {}
 
   private matcher(entity: Entity, spec: FilterSpec, fingerprint: string): Matcher {
@@ -242,11 +248,11 @@ export class SearchService {
     m.scan(start, query.limit + 1, slots);
     const hasMore = slots.length > query.limit;
     if (hasMore) slots.length = query.limit;
-    if (returned + slots.length > JOURNEY_DEPTH) {
+    if (returned + slots.length > this.options.journeyDepth) {
       return coded(
         422,
         'pagination_depth_exceeded',
-        `a cursor journey cannot return more than ${JOURNEY_DEPTH} records; narrow the filter`,
+        `a cursor journey cannot return more than ${this.options.journeyDepth} records; narrow the filter`,
         headers,
       );
     }

@@ -75,6 +75,11 @@ export interface SalesIntelEmulatorOptions {
    */
   personCompany?: boolean;
   /**
+   * Records one cursor journey may return before its 422 `pagination_depth_exceeded`; default the API's 100,000.
+   * Lower in tests that need a journey past the depth without walking 100,000 records.
+   */
+  journeyDepth?: number;
+  /**
    * Shape of a dictionary answer (the spec does not show it): 'data' = `{data: [{value, label}]}` (default);
    * 'values' = `{dictionary, values: [{code, label}]}`.
    */
