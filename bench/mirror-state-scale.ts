@@ -40,16 +40,17 @@ async function usedMemory(redis: Redis): Promise<number> {
   }
 }
 
-/** The scripts' names by SHA, to read SLOWLOG. */
+/** The scripts' names by SHA (as luaScript joins their files), to read SLOWLOG. */
 const scriptNames = new Map(
-  [
-    ['settle step', 'membership-settle-step.lua'],
-    ['refresh commit step', 'refresh-registry-commit-step.lua'],
-  ].map(([name, file]) => {
-    const lua = ['step-progress.lua', file!].map((f) =>
-      readFileSync(new URL(`../src/runs/${f}`, import.meta.url), 'utf8'),
-    );
-    return [createHash('sha1').update(lua.join('\n')).digest('hex'), name!];
+  (
+    [
+      ['settle step', ['runs/step-progress.lua', 'runs/membership-settle-step.lua']],
+      ['refresh commit step', ['runs/step-progress.lua', 'runs/refresh-registry-commit-step.lua']],
+      ['change hash buckets', ['crm/change-hash-buckets.lua']],
+    ] as const
+  ).map(([name, files]) => {
+    const lua = files.map((f) => readFileSync(new URL(`../src/${f}`, import.meta.url), 'utf8'));
+    return [createHash('sha1').update(lua.join('\n')).digest('hex'), name];
   }),
 );
 
