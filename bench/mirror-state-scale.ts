@@ -46,7 +46,7 @@ const scriptNames = new Map(
     [
       ['settle step', ['runs/step-progress.lua', 'runs/membership-settle-step.lua']],
       ['refresh commit step', ['runs/step-progress.lua', 'runs/refresh-registry-commit-step.lua']],
-      ['change hash buckets', ['crm/change-hash-buckets.lua']],
+      ['change hash buckets', ['shared/linear-buckets.lua', 'crm/change-hash-buckets.lua']],
     ] as const
   ).map(([name, files]) => {
     const lua = files.map((f) => readFileSync(new URL(`../src/${f}`, import.meta.url), 'utf8'));

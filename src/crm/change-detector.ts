@@ -112,7 +112,12 @@ export function changeHashKeys(legacy: string): { legacy: string; meta: string; 
   return { legacy, meta: `${legacy}:meta`, buckets: `${legacy}:b:` };
 }
 
-const BUCKETS = luaScript('changeHashBuckets', 2, new URL('./change-hash-buckets.lua', import.meta.url));
+const BUCKETS = luaScript(
+  'changeHashBuckets',
+  2,
+  new URL('../shared/linear-buckets.lua', import.meta.url),
+  new URL('./change-hash-buckets.lua', import.meta.url),
+);
 /** Entries of the layout before moved into the buckets by each write (one bounded step of the migration). */
 const DRAIN_PER_WRITE = 250;
 /** Records per script call. */

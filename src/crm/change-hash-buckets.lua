@@ -1,17 +1,17 @@
--- The change hashes of one CRM instance, object and mapping (src/crm/change-detector.ts) in small hash buckets, so
--- Redis keeps each bucket in its compact listpack encoding whatever the number of records. A record's field is the
--- first 8 bytes of SHA-1 of its match key (its value: the stored hashes); the buckets grow by linear hashing: the
--- address is the field's first 4 bytes modulo 2^L (modulo 2^(L+1) below the split pointer s), and one bucket is split
--- in two each time the records per bucket would pass LOAD, so a call moves at most a bucket's entries per split. A collision
--- of two match keys on 64 bits only ever makes a record look changed (it is sent again), never the reverse.
+-- The change hashes of one CRM instance, object and mapping (src/crm/change-detector.ts) in small hash buckets grown
+-- by linear hashing (the prelude), so Redis keeps each in its compact listpack encoding whatever the number of
+-- records. A record's field is the first 8 bytes of SHA-1 of its match key (its value: the stored hashes); its first
+-- 4 bytes address the bucket. A collision of two match keys on 64 bits only ever makes a record look changed (it is
+-- sent again), never the reverse.
 -- The flat hash of the layout before (field = match key) is read where a bucket has nothing, and drained into the
 -- buckets by every write (DRAIN entries per call, resumable: a drained entry leaves it).
+-- Run after src/shared/linear-buckets.lua (its prelude).
 -- KEYS: 1 meta (hash: L, s, n records, mc the drain's HSCAN cursor), 2 the flat hash of the layout before.
 -- The buckets (ARGV[2] .. address) share the prefix's hash tag, hence the slot of KEYS on a Redis Cluster.
 -- ARGV: 1 'get' | 'set' | 'del', 2 the buckets' name prefix, 3 TTL seconds (renewed on every bucket read or written),
 -- 4 set: entries of the layout before to drain (else unused); then get/del: match keys; set: match key, value pairs.
 -- Returns get: the stored values (nil where none); set/del: the records kept.
-local LOAD, MAX_SPLITS = 48, 64
+local MAX_SPLITS = 64
 local meta, legacy = KEYS[1], KEYS[2]
 local op, prefix, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local state = redis.call('HMGET', meta, 'L', 's', 'n')
@@ -25,16 +25,14 @@ local function fieldOf(key)
   return string.char(unpack(bytes))
 end
 
+-- The field's first 4 bytes: lb_hash of the match key.
 local function hashOf(field)
   local b1, b2, b3, b4 = string.byte(field, 1, 4)
   return ((b1 * 256 + b2) * 256 + b3) * 256 + b4
 end
 
 local function bucketOf(field)
-  local h = hashOf(field)
-  local a = h % 2 ^ L
-  if a < s then a = h % 2 ^ (L + 1) end
-  return prefix .. string.format('%d', a)
+  return lb_bucket(prefix, L, s, hashOf(field))
 end
 
 local touched = {}
@@ -42,24 +40,6 @@ local function touch(bucket) touched[bucket] = true end
 local function renew()
   for bucket in pairs(touched) do redis.call('EXPIRE', bucket, ttl) end
   redis.call('EXPIRE', meta, ttl)
-end
-
--- Bucket s splits into s and s + 2^L: the entries whose address modulo 2^(L+1) is no longer s move.
-local function split()
-  local from = prefix .. string.format('%d', s)
-  local to = prefix .. string.format('%d', s + 2 ^ L)
-  local all = redis.call('HGETALL', from)
-  for i = 1, #all, 2 do
-    if hashOf(all[i]) % 2 ^ (L + 1) ~= s then
-      redis.call('HSET', to, all[i], all[i + 1])
-      redis.call('HDEL', from, all[i])
-      touch(to)
-    end
-  end
-  s = s + 1
-  if s == 2 ^ L then
-    L, s = L + 1, 0
-  end
 end
 
 if op == 'get' then
@@ -78,14 +58,9 @@ if op == 'get' then
 end
 
 if op == 'set' then
-  -- Split before writing: a bucket that once outgrew the listpack limits stays a hash table after it shrinks.
   local coming = n + (#ARGV - 4) / 2
   if hasLegacy then coming = coming + tonumber(ARGV[4]) end
-  local splits = 0
-  while coming > LOAD * (2 ^ L + s) and splits < MAX_SPLITS do
-    split()
-    splits = splits + 1
-  end
+  L, s = lb_grow(prefix, L, s, coming, hashOf, ttl, MAX_SPLITS)
   for i = 5, #ARGV, 2 do
     local field = fieldOf(ARGV[i])
     local bucket = bucketOf(field)
