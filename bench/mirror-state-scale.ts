@@ -45,7 +45,10 @@ const scriptNames = new Map(
   (
     [
       ['settle step', ['runs/step-progress.lua', 'runs/membership-settle-step.lua']],
-      ['refresh commit step', ['runs/step-progress.lua', 'runs/refresh-registry-commit-step.lua']],
+      [
+        'refresh commit step',
+        ['runs/step-progress.lua', 'shared/linear-buckets.lua', 'runs/refresh-registry-commit-step.lua'],
+      ],
       ['change hash buckets', ['shared/linear-buckets.lua', 'crm/change-hash-buckets.lua']],
     ] as const
   ).map(([name, files]) => {

@@ -2,8 +2,8 @@
  * The refresh registry of a search per CRM instance (docs/runs.md, Refresh on change): the partitions of its last
  * complete walk in refresh mode `changed` (filter, free count when walked, when each was last walked), the
  * fingerprint of what they partition, and per partition the match keys its last walk found, so a run that skips a
- * partition still counts its members as matching. Written only when a run ends complete; a TTL renewed by each.
- * Keys share the search's hash tag with its mirror keys (one script on a Redis Cluster).
+ * partition still counts its members as matching (in a generation of listpack buckets that each commit replaces:
+ * refresh-registry-commit-step.lua). Written only when a run ends complete; a TTL renewed by each. Keys share the search's hash tag with its mirror keys (one script on a Redis Cluster).
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -42,10 +42,45 @@ export interface RefreshRegistry {
 const COMMIT_STEP = 200;
 const COMMIT = luaScript(
   'refreshRegistryCommitStep',
-  10,
+  11,
   new URL('./step-progress.lua', import.meta.url),
+  new URL('../shared/linear-buckets.lua', import.meta.url),
   new URL('./refresh-registry-commit-step.lua', import.meta.url),
 );
+
+/**
+ * Keys of a registry's keys by partition (refresh-registry-commit-step.lua): `generation` points at the generation
+ * of listpack buckets in use (names under `generations`); `legacy` is the one hash of the layout before.
+ */
+function keysOf(
+  search: string,
+  instance: string,
+  prefix: string,
+): {
+  generation: string;
+  generations: string;
+  legacy: string;
+} {
+  const b = `${base(search, prefix)}:${instance}`;
+  return { generation: `${b}:g`, generations: `${b}:g:`, legacy: `${b}:keys` };
+}
+
+/** Drops an instance's registry keys by partition: the generation in use, bucket by bucket, and the layout before. */
+async function dropKeys(redis: Redis, search: string, instance: string, prefix: string): Promise<void> {
+  const { generation, generations, legacy } = keysOf(search, instance, prefix);
+  const gen = await redis.hget(generation, 'gen');
+  if (gen !== null) {
+    const at = `${generations}${gen}`;
+    const [l, s] = await redis.hmget(`${at}:m`, 'L', 's');
+    const count = 2 ** Number(l ?? 0) + Number(s ?? 0);
+    for (let from = 0; from < count; from += KEYS_PER_COMMAND) {
+      const names = Array.from({ length: Math.min(KEYS_PER_COMMAND, count - from) }, (_, i) => `${at}:b${from + i}`);
+      await redis.unlink(...names);
+    }
+    await redis.unlink(`${at}:m`, `${at}:p`, `${at}:i`);
+  }
+  await redis.unlink(generation, legacy);
+}
 
 export function partitionId(filter: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 16);
@@ -91,13 +126,10 @@ export async function dropRegistries(
   const instances = `${base(search, prefix)}:instances`;
   const names = await redis.smembers(instances);
   if (names.length === 0) return;
+  for (const n of names) await dropKeys(redis, search, n, prefix);
   await redis.unlink(
     instances,
-    ...names.flatMap((n) => [
-      `${base(search, prefix)}:${n}`,
-      `${base(search, prefix)}:${n}:keys`,
-      `${base(search, prefix)}:${n}:held`,
-    ]),
+    ...names.flatMap((n) => [`${base(search, prefix)}:${n}`, `${base(search, prefix)}:${n}:held`]),
   );
 }
 
@@ -116,7 +148,7 @@ export async function lastRegistryInstance(
 }
 
 export class RefreshRegistryStore {
-  private readonly keys: { registry: string; keys: string; instances: string; held: string };
+  private readonly keys: { registry: string; instances: string; held: string };
 
   constructor(
     private readonly redis: Redis,
@@ -127,7 +159,6 @@ export class RefreshRegistryStore {
     const b = base(search, prefix);
     this.keys = {
       registry: `${b}:${instance}`,
-      keys: `${b}:${instance}:keys`,
       instances: `${b}:instances`,
       held: `${b}:${instance}:held`,
     };
@@ -163,8 +194,10 @@ export class RefreshRegistryStore {
     const multi = this.redis.multi();
     for (const part of chunks(skipped, KEYS_PER_COMMAND)) multi.sadd(skippedKey, ...part);
     await multi.expire(skippedKey, RUN_MATCHED_TTL_SECONDS).exec();
+    const { generation, generations, legacy } = keysOf(this.search, this.instance, this.prefix);
     const keys = [
-      this.keys.keys,
+      generation,
+      legacy,
       runKeys,
       runMatchedKey(this.search, runId, this.prefix),
       this.keys.registry,
@@ -184,6 +217,7 @@ export class RefreshRegistryStore {
       covered,
       COMMIT_STEP,
       RUN_MATCHED_TTL_SECONDS,
+      generations,
     ];
     for (;;) {
       const [done, kept, held] = (await runLua<number[]>(this.redis, COMMIT, keys, args)).map(Number) as [
@@ -197,7 +231,8 @@ export class RefreshRegistryStore {
 
   /** The registry no longer describes a complete walk (a partition was split mid-walk): the next run starts afresh. */
   async drop(): Promise<void> {
-    await this.redis.unlink(this.keys.registry, this.keys.keys, this.keys.held);
+    await dropKeys(this.redis, this.search, this.instance, this.prefix);
+    await this.redis.unlink(this.keys.registry, this.keys.held);
   }
 }
 
