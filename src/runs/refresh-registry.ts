@@ -3,7 +3,8 @@
  * complete walk in refresh mode `changed` (filter, free count when walked, when each was last walked), the
  * fingerprint of what they partition, and per partition the match keys its last walk found, so a run that skips a
  * partition still counts its members as matching (in a generation of listpack buckets that each commit replaces:
- * refresh-registry-commit-step.lua). Written only when a run ends complete; a TTL renewed by each. Keys share the search's hash tag with its mirror keys (one script on a Redis Cluster).
+ * refresh-registry-commit-step.lua). Written only when a run ends complete; a TTL renewed by each. Keys share the
+ * search's hash tag with its mirror keys (one script on a Redis Cluster).
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
