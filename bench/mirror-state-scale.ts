@@ -40,6 +40,39 @@ async function usedMemory(redis: Redis): Promise<number> {
   }
 }
 
+/**
+ * MEMORY USAGE (SAMPLES 0: every entry) per entry after run 3: the membership sets whole, and up to 200 buckets of
+ * each bucketed store (change hashes, the registry's keys by partition) picked by SCAN.
+ */
+async function memorySamples(redis: Redis): Promise<Record<string, number>> {
+  const perEntry = async (keys: string[], size: (k: string) => Promise<number>): Promise<number> => {
+    let bytes = 0;
+    let entries = 0;
+    for (const k of keys) {
+      bytes += Number(await redis.memory('USAGE', k, 'SAMPLES', 0));
+      entries += await size(k);
+    }
+    return entries === 0 ? 0 : Number((bytes / entries).toFixed(1));
+  };
+  const scan = async (pattern: string): Promise<string[]> => {
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0' && found.length < 200);
+    return found.slice(0, 200);
+  };
+  const mirror = 'b:mirror:{icp}:portal';
+  return {
+    members: await perEntry([`${mirror}:members`], (k) => redis.scard(k)),
+    listed: await perEntry([`${mirror}:listed`], (k) => redis.scard(k)),
+    changeHashBucket: await perEntry(await scan('b:crm:hash:*:b:*'), (k) => redis.hlen(k)),
+    registryBucket: await perEntry(await scan('b:refresh:{icp}:portal:g:*:b*'), (k) => redis.hlen(k)),
+  };
+}
+
 /** The scripts' names by SHA (as luaScript joins their files), to read SLOWLOG. */
 const scriptNames = new Map(
   (
@@ -212,6 +245,7 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     }
     const m5 = await usedMemory(redis);
     bytes.totalAfterRun3 = (m5 - m0) / n;
+    const sampled = await memorySamples(redis);
     await timed(phases, 'dry run walk', () => walk(redis, 'r4', walked, (p) => range(p, churn, churn)));
     await registry.commit('r4', 4, 4, skipped, null);
     const forecast = await timed(phases, 'dry run forecast', () => store.forecast('r4', rules, 'removeFromList'));
@@ -236,6 +270,7 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     return {
       members: n,
       bytesPerMember: Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, round(v)])),
+      memoryUsagePerEntry: sampled,
       slowlogOver1ms: slow.length,
       maxCommandMs: top[0]?.ms ?? 0,
       slowest: top,
