@@ -41,8 +41,8 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 /**
- * MEMORY USAGE (SAMPLES 0: every entry) per entry after run 3: the membership sets whole, and up to 200 buckets of
- * each bucketed store (change hashes, the registry's keys by partition) picked by SCAN.
+ * MEMORY USAGE (SAMPLES 0: every entry) per entry after run 3: up to 200 buckets of each store (record flags, change
+ * hashes, the registry's keys by partition) picked by SCAN.
  */
 async function memorySamples(redis: Redis): Promise<Record<string, number>> {
   const perEntry = async (keys: string[], size: (k: string) => Promise<number>): Promise<number> => {
@@ -64,10 +64,8 @@ async function memorySamples(redis: Redis): Promise<Record<string, number>> {
     } while (cursor !== '0' && found.length < 200);
     return found.slice(0, 200);
   };
-  const mirror = 'b:mirror:{icp}:portal';
   return {
-    members: await perEntry([`${mirror}:members`], (k) => redis.scard(k)),
-    listed: await perEntry([`${mirror}:listed`], (k) => redis.scard(k)),
+    recordFlagsBucket: await perEntry(await scan('b:mirror:{icp}:portal:records:*'), (k) => redis.hlen(k)),
     changeHashBucket: await perEntry(await scan('b:crm:hash:*:b:*'), (k) => redis.hlen(k)),
     registryBucket: await perEntry(await scan('b:refresh:{icp}:portal:g:*:b*'), (k) => redis.hlen(k)),
   };
@@ -77,7 +75,16 @@ async function memorySamples(redis: Redis): Promise<Record<string, number>> {
 const scriptNames = new Map(
   (
     [
-      ['settle step', ['runs/step-progress.lua', 'runs/membership-settle-step.lua']],
+      [
+        'settle step',
+        [
+          'runs/step-progress.lua',
+          'shared/linear-buckets.lua',
+          'runs/record-flags.lua',
+          'runs/membership-settle-step.lua',
+        ],
+      ],
+      ['membership records', ['shared/linear-buckets.lua', 'runs/record-flags.lua', 'runs/membership-records.lua']],
       [
         'refresh commit step',
         ['runs/step-progress.lua', 'shared/linear-buckets.lua', 'runs/refresh-registry-commit-step.lua'],

@@ -1,5 +1,5 @@
 -- Prelude of the scripts that keep per-record state in small hash buckets grown by linear hashing
--- (src/crm/change-hash-buckets.lua, src/runs/refresh-registry-commit-step.lua): small enough buckets stay in Redis's
+-- (change hashes, the refresh registry's keys, a search's record flags): small enough buckets stay in Redis's
 -- compact listpack encoding whatever the number of records. A table of 2^L + s buckets named prefix .. address; a
 -- record's address is its 32-bit hash modulo 2^L, or modulo 2^(L+1) below the split pointer s. One split moves
 -- one bucket's entries, so growing costs a bounded step however large the table is.
@@ -19,7 +19,7 @@ local function lb_count(L, s)
   return 2 ^ L + s
 end
 
--- Bucket s splits into s and s + 2^L (given its TTL): the entries whose hash modulo 2^(L+1) is not s move.
+-- Bucket s splits into s and s + 2^L (given its TTL, if any): the entries whose hash modulo 2^(L+1) is not s move.
 local function lb_split(prefix, L, s, hash_of, ttl)
   local from = prefix .. string.format('%d', s)
   local to = prefix .. string.format('%d', s + 2 ^ L)
@@ -32,7 +32,7 @@ local function lb_split(prefix, L, s, hash_of, ttl)
       moved = true
     end
   end
-  if moved then redis.call('EXPIRE', to, ttl) end
+  if moved and ttl then redis.call('EXPIRE', to, ttl) end
   s = s + 1
   if s == 2 ^ L then return L + 1, 0 end
   return L, s
