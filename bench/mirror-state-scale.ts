@@ -30,8 +30,14 @@ const key = (i: number): string => `c_${i.toString(36).padStart(5, '0')}`;
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 
-/** used_memory once the keys freed in the background (UNLINK) are freed. */
+type SlowEntry = [number, number, number, string[]];
+/** SLOWLOG entries read so far (the log is read and reset before each memory reading: its entries take memory). */
+let slowEntries: SlowEntry[] = [];
+
+/** used_memory once the keys freed in the background (UNLINK) are freed, without the SLOWLOG's own entries. */
 async function usedMemory(redis: Redis): Promise<number> {
+  slowEntries.push(...((await redis.slowlog('GET', 100_000)) as SlowEntry[]));
+  await redis.slowlog('RESET');
   for (;;) {
     const info = await redis.info('memory');
     if (Number(/lazyfree_pending_objects:(\d+)/.exec(info)?.[1]) === 0)
@@ -164,8 +170,9 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
   }
   try {
     await redis.config('SET', 'slowlog-log-slower-than', '1000');
-    await redis.config('SET', 'slowlog-max-len', '10000');
+    await redis.config('SET', 'slowlog-max-len', '100000');
     await redis.slowlog('RESET');
+    slowEntries = [];
     const phases: Record<string, number> = {};
     const bytes: Record<string, number> = {};
     const parts = Math.ceil(n / PARTITION);
@@ -258,7 +265,7 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     const forecast = await timed(phases, 'dry run forecast', () => store.forecast('r4', rules, 'removeFromList'));
     const counts = await timed(phases, 'plan counts', () => store.counts(true));
 
-    const slow = (await redis.slowlog('GET', 10000)) as [number, number, number, string[]][];
+    const slow = [...slowEntries, ...((await redis.slowlog('GET', 100_000)) as SlowEntry[])];
     const named = slow.map(([, , micros, args]) => ({
       ms: micros / 1000,
       command: args[0] === 'evalsha' ? (scriptNames.get(args[1] ?? '') ?? 'evalsha') : (args[0] ?? ''),
