@@ -189,6 +189,21 @@ export class RefreshRegistryStore {
     skipped: readonly string[],
     registry: RefreshRegistry | null,
   ): Promise<{ kept: number; held: number }> {
+    return (await this.commitSteps(runId, at, covered, skipped, registry, Number.POSITIVE_INFINITY))!;
+  }
+
+  /**
+   * `commit` cut off after `maxSteps` bounded steps (null then, else its figures): a commit cut off (the worker gone)
+   * goes on where it was when `commit` is called again for the run.
+   */
+  async commitSteps(
+    runId: string,
+    at: number,
+    covered: number,
+    skipped: readonly string[],
+    registry: RefreshRegistry | null,
+    maxSteps: number,
+  ): Promise<{ kept: number; held: number } | null> {
     const runKeys = `${base(this.search, this.prefix)}:run:${runId}`;
     // The commit goes in steps (bounded calls); its progress and staging keys sit beside the run's keys.
     const skippedKey = `${runKeys}:skipped`;
@@ -220,7 +235,7 @@ export class RefreshRegistryStore {
       RUN_MATCHED_TTL_SECONDS,
       generations,
     ];
-    for (;;) {
+    for (let step = 0; step < maxSteps; step++) {
       const [done, kept, held] = (await runLua<number[]>(this.redis, COMMIT, keys, args)).map(Number) as [
         number,
         number,
@@ -228,6 +243,7 @@ export class RefreshRegistryStore {
       ];
       if (done === 1) return { kept, held };
     }
+    return null;
   }
 
   /** The registry no longer describes a complete walk (a partition was split mid-walk): the next run starts afresh. */

@@ -55,12 +55,14 @@ describe('refresh registry layout', () => {
     await walk('after', 'r1', all, () => false);
     await new RefreshRegistryStore(r.redis, 'after', 'portal', r.prefix).commit('r1', 1, 1, [], registry(1));
 
-    const decide = async (search: string) => {
+    const decide = async (search: string, cutAfter = 0) => {
       const store = new RefreshRegistryStore(r.redis, search, 'portal', r.prefix);
       const skipped = all.filter((p) => p % 2 === 1).map((p) => partitionId({ p }));
       const out: unknown[] = [];
       // Run 2 walks partitions 0, 2, 4: every tenth record of them is gone; run 3 walks them all again.
       await walk(search, 'r2', [0, 2, 4], (i) => i % 10 === 0);
+      // Cut off after `cutAfter` steps (the worker gone), the commit is taken up by another.
+      if (cutAfter > 0) expect(await store.commitSteps('r2', 2, 1, skipped, registry(2), cutAfter)).toBeNull();
       out.push(await store.commit('r2', 2, 1, skipped, registry(2)));
       out.push((await r.redis.smembers(runMatchedKey(search, 'r2', r.prefix))).sort());
       await walk(search, 'r3', all, (i) => i % 10 === 0);
@@ -71,6 +73,16 @@ describe('refresh registry layout', () => {
     const before = await decide('before');
     const after = await decide('after');
     expect(before).toEqual(after);
+    // The same from either layout when the commit is cut off in its registry, copy or drop phases.
+    for (const [search, cut] of [
+      ['cut-early', 5],
+      ['cut-copy', 80],
+      ['cut-drop', 115],
+    ] as const) {
+      await walk(search, 'r1', all, () => false);
+      await new RefreshRegistryStore(r.redis, search, 'portal', r.prefix).commit('r1', 1, 1, [], registry(1));
+      expect(await decide(search, cut)).toEqual(after);
+    }
     // Run 2 kept the 3 skipped partitions' members and held the 600 gone; run 3 released them.
     expect(before[0]).toEqual({ kept: 3 * PER, held: 600 });
     expect(before[1]).toHaveLength(PARTS * PER);
