@@ -23,6 +23,8 @@ elseif op == 'page' then
   return { next, fields }
 elseif op == 'migrate' then
   local members, listed = redis.call('SPOP', KEYS[2], count), redis.call('SPOP', KEYS[3], count)
+  -- Nothing of the layout before (the usual case): nothing written.
+  if #members + #listed == 0 then return 0 end
   rec_grow(#members + #listed)
   for _, id in ipairs(members) do rec_update(id, REC_MEMBER, true) end
   for _, id in ipairs(listed) do rec_update(id, REC_LISTED, true) end
