@@ -76,8 +76,8 @@ describe('refresh registry layout', () => {
     // The same from either layout when the commit is cut off in its registry, copy or drop phases.
     for (const [search, cut] of [
       ['cut-early', 5],
-      ['cut-copy', 80],
-      ['cut-drop', 115],
+      ['cut-copy', 65],
+      ['cut-drop', 72],
     ] as const) {
       await walk(search, 'r1', all, () => false);
       await new RefreshRegistryStore(r.redis, search, 'portal', r.prefix).commit('r1', 1, 1, [], registry(1));
