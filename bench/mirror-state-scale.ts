@@ -30,8 +30,14 @@ const key = (i: number): string => `c_${i.toString(36).padStart(5, '0')}`;
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 
-/** used_memory once the keys freed in the background (UNLINK) are freed. */
+type SlowEntry = [number, number, number, string[]];
+/** SLOWLOG entries read so far (the log is read and reset before each memory reading: its entries take memory). */
+let slowEntries: SlowEntry[] = [];
+
+/** used_memory once the keys freed in the background (UNLINK) are freed, without the SLOWLOG's own entries. */
 async function usedMemory(redis: Redis): Promise<number> {
+  slowEntries.push(...((await redis.slowlog('GET', 100_000)) as SlowEntry[]));
+  await redis.slowlog('RESET');
   for (;;) {
     const info = await redis.info('memory');
     if (Number(/lazyfree_pending_objects:(\d+)/.exec(info)?.[1]) === 0)
@@ -40,16 +46,60 @@ async function usedMemory(redis: Redis): Promise<number> {
   }
 }
 
-/** The scripts' names by SHA, to read SLOWLOG. */
+/**
+ * MEMORY USAGE (SAMPLES 0: every entry) per entry after run 3: up to 200 buckets of each store (record flags, change
+ * hashes, the registry's keys by partition) picked by SCAN.
+ */
+async function memorySamples(redis: Redis): Promise<Record<string, number>> {
+  const perEntry = async (keys: string[], size: (k: string) => Promise<number>): Promise<number> => {
+    let bytes = 0;
+    let entries = 0;
+    for (const k of keys) {
+      bytes += Number(await redis.memory('USAGE', k, 'SAMPLES', 0));
+      entries += await size(k);
+    }
+    return entries === 0 ? 0 : Number((bytes / entries).toFixed(1));
+  };
+  const scan = async (pattern: string): Promise<string[]> => {
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0' && found.length < 200);
+    return found.slice(0, 200);
+  };
+  return {
+    recordFlagsBucket: await perEntry(await scan('b:mirror:{icp}:portal:records:*'), (k) => redis.hlen(k)),
+    changeHashBucket: await perEntry(await scan('b:crm:hash:*:b:*'), (k) => redis.hlen(k)),
+    registryBucket: await perEntry(await scan('b:refresh:{icp}:portal:g:*:b*'), (k) => redis.hlen(k)),
+  };
+}
+
+/** The scripts' names by SHA (as luaScript joins their files), to read SLOWLOG. */
 const scriptNames = new Map(
-  [
-    ['settle step', 'membership-settle-step.lua'],
-    ['refresh commit step', 'refresh-registry-commit-step.lua'],
-  ].map(([name, file]) => {
-    const lua = ['step-progress.lua', file!].map((f) =>
-      readFileSync(new URL(`../src/runs/${f}`, import.meta.url), 'utf8'),
-    );
-    return [createHash('sha1').update(lua.join('\n')).digest('hex'), name!];
+  (
+    [
+      [
+        'settle step',
+        [
+          'runs/step-progress.lua',
+          'shared/linear-buckets.lua',
+          'runs/record-flags.lua',
+          'runs/membership-settle-step.lua',
+        ],
+      ],
+      ['membership records', ['shared/linear-buckets.lua', 'runs/record-flags.lua', 'runs/membership-records.lua']],
+      [
+        'refresh commit step',
+        ['runs/step-progress.lua', 'shared/linear-buckets.lua', 'runs/refresh-registry-commit-step.lua'],
+      ],
+      ['change hash buckets', ['shared/linear-buckets.lua', 'crm/change-hash-buckets.lua']],
+    ] as const
+  ).map(([name, files]) => {
+    const lua = files.map((f) => readFileSync(new URL(`../src/${f}`, import.meta.url), 'utf8'));
+    return [createHash('sha1').update(lua.join('\n')).digest('hex'), name];
   }),
 );
 
@@ -120,8 +170,9 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
   }
   try {
     await redis.config('SET', 'slowlog-log-slower-than', '1000');
-    await redis.config('SET', 'slowlog-max-len', '10000');
+    await redis.config('SET', 'slowlog-max-len', '100000');
     await redis.slowlog('RESET');
+    slowEntries = [];
     const phases: Record<string, number> = {};
     const bytes: Record<string, number> = {};
     const parts = Math.ceil(n / PARTITION);
@@ -208,12 +259,13 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     }
     const m5 = await usedMemory(redis);
     bytes.totalAfterRun3 = (m5 - m0) / n;
+    const sampled = await memorySamples(redis);
     await timed(phases, 'dry run walk', () => walk(redis, 'r4', walked, (p) => range(p, churn, churn)));
     await registry.commit('r4', 4, 4, skipped, null);
     const forecast = await timed(phases, 'dry run forecast', () => store.forecast('r4', rules, 'removeFromList'));
     const counts = await timed(phases, 'plan counts', () => store.counts(true));
 
-    const slow = (await redis.slowlog('GET', 10000)) as [number, number, number, string[]][];
+    const slow = [...slowEntries, ...((await redis.slowlog('GET', 100_000)) as SlowEntry[])];
     const named = slow.map(([, , micros, args]) => ({
       ms: micros / 1000,
       command: args[0] === 'evalsha' ? (scriptNames.get(args[1] ?? '') ?? 'evalsha') : (args[0] ?? ''),
@@ -232,6 +284,7 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     return {
       members: n,
       bytesPerMember: Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, round(v)])),
+      memoryUsagePerEntry: sampled,
       slowlogOver1ms: slow.length,
       maxCommandMs: top[0]?.ms ?? 0,
       slowest: top,

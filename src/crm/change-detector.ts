@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { luaScript, runLua } from '../shared/lua-script.js';
 import { chunks } from './chunks.js';
 import type { CrmRecord, ObjectTarget } from './crm-sink.js';
 
@@ -102,6 +103,26 @@ export function changeHashKey(
   return `${keyPrefix}:crm:hash:${destination}:${instance}:${target.object}:${mappingFingerprint(target)}`;
 }
 
+/**
+ * The keys of one change-hash store: its meta hash and its buckets' name prefix (change-hash-buckets.lua), named
+ * after `legacy`, the flat hash of the layout before (drained into them): on a Redis Cluster the prefix's hash tag
+ * puts them all in one slot.
+ */
+export function changeHashKeys(legacy: string): { legacy: string; meta: string; buckets: string } {
+  return { legacy, meta: `${legacy}:meta`, buckets: `${legacy}:b:` };
+}
+
+const BUCKETS = luaScript(
+  'changeHashBuckets',
+  2,
+  new URL('../shared/linear-buckets.lua', import.meta.url),
+  new URL('./change-hash-buckets.lua', import.meta.url),
+);
+/** Entries of the layout before moved into the buckets by each write (one bounded step of the migration). */
+const DRAIN_PER_WRITE = 250;
+/** Records per script call. */
+const SCRIPT_ITEMS = 250;
+
 /** A record's company-link hash and per-field hashes (undefined: the record lacks the field). */
 interface RecordHashes {
   company: string;
@@ -109,10 +130,6 @@ interface RecordHashes {
   /** Stored field hashes (current form) as `unchanged` read them (null: none), so `remember` need not read again. */
   stored?: string[] | null;
 }
-
-/** Reads renew a key's expiry at most this often per process (writes always do): 90 days, renewed hourly. */
-const RENEW_ON_READ_MS = 3600_000;
-const renewedAt = new Map<string, number>();
 
 function hashesOf(
   fields: readonly string[],
@@ -177,25 +194,20 @@ export function createChangeDetector(
     }
     return h;
   };
-  const read = async (keys: string[]): Promise<(string | null)[]> => {
-    const now = Date.now();
-    if (now - (renewedAt.get(key) ?? Number.NEGATIVE_INFINITY) < RENEW_ON_READ_MS) return redis.hmget(key, ...keys);
-    const [[err, stored]] = (await redis
-      .multi()
-      .hmget(key, ...keys)
-      .expire(key, CHANGE_HASH_TTL_SECONDS)
-      .exec()) as [[Error | null, (string | null)[]]];
-    if (err !== null) throw err;
-    renewedAt.set(key, now);
-    return stored;
+  const store = changeHashKeys(key);
+  // A script call handles at most SCRIPT_ITEMS records: Redis is held for a few milliseconds at most.
+  const call = async (op: 'get' | 'set' | 'del', drain: number, items: string[], width = 1): Promise<unknown[]> => {
+    const out: unknown[] = [];
+    for (const part of chunks(items, SCRIPT_ITEMS * width)) {
+      const args = [op, store.buckets, CHANGE_HASH_TTL_SECONDS, drain, ...part];
+      const reply = await runLua<unknown>(redis, BUCKETS, [store.meta, store.legacy], args);
+      if (Array.isArray(reply)) out.push(...(reply as unknown[]));
+    }
+    return out;
   };
+  const read = async (keys: string[]): Promise<(string | null)[]> => (await call('get', 0, keys)) as (string | null)[];
   const write = async (pairs: string[]): Promise<void> => {
-    await redis
-      .multi()
-      .hset(key, ...pairs)
-      .expire(key, CHANGE_HASH_TTL_SECONDS)
-      .exec();
-    renewedAt.set(key, Date.now());
+    await call('set', DRAIN_PER_WRITE, pairs, 2);
   };
   return {
     async unchanged(records, options = {}) {
@@ -247,7 +259,7 @@ export function createChangeDetector(
       }
     },
     async forget(keys) {
-      for (const part of chunks(keys, CHUNK)) await redis.hdel(key, ...part);
+      await call('del', 0, keys);
     },
   };
 }

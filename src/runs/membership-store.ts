@@ -66,8 +66,24 @@ const SETTLE = luaScript(
   'membershipSettleStep',
   7,
   new URL('./step-progress.lua', import.meta.url),
+  new URL('../shared/linear-buckets.lua', import.meta.url),
+  new URL('./record-flags.lua', import.meta.url),
   new URL('./membership-settle-step.lua', import.meta.url),
 );
+const RECORDS = luaScript(
+  'membershipRecords',
+  3,
+  new URL('../shared/linear-buckets.lua', import.meta.url),
+  new URL('./record-flags.lua', import.meta.url),
+  new URL('./membership-records.lua', import.meta.url),
+);
+/** Record flags (record-flags.lua). */
+const MEMBER = 1;
+const LISTED = 2;
+/** Ids per flags call, and entries of the layout before moved per migration step. */
+const RECORDS_STEP = 250;
+/** Fields per page of the record flags (whole buckets: a page may hold a bucket more). */
+const RECORDS_PAGE = 1000;
 
 function base(search: string, prefix: string): string {
   return `${prefix}:mirror:{${search}}`;
@@ -115,7 +131,17 @@ export async function dropRunMatched(
 }
 
 export class MembershipStore {
-  private readonly keys: { members: string; absent: string; pending: string; meta: string; listed: string };
+  private readonly keys: {
+    records: string;
+    buckets: string;
+    members: string;
+    absent: string;
+    pending: string;
+    meta: string;
+    listed: string;
+  };
+  /** The layout before (the `members` and `listed` sets) moved into the record flags by this object already. */
+  private migrated = false;
 
   constructor(
     private readonly redis: Redis,
@@ -125,6 +151,8 @@ export class MembershipStore {
   ) {
     const b = `${base(search, prefix)}:${instance}`;
     this.keys = {
+      records: `${b}:records`,
+      buckets: `${b}:records:`,
       members: `${b}:members`,
       absent: `${b}:absent`,
       pending: `${b}:pending`,
@@ -146,11 +174,12 @@ export class MembershipStore {
    * (the worker gone) goes on where it was when `settle` is called again for the run.
    */
   async settleStep(runId: string, rules: LeaveRules): Promise<Settled | null> {
-    const { members, absent, pending, meta } = this.keys;
+    await this.migrate();
+    const { records, buckets, absent, pending, meta } = this.keys;
     const matched = runMatchedKey(this.search, runId, this.prefix);
     // Beside the run's matched set (`:run:`): transient, and told apart from the membership as it is.
-    const keys = [members, absent, pending, meta, matched, `${matched}:settle`, `${matched}:leaving`];
-    const args = [rules.confirmRuns, rules.maxShare, SETTLE_STEP, RUN_MATCHED_TTL_SECONDS];
+    const keys = [records, absent, pending, meta, matched, `${matched}:settle`, `${matched}:leaving`];
+    const args = [rules.confirmRuns, rules.maxShare, SETTLE_STEP, RUN_MATCHED_TTL_SECONDS, buckets];
     const reply = (await runLua<number[]>(this.redis, SETTLE, keys, args)).map(Number);
     const [done, entered, left, count, guarded, waiting] = reply as [number, number, number, number, number, number];
     return done === 1 ? { entered, left, matched: count, guarded: guarded === 1, pending: waiting } : null;
@@ -163,7 +192,8 @@ export class MembershipStore {
    * out (none when the guard holds them). Read page by page.
    */
   async forecast(runId: string, rules: LeaveRules, list: 'none' | 'list' | 'removeFromList'): Promise<Forecast> {
-    const { members, absent, pending, meta, listed } = this.keys;
+    await this.migrate();
+    const { absent, pending, meta } = this.keys;
     const run = runMatchedKey(this.search, runId, this.prefix);
     const [matched, baselineText] = await Promise.all([this.redis.scard(run), this.redis.hget(meta, 'baseline')]);
     const baseline = baselineText === null ? null : Number(baselineText);
@@ -171,37 +201,39 @@ export class MembershipStore {
       matched === 0 || (baseline !== null && baseline > 0 && (baseline - matched) / baseline > rules.maxShare);
     const removing = list === 'removeFromList' && !guarded;
     const f = { entered: 0, left: 0, pending: 0, listAdds: 0, listRemoves: 0 };
-    const inSets = async (page: string[], ...sets: string[]): Promise<number[][]> =>
-      Promise.all(sets.map((set) => this.redis.smismember(set, ...page)));
     for await (const page of this.pages(run)) {
-      const [inMembers, inList] = await inSets(page, members, listed);
-      page.forEach((_, i) => {
-        if (inMembers![i] === 1) return;
+      const flags = await this.flags(page);
+      flags.forEach((flag) => {
+        if ((flag & MEMBER) !== 0) return;
         f.entered += 1;
         // After the settle the members are (members - leaving) + matched: those not in the list yet are added.
-        if (list !== 'none' && inList![i] === 0) f.listAdds += 1;
+        if (list !== 'none' && (flag & LISTED) === 0) f.listAdds += 1;
       });
     }
-    for await (const page of this.pages(members)) {
-      const [[inRun, inList], absences] = await Promise.all([
-        inSets(page, run, listed),
-        this.redis.hmget(absent, ...page),
+    for await (const entries of this.recordPages()) {
+      const page = entries.filter((e) => (e.flags & MEMBER) !== 0);
+      if (page.length === 0) continue;
+      const ids = page.map((e) => e.id);
+      const [inRun, absences] = await Promise.all([
+        this.redis.smismember(run, ...ids),
+        this.redis.hmget(absent, ...ids),
       ]);
-      page.forEach((_, i) => {
-        const leaving = inRun![i] === 0 && Number(absences[i] ?? 0) + 1 >= rules.confirmRuns;
+      page.forEach((e, i) => {
+        const leaving = inRun[i] === 0 && Number(absences[i] ?? 0) + 1 >= rules.confirmRuns;
+        const inList = (e.flags & LISTED) !== 0;
         if (leaving) f.left += 1;
         if (list === 'none') return;
-        if (!leaving && inList![i] === 0) f.listAdds += 1;
-        if (leaving && removing && inList![i] === 1) f.listRemoves += 1;
+        if (!leaving && !inList) f.listAdds += 1;
+        if (leaving && removing && inList) f.listRemoves += 1;
       });
     }
     // The leavers acted on are the pending ones not matched again and the newly confirmed: removed if in the list.
     for await (const page of this.pages(pending)) {
-      const [inRun, inList] = await inSets(page, run, listed);
+      const [inRun, flags] = await Promise.all([this.redis.smismember(run, ...page), this.flags(page)]);
       page.forEach((_, i) => {
-        if (inRun![i] === 1) return;
+        if (inRun[i] === 1) return;
         f.pending += 1;
-        if (removing && inList![i] === 1) f.listRemoves += 1;
+        if (removing && (flags[i]! & LISTED) !== 0) f.listRemoves += 1;
       });
     }
     await this.redis.unlink(run);
@@ -210,11 +242,12 @@ export class MembershipStore {
 
   /** The mirror's size now; `unlisted` only for a search with a list (`withList`), else 0. */
   async counts(withList: boolean): Promise<MembershipCounts> {
-    const { members, pending } = this.keys;
-    const [m, p] = await Promise.all([this.redis.scard(members), this.redis.scard(pending)]);
+    await this.migrate();
+    const { records, pending } = this.keys;
+    const [m, p] = await Promise.all([this.redis.hget(records, 'm'), this.redis.scard(pending)]);
     let unlisted = 0;
     if (withList) for await (const page of this.unlistedPages()) unlisted += page.length;
-    return { members: m, pending: p, unlisted };
+    return { members: Number(m ?? 0), pending: p, unlisted };
   }
 
   /** Confirmed leavers not acted on yet (match keys, sorted): what `leavers` lists. */
@@ -239,18 +272,18 @@ export class MembershipStore {
    * never pending); returns those that did.
    */
   async leaveSuppressed(keys: readonly string[]): Promise<string[]> {
-    const { members, absent, pending } = this.keys;
+    await this.migrate();
+    const { absent, pending } = this.keys;
     const gone: string[] = [];
-    for (const part of chunks(keys, KEYS_PER_COMMAND)) {
-      const [inMembers, inPending] = await Promise.all([
-        this.redis.smismember(members, ...part),
+    for (const part of chunks(keys, RECORDS_STEP)) {
+      const [before, inPending] = await Promise.all([
+        this.records('leave', 0, part) as Promise<number[]>,
         this.redis.smismember(pending, ...part),
       ]);
-      const left = part.filter((_, i) => inMembers[i] === 1 || inPending[i] === 1);
+      const left = part.filter((_, i) => (Number(before[i]) & MEMBER) !== 0 || inPending[i] === 1);
       if (left.length === 0) continue;
       await this.redis
         .multi()
-        .srem(members, ...left)
         .srem(pending, ...left)
         .hdel(absent, ...left)
         .exec();
@@ -273,8 +306,13 @@ export class MembershipStore {
    * the CRM) starts with nobody marked as listed, so every member is added to it.
    */
   async keepListId(listId: string): Promise<void> {
+    await this.migrate();
     if ((await this.redis.hget(this.keys.meta, 'listId')) === listId) return;
-    await this.redis.multi().unlink(this.keys.listed).hset(this.keys.meta, 'listId', listId).exec();
+    // Marks cleared bucket by bucket before the new list id is kept: a clear cut off is done again next time.
+    let cursor = 0;
+    do cursor = Number(await this.records('unlist', RECORDS_PAGE, [String(cursor)]));
+    while (cursor !== 0);
+    await this.redis.hset(this.keys.meta, 'listId', listId);
   }
 
   /**
@@ -282,19 +320,54 @@ export class MembershipStore {
    * so keys marked listed meanwhile are not returned again.
    */
   async *unlistedPages(): AsyncGenerator<string[]> {
-    for await (const keys of this.pages(this.keys.members)) {
-      const listed = await this.redis.smismember(this.keys.listed, ...keys);
-      const page = keys.filter((_, i) => listed[i] === 0);
+    await this.migrate();
+    for await (const entries of this.recordPages()) {
+      const page = entries.filter((e) => e.flags === MEMBER).map((e) => e.id);
       if (page.length > 0) yield page;
     }
   }
 
   /** These keys are in the search's CRM list now (`true`) or no longer (`false`). */
   async markListed(keys: readonly string[], listed: boolean): Promise<void> {
-    for (const part of chunks(keys, KEYS_PER_COMMAND)) {
-      if (listed) await this.redis.sadd(this.keys.listed, ...part);
-      else await this.redis.srem(this.keys.listed, ...part);
-    }
+    await this.migrate();
+    for (const part of chunks(keys, RECORDS_STEP)) await this.records('list', listed ? 1 : 0, part);
+  }
+
+  /** A step of the record flags' script (membership-records.lua). */
+  private async records(op: string, count: number, rest: readonly string[]): Promise<unknown> {
+    const { records, members, listed, buckets } = this.keys;
+    return runLua(this.redis, RECORDS, [records, members, listed], [op, buckets, count, ...rest]);
+  }
+
+  /** Flags of these ids (0: none). */
+  private async flags(ids: readonly string[]): Promise<number[]> {
+    const out: number[] = [];
+    for (const part of chunks(ids, RECORDS_STEP)) out.push(...((await this.records('get', 0, part)) as number[]));
+    return out;
+  }
+
+  /** Every record with a flag, whole buckets a page (a record appears once unless it was added meanwhile). */
+  private async *recordPages(): AsyncGenerator<{ id: string; flags: number }[]> {
+    let cursor = 0;
+    do {
+      const [next, flat] = (await this.records('page', RECORDS_PAGE, [String(cursor)])) as [number, string[]];
+      cursor = Number(next);
+      const page: { id: string; flags: number }[] = [];
+      for (let i = 0; i < flat.length; i += 2) page.push({ id: flat[i]!, flags: Number(flat[i + 1]) });
+      if (page.length > 0) yield page;
+    } while (cursor !== 0);
+  }
+
+  /**
+   * The layout before (members and list marks as two sets) moves into the record flags in bounded steps, once, before
+   * anything reads or writes them.
+   */
+  private async migrate(): Promise<void> {
+    if (this.migrated) return;
+    let left: number;
+    do left = Number(await this.records('migrate', RECORDS_STEP, []));
+    while (left > 0);
+    this.migrated = true;
   }
 
   /** Leavers applied on purpose: the last run's matches become the guard's baseline. */

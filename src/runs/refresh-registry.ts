@@ -2,8 +2,9 @@
  * The refresh registry of a search per CRM instance (docs/runs.md, Refresh on change): the partitions of its last
  * complete walk in refresh mode `changed` (filter, free count when walked, when each was last walked), the
  * fingerprint of what they partition, and per partition the match keys its last walk found, so a run that skips a
- * partition still counts its members as matching. Written only when a run ends complete; a TTL renewed by each.
- * Keys share the search's hash tag with its mirror keys (one script on a Redis Cluster).
+ * partition still counts its members as matching (in a generation of listpack buckets that each commit replaces:
+ * refresh-registry-commit-step.lua). Written only when a run ends complete; a TTL renewed by each. Keys share the
+ * search's hash tag with its mirror keys (one script on a Redis Cluster).
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -42,10 +43,45 @@ export interface RefreshRegistry {
 const COMMIT_STEP = 200;
 const COMMIT = luaScript(
   'refreshRegistryCommitStep',
-  10,
+  11,
   new URL('./step-progress.lua', import.meta.url),
+  new URL('../shared/linear-buckets.lua', import.meta.url),
   new URL('./refresh-registry-commit-step.lua', import.meta.url),
 );
+
+/**
+ * Keys of a registry's keys by partition (refresh-registry-commit-step.lua): `generation` points at the generation
+ * of listpack buckets in use (names under `generations`); `legacy` is the one hash of the layout before.
+ */
+function keysOf(
+  search: string,
+  instance: string,
+  prefix: string,
+): {
+  generation: string;
+  generations: string;
+  legacy: string;
+} {
+  const b = `${base(search, prefix)}:${instance}`;
+  return { generation: `${b}:g`, generations: `${b}:g:`, legacy: `${b}:keys` };
+}
+
+/** Drops an instance's registry keys by partition: the generation in use, bucket by bucket, and the layout before. */
+async function dropKeys(redis: Redis, search: string, instance: string, prefix: string): Promise<void> {
+  const { generation, generations, legacy } = keysOf(search, instance, prefix);
+  const gen = await redis.hget(generation, 'gen');
+  if (gen !== null) {
+    const at = `${generations}${gen}`;
+    const [l, s] = await redis.hmget(`${at}:m`, 'L', 's');
+    const count = 2 ** Number(l ?? 0) + Number(s ?? 0);
+    for (let from = 0; from < count; from += KEYS_PER_COMMAND) {
+      const names = Array.from({ length: Math.min(KEYS_PER_COMMAND, count - from) }, (_, i) => `${at}:b${from + i}`);
+      await redis.unlink(...names);
+    }
+    await redis.unlink(`${at}:m`, `${at}:p`, `${at}:i`);
+  }
+  await redis.unlink(generation, legacy);
+}
 
 export function partitionId(filter: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 16);
@@ -91,13 +127,10 @@ export async function dropRegistries(
   const instances = `${base(search, prefix)}:instances`;
   const names = await redis.smembers(instances);
   if (names.length === 0) return;
+  for (const n of names) await dropKeys(redis, search, n, prefix);
   await redis.unlink(
     instances,
-    ...names.flatMap((n) => [
-      `${base(search, prefix)}:${n}`,
-      `${base(search, prefix)}:${n}:keys`,
-      `${base(search, prefix)}:${n}:held`,
-    ]),
+    ...names.flatMap((n) => [`${base(search, prefix)}:${n}`, `${base(search, prefix)}:${n}:held`]),
   );
 }
 
@@ -116,7 +149,7 @@ export async function lastRegistryInstance(
 }
 
 export class RefreshRegistryStore {
-  private readonly keys: { registry: string; keys: string; instances: string; held: string };
+  private readonly keys: { registry: string; instances: string; held: string };
 
   constructor(
     private readonly redis: Redis,
@@ -127,7 +160,6 @@ export class RefreshRegistryStore {
     const b = base(search, prefix);
     this.keys = {
       registry: `${b}:${instance}`,
-      keys: `${b}:${instance}:keys`,
       instances: `${b}:instances`,
       held: `${b}:${instance}:held`,
     };
@@ -157,14 +189,31 @@ export class RefreshRegistryStore {
     skipped: readonly string[],
     registry: RefreshRegistry | null,
   ): Promise<{ kept: number; held: number }> {
+    return (await this.commitSteps(runId, at, covered, skipped, registry, Number.POSITIVE_INFINITY))!;
+  }
+
+  /**
+   * `commit` cut off after `maxSteps` bounded steps (null then, else its figures): a commit cut off (the worker gone)
+   * goes on where it was when `commit` is called again for the run.
+   */
+  async commitSteps(
+    runId: string,
+    at: number,
+    covered: number,
+    skipped: readonly string[],
+    registry: RefreshRegistry | null,
+    maxSteps: number,
+  ): Promise<{ kept: number; held: number } | null> {
     const runKeys = `${base(this.search, this.prefix)}:run:${runId}`;
     // The commit goes in steps (bounded calls); its progress and staging keys sit beside the run's keys.
     const skippedKey = `${runKeys}:skipped`;
     const multi = this.redis.multi();
     for (const part of chunks(skipped, KEYS_PER_COMMAND)) multi.sadd(skippedKey, ...part);
     await multi.expire(skippedKey, RUN_MATCHED_TTL_SECONDS).exec();
+    const { generation, generations, legacy } = keysOf(this.search, this.instance, this.prefix);
     const keys = [
-      this.keys.keys,
+      generation,
+      legacy,
       runKeys,
       runMatchedKey(this.search, runId, this.prefix),
       this.keys.registry,
@@ -184,8 +233,9 @@ export class RefreshRegistryStore {
       covered,
       COMMIT_STEP,
       RUN_MATCHED_TTL_SECONDS,
+      generations,
     ];
-    for (;;) {
+    for (let step = 0; step < maxSteps; step++) {
       const [done, kept, held] = (await runLua<number[]>(this.redis, COMMIT, keys, args)).map(Number) as [
         number,
         number,
@@ -193,11 +243,13 @@ export class RefreshRegistryStore {
       ];
       if (done === 1) return { kept, held };
     }
+    return null;
   }
 
   /** The registry no longer describes a complete walk (a partition was split mid-walk): the next run starts afresh. */
   async drop(): Promise<void> {
-    await this.redis.unlink(this.keys.registry, this.keys.keys, this.keys.held);
+    await dropKeys(this.redis, this.search, this.instance, this.prefix);
+    await this.redis.unlink(this.keys.registry, this.keys.held);
   }
 }
 

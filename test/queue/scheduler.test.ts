@@ -165,10 +165,12 @@ describe('scheduler and worker', () => {
       );
     }
     await new RevealStore(redis, `${prefix}:source:acct`, 180).tally('gone:fp', 'gone-1', new Map([[1, 1]]));
-    // the mirror's membership of `gone` in one CRM instance (members and guard)
+    // the mirror's membership of `gone` in one CRM instance (its record flags' meta and one bucket, and the guard)
     await addRunMatched(redis, 'gone', 'gone-1', ['a', 'b'], prefix);
     await new MembershipStore(redis, 'gone', 'hubspot:1', prefix).settle('gone-1', { confirmRuns: 2, maxShare: 0.1 });
-    const membership = [`${prefix}:mirror:{gone}:hubspot:1:members`, `${prefix}:mirror:{gone}:hubspot:1:meta`];
+    const records = `${prefix}:mirror:{gone}:hubspot:1:records`;
+    const membership = [records, ...(await redis.keys(`${records}:*`)), `${prefix}:mirror:{gone}:hubspot:1:meta`];
+    expect(membership).toHaveLength(3);
     const gone = [
       `${prefix}:run:gone:history`,
       `${prefix}:run:gone:totals`,

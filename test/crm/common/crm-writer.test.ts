@@ -15,7 +15,7 @@ import {
   type HubSpotSink,
 } from '../../../src/crm/index.js';
 import type { HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
-import { changeHashKey } from '../../../src/crm/change-detector.js';
+import { changeHashKey, changeHashKeys } from '../../../src/crm/change-detector.js';
 import { rejectKeys } from '../../../src/crm/reject-store.js';
 import { testRedis } from '../../helpers/redis.js';
 import { useHubSpot } from '../hubspot/hubspot-fixture.js';
@@ -218,7 +218,8 @@ describe('CRM writer', () => {
       changeHashKey(prefix, 'crm', domains.target, portal),
     ];
     expect(new Set(hashKeys).size).toBe(2);
-    for (const key of hashKeys) expect(await redis.ttl(key)).toBeGreaterThan(CHANGE_HASH_TTL_SECONDS - 60);
+    for (const key of hashKeys)
+      expect(await redis.ttl(changeHashKeys(key).meta)).toBeGreaterThan(CHANGE_HASH_TTL_SECONDS - 60);
   });
 
   it('reads hashes stored by the previous release (SHA-256 form) without re-sending, and rewrites them in the new form', async () => {
@@ -226,8 +227,16 @@ describe('CRM writer', () => {
     await w.prepare(companyMapping.target);
     await w.write(companiesOf(3), companyMapping);
     const key = changeHashKey(prefix, 'crm', companyMapping.target, `hubspot:${emu.portalId}`);
-    expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('3'))).toBe(true);
-    // What the previous release stored: '2', then 6 chars of base64url SHA-256 of companyKey and of each sorted field.
+    const store = changeHashKeys(key);
+    const bucketValues = async (): Promise<string[]> => {
+      const buckets = await redis.keys(`${store.buckets}*`);
+      return (await Promise.all(buckets.map((b) => redis.hvals(b)))).flat();
+    };
+    expect(await bucketValues()).toHaveLength(3);
+    expect((await bucketValues()).every((v) => v.startsWith('3'))).toBe(true);
+    // What the previous releases stored: one flat hash (field = match key) of '2', then 6 chars of base64url SHA-256
+    // of companyKey and of each sorted field.
+    await redis.unlink(store.meta, ...(await redis.keys(`${store.buckets}*`)));
     const sha = (v: unknown): string =>
       createHash('sha256')
         .update(JSON.stringify(v ?? null))
@@ -246,12 +255,16 @@ describe('CRM writer', () => {
     const upserts = emu.stats.byRoute.upsert ?? 0;
     expect(await w.write(companiesOf(3), companyMapping, { dryRun: true })).toMatchObject({ unchanged: 3 });
     expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('2'))).toBe(true); // dry runs write nothing
+    expect(await bucketValues()).toEqual([]);
 
     const changed = companiesOf(3);
     changed[1] = { ...changed[1]!, name: 'Renamed' };
     expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 2, updated: 1 });
     expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
-    expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('3'))).toBe(true);
+    // Moved into the buckets in the current form; the flat hash is drained.
+    expect(await redis.exists(key)).toBe(0);
+    expect(await bucketValues()).toHaveLength(3);
+    expect((await bucketValues()).every((v) => v.startsWith('3'))).toBe(true);
     expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 3 });
     expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
   });
