@@ -20,6 +20,8 @@ export interface RevealRunInfo {
    * to forecast what a real run would reveal.
    */
   forecastOnly?: boolean;
+  /** The search and segment its paid reveals are logged under (src/source/reveal-log.ts). */
+  log?: { search: string; segment: string };
 }
 
 export interface JourneyContext {

@@ -13,6 +13,7 @@ import { SearchTimings, type TimingSnapshot } from './search-timings.js';
 import { ApiGovernor, type FallbackLimits, type GovernorOptions } from './rate-limit-headers.js';
 import { emptyStats, RequestExecutor, type SourceStats } from './request-executor.js';
 import { forecastReveal, type RevealPlan } from './reveal-planner.js';
+import { RevealLog } from './reveal-log.js';
 import { RevealStore } from './reveal-store.js';
 import { RunDedup } from './run-dedup.js';
 import type { RevealRunInfo } from './page-request.js';
@@ -35,8 +36,11 @@ export interface SourceClientOptions {
   /** Never spend the search-token balance below `reserve`. */
   tokens?: { reserve?: number };
   credits?: { maxPerRun?: number; maxPerDay?: number };
-  /** Contacts are revealed once per person; again after `refreshAfterDays` (default 180). */
-  reveal?: { refreshAfterDays?: number };
+  /**
+   * Contacts are revealed once per person; again after `refreshAfterDays` (default 180). Paid reveals are logged for
+   * `logDays` (default 400).
+   */
+  reveal?: { refreshAfterDays?: number; logDays?: number };
   logger?: Logger;
   /** Per HTTP attempt. Default 30 s. */
   requestTimeoutMs?: number;
@@ -82,7 +86,7 @@ export interface SourceClient {
     runId: string,
     searchKey: string,
     walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number },
-    options?: { dryRun?: boolean },
+    options?: { dryRun?: boolean; log?: { search: string; segment: string } },
   ): Promise<RevealPlan>;
   /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
@@ -149,6 +153,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     keyBase,
     options.reveal?.refreshAfterDays ?? DEFAULT_REFRESH_AFTER_DAYS,
   );
+  const revealLog = new RevealLog(options.redis, keyBase, options.reveal?.logDays);
   const revealRuns = new Map<string, RevealRunInfo>();
   const ctx: JourneyContext = {
     baseUrl: options.baseUrl,
@@ -228,7 +233,12 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       const fresh =
         last === null ? null : [...last.byDay].reduce((n, [day, c]) => (reveals.isFresh(day, today) ? n + c : n), 0);
       const plan = forecastReveal({ ...walk, fresh });
-      revealRuns.set(runId, { searchKey, newShare: plan.newShare, ...(prepare?.dryRun ? { forecastOnly: true } : {}) });
+      revealRuns.set(runId, {
+        searchKey,
+        newShare: plan.newShare,
+        ...(prepare?.dryRun ? { forecastOnly: true } : {}),
+        ...(prepare?.log ? { log: prepare.log } : {}),
+      });
       return plan;
     },
     markRevealed: (ids, atMs) => reveals.mark(ids, atMs),
@@ -236,6 +246,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       const run = revealRuns.get(runId);
       if (run?.forecastOnly) return;
       await reveals.mark(revealed);
+      // The record of who was paid for (Art. 30), booked with the marks: once the CRM holds them.
+      if (run?.log) await revealLog.append({ runId, ...run.log, ids: revealed });
       if (run && tally.size > 0) await reveals.tally(run.searchKey, runId, tally);
     },
     endRun: (runId) => {
