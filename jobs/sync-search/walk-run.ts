@@ -54,6 +54,7 @@ export async function walkRun(input: WalkRunInput): Promise<void> {
       [config.suppress, resolved.search.suppress],
       config.source.idField,
       config.suppress.paths,
+      await source.erased(),
     ),
     mode: resolved.search.mode,
     ledger,

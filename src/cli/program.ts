@@ -254,6 +254,25 @@ export async function runCli(argv: readonly string[], inspect?: (program: Comman
     .action(act('leavers', async (a, o) => (await import('./commands/leavers.js')).runCommand(arg(a), o)));
 
   program
+    .command('forget')
+    .description(
+      'lists every trace of one person in our stores and the CRM; --apply erases them and keeps them out of later runs',
+    )
+    .argument('<person>', 'a person id, or an email address (looked up in the CRM)')
+    .addOption(
+      new Option('--crm <how>', "what --apply does to the person's CRM record")
+        .choices(['gdpr-delete', 'archive', 'nothing'])
+        .default('nothing'),
+    )
+    .option('--apply', 'erase (without it, nothing changes)')
+    .option('--reason <text>', 'why (kept in the audit entry, redacted)')
+    .addOption(configOption())
+    .addOption(
+      jsonOption('print {by, personIdKnown, emailKnown, ref, traces, crm, applied, audit?} as one JSON object'),
+    )
+    .action(act('forget', async (a, o) => (await import('./commands/forget.js')).runCommand(arg(a), o)));
+
+  program
     .command('reveals')
     .description(
       'the reveal log: one line per paid reveal (person id, search, segment, run, time; no contact value), oldest first',

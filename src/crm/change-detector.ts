@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { chunks } from './chunks.js';
+import { eraseMembers, type KeyHit } from '../shared/key-erase.js';
 import type { CrmRecord, ObjectTarget } from './crm-sink.js';
 
 /**
@@ -250,4 +251,14 @@ export function createChangeDetector(
       for (const part of chunks(keys, CHUNK)) await redis.hdel(key, ...part);
     },
   };
+}
+
+/** Erasure (`forget`): the change hashes of match keys `keys`, in every destination, instance and mapping. */
+export function forgetChangeHashes(
+  redis: Redis,
+  keyPrefix: string,
+  keys: readonly string[],
+  apply: boolean,
+): Promise<KeyHit[]> {
+  return eraseMembers(redis, `${keyPrefix}:crm:hash:*`, keys, apply);
 }

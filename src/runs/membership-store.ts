@@ -9,6 +9,7 @@
 import type { Redis } from 'ioredis';
 import { chunks } from '../crm/chunks.js';
 import { luaScript, runLua } from '../shared/lua-script.js';
+import { eraseMembers, type KeyHit } from '../shared/key-erase.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -273,4 +274,18 @@ export class MembershipStore {
     const last = await this.redis.hget(this.keys.meta, 'lastMatched');
     if (last !== null) await this.redis.hset(this.keys.meta, 'baseline', last);
   }
+}
+
+/**
+ * Erasure (`forget`): the match keys `keys` leave the search's membership in every CRM instance (members, absence
+ * counts, pending leavers, list marks, runs' matched sets). Counts only unless `apply`.
+ */
+export function forgetMember(
+  redis: Redis,
+  search: string,
+  keys: readonly string[],
+  apply: boolean,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<KeyHit[]> {
+  return eraseMembers(redis, membershipKeysPattern(search, prefix), keys, apply);
 }

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
 import { addRunTotals } from './run-totals.js';
+import { eraseMentions, type KeyHit } from '../shared/key-erase.js';
 
 export interface RunHistoryOptions {
   prefix?: string;
@@ -46,4 +47,14 @@ export async function findFinishedRun(
 ): Promise<RunSummary | null> {
   const runs = await listRuns(redis, search, { ...options, limit: 50 });
   return runs.find((r) => r.runId === runId && (r.status === 'completed' || r.status === 'partial')) ?? null;
+}
+
+/** Erasure (`forget`): summaries (warnings, reasons) naming one of `texts` keep their counts, the names erased. */
+export function forgetInHistories(
+  redis: Redis,
+  texts: readonly string[],
+  apply: boolean,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<KeyHit[]> {
+  return eraseMentions(redis, runKeys('*', prefix).history, texts, 'redact', apply);
 }

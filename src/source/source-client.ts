@@ -13,6 +13,7 @@ import { SearchTimings, type TimingSnapshot } from './search-timings.js';
 import { ApiGovernor, type FallbackLimits, type GovernorOptions } from './rate-limit-headers.js';
 import { emptyStats, RequestExecutor, type SourceStats } from './request-executor.js';
 import { forecastReveal, type RevealPlan } from './reveal-planner.js';
+import { ErasedPersons, type ErasedSet } from './erased-persons.js';
 import { RevealLog } from './reveal-log.js';
 import { RevealStore } from './reveal-store.js';
 import { RunDedup } from './run-dedup.js';
@@ -95,6 +96,8 @@ export interface SourceClient {
    * day added to the search's tally (what `plan` forecasts the next run from). Never for a dry run.
    */
   bookReveals(runId: string, revealed: readonly string[], tally: ReadonlyMap<number, number>): Promise<void>;
+  /** Persons erased on request (`forget`): a run never reveals nor writes them (src/source/erased-persons.ts). */
+  erased(): Promise<ErasedSet>;
   /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
   searchTimings(): TimingSnapshot;
   /** Beats for a run walking on the account (active for `ttlMs`); returns how many walk now, itself included. */
@@ -250,6 +253,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       if (run?.log) await revealLog.append({ runId, ...run.log, ids: revealed });
       if (run && tally.size > 0) await reveals.tally(run.searchKey, runId, tally);
     },
+    erased: () => new ErasedPersons(options.redis, prefix).load(),
     endRun: (runId) => {
       dedup.end(runId);
       revealRuns.delete(runId);

@@ -24,10 +24,13 @@ export const SPECS: Record<string, { path: string; operations: [string, string][
   },
   'contacts.json': {
     path: 'PublicApiSpecs/CRM/Contacts/Rollouts/424/v3/contacts.json',
-    operations: ['upsert', 'create', 'update', 'read', 'archive'].map((op) => [
-      'post',
-      `/crm/v3/objects/contacts/batch/${op}`,
-    ]),
+    operations: [
+      ...['upsert', 'create', 'update', 'read', 'archive'].map((op): [string, string] => [
+        'post',
+        `/crm/v3/objects/contacts/batch/${op}`,
+      ]),
+      ['post', '/crm/v3/objects/contacts/gdpr-delete'],
+    ],
   },
   'properties.json': {
     path: 'PublicApiSpecs/CRM/Properties/Rollouts/145899/v3/properties.json',

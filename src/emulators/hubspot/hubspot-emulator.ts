@@ -9,6 +9,7 @@ import { HubSpotStore } from './hubspot-store.js';
 import { addAndRemove, createList, getListByName, membershipPage, objectTypeOf } from './list-routes.js';
 import type { AddedSpelling } from './list-store.js';
 import { archive, create, read, update, upsert, type BatchAnswer } from './object-batch.js';
+import { gdprDelete } from './gdpr-delete.js';
 import { createProperty, getProperty, listProperties } from './property-routes.js';
 import { RateWindow } from './rate-window.js';
 
@@ -190,6 +191,13 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
         state.unlistGone(t ?? '');
         return answer;
       },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/contacts\/gdpr-delete$/,
+      name: 'gdprDelete',
+      scope: () => 'crm.objects.contacts.write',
+      handle: (_, b) => gdprDelete(state, b),
     },
     {
       method: 'POST',
