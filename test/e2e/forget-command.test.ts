@@ -38,7 +38,10 @@ describe('forget command (child process)', () => {
     const email = (person.contacts as { email: string }).email.toLowerCase();
     const run = (search: string, runId: string) => syncSearch(f.deps(config), { search, runId });
     expect(await run('people', 'a1')).toMatchObject({ status: 'completed', created: records.length });
-    expect(await run('people-b', 'b1')).toMatchObject({ status: 'completed' });
+    // people-b's write of them is refused once: a reject and a warning of theirs are stored
+    hubspot.faults.reject.values.add(id);
+    expect(await run('people-b', 'b1')).toMatchObject({ status: 'completed', rejected: 1 });
+    hubspot.faults.reject.values.delete(id);
     const contacts = hubspot.state.tables.get('contacts')!;
     const crmRecord = contacts.findBy('prospect_sync_id', id)!;
     expect(crmRecord.properties.email?.toLowerCase()).toBe(email);
@@ -58,7 +61,14 @@ describe('forget command (child process)', () => {
     expect(theirReveals).toBeGreaterThanOrEqual(1);
     expect(listed).toMatchObject({ applied: false, personIdKnown: true, emailKnown: true });
     expect(listed.traces.map((t) => t.store)).toEqual(
-      expect.arrayContaining(['reveal store', 'reveal log', 'membership and list marks', 'change hashes']),
+      expect.arrayContaining([
+        'reveal store',
+        'reveal log',
+        'membership and list marks',
+        'change hashes',
+        'rejects',
+        'run histories',
+      ]),
     );
     expect(listed.crm).toEqual([
       { search: 'people', destination: 'crm', object: 'contacts', found: true },
