@@ -76,6 +76,9 @@ describe('forget command (child process)', () => {
     ]);
     expect(dry.out).not.toContain(email);
     expect(await state()).toEqual(before);
+    const bad = await cli.run(f, yaml, ['forget', id, '--crm', 'delete', '--apply']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('gdpr-delete, archive, nothing');
     expect(contacts.objects.has(crmRecord.id)).toBe(true);
 
     // By email: the CRM record names the person id.
