@@ -26,7 +26,7 @@ describe('key erase', () => {
     expect(await redis.sismember(`${prefix}:a:set`, 'p_1')).toBe(1);
     await eraseMembers(redis, `${prefix}:a:*`, ['p_1'], true);
     expect(await redis.smembers(`${prefix}:a:set`)).toEqual(['p_12']);
-    expect(await redis.zrange(`${prefix}:a:zset`, 0, -1)).toEqual(['p_2']);
+    expect(await redis.zrange(`${prefix}:a:zset`, '0', '-1')).toEqual(['p_2']);
     expect(await redis.hkeys(`${prefix}:a:hash`)).toEqual(['p_3']);
     expect(await redis.sismember(`${prefix}:b:set`, 'p_1')).toBe(1);
   });
