@@ -23,9 +23,20 @@ import { defaultAccountKey, RevealLog } from '../../src/source/index.js';
 import { ErasedPersons, erasedRefs } from '../../src/source/erased-persons.js';
 import { RevealStore } from '../../src/source/reveal-store.js';
 import type { SyncDeps } from '../sync-search.js';
+import { AppError } from '../../src/shared/app-error.js';
 import { redactText } from './run-errors.js';
+import { DestinationNotFoundError } from './search-errors.js';
 
 export type CrmErasure = EraseMode | 'nothing';
+
+/** A destination whose sink has no `erase` (a test double, a CRM port without it): `--crm` cannot be served. */
+export class CrmEraseUnsupportedError extends AppError {
+  constructor(destination: string) {
+    super('crm_erase_unsupported', `destination ${destination} cannot erase records: use --crm nothing`, {
+      details: { destination },
+    });
+  }
+}
 
 export interface ForgetRequest {
   /** A person id, or an email (it has an `@`). */
@@ -193,7 +204,7 @@ async function eraseInCrm(lookups: Lookup[], how: EraseMode): Promise<void> {
       record.action = earlier;
       continue;
     }
-    if (!sink.erase) throw new Error(`destination ${search.destination} cannot erase records`);
+    if (!sink.erase) throw new CrmEraseUnsupportedError(search.destination);
     const result = await sink.erase(target, [key], how);
     record.action = result.archived.length > 0 ? (how === 'archive' ? 'archived' : 'deleted') : 'missing';
     done.set(same, record.action);
@@ -206,7 +217,8 @@ export async function forgetPerson(deps: SyncDeps, request: ForgetRequest): Prom
     let sink = opened.get(name);
     if (sink === undefined) {
       const destination = deps.config.destinations[name];
-      if (destination === undefined) throw new Error(`destination ${name} is not in the config`);
+      const search = deps.config.searches.find((x) => x.destination === name)?.name ?? '?';
+      if (destination === undefined) throw new DestinationNotFoundError(search, name);
       sink = openSink(destination, { redis: deps.redis, keyPrefix: deps.prefix, logger: deps.logger });
       opened.set(name, sink);
     }

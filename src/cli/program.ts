@@ -275,7 +275,7 @@ export async function runCli(argv: readonly string[], inspect?: (program: Comman
   program
     .command('reveals')
     .description(
-      'the reveal log: one line per paid reveal (person id, search, segment, run, time; no contact value), oldest first',
+      'the reveal log, oldest first: a line per paid reveal (person id, search, segment, run, time; no contact value)',
     )
     .addOption(new Option('--since <date>', 'only from this UTC day (2026-11-28) or ISO time on').argParser(instant))
     .option('--search <name>', "only this search's reveals (erasure lines are always shown)")

@@ -3,7 +3,8 @@
  * of one person in our stores and their CRM record (docs/data-protection.md, Erasure). Without --apply it lists them
  * and changes nothing; with --apply it erases them, suppresses the person for every later run, erases or archives the
  * CRM record when --crm says so, and appends an audit entry. Never prints the id or email back.
- * Exit 0; 1 when the CRM refused or a run held a search's lock; 2 for a config error or a bad argument; 4 without Redis.
+ * Exit 0; 1 when the CRM refused or could not be read (with --crm), or a run held a search's lock; 2 for a config
+ * error or a bad argument; 4 without Redis.
  */
 import { forgetPerson, type CrmErasure, type ForgetReport } from '../../../jobs/sync-search/index.js';
 import { createLogger } from '../../shared/logger.js';
@@ -37,7 +38,9 @@ export async function runCommand(who: string, opts: ForgetOptions): Promise<numb
     );
     if (opts.json) printJson(report);
     else process.stdout.write(`${lines(report, opts.crm ?? 'nothing').join('\n')}\n`);
-    return EXIT.ok;
+    // Our stores are erased, but a CRM record asked to be erased could not be looked up: not done.
+    const crmUnread = report.applied && opts.crm !== 'nothing' && report.crm.some((c) => c.error !== undefined);
+    return crmUnread ? EXIT.failed : EXIT.ok;
   } finally {
     redis.disconnect();
   }
