@@ -1,7 +1,7 @@
 /**
  * The record of every reveal an account paid for (docs/data-protection.md): person id, search, segment, run id and
- * time, never a contact value. One Redis list per UTC day (`<keyBase>:reveal-log:<day>`), one element per booked
- * batch (its persons' ids share the batch's time, run, search and segment), so a reveal costs about its id's
+ * time, never a contact value. One Redis list per UTC day (`<keyBase>:reveal-log:<day>`), one element per paid
+ * page (its persons' ids share the page's time, run, search and segment), so a reveal costs about its id's
  * length. A day's list expires `logDays` after that day: the log trims itself as it goes. An erasure rewrites the
  * elements that name the person and appends one line saying an erasure happened (no id).
  */
@@ -11,7 +11,7 @@ import { DAY_MS } from './reveal-store.js';
 
 export const DEFAULT_REVEAL_LOG_DAYS = 400;
 
-/** A batch of reveals: the persons one accepted CRM write carried, all paid for by run `runId`. */
+/** A batch of reveals: the persons one page revealed, all paid for by run `runId`. */
 export interface RevealBatch {
   runId: string;
   search: string;

@@ -168,6 +168,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     logger,
     reveals,
     revealRuns,
+    revealLog,
   };
 
   const count = async (entity: Entity, filter: Filter, call?: CallOptions): Promise<number> => {
@@ -249,8 +250,6 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       const run = revealRuns.get(runId);
       if (run?.forecastOnly) return;
       await reveals.mark(revealed);
-      // The record of who was paid for (Art. 30), booked with the marks: once the CRM holds them.
-      if (run?.log) await revealLog.append({ runId, ...run.log, ids: revealed });
       if (run && tally.size > 0) await reveals.tally(run.searchKey, runId, tally);
     },
     erased: () => new ErasedPersons(options.redis, prefix).load(),
