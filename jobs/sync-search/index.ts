@@ -11,4 +11,5 @@ export { resolveSearch } from './resolve-search.js';
 export { CONFIG_ERROR_CODES, errorInfo, REDIS_UNAVAILABLE } from './run-errors.js';
 export { followedRuns, followerInstance, type FollowerInstance } from './run-order.js';
 export { reviewLeavers, type LeaversReport } from './leavers.js';
+export { forgetPerson, type CrmErasure, type ForgetReport } from './forget-person.js';
 export { mirrorState, type MirrorState } from './mirror-state.js';

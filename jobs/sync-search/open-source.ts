@@ -16,7 +16,7 @@ export function openSource(config: AppConfig, redis: Redis, prefix: string, logg
     fallbackLimits: source.fallbackLimits,
     tokens: source.tokens,
     credits: source.credits,
-    reveal: { refreshAfterDays: config.reveal.refreshAfterDays },
+    reveal: { refreshAfterDays: config.reveal.refreshAfterDays, logDays: config.reveal.logDays },
     requestTimeoutMs: source.requestTimeoutMs,
     logger,
     // One connection per journey in flight, plus a few for counts while partitions are split.

@@ -361,7 +361,7 @@ async function forecastSpend(
     runId,
     revealSearchKey(resolved),
     { ...walk, pageSize: config.source.pageSize },
-    { dryRun },
+    { dryRun, log: { search: resolved.search.name, segment: resolved.search.segment } },
   );
   if (creditsSpendable === null || creditsSpendable >= r.credits || r.credits === 0) {
     return {

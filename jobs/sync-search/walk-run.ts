@@ -52,6 +52,7 @@ export async function walkRun(input: WalkRunInput): Promise<void> {
     config.source.idField,
     config.suppress.paths,
     { from: resolved.search.matchOn.from, ...(optedOut ? { optedOut } : {}) },
+    await source.erased(),
   );
   await concurrency.start();
   const walked = await walkPartitions({

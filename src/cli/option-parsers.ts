@@ -21,3 +21,14 @@ export const positiveInteger = integerIn(1, Number.MAX_SAFE_INTEGER, 'count');
 
 /** A TCP port; 0 picks a free one. */
 export const tcpPort = integerIn(0, 65_535, 'port');
+
+/** A UTC day (`2026-11-28`) or an ISO instant (`2026-11-28T09:00:00Z`): its milliseconds since the epoch. */
+export function instant(value: string): number {
+  const text = value.trim();
+  const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)
+    ? Date.parse(/T/.test(text) ? text : `${text}T00:00:00Z`)
+    : Number.NaN;
+  if (!Number.isFinite(ms))
+    throw new InvalidArgumentError('invalid date: expected a UTC day (2026-11-28) or an ISO time with its zone');
+  return ms;
+}

@@ -8,7 +8,7 @@ import { Command, CommanderError, Option, type OptionValues } from 'commander';
 import { reportError, UsageError } from './cli-errors.js';
 import type { LimitOption } from './command-context.js';
 import { EXIT } from './exit-codes.js';
-import { positiveInteger, tcpPort } from './option-parsers.js';
+import { instant, positiveInteger, tcpPort } from './option-parsers.js';
 import { packageVersion } from './package-version.js';
 import type * as RejectsCommand from './commands/rejects.js';
 
@@ -252,6 +252,37 @@ export async function runCli(argv: readonly string[], inspect?: (program: Comman
     .addOption(configOption())
     .addOption(jsonOption('print {search, onLeave, pending, applied?} as one JSON object'))
     .action(act('leavers', async (a, o) => (await import('./commands/leavers.js')).runCommand(arg(a), o)));
+
+  program
+    .command('forget')
+    .description(
+      'lists every trace of one person in our stores and the CRM; --apply erases them and keeps them out of later runs',
+    )
+    .argument('<person>', 'a person id, or an email address (looked up in the CRM)')
+    .addOption(
+      new Option('--crm <how>', "what --apply does to the person's CRM record")
+        .choices(['gdpr-delete', 'archive', 'nothing'])
+        .default('nothing'),
+    )
+    .option('--apply', 'erase (without it, nothing changes)')
+    .option('--reason <text>', 'why (kept in the audit entry, redacted)')
+    .addOption(configOption())
+    .addOption(
+      jsonOption('print {by, personIdKnown, emailKnown, ref, traces, crm, applied, audit?} as one JSON object'),
+    )
+    .action(act('forget', async (a, o) => (await import('./commands/forget.js')).runCommand(arg(a), o)));
+
+  program
+    .command('reveals')
+    .description(
+      'the reveal log, oldest first: a line per paid reveal (person id, search, segment, run, time; no contact value)',
+    )
+    .addOption(new Option('--since <date>', 'only from this UTC day (2026-11-28) or ISO time on').argParser(instant))
+    .option('--search <name>', "only this search's reveals (erasure lines are always shown)")
+    .option('--csv', 'print CSV: a header, then time,event,person_id,search,segment,run_id per line')
+    .addOption(configOption())
+    .addOption(jsonOption('print {logDays, reveals, lines} as one JSON object'))
+    .action(act('reveals', async (_, o) => (await import('./commands/reveals.js')).runCommand(o)));
 
   program
     .command('emulate')

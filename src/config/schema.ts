@@ -390,6 +390,9 @@ const buildConfigSchema = (ports: Ports) =>
         refreshAfterDays: posInt
           .default(180)
           .describe("a person's contacts are revealed (paid) again after this many days (docs/reveals.md)"),
+        logDays: posInt
+          .default(400)
+          .describe('days each paid reveal (person id, search, segment, run, time) is kept in the reveal log'),
       })
       .prefault({}),
     suppress: suppressSchema.extend({ paths: suppressPathsSchema }).prefault({}),

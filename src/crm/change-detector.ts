@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { luaScript, runLua } from '../shared/lua-script.js';
 import { chunks } from './chunks.js';
+import { eraseMembers, scanKeys, type KeyHit } from '../shared/key-erase.js';
 import type { CrmRecord, ObjectTarget } from './crm-sink.js';
 
 /**
@@ -262,4 +263,30 @@ export function createChangeDetector(
       await call('del', 0, keys);
     },
   };
+}
+
+/** Erasure (`forget`): the change hashes of match keys `keys`, in every destination, instance and mapping. */
+export async function forgetChangeHashes(
+  redis: Redis,
+  keyPrefix: string,
+  keys: readonly string[],
+  apply: boolean,
+): Promise<KeyHit[]> {
+  // The flat hashes of the layout before (field = match key).
+  const hits = await eraseMembers(redis, `${keyPrefix}:crm:hash:*`, keys, apply);
+  if (keys.length === 0) return hits;
+  // The buckets (field = a hash of the match key), through their own script: it finds the bucket, keeps the counts.
+  for await (const meta of scanKeys(redis, `${keyPrefix}:crm:hash:*:meta`)) {
+    const store = changeHashKeys(meta.slice(0, -':meta'.length));
+    let count = 0;
+    for (const part of chunks(keys, SCRIPT_ITEMS)) {
+      const args = [store.buckets, CHANGE_HASH_TTL_SECONDS, 0, ...part];
+      const found = await runLua<(string | null)[]>(redis, BUCKETS, [store.meta, store.legacy], ['get', ...args]);
+      const here = found.filter((v) => v !== null && v !== undefined).length;
+      if (apply && here > 0) await runLua(redis, BUCKETS, [store.meta, store.legacy], ['del', ...args]);
+      count += here;
+    }
+    if (count > 0) hits.push({ key: store.buckets, count });
+  }
+  return hits;
 }

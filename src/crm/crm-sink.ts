@@ -59,6 +59,9 @@ export interface ArchiveResult {
   reason?: string;
 }
 
+/** How `forget --crm` erases a person's CRM record. */
+export type EraseMode = 'gdpr-delete' | 'archive';
+
 export interface CrmSink {
   /** The destination type it writes (its port's `type`, src/crm/destination-port.ts). */
   readonly kind: string;
@@ -116,5 +119,17 @@ export interface CrmSink {
    * may come in more than one page. Absent: the destination has no opt-outs to read.
    */
   optedOut?(target: ObjectTarget, fields: readonly string[], options?: SinkCallOptions): AsyncIterable<string[]>;
+
+  /**
+   * Erases persons on request (`forget --crm`, docs/data-protection.md), found by match key: `gdpr-delete` removes
+   * them for good where the CRM has such a call (HubSpot's GDPR delete), `archive` as `archive` does (HubSpot:
+   * restorable for 90 days; Salesforce deletes either way, to its Recycle Bin). `archived` lists the keys erased.
+   */
+  erase?(
+    target: ObjectTarget,
+    keys: readonly string[],
+    how: EraseMode,
+    options?: SinkCallOptions,
+  ): Promise<ArchiveResult>;
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ export type {
   ObjectTarget,
   SinkCallOptions,
   UpsertOutcome,
+  EraseMode,
 } from './crm-sink.js';
 export { compileFieldMapping, mapRecord } from './field-mapping.js';
 export type {

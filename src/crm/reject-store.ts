@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { luaScript, runLua } from '../shared/lua-script.js';
 import { chunks } from './chunks.js';
+import { eraseMembers, eraseMentions, type KeyHit } from '../shared/key-erase.js';
 
 /** One record the CRM (or our mapping) refused. Never holds values: a reason naming a value is redacted first. */
 export interface RejectEntry {
@@ -131,4 +132,22 @@ export function createRejectStore(redis: Redis, keyPrefix: string, instance?: st
     },
     linkCount: async (searchName) => redis.scard((await keysOf(searchName)).links),
   };
+}
+
+/**
+ * Erasure (`forget`): every reject of the person (match keys `keys`, or naming one of `texts`) leaves every search's
+ * history, retry set and failed-link set.
+ */
+export async function forgetRejects(
+  redis: Redis,
+  keyPrefix: string,
+  keys: readonly string[],
+  texts: readonly string[],
+  apply: boolean,
+): Promise<KeyHit[]> {
+  const pattern = `${keyPrefix}:crm:rejects:*`;
+  return [
+    ...(await eraseMembers(redis, pattern, keys, apply)),
+    ...(await eraseMentions(redis, `${pattern}:history`, [...keys, ...texts], 'drop', apply)),
+  ];
 }

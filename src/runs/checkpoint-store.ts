@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
+import { eraseMentions, type KeyHit } from '../shared/key-erase.js';
 import type { RunCounts } from './run-summary.js';
 import type { AbsentTally } from '../crm/absent-paths.js';
 import type { RunWarnings } from './run-warnings.js';
@@ -111,4 +112,14 @@ export class CheckpointStore<S = unknown> {
     const cur = await this.load(runId);
     if (cur) await this.redis.del(this.key);
   }
+}
+
+/** Erasure (`forget`): checkpoints (warnings, journey state) naming one of `texts`, the names erased. */
+export function forgetInCheckpoints(
+  redis: Redis,
+  texts: readonly string[],
+  apply: boolean,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<KeyHit[]> {
+  return eraseMentions(redis, runKeys('*', prefix).checkpoint, texts, 'redact', apply);
 }

@@ -11,6 +11,7 @@
 --     the end), {id, flags, ...}}.
 --   'unlist' (ARGV[4] the address): clears the list mark in whole buckets until ARGV[3] fields; returns the next
 --     address (0 at the end).
+--   'forget' (ids): clears every flag of theirs (erasure: no field of theirs is left); returns 0.
 --   'leave' (ids): clears their member flag (the list mark stays: the CRM list still holds them); returns their
 --     flags before.
 local op, count = ARGV[1], tonumber(ARGV[3])
@@ -36,6 +37,10 @@ elseif op == 'list' then
   local on = ARGV[3] == '1'
   if on then rec_grow(#ARGV - 3) end
   for i = 4, #ARGV do rec_update(ARGV[i], REC_LISTED, on) end
+  rec_close()
+  return 0
+elseif op == 'forget' then
+  for i = 4, #ARGV do rec_update(ARGV[i], REC_MEMBER + REC_LISTED, false) end
   rec_close()
   return 0
 elseif op == 'leave' then

@@ -9,6 +9,7 @@
 import type { Redis } from 'ioredis';
 import { chunks } from '../crm/chunks.js';
 import { luaScript, runLua } from '../shared/lua-script.js';
+import { eraseMembers, scanKeys, type KeyHit } from '../shared/key-erase.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -375,4 +376,28 @@ export class MembershipStore {
     const last = await this.redis.hget(this.keys.meta, 'lastMatched');
     if (last !== null) await this.redis.hset(this.keys.meta, 'baseline', last);
   }
+}
+
+/**
+ * Erasure (`forget`): the match keys `keys` leave the search's membership in every CRM instance (members, absence
+ * counts, pending leavers, list marks, runs' matched sets). Counts only unless `apply`.
+ */
+export async function forgetMember(
+  redis: Redis,
+  search: string,
+  keys: readonly string[],
+  apply: boolean,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<KeyHit[]> {
+  const pattern = membershipKeysPattern(search, prefix);
+  const hits = await eraseMembers(redis, pattern, keys, false);
+  if (!apply || hits.length === 0) return hits;
+  // The record flags first, through their own script (it keeps the bucket and member counts), then the rest.
+  for await (const meta of scanKeys(redis, `${base(search, prefix)}:*:records`)) {
+    const b = meta.slice(0, -':records'.length);
+    for (const part of chunks(keys, RECORDS_STEP))
+      await runLua(redis, RECORDS, [meta, `${b}:members`, `${b}:listed`], ['forget', `${meta}:`, 0, ...part]);
+  }
+  await eraseMembers(redis, pattern, keys, true);
+  return hits;
 }

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { luaScript, runLua } from '../shared/lua-script.js';
+import { eraseMembers, type KeyHit } from '../shared/key-erase.js';
 import { chunks } from '../crm/chunks.js';
 import { KEYS_PER_COMMAND, runMatchedKey, RUN_MATCHED_TTL_SECONDS } from './membership-store.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
@@ -272,4 +273,15 @@ export interface RefreshState {
   rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many' | 'full_resync';
   /** Each piece's size and the count requests of a new split (the resumed attempt splits alike). */
   split?: { pieceRecords: number; maxCounts: number };
+}
+
+/** Erasure (`forget`): the match keys `keys` leave the search's refresh registry (every instance, partition, run). */
+export function forgetRefreshKeys(
+  redis: Redis,
+  search: string,
+  keys: readonly string[],
+  apply: boolean,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<KeyHit[]> {
+  return eraseMembers(redis, `${base(search, prefix)}:*`, keys, apply);
 }

@@ -3,6 +3,7 @@ import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
 import { refreshOverview } from './run-overview.js';
 import { addRunTotals } from './run-totals.js';
+import { eraseMentions, type KeyHit } from '../shared/key-erase.js';
 
 export interface RunHistoryOptions {
   prefix?: string;
@@ -48,4 +49,20 @@ export async function findFinishedRun(
 ): Promise<RunSummary | null> {
   const runs = await listRuns(redis, search, { ...options, limit: 50 });
   return runs.find((r) => r.runId === runId && (r.status === 'completed' || r.status === 'partial')) ?? null;
+}
+
+/** Erasure (`forget`): summaries (warnings, reasons) naming one of `texts` keep their counts, the names erased. */
+export async function forgetInHistories(
+  redis: Redis,
+  texts: readonly string[],
+  apply: boolean,
+  prefix: string = DEFAULT_RUNS_PREFIX,
+): Promise<KeyHit[]> {
+  const keys = runKeys('*', prefix);
+  // The overview holds the last summary whole (run-overview.ts): its warnings too.
+  const [history, overview] = await Promise.all([
+    eraseMentions(redis, keys.history, texts, 'redact', apply),
+    eraseMentions(redis, keys.overview, texts, 'redact', apply),
+  ]);
+  return [...history, ...overview];
 }

@@ -8,6 +8,7 @@ export { fingerprintJourney } from './journey-fingerprint.js';
 export { RecordQuota } from './record-quota.js';
 export { Suppression } from './suppression.js';
 export { CompactIdSet } from './compact-id-set.js';
+export { RevealLog, type RevealLogLine } from './reveal-log.js';
 export * from './errors.js';
 export type { Entity, Filter, Operation } from './api-terms.js';
 export type { ApiPaths } from './api-paths.js';

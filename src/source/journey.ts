@@ -281,6 +281,9 @@ export async function* walkJourney(
     ctx.stats.recordsReturned += spentTokens;
     ctx.stats.creditsSpent += spentCredits;
     if (revealed) {
+      // The record of who was paid for (Art. 30): where the charge is known, whether or not the CRM takes them.
+      if (runInfo?.log && ctx.revealLog)
+        await ctx.revealLog.append({ runId: options.runId, ...runInfo.log, ids: revealed.revealed });
       ctx.stats.personsRevealed += revealed.revealed.length;
       ctx.stats.revealSkipped += revealed.skipped;
       ctx.stats.revealMissed += revealed.missed;

@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger.js';
 import type { CreditReservation, RedisBudgetLedger, Reservation, TokenReservation } from './budget-ledger.js';
 import { BudgetStopError, NextCursorError, SourceProtocolError } from './errors.js';
 import type { RequestExecutor, SourceStats } from './request-executor.js';
+import type { RevealLog } from './reveal-log.js';
 import type { RevealStore } from './reveal-store.js';
 import type { RunDedup } from './run-dedup.js';
 import type { ApiPaths } from './api-paths.js';
@@ -20,6 +21,8 @@ export interface RevealRunInfo {
    * to forecast what a real run would reveal.
    */
   forecastOnly?: boolean;
+  /** The search and segment its paid reveals are logged under (src/source/reveal-log.ts). */
+  log?: { search: string; segment: string };
 }
 
 export interface JourneyContext {
@@ -33,6 +36,8 @@ export interface JourneyContext {
   /** Revealed-at store of the account; contacts journeys of runs in `revealRuns` reveal each person once. */
   reveals?: RevealStore;
   revealRuns?: Map<string, RevealRunInfo>;
+  /** The record of every reveal the API charged for (runs that registered `log`). */
+  revealLog?: RevealLog;
 }
 
 export interface PageBody {

@@ -82,6 +82,17 @@ export class RevealStore {
     if (failed) throw failed[0] as Error;
   }
 
+  /**
+   * Erasure (`forget`): the person's reveal mark goes (their id's 8 bytes of SHA-1). Returns whether it was there;
+   * counts only unless `apply`.
+   */
+  async forget(id: string, apply: boolean): Promise<boolean> {
+    const k = personKey(id);
+    const key = this.bucketKey(k.bucket);
+    const field = k.field as unknown as string;
+    return apply ? (await this.redis.hdel(key, field)) === 1 : (await this.redis.hexists(key, field)) === 1;
+  }
+
   private tallyKey(searchKey: string, runId: string): string {
     return `${this.keyBase}:reveal-tally:${searchKey}:${runId}`;
   }

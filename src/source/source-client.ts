@@ -13,6 +13,8 @@ import { SearchTimings, type TimingSnapshot } from './search-timings.js';
 import { ApiGovernor, type FallbackLimits, type GovernorOptions } from './rate-limit-headers.js';
 import { emptyStats, RequestExecutor, type SourceStats } from './request-executor.js';
 import { forecastReveal, type RevealPlan } from './reveal-planner.js';
+import { ErasedPersons, type ErasedSet } from './erased-persons.js';
+import { RevealLog } from './reveal-log.js';
 import { RevealStore } from './reveal-store.js';
 import { RunDedup } from './run-dedup.js';
 import type { RevealRunInfo } from './page-request.js';
@@ -35,8 +37,11 @@ export interface SourceClientOptions {
   /** Never spend the search-token balance below `reserve`. */
   tokens?: { reserve?: number };
   credits?: { maxPerRun?: number; maxPerDay?: number };
-  /** Contacts are revealed once per person; again after `refreshAfterDays` (default 180). */
-  reveal?: { refreshAfterDays?: number };
+  /**
+   * Contacts are revealed once per person; again after `refreshAfterDays` (default 180). Paid reveals are logged for
+   * `logDays` (default 400).
+   */
+  reveal?: { refreshAfterDays?: number; logDays?: number };
   logger?: Logger;
   /** Per HTTP attempt. Default 30 s. */
   requestTimeoutMs?: number;
@@ -82,7 +87,7 @@ export interface SourceClient {
     runId: string,
     searchKey: string,
     walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number },
-    options?: { dryRun?: boolean },
+    options?: { dryRun?: boolean; log?: { search: string; segment: string } },
   ): Promise<RevealPlan>;
   /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
@@ -91,6 +96,8 @@ export interface SourceClient {
    * day added to the search's tally (what `plan` forecasts the next run from). Never for a dry run.
    */
   bookReveals(runId: string, revealed: readonly string[], tally: ReadonlyMap<number, number>): Promise<void>;
+  /** Persons erased on request (`forget`): a run never reveals nor writes them (src/source/erased-persons.ts). */
+  erased(): Promise<ErasedSet>;
   /** Latency (p90) and governor wait (p50) of this client's last 64 search requests. */
   searchTimings(): TimingSnapshot;
   /** Beats for a run walking on the account (active for `ttlMs`); returns how many walk now, itself included. */
@@ -149,6 +156,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     keyBase,
     options.reveal?.refreshAfterDays ?? DEFAULT_REFRESH_AFTER_DAYS,
   );
+  const revealLog = new RevealLog(options.redis, keyBase, options.reveal?.logDays);
   const revealRuns = new Map<string, RevealRunInfo>();
   const ctx: JourneyContext = {
     baseUrl: options.baseUrl,
@@ -160,6 +168,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     logger,
     reveals,
     revealRuns,
+    revealLog,
   };
 
   const count = async (entity: Entity, filter: Filter, call?: CallOptions): Promise<number> => {
@@ -228,7 +237,12 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       const fresh =
         last === null ? null : [...last.byDay].reduce((n, [day, c]) => (reveals.isFresh(day, today) ? n + c : n), 0);
       const plan = forecastReveal({ ...walk, fresh });
-      revealRuns.set(runId, { searchKey, newShare: plan.newShare, ...(prepare?.dryRun ? { forecastOnly: true } : {}) });
+      revealRuns.set(runId, {
+        searchKey,
+        newShare: plan.newShare,
+        ...(prepare?.dryRun ? { forecastOnly: true } : {}),
+        ...(prepare?.log ? { log: prepare.log } : {}),
+      });
       return plan;
     },
     markRevealed: (ids, atMs) => reveals.mark(ids, atMs),
@@ -238,6 +252,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       await reveals.mark(revealed);
       if (run && tally.size > 0) await reveals.tally(run.searchKey, runId, tally);
     },
+    erased: () => new ErasedPersons(options.redis, prefix).load(),
     endRun: (runId) => {
       dedup.end(runId);
       revealRuns.delete(runId);

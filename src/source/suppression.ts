@@ -6,6 +6,7 @@
  */
 import type { SuppressConfig, SuppressKind } from '../config/suppress-settings.js';
 import { CompactIdSet } from './compact-id-set.js';
+import type { ErasedSet } from './erased-persons.js';
 import { recordId } from './run-dedup.js';
 
 export interface SuppressPaths {
@@ -33,12 +34,13 @@ export class Suppression {
   private readonly emails: Set<string>;
   private readonly emailDomains: Set<string>;
 
-  /** The union of `blocks` (the top-level block and the search's). */
+  /** The union of `blocks` (the top-level block and the search's) and of the persons erased on request. */
   constructor(
     blocks: readonly (SuppressConfig | undefined)[],
     private readonly idField: string,
     private readonly paths: SuppressPaths,
     private readonly match?: MatchKeys,
+    private readonly erased?: ErasedSet,
   ) {
     const all = (kind: SuppressKind): string[] => blocks.flatMap((b) => b?.[kind] ?? []);
     this.personIds = new Set(all('personIds'));
@@ -56,7 +58,9 @@ export class Suppression {
         this.companyDomains.size +
         this.emails.size +
         this.emailDomains.size +
-        (this.match?.optedOut?.size ?? 0) ===
+        (this.match?.optedOut?.size ?? 0) +
+        (this.erased?.ids ?? 0) +
+        (this.erased?.emails ?? 0) ===
       0
     );
   }
@@ -64,7 +68,12 @@ export class Suppression {
   /** Some persons can be known suppressed before their reveal: pages must be walked before they are revealed. */
   get decidesBeforeReveal(): boolean {
     return (
-      this.personIds.size + this.companyIds.size + this.companyDomains.size + (this.match?.optedOut?.size ?? 0) > 0
+      this.personIds.size +
+        this.companyIds.size +
+        this.companyDomains.size +
+        (this.match?.optedOut?.size ?? 0) +
+        (this.erased?.ids ?? 0) >
+      0
     );
   }
 
@@ -74,7 +83,7 @@ export class Suppression {
    */
   beforeReveal(record: unknown): boolean {
     const id = recordId(record, this.idField);
-    if (id !== undefined && this.personIds.has(id)) return true;
+    if (id !== undefined && (this.personIds.has(id) || this.erased?.hasId(id) === true)) return true;
     if (this.match?.optedOut !== undefined) {
       const key = recordId(record, this.match.from);
       if (key !== undefined && this.match.optedOut.has(key)) return true;
@@ -90,6 +99,8 @@ export class Suppression {
    * record the run delivers; a suppressed one's match key is kept in `seen`.
    */
   suppressed(record: unknown): boolean {
+    // Erased on request (`forget`): no trace of them is kept again, not even as a leaver.
+    if (this.isErased(record)) return true;
     const hit = this.beforeReveal(record) || this.byEmail(record);
     // A match key that is a contact detail (say the email) is never kept.
     if (hit && this.match !== undefined && !this.contactPath(this.match.from)) {
@@ -99,6 +110,13 @@ export class Suppression {
     return hit;
   }
 
+  private isErased(record: unknown): boolean {
+    if (this.erased === undefined) return false;
+    const id = recordId(record, this.idField);
+    const email = recordId(record, this.paths.email)?.toLowerCase();
+    return (id !== undefined && this.erased.hasId(id)) || (email !== undefined && this.erased.hasEmail(email));
+  }
+
   private contactPath(path: string): boolean {
     return path.split('.')[0] === this.paths.email.split('.')[0];
   }
@@ -106,7 +124,7 @@ export class Suppression {
   private byEmail(record: unknown): boolean {
     const email = recordId(record, this.paths.email)?.toLowerCase();
     if (email === undefined) return false;
-    if (this.emails.has(email)) return true;
+    if (this.emails.has(email) || this.erased?.hasEmail(email) === true) return true;
     const at = email.lastIndexOf('@');
     return at >= 0 && this.emailDomains.has(email.slice(at + 1));
   }

@@ -30,6 +30,7 @@ export const SPECS: Record<string, { path: string; operations: [string, string][
         `/crm/v3/objects/contacts/batch/${op}`,
       ]),
       ['post', '/crm/v3/objects/contacts/search'],
+      ['post', '/crm/v3/objects/contacts/gdpr-delete'],
     ],
   },
   'properties.json': {

@@ -4,7 +4,7 @@
  * as flags from the start makes. Real Redis.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { addRunMatched, MembershipStore } from '../../src/runs/membership-store.js';
+import { addRunMatched, forgetMember, MembershipStore } from '../../src/runs/membership-store.js';
 import { testRedis } from '../helpers/redis.js';
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -69,5 +69,22 @@ describe('membership layout', () => {
     expect(new Set(await Promise.all(buckets.map((k) => r.redis.object('ENCODING', k))))).toEqual(
       new Set(['listpack']),
     );
+  });
+});
+
+describe('erasure in the record flags', () => {
+  it('forgetMember removes the person from the flags and keeps the member count true', async () => {
+    const r = await testRedis('membership-forget');
+    cleanup = r.cleanup;
+    const store = new MembershipStore(r.redis, 's', 'portal', r.prefix);
+    await addRunMatched(r.redis, 's', 'r1', keys(0, 3000), r.prefix);
+    await store.settle('r1', rules);
+    await store.markListed(keys(0, 3000), true);
+    const listed = await forgetMember(r.redis, 's', ['k7', 'nobody'], false, r.prefix);
+    expect(listed.reduce((n, h) => n + h.count, 0)).toBe(1);
+    expect(await store.counts(true)).toMatchObject({ members: 3000 });
+    await forgetMember(r.redis, 's', ['k7'], true, r.prefix);
+    expect(await store.counts(true)).toMatchObject({ members: 2999, unlisted: 0 });
+    expect(await forgetMember(r.redis, 's', ['k7'], false, r.prefix)).toEqual([]);
   });
 });

@@ -18,8 +18,7 @@ export async function archiveByKey(
   signal?: AbortSignal,
 ): Promise<ArchiveResult> {
   const { object } = target;
-  const found = await readByKey(caller, object, target.matchField, [...new Set(keys)], [], signal);
-  const result: ArchiveResult = { archived: [], missing: keys.filter((k) => !found.has(k)), refused: [] };
+  const { found, result } = await recordsByKey(caller, target, keys, signal);
   const path = `/crm/v3/objects/${encodeURIComponent(object)}/batch/archive`;
   for (const part of chunks([...found], HUBSPOT_BATCH_SIZE)) {
     const inputs = part.map(([, record]) => ({ id: record.id }));
@@ -31,4 +30,15 @@ export async function archiveByKey(
     result.archived.push(...part.map(([key]) => key));
   }
   return result;
+}
+
+/** The HubSpot records of these keys, and a result with the keys HubSpot does not hold as `missing`. */
+export async function recordsByKey(
+  caller: HubSpotCaller,
+  target: ObjectTarget,
+  keys: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ found: Map<string, { id: string }>; result: ArchiveResult }> {
+  const found = await readByKey(caller, target.object, target.matchField, [...new Set(keys)], [], signal);
+  return { found, result: { archived: [], missing: keys.filter((k) => !found.has(k)), refused: [] } };
 }

@@ -2,7 +2,15 @@ import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { RateGovernor } from '../../shared/rate-governor.js';
 import { chunks } from '../chunks.js';
-import type { ArchiveResult, CrmSink, CrmValue, ListPort, ObjectTarget, UpsertOutcome } from '../crm-sink.js';
+import type {
+  ArchiveResult,
+  CrmSink,
+  CrmValue,
+  EraseMode,
+  ListPort,
+  ObjectTarget,
+  UpsertOutcome,
+} from '../crm-sink.js';
 import { linkToCompanies } from './hubspot-associations.js';
 import { createHubSpotCaller } from './hubspot-caller.js';
 import { createHubSpotClient } from './hubspot-client.js';
@@ -17,6 +25,7 @@ import {
   hubspotGovernorAccount,
 } from './hubspot-limits.js';
 import { archiveByKey } from './hubspot-archive.js';
+import { gdprDeleteByKey } from './hubspot-gdpr-delete.js';
 import { createHubSpotLists } from './hubspot-lists.js';
 import { optedOutKeys } from './hubspot-opt-outs.js';
 import { readByKey } from './hubspot-read.js';
@@ -62,6 +71,12 @@ export interface HubSpotSink extends CrmSink {
     fields: readonly string[],
     options?: { signal?: AbortSignal },
   ): AsyncIterable<string[]>;
+  erase(
+    target: ObjectTarget,
+    keys: readonly string[],
+    how: EraseMode,
+    options?: { signal?: AbortSignal },
+  ): Promise<ArchiveResult>;
 }
 
 export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
@@ -136,6 +151,11 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     ceiling: () => hubspotCeiling(limit.limit, limit.windowMs),
 
     lists: createHubSpotLists(caller),
+
+    async erase(target, keys, how, callOptions) {
+      if (how === 'archive') return this.archive(target, keys, callOptions);
+      return gdprDeleteByKey(caller, target, keys, callOptions?.signal);
+    },
 
     async archive(target, keys, callOptions) {
       const result = await archiveByKey(caller, target, keys, callOptions?.signal);

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../../shared/logger.js';
 import { chunks } from '../chunks.js';
 import type {
+  EraseMode,
   ArchiveResult,
   CrmRecord,
   CrmSink,
@@ -153,6 +154,16 @@ export class SalesforceSink implements CrmSink {
     return relinkless(to, spelled.records, outcomes, (unlinked) =>
       upsertCollections(this.caller, to, unlinked, undefined, this.lanes, signal),
     );
+  }
+
+  /** Erasure on request: Salesforce deletes in both modes (to the Recycle Bin, 15 days; no hard delete here). */
+  async erase(
+    target: ObjectTarget,
+    keys: readonly string[],
+    _how: EraseMode,
+    options?: SinkCallOptions,
+  ): Promise<ArchiveResult> {
+    return this.archive(target, keys, options);
   }
 
   /** Deletes the records with these keys (Salesforce has no archive; the Recycle Bin keeps them 15 days). */

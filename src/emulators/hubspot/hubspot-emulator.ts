@@ -10,6 +10,7 @@ import { addAndRemove, createList, getListByName, membershipPage, objectTypeOf }
 import type { AddedSpelling } from './list-store.js';
 import { archive, create, read, update, upsert, type BatchAnswer } from './object-batch.js';
 import { search } from './object-search.js';
+import { gdprDelete } from './gdpr-delete.js';
 import { createProperty, getProperty, listProperties } from './property-routes.js';
 import { RateWindow } from './rate-window.js';
 
@@ -198,6 +199,13 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
         state.unlistGone(t ?? '');
         return answer;
       },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/crm\/v3\/objects\/contacts\/gdpr-delete$/,
+      name: 'gdprDelete',
+      scope: () => 'crm.objects.contacts.write',
+      handle: (_, b) => gdprDelete(state, b),
     },
     {
       method: 'POST',

@@ -103,6 +103,9 @@ export class HubSpotStore {
   readonly tables = new Map<string, ObjectTable>();
   readonly associations: StoredAssociation[] = [];
   readonly lists = new ListStore();
+  /** Contact ids deleted for good by `gdpr-delete` (not restorable), and emails it blocklisted (none matched). */
+  readonly gdprDeleted = new Set<string>();
+  readonly gdprBlocklist = new Set<string>();
   private nextId = 1000;
 
   constructor() {

@@ -3,7 +3,13 @@
  * layout before read and drained into them in bounded steps. Real Redis.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { changeHashKey, changeHashKeys, createChangeDetector, fieldHash } from '../../../src/crm/change-detector.js';
+import {
+  changeHashKey,
+  changeHashKeys,
+  createChangeDetector,
+  fieldHash,
+  forgetChangeHashes,
+} from '../../../src/crm/change-detector.js';
 import type { CrmRecord } from '../../../src/crm/crm-record.js';
 import { testRedis } from '../../helpers/redis.js';
 
@@ -88,5 +94,21 @@ describe('change hashes in buckets', () => {
     const after = await createChangeDetector(r.redis, r.prefix, 'hs', target, 'p').unchanged(renamed);
     expect(after.size).toBe(2599);
     expect(after.has('c-6')).toBe(false);
+  });
+});
+
+describe('erasure of change hashes', () => {
+  it('forgetChangeHashes finds a record in the buckets by its match key and removes it, counts kept', async () => {
+    const r = await testRedis('hash-forget');
+    cleanup = r.cleanup;
+    const detector = createChangeDetector(r.redis, r.prefix, 'hs', target, 'p');
+    await detector.remember(records(0, 500));
+    const store = changeHashKeys(changeHashKey(r.prefix, 'hs', target, 'p'));
+    const dry = await forgetChangeHashes(r.redis, r.prefix, ['c-42', 'nobody'], false);
+    expect(dry).toEqual([{ key: store.buckets, count: 1 }]);
+    expect((await detector.unchanged([record(42)])).size).toBe(1);
+    await forgetChangeHashes(r.redis, r.prefix, ['c-42'], true);
+    expect((await detector.unchanged([record(42)])).size).toBe(0);
+    expect(await r.redis.hget(store.meta, 'n')).toBe('499');
   });
 });
