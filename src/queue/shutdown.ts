@@ -8,7 +8,8 @@ export interface ShutdownOptions {
 }
 
 /**
- * SIGTERM / SIGINT: run `stop` once, then exit 0. A second signal, a failing `stop` or the force timer exits 1.
+ * SIGTERM / SIGINT: run `stop` once, then exit 0 (or the code a failure that asked for the stop set first). A second
+ * signal, a failing `stop` or the force timer exits 1.
  */
 export function exitOnSignals(stop: () => Promise<void>, opts: ShutdownOptions): void {
   const exit = opts.exit ?? ((code: number) => process.exit(code));
@@ -30,7 +31,7 @@ export function exitOnSignals(stop: () => Promise<void>, opts: ShutdownOptions):
       () => {
         clearTimeout(force);
         opts.logger.info('shutdown complete');
-        exit(0);
+        exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
       },
       (err: unknown) => {
         clearTimeout(force);
