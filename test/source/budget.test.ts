@@ -50,7 +50,8 @@ describe('search-token budget', () => {
       walkUntilStop(fx.client, 'companies', { company: { headcount: { lte: 50 } } }, { runId: 'a', pageSize: 30 }),
       walkUntilStop(other, 'companies', { company: { headcount: { gte: 51 } } }, { runId: 'b', pageSize: 30 }),
     ]);
-    expect(results[0].error).toBeInstanceOf(BudgetStopError);
+    // Which walk meets the reserve first is a race; together they stop there, whichever it is.
+    expect(results.some((r) => r.error instanceof BudgetStopError)).toBe(true);
     expect(fx.emu.stats('demo').tokensCharged).toBe(900);
   });
 
