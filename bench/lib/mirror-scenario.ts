@@ -191,9 +191,12 @@ async function memoryOf(redis: Redis, prefix: string, search: string): Promise<M
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:mirror:{${search}}:*`, 'COUNT', 1000);
     cursor = next;
     for (const key of keys) {
-      const kind = key.slice(key.lastIndexOf(':') + 1);
+      const last = key.slice(key.lastIndexOf(':') + 1);
+      // The record flags' buckets (`…:records:<n>`) count with their meta (`…:records`).
+      const kind = /^\d+$/.test(last) ? 'records' : last;
       bytesByKey[kind] = (bytesByKey[kind] ?? 0) + Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
-      if (kind === 'members') members += await redis.scard(key);
+      if (key.endsWith(':records')) members += Number((await redis.hget(key, 'm')) ?? 0);
+      else if (kind === 'members') members += await redis.scard(key);
     }
   } while (cursor !== '0');
   const total = Object.values(bytesByKey).reduce((a, b) => a + b, 0);
@@ -202,7 +205,8 @@ async function memoryOf(redis: Redis, prefix: string, search: string): Promise<M
     members,
     bytesByKey,
     bytesPerMember: Number(perMember.toFixed(1)),
-    membersSetBytesPerMember: members > 0 ? Number(((bytesByKey.members ?? 0) / members).toFixed(1)) : 0,
+    membersSetBytesPerMember:
+      members > 0 ? Number(((bytesByKey.records ?? bytesByKey.members ?? 0) / members).toFixed(1)) : 0,
     // bytes per member × 1,000,000 members, in MB (10^6 bytes): the same figure.
     mbPerMillionMembers: Number(perMember.toFixed(1)),
   };

@@ -322,10 +322,16 @@ export class MembershipStore {
    */
   async *unlistedPages(): AsyncGenerator<string[]> {
     await this.migrate();
+    // Full pages whatever the buckets hold: a list call takes a whole number of them (no part batch per bucket page).
+    let page: string[] = [];
     for await (const entries of this.recordPages()) {
-      const page = entries.filter((e) => e.flags === MEMBER).map((e) => e.id);
-      if (page.length > 0) yield page;
+      for (const e of entries) if (e.flags === MEMBER) page.push(e.id);
+      while (page.length >= RECORDS_PAGE) {
+        yield page.slice(0, RECORDS_PAGE);
+        page = page.slice(RECORDS_PAGE);
+      }
     }
+    if (page.length > 0) yield page;
   }
 
   /** These keys are in the search's CRM list now (`true`) or no longer (`false`). */
