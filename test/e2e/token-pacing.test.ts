@@ -85,7 +85,12 @@ describe('token pacing through the queue', () => {
       fetched: 0,
       tokensSpent: 0,
     });
-    expect(await queue.getJobState(low.jobId)).toBe('delayed');
+    // The summary is stored before BullMQ moves the job from active to delayed: wait for the move.
+    const state = await until('the delayed job', async () => {
+      const now = await queue.getJobState(low.jobId);
+      return now === 'active' ? undefined : now;
+    });
+    expect(state).toBe('delayed');
     expect(f.si.stats('worker').tokensCharged).toBe(0);
 
     const high = await enqueueRun(queue, 'all-companies', 'manual');
