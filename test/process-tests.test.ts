@@ -29,12 +29,15 @@ describe('which test files start processes or browsers', () => {
     write('test/b/cycle.test.ts', "import './cycle-a.js';\n");
     write('test/b/cycle-a.ts', "import './cycle-b.js';\n");
     write('test/b/cycle-b.ts', "import './cycle-a.js';\nimport 'node:child_process';\n");
+    write('test/b/windows.test.ts', "import { it } from 'vitest';\n// @slow: real 10 s rate windows\n");
+    write('test/b/mentions.test.ts', '// a comment about @slow: tests is no mark\n');
 
     expect(processTestFiles(root)).toEqual([
       'test/a/browser.test.ts',
       'test/a/direct.test.ts',
       'test/a/through-helper.test.ts',
       'test/b/cycle.test.ts',
+      'test/b/windows.test.ts',
     ]);
   });
 
@@ -44,5 +47,6 @@ describe('which test files start processes or browsers', () => {
     expect(files).toContain('test/suite-redis.test.ts');
     expect(files).toContain('test/e2e/cockpit-browser.test.ts');
     expect(files).not.toContain('test/shared/redact.test.ts');
+    expect(files).toContain('test/crm/hubspot/hubspot-learned-limit.test.ts');
   });
 });

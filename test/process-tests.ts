@@ -1,13 +1,17 @@
 /**
  * Which test files start processes or browsers: those that import `node:child_process` or `playwright-core`,
- * directly or through the files of ours they import statically. `npm run test:quick` leaves them out (the edit-test
- * loop); `npm test`, which CI runs, keeps every file. Read from the sources, so a new test falls on the right side
- * by itself.
+ * directly or through the files of ours they import statically; and those that wait on real time (rate windows
+ * that cannot be shortened) and say so with a `// @slow: <why>` line. `npm run test:quick` leaves them out (the
+ * edit-test loop); `npm test`, which CI runs, keeps every file. Read from the sources, so a new test falls on the
+ * right side by itself.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 const STARTS_PROCESSES = new Set(['node:child_process', 'child_process', 'playwright-core', 'playwright']);
+
+/** A test file's own word that it waits on real time. */
+const SLOW_MARK = /^\s*\/\/ @slow:/m;
 
 /** `import … from 'x'`, `export … from 'x'` and `import 'x'`; `import type` never loads a module. */
 const STATIC_IMPORT = /^\s*(?:import(?!\s+type\b)[^'"]*?from\s*|export[^'"]*?from\s*|import\s*)['"]([^'"]+)['"]/gm;
@@ -56,5 +60,8 @@ export function processTestFiles(root: string): string[] {
     }
     return false;
   };
-  return filesUnder(root, 'test', '.test.ts').filter((file) => startsProcesses(join(root, file)));
+  const slow = (testFile: string): boolean => SLOW_MARK.test(readFileSync(testFile, 'utf8'));
+  return filesUnder(root, 'test', '.test.ts').filter(
+    (file) => startsProcesses(join(root, file)) || slow(join(root, file)),
+  );
 }

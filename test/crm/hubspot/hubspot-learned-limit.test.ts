@@ -4,6 +4,7 @@
  * a configured `requestsPer10s` stays an upper bound. Real @hubspot/api-client, the HubSpot emulator, real Redis.
  * The emulator's window is shortened to 3 s (the header says so, and the governor follows it).
  */
+// @slow: windows of real time, several per test (the limit is learned and followed across them)
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { createHubSpotSink, type HubSpotSink, type ObjectTarget } from '../../../src/crm/index.js';
