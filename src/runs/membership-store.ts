@@ -316,15 +316,18 @@ export class MembershipStore {
   }
 
   /**
-   * Members not in the search's CRM list yet, page by page: a page is checked against the list marks when it is read,
-   * so keys marked listed meanwhile are not returned again.
+   * Members not in the search's CRM list yet, in pages of RECORDS_PAGE keys (the last may be shorter): the list's
+   * calls take 100 keys each, so whole pages cost no part-filled call. Keys are checked against the list marks when
+   * their bucket is read, so keys marked listed meanwhile are not returned again.
    */
   async *unlistedPages(): AsyncGenerator<string[]> {
     await this.migrate();
+    const carry: string[] = [];
     for await (const entries of this.recordPages()) {
-      const page = entries.filter((e) => e.flags === MEMBER).map((e) => e.id);
-      if (page.length > 0) yield page;
+      for (const e of entries) if (e.flags === MEMBER) carry.push(e.id);
+      while (carry.length >= RECORDS_PAGE) yield carry.splice(0, RECORDS_PAGE);
     }
+    if (carry.length > 0) yield carry;
   }
 
   /** These keys are in the search's CRM list now (`true`) or no longer (`false`). */
