@@ -21,7 +21,9 @@ ENV NODE_ENV=production
 ENV PROSPECT_SYNC_HOST=0.0.0.0
 # V8 sizes the young generation from the machine's memory (134 MB on a 24 GB host); 16 MB semi-spaces keep it at
 # 34 MB: ~100 MB less RSS per worker at no measured CPU cost (docs/benchmarks.md, "Cost of the worker process").
-ENV NODE_OPTIONS=--max-semi-space-size=16
+# An old-generation ceiling far above what a worker holds live makes V8 grow that generation by a smaller factor
+# after each collection: a list run's heap stays near what it holds (docs/deployment.md).
+ENV NODE_OPTIONS="--max-semi-space-size=16 --max-old-space-size=1024"
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The pinned `node` dev dependency exists only for machines whose Node is too old; the image has Node 24 already.

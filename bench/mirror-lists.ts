@@ -7,12 +7,14 @@
  * a check fails.
  * Run: REDIS_URL=redis://127.0.0.1:6379/<db> npx tsx bench/mirror-lists.ts [companies=100000] [rate=500/60]
  * [hubspotPer10s=190] [runs=all|unchanged] (`rate`: API searches per window / window seconds; `unchanged`: run 1
- * and an unchanged run 2 only; JSON to $BENCH_OUT when set).
+ * and an unchanged run 2 only; JSON to $BENCH_OUT when set). The worker runs with the image's Node flags (the
+ * Dockerfile's NODE_OPTIONS) and those in $BENCH_WORKER_NODE_ARGS (space-separated, e.g. a memory sampler); the
+ * emulators run in two processes of their own (API; HubSpot).
  */
 import { writeFileSync } from 'node:fs';
 import { runMirrorScenario } from './lib/mirror-scenario.js';
 import { load, machine } from './lib/machine.js';
-import { ensureBuilt } from './lib/worker-process.js';
+import { ensureBuilt, imageNodeOptions } from './lib/worker-process.js';
 
 const COMPANIES = Number(process.argv[2] ?? 100_000);
 const [LIMIT, WINDOW_S] = (process.argv[3] ?? '500/60').split('/').map(Number) as [number, number];
@@ -33,6 +35,7 @@ const result = await runMirrorScenario({
   plainRun: RUNS === 'all',
   runs: RUNS,
   runtime: 'dist',
+  workerNodeArgs: [...imageNodeOptions(), ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
   onRun: (r) => console.log(JSON.stringify(r)),
 });
 console.log(JSON.stringify({ memory: result.memory }));

@@ -1,7 +1,8 @@
 /**
  * Child process that serves the emulators a benchmark needs (Sales-Intelligence, HubSpot, Salesforce), so their CPU
- * is not counted against the worker under test. Options: JSON in argv[2] (HostOptions). Prints one JSON line with the
- * URLs; then answers each stdin line (`stats`, `reset`) with one JSON line; exits when stdin closes.
+ * is not counted against the worker under test. Options: JSON in argv[2] (HostOptions; `salesIntel: null` for a host
+ * of CRMs only). Prints one JSON line with the URLs; then answers each stdin line (`stats`, `reset`) with one JSON
+ * line; exits when stdin closes.
  */
 import { createInterface } from 'node:readline';
 import {
@@ -18,7 +19,9 @@ import {
 import type { HostOptions } from './emulator-host-client.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HostOptions;
-const si = await startSalesIntelEmulator(options.salesIntel as SalesIntelEmulatorOptions);
+const si = options.salesIntel
+  ? await startSalesIntelEmulator(options.salesIntel as SalesIntelEmulatorOptions)
+  : undefined;
 const hubspot: HubSpotEmulator | undefined = options.hubspot
   ? await startHubSpotEmulator(options.hubspot as HubSpotEmulatorOptions)
   : undefined;
@@ -61,7 +64,7 @@ if (hubspot) {
 function stats(): unknown {
   const cpu = process.cpuUsage();
   return {
-    salesIntel: si.stats(),
+    salesIntel: si?.stats(),
     hubspot: hubspot && {
       ...hubspot.stats,
       byRoute: { ...hubspot.stats.byRoute },
@@ -85,7 +88,7 @@ function stats(): unknown {
 }
 
 function reset(): void {
-  si.resetStats();
+  si?.resetStats();
   if (hubspot) {
     const s = hubspot.stats;
     Object.assign(s, {
@@ -105,7 +108,11 @@ function reset(): void {
 }
 
 process.stdout.write(
-  `${JSON.stringify({ salesIntel: { url: si.url, tokenUrl: si.tokenUrl }, hubspot: hubspot?.url, salesforce: salesforce?.url })}\n`,
+  `${JSON.stringify({
+    salesIntel: si && { url: si.url, tokenUrl: si.tokenUrl },
+    hubspot: hubspot?.url,
+    salesforce: salesforce?.url,
+  })}\n`,
 );
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
@@ -113,5 +120,5 @@ lines.on('line', (line) => {
   process.stdout.write(`${JSON.stringify(stats())}\n`);
 });
 lines.on('close', () => {
-  void Promise.all([si.close(), hubspot?.close(), salesforce?.close()]).then(() => process.exit(0));
+  void Promise.all([si?.close(), hubspot?.close(), salesforce?.close()]).then(() => process.exit(0));
 });

@@ -1,6 +1,7 @@
 // Preloaded into a worker process (`WC_WORKER_NODE_OPTIONS=--import=<this file>` for bench/worker-cost-slope.ts):
 // samples what its resident memory is made of every 500 ms and, at exit, appends the sample at peak RSS and the last
 // one to $BENCH_MEMORY_FILE (JSON lines): RSS (anonymous / file-backed), V8 heap by space, external and ArrayBuffers.
+// With $BENCH_MEMORY_EVERY_S, a sample every that many seconds is appended too (what grows over a run).
 import { appendFileSync, readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 
@@ -33,7 +34,15 @@ if (file) {
     if (!peak || s.rss > peak.rss) peak = s;
     return s;
   };
-  setInterval(sample, 500).unref();
+  const every = Number(process.env.BENCH_MEMORY_EVERY_S ?? 0) * 1000;
+  let lastLogged = 0;
+  setInterval(() => {
+    const s = sample();
+    if (every > 0 && Date.now() - lastLogged >= every) {
+      lastLogged = Date.now();
+      appendFileSync(file, `${JSON.stringify({ sample: s })}\n`);
+    }
+  }, 500).unref();
   process.on('exit', () => {
     const last = sample();
     appendFileSync(file, `${JSON.stringify({ args: process.argv.slice(2).join(' '), peak, last })}\n`);

@@ -20,7 +20,7 @@ import {
   writeBenchConfig,
   type BenchConfig,
 } from './bench-config.js';
-import { startEmulatorHost, type EmulatorHost, type HostStats } from './emulator-host-client.js';
+import { startSplitEmulatorHosts, type EmulatorHost, type HostStats } from './emulator-host-client.js';
 import { load } from './machine.js';
 import { lastJson, startWorker } from './worker-process.js';
 
@@ -38,6 +38,8 @@ export interface MirrorScenarioOptions {
   /** `unchanged`: only run 1 and an unchanged run 2 (nobody moves): the list's size edge, cheaper than all four. */
   runs?: 'all' | 'unchanged';
   runtime: 'dist' | 'tsx';
+  /** Node flags of the worker process only (the image's heap settings, a memory sampler). */
+  workerNodeArgs?: string[];
   /** Redis and key prefix (default: the bench database, a fresh prefix). */
   redisUrl?: string;
   prefix?: string;
@@ -83,13 +85,16 @@ export interface RunFigures {
   loadBefore: string;
   /** The worker process's peak resident memory (getrusage maxrss). */
   workerPeakRssMb: number;
+  /** The worker process's CPU time (user + system, getrusage). */
+  workerCpuSeconds: number;
 }
 
 export interface MemoryFigures {
   members: number;
-  /** MEMORY USAGE (SAMPLES 0) by key kind (members, listed, meta, absent, pending). */
+  /** MEMORY USAGE (SAMPLES 0) by key kind (records: the record flags and their buckets; absent, pending, meta). */
   bytesByKey: Record<string, number>;
   bytesPerMember: number;
+  /** The record flags (members and list marks; the `members` set in the layout before), per member. */
   membersSetBytesPerMember: number;
   mbPerMillionMembers: number;
 }
@@ -133,7 +138,7 @@ function listFigures(
   stats: HostStats,
   rates: MirrorScenarioOptions,
   loadBefore: string,
-  workerPeakRssMb: number,
+  usage: { maxRssMb: number; cpuMs: number },
 ): RunFigures {
   const hs = stats.hubspot!;
   const listCalls = Object.fromEntries(
@@ -178,7 +183,8 @@ function listFigures(
       stats.salesIntel.served429.search + stats.salesIntel.served429.count + stats.salesIntel.served429.dictionary,
     listSize: hs.lists[LIST_NAME],
     loadBefore,
-    workerPeakRssMb: round(workerPeakRssMb, 1),
+    workerPeakRssMb: round(usage.maxRssMb, 1),
+    workerCpuSeconds: round(usage.cpuMs / 1000, 1),
   };
 }
 
@@ -214,7 +220,7 @@ async function memoryOf(redis: Redis, prefix: string, search: string): Promise<M
 
 export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<MirrorScenarioResult> {
   const moved = Math.max(1, Math.round(o.companies / 100));
-  const host = await startEmulatorHost({
+  const host = await startSplitEmulatorHosts({
     salesIntel: {
       companies: o.companies + moved,
       persons: 0,
@@ -247,15 +253,17 @@ export async function runMirrorScenario(o: MirrorScenarioOptions): Promise<Mirro
     }
     await host.reset();
     const loadBefore = load();
-    const result = await startWorker(['run', search, '--json', '--config', cfg.file], cfg.env, { runtime: o.runtime })
-      .done;
+    const result = await startWorker(['run', search, '--json', '--config', cfg.file], cfg.env, {
+      runtime: o.runtime,
+      nodeArgs: o.workerNodeArgs ?? [],
+    }).done;
     let summary: RunSummary;
     try {
       summary = lastJson<RunSummary>(result.stdout);
     } catch {
       throw new Error(`${label}: worker exited ${result.exitCode} without a summary: ${result.stderr.slice(-2000)}`);
     }
-    const f = listFigures(label, summary, await host.stats(), o, loadBefore, result.usage.maxRssMb);
+    const f = listFigures(label, summary, await host.stats(), o, loadBefore, result.usage);
     runs.push(f);
     o.onRun?.(f);
     return f;

@@ -130,6 +130,13 @@ export function startWorker(
   };
 }
 
+/** The Node flags the image gives the worker (the Dockerfile's `ENV NODE_OPTIONS=`): a bench runs it as deployed. */
+export function imageNodeOptions(): string[] {
+  const line = /^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+  if (line === null) throw new Error('Dockerfile: no `ENV NODE_OPTIONS=` line');
+  return line[1]!.replace(/^"|"$/g, '').split(' ').filter(Boolean);
+}
+
 /** The last stdout line of a `--json` command, parsed. */
 export function lastJson<T>(stdout: string): T {
   const lines = stdout.trim().split('\n');

@@ -317,21 +317,19 @@ export class MembershipStore {
   }
 
   /**
-   * Members not in the search's CRM list yet, page by page: a page is checked against the list marks when it is read,
-   * so keys marked listed meanwhile are not returned again.
+   * Members not in the search's CRM list yet, in pages of RECORDS_PAGE keys (the last may be shorter): the list's
+   * calls take 100 keys each, so whole pages cost no part-filled call. Keys are checked against the list marks when
+   * their bucket is read, so keys marked listed meanwhile are not returned again.
    */
   async *unlistedPages(): AsyncGenerator<string[]> {
     await this.migrate();
     // Full pages whatever the buckets hold: a list call takes a whole number of them (no part batch per bucket page).
-    let page: string[] = [];
+    const carry: string[] = [];
     for await (const entries of this.recordPages()) {
-      for (const e of entries) if (e.flags === MEMBER) page.push(e.id);
-      while (page.length >= RECORDS_PAGE) {
-        yield page.slice(0, RECORDS_PAGE);
-        page = page.slice(RECORDS_PAGE);
-      }
+      for (const e of entries) if (e.flags === MEMBER) carry.push(e.id);
+      while (carry.length >= RECORDS_PAGE) yield carry.splice(0, RECORDS_PAGE);
     }
-    if (page.length > 0) yield page;
+    if (carry.length > 0) yield carry;
   }
 
   /** These keys are in the search's CRM list now (`true`) or no longer (`false`). */

@@ -58,6 +58,18 @@ describe('CompactIdSet', () => {
     expect(new Set(back)).toEqual(new Set(ids));
   });
 
+  it('holds its ids and at most one arena chunk more: the arena grows by chunks, never by doubling', () => {
+    const set = new CompactIdSet();
+    const ids = 60_000;
+    for (let n = 0; n < ids; n++) set.add(`c_${n.toString(36).padStart(5, '0')}`);
+    const idBytes = ids * (2 + 7);
+    // The slot table: the smallest power of two at least twice the ids, 4 bytes a slot.
+    const table = 4 * 2 ** Math.ceil(Math.log2(2 * ids));
+    expect(set.bytes).toBeGreaterThanOrEqual(idBytes + table);
+    expect(set.bytes).toBeLessThanOrEqual(idBytes + 65_536 + table);
+    expect([...set].length).toBe(ids);
+  });
+
   it('RunDedup admits an id once per run and forgets a run that ended', () => {
     const dedup = new RunDedup();
     expect(dedup.admit('r1', 'c_1')).toBe(true);
