@@ -96,9 +96,14 @@ async function host(optionsJson: string): Promise<void> {
   process.stdin.on('data', () => {
     const u = process.cpuUsage();
     const { requests, inputs, throttled } = hubspot.stats;
-    process.stdout.write(
-      `${JSON.stringify({ cpuMs: (u.user + u.system) / 1000, hubspot429: throttled.TEN_SECONDLY_ROLLING, hubspotRequests: requests, hubspotInputs: inputs, hubspotPeak: hubspot.limits.peak })}\n`,
-    );
+    const usage = {
+      cpuMs: (u.user + u.system) / 1000,
+      hubspot429: throttled.TEN_SECONDLY_ROLLING,
+      hubspotRequests: requests,
+      hubspotInputs: inputs,
+      hubspotPeak: hubspot.limits.peak,
+    };
+    process.stdout.write(`${JSON.stringify(usage)}\n`);
   });
   process.stdin.on('end', () => void Promise.all([si.close(), hubspot.close()]).then(() => process.exit(0)));
 }

@@ -45,8 +45,12 @@ try {
       });
       if (refresh.mode === 'full') full = r;
       const label = `churn ${churnShare * 100}%/day, ${refresh.mode}${refresh.mode === 'changed' ? ` maxAgeDays ${refresh.maxAgeDays}` : ''}`;
+      const first = r.exhaustedRuns[0];
+      const exhausted = first
+        ? ` (first: ${first.search} on day ${first.day}; ${r.exhaustedRuns.filter((x) => x.gateNeeded > 0).length} of them with a higher priority to protect)`
+        : '';
       console.log(
-        `\n${label}: ${r.tokens} tokens of an allotment of ${r.allotment} (full mode would need ${r.fullModeNeed}); left at the reset ${r.remainingAtEnd}; 402s ${r.served402}; runs ended by the exhausted allotment ${r.exhaustedRuns.length}${r.exhaustedRuns.length ? ` (first: ${r.exhaustedRuns[0]!.search} on day ${r.exhaustedRuns[0]!.day}; ${r.exhaustedRuns.filter((x) => x.gateNeeded > 0).length} of them with a higher priority to protect)` : ''}; priority violations ${r.priorityViolations.length}; endings other than completed ${JSON.stringify(r.otherEndings)}; ${r.wallSeconds} s`,
+        `\n${label}: ${r.tokens} tokens of an allotment of ${r.allotment} (full mode would need ${r.fullModeNeed}); left at the reset ${r.remainingAtEnd}; 402s ${r.served402}; runs ended by the exhausted allotment ${r.exhaustedRuns.length}${exhausted}; priority violations ${r.priorityViolations.length}; endings other than completed ${JSON.stringify(r.otherEndings)}; ${r.wallSeconds} s`,
       );
       for (const s of r.searches) {
         const f = full?.searches.find((x) => x.search === s.search);
@@ -54,8 +58,11 @@ try {
           f && f.tokensPerRunAfterFirst > 0
             ? ` = ${((100 * s.tokensPerRunAfterFirst) / f.tokensPerRunAfterFirst).toFixed(1)}% of full`
             : '';
+        const walked = s.countsPerRun
+          ? ` (${s.countsPerRun} counts, ${s.walkedPerRun} of ${s.keptPartitions} partitions walked per run)`
+          : '';
         console.log(
-          `  ${s.search.padEnd(20)} p${s.priority} ${String(s.matchesAtStart).padStart(6)} matches: ${s.runs} runs, ${s.paced} paced, ${s.tokensPerRunAfterFirst} tokens/run after the first${ratio}${s.countsPerRun ? ` (${s.countsPerRun} counts, ${s.walkedPerRun} of ${s.keptPartitions} partitions walked per run)` : ''}; ` +
+          `  ${s.search.padEnd(20)} p${s.priority} ${String(s.matchesAtStart).padStart(6)} matches: ${s.runs} runs, ${s.paced} paced, ${s.tokensPerRunAfterFirst} tokens/run after the first${ratio}${walked}; ` +
             `stale max ${s.maxStaleDays} d (${s.changedOpenAtEnd}/${s.changedTracked} open at the end); entered ${s.entered}: same day ${s.enteredSameDay}, at the first run ${s.enteredAtFirstRun}, never ${s.enteredNeverSynced}`,
         );
       }
@@ -63,7 +70,8 @@ try {
         console.log(`  priority: ${v.paced} paced at ${v.at}, then ${v.lowerRan} (lower) ran at ${v.lowerAt}`);
       for (const fc of r.forecasts)
         console.log(
-          `  forecast at day ${fc.day}: ${fc.forecastTokens} tokens until the reset, spent ${fc.actualTokens}: error ${(fc.error * 100).toFixed(1)}%; exhausts ${fc.exhaustsAt ?? 'not before the reset'}`,
+          `  forecast at day ${fc.day}: ${fc.forecastTokens} tokens until the reset, spent ${fc.actualTokens}: ` +
+            `error ${(fc.error * 100).toFixed(1)}%; exhausts ${fc.exhaustsAt ?? 'not before the reset'}`,
         );
       results.push({ ...r, runs: r.runs.length, loadBefore, loadAfter: load() });
     }

@@ -8,6 +8,8 @@ end
 if n == 0 then return 0 end
 for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   local ok, entry = pcall(cjson.decode, raw)
-  if ok and type(entry) == 'table' and entry.kind == 'link' and listed[entry.key] then redis.call('LREM', KEYS[1], 0, raw) end
+  if ok and type(entry) == 'table' and entry.kind == 'link' and listed[entry.key] then
+    redis.call('LREM', KEYS[1], 0, raw)
+  end
 end
 return n

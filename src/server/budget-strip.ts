@@ -64,10 +64,11 @@ ${gauge(used, `${num(t.limit - t.remaining)} of ${num(t.limit)} tokens used`)}
 }
 
 function creditsCard(b: BudgetState, caps: BudgetStripInput['caps']): string {
+  const usedToday = (maxPerDay: number): string => `${num(b.creditsToday)} of ${num(maxPerDay)} credits used today`;
   const day =
     caps.maxPerDay === undefined
       ? `<p class="big">${num(b.creditsToday)} <span class="muted">today, no daily cap</span></p>`
-      : `<p class="big">${num(b.creditsToday)} <span class="muted">of ${num(caps.maxPerDay)} today</span></p>${gauge(b.creditsToday / caps.maxPerDay, `${num(b.creditsToday)} of ${num(caps.maxPerDay)} credits used today`)}`;
+      : `<p class="big">${num(b.creditsToday)} <span class="muted">of ${num(caps.maxPerDay)} today</span></p>${gauge(b.creditsToday / caps.maxPerDay, usedToday(caps.maxPerDay))}`;
   const run = caps.maxPerRun === undefined ? 'no cap per run' : `at most ${num(caps.maxPerRun)} per run`;
   return `<div class="card"><h3>Credits</h3>${day}<p>${esc(run)}; ${num(b.creditsTotal)} in all</p></div>`;
 }

@@ -10,6 +10,10 @@ const LISTED = 100;
 
 export function rejectsPage(search: string, rejects: readonly RejectEntry[], pending: number): string {
   const enc = encodeURIComponent(search);
+  const newest =
+    rejects.length > LISTED
+      ? `<p>The newest ${LISTED} of ${esc(rejects.length)}: <a href="/rejects/${enc}.csv">the CSV</a> has them all.</p>`
+      : '';
   const body = `<p>${esc(pending)} rejected record(s) not accepted since; each is sent again when a run fetches it again.
 Failed links are sent again by the next run, and leave this list once linked. <a href="/rejects/${enc}.csv">Download CSV</a> · <a href="/runs/${enc}">Runs</a></p>
 <h2>By code and field</h2>
@@ -25,7 +29,7 @@ ${table(
   { className: 'cards' },
 )}
 <h2>Every reject, newest first</h2>
-${rejects.length > LISTED ? `<p>The newest ${LISTED} of ${esc(rejects.length)}: <a href="/rejects/${enc}.csv">the CSV</a> has them all.</p>` : ''}
+${newest}
 <div class="scroll" role="region" aria-label="Every reject" tabindex="0">${table(
     rejects.slice(0, LISTED),
     [

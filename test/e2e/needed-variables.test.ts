@@ -31,7 +31,10 @@ describe('DASHBOARD_PASSWORD unset', () => {
     expect(validate.code).toBe(0);
     expect(validate.out).toMatch(/valid/);
     expect(validate.err).toMatch(
-      /warning: .*:\d+:\d+ server\.auth\.password: environment variable DASHBOARD_PASSWORD is not set .*only the dashboard \(`start`, `dashboard`\) needs it/,
+      new RegExp(
+        /warning: .*:\d+:\d+ server\.auth\.password: environment variable DASHBOARD_PASSWORD is not set /.source +
+          /.*only the dashboard \(`start`, `dashboard`\) needs it/.source,
+      ),
     );
   }, 120_000);
 

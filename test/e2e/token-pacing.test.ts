@@ -27,7 +27,11 @@ afterEach(async () => {
 });
 
 const H = 3_600_000;
-const SEARCHES = `${COMPANY_SEARCH.replace('    destination: crm', '    schedule: {every: 1h}\n    priority: 10\n    destination: crm')}${companySearch(
+const HIGH = COMPANY_SEARCH.replace(
+  '    destination: crm',
+  '    schedule: {every: 1h}\n    priority: 10\n    destination: crm',
+);
+const SEARCHES = `${HIGH}${companySearch(
   'low',
   `    maxRecords: 30
     schedule: {every: 1h}

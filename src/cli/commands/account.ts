@@ -127,12 +127,17 @@ function render(v: AccountView, timeZone: string | undefined): string {
         );
   const t = v.tokens;
   const c = v.credits;
+  const resets = t ? (timeZone ? whenIn(Date.parse(t.resetAt), timeZone) : t.resetAt) : undefined;
+  const tokens = t
+    ? `${t.remaining} of ${t.limit} (allotment) left, resets ${resets} (as of ${t.observedAt})`
+    : 'unknown (no search made yet this period)';
+  const today = c.maxPerDay === null ? ' (no daily cap)' : ` of ${c.maxPerDay} (${c.leftToday} left)`;
   return [
     `account ${v.account}`,
     'limits',
     ...limits,
-    `tokens     ${t ? `${t.remaining} of ${t.limit} (allotment) left, resets ${timeZone ? whenIn(Date.parse(t.resetAt), timeZone) : t.resetAt} (as of ${t.observedAt})` : 'unknown (no search made yet this period)'}`,
-    `credits    ${c.today} today${c.maxPerDay === null ? ' (no daily cap)' : ` of ${c.maxPerDay} (${c.leftToday} left)`}, ${c.total} in total${c.maxPerRun === null ? '' : `; at most ${c.maxPerRun} per run`}`,
+    `tokens     ${tokens}`,
+    `credits    ${c.today} today${today}, ${c.total} in total${c.maxPerRun === null ? '' : `; at most ${c.maxPerRun} per run`}`,
     ...SETTINGS.map((name) => settingLine(v, name)),
   ].join('\n');
 }

@@ -118,15 +118,18 @@ function render(
   timeZone: string | undefined,
 ): string {
   const n = (v: number | null): string => (v === null ? 'unknown (no search made yet this period)' : String(v));
+  const resets = balance && (timeZone ? whenIn(balance.resetAt, timeZone) : new Date(balance.resetAt).toISOString());
+  const revealed =
+    plan.forecastRevealSkipped > 0 ? ` (${plan.forecastRevealSkipped} persons already revealed: no credit)` : '';
   const lines = [
     `plan for ${plan.search} (${plan.entity})`,
     `  matches      ${plan.counted}${plan.target < plan.counted && !refresh ? `  (this run takes ${plan.target}: maxRecords)` : ''}`,
     ...refreshLine(plan, refresh),
     `  pages        ${plan.pages} of up to ${plan.pageSize} records`,
     `  partitions   ${plan.partitions.length}, largest first (${nounCount(plan.countRequests, 'count request')}); ${nounCount(plan.parallelism, 'journey')} at first, re-sized during the run (at most ${plan.maxParallelism})`,
-    `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${timeZone ? whenIn(balance.resetAt, timeZone) : new Date(balance.resetAt).toISOString()})` : ''}`,
+    `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${resets})` : ''}`,
     `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
-    `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${plan.forecastRevealSkipped > 0 ? ` (${plan.forecastRevealSkipped} persons already revealed: no credit)` : ''}  [${plan.forecastMethod}]`,
+    `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${revealed}  [${plan.forecastMethod}]`,
     `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
     plan.shortfall
       ? `  budget       NOT enough ${plan.shortfall}: a run stops at ${plan.bindingCap ?? 'the cap'} (partial), or is refused with onShortfall: refuse`
@@ -192,8 +195,9 @@ export async function runCommand(name: string, opts: ConfigOption & JsonOption):
       });
     } else {
       const crm = crmLimitLines(resolved.destination.type, crmLimits, destinationCeiling(resolved.destination));
+      const timeZone = searchTimeZone(cmd.config.searches, cmd.search);
       process.stdout.write(
-        `${render(plan, balance, [...crm, ...mirrorLines(cmd.search, mirror)], refresh, searchTimeZone(cmd.config.searches, cmd.search))}\n`,
+        `${render(plan, balance, [...crm, ...mirrorLines(cmd.search, mirror)], refresh, timeZone)}\n`,
       );
     }
     // The plan printed what it knows; a CRM it could not read still fails the command (a script must not go on).

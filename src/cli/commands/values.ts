@@ -48,8 +48,7 @@ export async function runCommand(dictionary: string, opts: ValuesOptions): Promi
     return EXIT.ok;
   }
   const width = Math.max(...shown.map((e) => e.value.length));
-  process.stdout.write(
-    `${shown.map((e) => (e.label && e.label !== e.value ? `${e.value.padEnd(width)}  ${e.label}` : e.value)).join('\n')}\n`,
-  );
+  const rows = shown.map((e) => (e.label && e.label !== e.value ? `${e.value.padEnd(width)}  ${e.label}` : e.value));
+  process.stdout.write(`${rows.join('\n')}\n`);
   return EXIT.ok;
 }

@@ -1,4 +1,4 @@
-import type { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/index.js';
+import type * as associationsV4 from '@hubspot/api-client/lib/codegen/crm/associations/v4/index.js';
 import type { CrmRecord, UpsertOutcome } from '../crm-sink.js';
 import type { HubSpotCaller } from './hubspot-caller.js';
 import { refusalError, schemaProblem } from './hubspot-errors.js';
@@ -51,7 +51,7 @@ export async function linkToCompanies(
       to: { id: l.to },
       types: [
         {
-          associationCategory: 'HUBSPOT_DEFINED' as AssociationSpecAssociationCategoryEnum,
+          associationCategory: 'HUBSPOT_DEFINED' as associationsV4.AssociationSpecAssociationCategoryEnum,
           associationTypeId: CONTACT_TO_COMPANY_PRIMARY,
         },
       ],

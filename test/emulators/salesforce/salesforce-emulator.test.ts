@@ -617,10 +617,8 @@ describe('campaigns and campaign members', () => {
     expect([...first.json.records, ...next.json.records].map((r: { ContactId: string }) => r.ContactId).sort()).toEqual(
       people.slice().sort(),
     );
-    const and = await api(
-      'GET',
-      `/query?q=${encodeURIComponent(`SELECT Id FROM CampaignMember WHERE CampaignId = '${c}' AND ContactId IN ('${people[1]!}', 'x')`)}`,
-    );
+    const andQuery = `SELECT Id FROM CampaignMember WHERE CampaignId = '${c}' AND ContactId IN ('${people[1]!}', 'x')`;
+    const and = await api('GET', `/query?q=${encodeURIComponent(andQuery)}`);
     expect(and.json.records).toHaveLength(1);
   });
 });
