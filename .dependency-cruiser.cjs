@@ -18,7 +18,8 @@ module.exports = {
     ),
     forbid(
       'config-imports-shared-and-crm-facts',
-      'src/config may import only src/shared and the crm facts (the destination registry and port type, transform names).',
+      'src/config may import only src/shared and the crm facts (the destination registry and port type, ' +
+        'transform names).',
       { path: '^src/config/' },
       { path: OURS, pathNot: ['^src/(shared|config)/', '^src/crm/(destinations|destination-port|transforms)\\.ts$'] },
     ),

@@ -112,7 +112,8 @@ async function step(parse: boolean, write: boolean, govern: boolean, overUndici 
 }
 
 console.log(
-  `machine: ${machine()}; ${load()}; page ${pageBytes} B, CRM answer ${resultBytes} B, ${PAGES} pages, ${IN_FLIGHT} in flight`,
+  `machine: ${machine()}; ${load()}; page ${pageBytes} B, CRM answer ${resultBytes} B, ${PAGES} ` +
+    `pages, ${IN_FLIGHT} in flight`,
 );
 console.log(`RSS with undici + ioredis loaded and connected: ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
 await step(true, true, true); // warm-up: connections, JIT
@@ -130,7 +131,8 @@ for (const [label, parse, write, govern, overUndici] of steps) {
     await step(parse, write, govern, overUndici),
   ];
   console.log(
-    `| ${label} | ${Math.min(...runs).toFixed(1)} ms per 1,000 records (least of 3: ${runs.map((r) => r.toFixed(1)).join(', ')}) |`,
+    `| ${label} | ${Math.min(...runs).toFixed(1)} ms per 1,000 records (least of ` +
+      `3: ${runs.map((r) => r.toFixed(1)).join(', ')}) |`,
   );
 }
 console.log(`peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; ${load()}`);

@@ -57,13 +57,15 @@ async function pass(label: string): Promise<void> {
   const rate = TOTAL / seconds;
   console.log(
     `${label}: ${TOTAL} records in ${seconds.toFixed(1)} s = ${rate.toFixed(0)} records/s` +
-      ` (${(rate / CEILING).toFixed(3)} × the 1,900 records/s ceiling); requests ${emu.stats.requests - requestsBefore},` +
+      ` (${(rate / CEILING).toFixed(3)} × the 1,900 records/s ceiling); ` +
+      `requests ${emu.stats.requests - requestsBefore},` +
       ` 429s ${emu.stats.throttled.TEN_SECONDLY_ROLLING}, ${JSON.stringify(totals)}`,
   );
   // Fewer requests than one window allows never meet the limit: the ratio then says nothing about the ceiling.
   if (emu.stats.requests - requestsBefore > 0 && emu.stats.requests - requestsBefore <= PER_10S) {
     console.log(
-      `  (only ${emu.stats.requests - requestsBefore} requests: under one 10 s window, so the ratio is not meaningful; use >= 100,000 records)`,
+      `  (only ${emu.stats.requests - requestsBefore} requests: under one 10 s window, so the ratio is not ` +
+        `meaningful; use >= 100,000 records)`,
     );
   }
 }

@@ -1,4 +1,7 @@
-/** Child process for bench/emulator-throughput.ts: one emulator on one core, URL printed as a JSON line; any stdin line → CPU time. */
+/**
+ * Child process for bench/emulator-throughput.ts: one emulator on one core, URL printed as a JSON line; any stdin line
+ * → CPU time.
+ */
 import { startSalesIntelEmulator } from '../src/emulators/sales-intel/index.js';
 
 const [companies, persons] = (process.argv[2] ?? '1000000,5000000').split(',').map(Number);

@@ -82,11 +82,13 @@ function countLatency(): void {
     const median = [...runs].sort((a, b) => a - b)[3]!;
     worst = Math.max(worst, first);
     console.log(
-      `count ${name.padEnd(46)} total ${String(total).padStart(9)}  first ${first.toFixed(1).padStart(6)} ms  median ${median.toFixed(1).padStart(6)} ms (CPU time)`,
+      `count ${name.padEnd(46)} total ${String(total).padStart(9)}  first ${first.toFixed(1).padStart(6)} ms  ` +
+        `median ${median.toFixed(1).padStart(6)} ms (CPU time)`,
     );
   }
   console.log(
-    `count worst first-call latency ${worst.toFixed(1)} ms vs bound ${COUNT_BOUND_MS} ms: ${worst < COUNT_BOUND_MS ? 'OK' : 'OVER'} (ratio ${(worst / COUNT_BOUND_MS).toFixed(2)})`,
+    `count worst first-call latency ${worst.toFixed(1)} ms vs bound ${COUNT_BOUND_MS} ` +
+      `ms: ${worst < COUNT_BOUND_MS ? 'OK' : 'OVER'} (ratio ${(worst / COUNT_BOUND_MS).toFixed(2)})`,
   );
 }
 
@@ -144,8 +146,10 @@ async function pagesPerSecond(sizes: string, path: string, query: string, concur
     const wall = (performance.now() - t0) / 1000;
     const rate = pages / (cpu / 1000);
     console.log(
-      `search ${path}${query ? ` (${query.slice(1)})` : ''} at ${sizes}: ${(pages / wall).toFixed(0)} pages/s wall-clock (${concurrency} journeys, client on the same machine), ` +
-        `${rate.toFixed(0)} pages per emulator CPU-second (${(records / pages).toFixed(0)} records/page); vs floor ${PAGES_FLOOR}/s on one core: ratio ${(rate / PAGES_FLOOR).toFixed(2)}`,
+      `search ${path}${query ? ` (${query.slice(1)})` : ''} at ${sizes}: ${(pages / wall).toFixed(0)} pages/s ` +
+        `wall-clock (${concurrency} journeys, client on the same machine), ` +
+        `${rate.toFixed(0)} pages per emulator CPU-second (${(records / pages).toFixed(0)} records/page); vs ` +
+        `floor ${PAGES_FLOOR}/s on one core: ratio ${(rate / PAGES_FLOOR).toFixed(2)}`,
     );
     await dispatcher.close();
     return rate;

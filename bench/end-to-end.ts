@@ -100,7 +100,8 @@ try {
       await run(host, cfg, 'companies-hs', `HubSpot: ${COMPANIES} companies`, RATES);
       const again = await run(host, cfg, 'companies-hs', 'HubSpot: unchanged re-sync of the companies', RATES);
       console.log(
-        `re-sync: HubSpot writes ${(again.hubspot as { writes: number }).writes}, HubSpot requests ${(again.hubspot as { requests: number }).requests}`,
+        `re-sync: HubSpot writes ${(again.hubspot as { writes: number }).writes}, HubSpot ` +
+          `requests ${(again.hubspot as { requests: number }).requests}`,
       );
       if (PERSONS > 0)
         await run(host, cfg, 'persons-hs', `HubSpot: ${PERSONS} persons with contacts, associated`, RATES);

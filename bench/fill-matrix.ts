@@ -12,10 +12,12 @@
  * HubSpot's 190 / 10 s the CRM binds above 1,900 records/s in both modes; `--crm-limit 100000` shows the source side.
  *
  * Run all: REDIS_URL=redis://127.0.0.1:6379/10 npx tsx bench/fill-matrix.ts
- * A subset: ... fill-matrix.ts --rates 83,333 --latencies 225 --modes dry [--records 110000] [--crm-limit 190] [--window-seconds 60]
+ * A subset: ... fill-matrix.ts --rates 83,333 --latencies 225 --modes dry [--records 110000] [--crm-limit 190]
+ * [--window-seconds 60]
  * Learned CRM limits (issue 27): `--crm-config-limit none` leaves `requestsPer10s` out of the config (the portal's
  * answered limit is learned from its headers), `--jitter-ms 150` with `--latencies 150` gives 150-300 ms pages, e.g.
- * ... fill-matrix.ts --rates 800 --latencies 150 --jitter-ms 150 --records 160000 --crm-limit 250 --crm-config-limit none
+ * ... fill-matrix.ts --rates 800 --latencies 150 --jitter-ms 150 --records 160000 --crm-limit 250 --crm-config-limit
+ * none
  * FILL_SIZING=<file> writes each worker's debug log there (the journey controller's resizes: `journeys resized`).
  */
 import { spawn } from 'node:child_process';
@@ -38,9 +40,14 @@ const { values } = parseArgs({
     latencies: { type: 'string', default: '50,225,800' },
     modes: { type: 'string', default: 'dry,hubspot' },
     records: { type: 'string', default: '110000' },
-    /** HubSpot's requests per 10 s (emulator and config alike): 190 (Pro) by default; raise it to see the source side alone. */
+    /**
+     * HubSpot's requests per 10 s (emulator and config alike): 190 (Pro) by default; raise it to see the source side
+     * alone.
+     */
     'crm-limit': { type: 'string', default: '190' },
-    /** The config's `requestsPer10s`: a number, or `none` (learned from the portal's answers); default: `--crm-limit`. */
+    /**
+     * The config's `requestsPer10s`: a number, or `none` (learned from the portal's answers); default: `--crm-limit`.
+     */
     'crm-config-limit': { type: 'string' },
     /** Page latency spread: each page takes latency + up to this much more (uniform). */
     'jitter-ms': { type: 'string', default: '0' },
@@ -183,10 +190,14 @@ async function driver(): Promise<void> {
   const companies = Number(values.records);
   const dir = await mkdtemp(join(tmpdir(), 'fill-matrix-'));
   console.log(
-    `| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | journeys peak | unwritten peak | partitions / counts / plan s | first page s | HubSpot requests (records / request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m | HubSpot peak requests / window |`,
+    `| package (searches/min) | latency | mode | records | ceiling rec/s | rec/s | ratio | 429 API / HubSpot | ` +
+      `journeys peak | unwritten peak | partitions / counts / plan s | first page s | HubSpot requests (records / ` +
+      `request) | worker RSS MB | worker CPU ms/1k | emulator CPU ms/1k | load 1m | HubSpot peak requests / window ` +
+      `|`,
   );
   console.log(
-    `HubSpot answers ${HUBSPOT_PER_10S} requests / 10 s; config requestsPer10s: ${CONFIG_PER_10S}; pages ${values.latencies} ms + up to ${JITTER_MS} ms`,
+    `HubSpot answers ${HUBSPOT_PER_10S} requests / 10 s; config requestsPer10s: ${CONFIG_PER_10S}; ` +
+      `pages ${values.latencies} ms + up to ${JITTER_MS} ms`,
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   try {
@@ -252,7 +263,8 @@ source:
   baseUrl: ${urls.si}
   auth: {tokenUrl: "${urls.tokenUrl}", clientId: fill-client, clientSecret: "\${FILL_SI_SECRET}"}
 destinations:
-  crm: {type: hubspot, accessToken: "\${FILL_HUBSPOT_TOKEN}", baseUrl: "${urls.hubspot}"${CONFIG_PER_10S === 'none' ? '' : `, requestsPer10s: ${CONFIG_PER_10S}`}}
+  crm: {type: hubspot, accessToken: "\${FILL_HUBSPOT_TOKEN}", baseUrl: ` +
+        `"${urls.hubspot}"${CONFIG_PER_10S === 'none' ? '' : `, requestsPer10s: ${CONFIG_PER_10S}`}}
 searches:
   - name: fill
     segment: icp
@@ -316,9 +328,15 @@ searches:
     const perSecond = r.fetched / (r.durationMs / 1000);
     const k = r.fetched / 1000;
     return (
-      `| ${cell.rate * 6}${WINDOW_S === 10 ? '' : ` (${perWindow(cell.rate)}/${WINDOW_S} s)`} | ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) | ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
-      `**${(perSecond / ceiling).toFixed(2)}** | ${r.throttled} / ${emu.hubspot429} | ${r.walk.peakJourneys} | ${r.walk.peakUnwritten} | ` +
-      `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} | ${r.firstPageMs === undefined ? '—' : (r.firstPageMs / 1000).toFixed(1)} | ${crmRequests} (${(crmInputs / Math.max(1, crmRequests)).toFixed(1)}) | ${r.maxRssMb.toFixed(0)} | ${(r.cpuMs / k).toFixed(0)} | ` +
+      `| ${cell.rate * 6}${WINDOW_S === 10 ? '' : ` (${perWindow(cell.rate)}/${WINDOW_S} s)`} ` +
+      `| ${cell.latencyMs} ms | ${cell.mode} | ${r.fetched} (${r.status}) ` +
+      `| ${ceiling.toFixed(0)}${ceiling < sourceCeiling ? ' (CRM)' : ''} | ${perSecond.toFixed(0)} | ` +
+      `**${(perSecond / ceiling).toFixed(2)}** | ${r.throttled} / ${emu.hubspot429} | ${r.walk.peakJourneys} ` +
+      `| ${r.walk.peakUnwritten} | ` +
+      `${r.plan.partitions} / ${r.plan.countRequests} / ${(r.planMs / 1000).toFixed(1)} ` +
+      `| ${r.firstPageMs === undefined ? '—' : (r.firstPageMs / 1000).toFixed(1)} | ${crmRequests} ` +
+      `(${(crmInputs / Math.max(1, crmRequests)).toFixed(1)}) | ${r.maxRssMb.toFixed(0)} ` +
+      `| ${(r.cpuMs / k).toFixed(0)} | ` +
       `${((emu.cpuMs - emuCpu0) / k).toFixed(0)} | ${loadavg()[0]!.toFixed(1)} | ${emu.hubspotPeak} |`
     );
   } finally {

@@ -3,7 +3,8 @@
  * index churning between pages, into HubSpot. The emulator holds each cursor journey to the `limit` it opened with
  * (its default; KEEP_LIMIT=0 serves every page's own limit). Prints tokens charged by the API, search requests,
  * fetched / unique, distinct companies in HubSpot, and tokens per record kept; writes bench/results/max-records-*.json.
- * Run: REDIS_URL=redis://127.0.0.1:6379/2 npx tsx bench/max-records.ts [companies=6237] [maxRecords=500] [insertPerPage=1] [removePerPage=1] [runs=3]
+ * Run: REDIS_URL=redis://127.0.0.1:6379/2 npx tsx bench/max-records.ts [companies=6237] [maxRecords=500]
+ * [insertPerPage=1] [removePerPage=1] [runs=3]
  * SOURCE_YAML adds lines under `source:` (e.g. "  maxJourneyRecords: 100\n  parallelism: 8" for partitions);
  * RESULT_SUFFIX is added to the result file's name.
  */

@@ -3,7 +3,8 @@
  * daily runs in `changed` mode (a new split, then two unchanged re-runs), with a short API token lifetime and a small
  * count allowance so counts wait in the governor's queue for longer than a token lives. Prints per run its status,
  * search requests, counts, tokens (of the first changed run's), 401s served and time.
- * Run: REDIS_URL=redis://127.0.0.1:6379/2 npx tsx bench/refresh-first-walk.ts [companies=6237] [tokenLifetimeS=3600] [countsPerWindow=500] [windowS=60] [maxCounts=500]
+ * Run: REDIS_URL=redis://127.0.0.1:6379/2 npx tsx bench/refresh-first-walk.ts [companies=6237] [tokenLifetimeS=3600]
+ * [countsPerWindow=500] [windowS=60] [maxCounts=500]
  */
 import { writeFileSync } from 'node:fs';
 import { syncSearch } from '../jobs/sync-search.js';

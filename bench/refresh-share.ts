@@ -3,7 +3,8 @@
  * clock moved a day each time) for D days while a share of the companies changes headcount each day (every change
  * moves a partition count: the worst case for the re-count). Prints each run's tokens as a share of a full walk,
  * its counts and walked partitions, and the mean share. The 30-day, 5-search benchmark of issue 24 is another.
- * Run: REDIS_URL=redis://127.0.0.1:6379/11 npx tsx bench/refresh-share.ts [companies=20000] [churn=0.001] [days=14] [maxAgeDays=14] [maxCounts=500]
+ * Run: REDIS_URL=redis://127.0.0.1:6379/11 npx tsx bench/refresh-share.ts [companies=20000] [churn=0.001] [days=14]
+ * [maxAgeDays=14] [maxCounts=500]
  */
 import { syncSearch } from '../jobs/sync-search.js';
 import { companySearch, startCompanyBench } from './lib/company-bench.js';

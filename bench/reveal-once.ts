@@ -74,7 +74,9 @@ async function payOnce(): Promise<void> {
   const run1 = await syncSearch(deps, { search: 'people', runId: 'bench-1', onPlan: (p) => (plan1 = p) });
   const s1 = si.stats('bench');
   console.log(
-    `run 1 (first run): ${run1.status}, ${run1.counted} persons, credits ${s1.creditsCharged}, tokens ${s1.tokensCharged} (${(s1.tokensCharged / run1.counted).toFixed(3)}/record); forecast credits ${plan1?.forecastCredits} tokens ${plan1?.forecastTokens}`,
+    `run 1 (first run): ${run1.status}, ${run1.counted} persons, credits ${s1.creditsCharged}, ` +
+      `tokens ${s1.tokensCharged} (${(s1.tokensCharged / run1.counted).toFixed(3)}/record); forecast ` +
+      `credits ${plan1?.forecastCredits} tokens ${plan1?.forecastTokens}`,
   );
 
   const inserted = si.insertPersons(Math.round(run1.counted * 0.02), FILTER);
@@ -84,19 +86,26 @@ async function payOnce(): Promise<void> {
   const s2 = si.stats('bench');
   const records = run2.created + run2.updated + run2.unchanged;
   console.log(
-    `run 2: ${run2.status}, ${inserted.length} new persons inserted (${((inserted.length / run2.counted) * 100).toFixed(2)}%), ${records} records landed`,
+    `run 2: ${run2.status}, ${inserted.length} new persons inserted ` +
+      `(${((inserted.length / run2.counted) * 100).toFixed(2)}%), ${records} records landed`,
   );
   console.log(
-    `  credits of run 2 / new persons = ${s2.creditsCharged} / ${inserted.length} = ${(s2.creditsCharged / inserted.length).toFixed(3)} (goal <= 1.05)`,
+    `  credits of run 2 / new persons = ${s2.creditsCharged} / ${inserted.length} ` +
+      `= ${(s2.creditsCharged / inserted.length).toFixed(3)} (goal <= 1.05)`,
   );
   console.log(
-    `  tokens of run 2 / records = ${s2.tokensCharged} / ${records} = ${(s2.tokensCharged / records).toFixed(3)} (searches: ${s2.requests['persons.search']})`,
+    `  tokens of run 2 / records = ${s2.tokensCharged} / ${records} ` +
+      `= ${(s2.tokensCharged / records).toFixed(3)} (searches: ${s2.requests['persons.search']})`,
   );
   console.log(
-    `  forecast (${plan2?.forecastMethod}): credits ${plan2?.forecastCredits} vs ${s2.creditsCharged} spent, error ${pct(plan2?.forecastCredits ?? 0, s2.creditsCharged)}; tokens ${plan2?.forecastTokens} vs ${s2.tokensCharged}, error ${pct(plan2?.forecastTokens ?? 0, s2.tokensCharged)} (goal <= 1%)`,
+    `  forecast (${plan2?.forecastMethod}): credits ${plan2?.forecastCredits} vs ${s2.creditsCharged} spent, ` +
+      `error ${pct(plan2?.forecastCredits ?? 0, s2.creditsCharged)}; tokens ${plan2?.forecastTokens} ` +
+      `vs ${s2.tokensCharged}, error ${pct(plan2?.forecastTokens ?? 0, s2.tokensCharged)} (goal <= 1%)`,
   );
   console.log(
-    `  summary: personsRevealed ${run2.personsRevealed}, revealSkipped ${run2.revealSkipped}, tokensSpentPerRecord ${run2.tokensSpentPerRecord}, created ${run2.created}, updated ${run2.updated}, unchanged ${run2.unchanged}`,
+    `  summary: personsRevealed ${run2.personsRevealed}, revealSkipped ${run2.revealSkipped}, ` +
+      `tokensSpentPerRecord ${run2.tokensSpentPerRecord}, created ${run2.created}, updated ${run2.updated}, ` +
+      `unchanged ${run2.unchanged}`,
   );
 
   if (memory) {
@@ -118,7 +127,8 @@ async function payOnce(): Promise<void> {
     } while (cursor !== '0');
     const encoding = await redis.object('ENCODING', `${base}:reveal:0000`);
     console.log(
-      `revealed-at store: ${N} persons in ${keys} hashes (${encoding}) = ${(bytes / 1e6).toFixed(1)} MB by MEMORY USAGE, ${(bytes / N).toFixed(1)} bytes/person`,
+      `revealed-at store: ${N} persons in ${keys} hashes (${encoding}) = ${(bytes / 1e6).toFixed(1)} MB by ` +
+        `MEMORY USAGE, ${(bytes / N).toFixed(1)} bytes/person`,
     );
   }
 }

@@ -142,7 +142,9 @@ try {
   rendering = false;
   await probe;
   const line = {
-    label: `GET /runs, ${SEARCHES} searches x ${RUNS} runs, ${cron ?? 'every 1h'}, reset in ${resetDays} days (${renders} times)`,
+    label:
+      `GET /runs, ${SEARCHES} searches x ${RUNS} runs, ${cron ?? 'every 1h'}, reset in ${resetDays} days ` +
+      `(${renders} times)`,
     ...stats(times),
     healthz: { probes: health.length, ...stats(health) },
     eventLoopMaxDelayMs: round(loop.max / 1e6),

@@ -127,12 +127,14 @@ const line = (name: string, r: Result): string => {
   const rate = r.records / r.seconds;
   return (
     `${name.padEnd(26)} ${rate.toFixed(0).padStart(6)} records/s  ${(rate / CEILING).toFixed(3)} of ceiling  ` +
-    `${r.requests} search requests (${((r.requests / ((LIMIT * r.seconds) / WINDOW_S)) * 100).toFixed(1)}% of allowed), 429s: ${r.throttled}, ` +
+    `${r.requests} search requests (${((r.requests / ((LIMIT * r.seconds) / WINDOW_S)) * 100).toFixed(1)}% of ` +
+    `allowed), 429s: ${r.throttled}, ` +
     `client CPU ${r.cpuMsPer1000.toFixed(2)} ms / 1,000 records`
   );
 };
 console.log(
-  `ceiling: ${LIMIT} searches / ${WINDOW_S} s x 100 records = ${CEILING} records/s; page latency ${LATENCY_MS} ms; ${DURATION_MS / 1000} s per scenario`,
+  `ceiling: ${LIMIT} searches / ${WINDOW_S} s x 100 records = ${CEILING} records/s; page latency ${LATENCY_MS} ` +
+    `ms; ${DURATION_MS / 1000} s per scenario`,
 );
 console.log(line('1 journey', one));
 console.log(line(`${parts.length} partitioned journeys`, multi));

@@ -95,10 +95,14 @@ try {
     const walkPerSecond = summary.fetched / ((Date.now() - planned) / 1000);
     const ceiling = (LIMIT * 100) / WINDOW_S;
     console.log(
-      `parallelism ${parallelism}: ${summary.status}, ${summary.fetched} records in ${(summary.durationMs / 1000).toFixed(1)} s = ${perSecond.toFixed(0)} records/s; ` +
-        `ceiling ${ceiling.toFixed(0)} records/s -> ratio ${(perSecond / ceiling).toFixed(2)} (walk only, after the ${((planned - t0) / 1000).toFixed(1)} s plan: ${(walkPerSecond / ceiling).toFixed(2)}); partitions ${summary.partitions}; ` +
+      `parallelism ${parallelism}: ${summary.status}, ${summary.fetched} records ` +
+        `in ${(summary.durationMs / 1000).toFixed(1)} s = ${perSecond.toFixed(0)} records/s; ` +
+        `ceiling ${ceiling.toFixed(0)} records/s -> ratio ${(perSecond / ceiling).toFixed(2)} (walk only, after ` +
+        `the ${((planned - t0) / 1000).toFixed(1)} s plan: ${(walkPerSecond / ceiling).toFixed(2)}); ` +
+        `partitions ${summary.partitions}; ` +
         `429s ${summary.throttled}; HubSpot 429s ${em.hubspot.stats.throttled.TEN_SECONDLY_ROLLING}; ` +
-        `worker CPU ${((cpu.user + cpu.system) / 1000 / (summary.fetched / 1000)).toFixed(1)} ms per 1,000 records (in-process emulators included)`,
+        `worker CPU ${((cpu.user + cpu.system) / 1000 / (summary.fetched / 1000)).toFixed(1)} ms per 1,000 ` +
+        `records (in-process emulators included)`,
     );
   }
 } finally {

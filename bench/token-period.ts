@@ -44,13 +44,21 @@ try {
         onRun: process.env.VERBOSE ? console.log : undefined,
       });
       if (refresh.mode === 'full') full = r;
-      const label = `churn ${churnShare * 100}%/day, ${refresh.mode}${refresh.mode === 'changed' ? ` maxAgeDays ${refresh.maxAgeDays}` : ''}`;
+      const label =
+        `churn ${churnShare * 100}%/day, ${refresh.mode}` +
+        `${refresh.mode === 'changed' ? ` maxAgeDays ${refresh.maxAgeDays}` : ''}`;
       const first = r.exhaustedRuns[0];
       const exhausted = first
-        ? ` (first: ${first.search} on day ${first.day}; ${r.exhaustedRuns.filter((x) => x.gateNeeded > 0).length} of them with a higher priority to protect)`
+        ? ` (first: ${first.search} on ` +
+          `day ${first.day}; ${r.exhaustedRuns.filter((x) => x.gateNeeded > 0).length} of them with a higher ` +
+          `priority to protect)`
         : '';
       console.log(
-        `\n${label}: ${r.tokens} tokens of an allotment of ${r.allotment} (full mode would need ${r.fullModeNeed}); left at the reset ${r.remainingAtEnd}; 402s ${r.served402}; runs ended by the exhausted allotment ${r.exhaustedRuns.length}${exhausted}; priority violations ${r.priorityViolations.length}; endings other than completed ${JSON.stringify(r.otherEndings)}; ${r.wallSeconds} s`,
+        `\n${label}: ${r.tokens} tokens of an allotment of ${r.allotment} (full mode would ` +
+          `need ${r.fullModeNeed}); left at the reset ${r.remainingAtEnd}; 402s ${r.served402}; runs ended by the ` +
+          `exhausted allotment ${r.exhaustedRuns.length}${exhausted}; priority ` +
+          `violations ${r.priorityViolations.length}; endings other than ` +
+          `completed ${JSON.stringify(r.otherEndings)}; ${r.wallSeconds} s`,
       );
       for (const s of r.searches) {
         const f = full?.searches.find((x) => x.search === s.search);
@@ -62,8 +70,11 @@ try {
           ? ` (${s.countsPerRun} counts, ${s.walkedPerRun} of ${s.keptPartitions} partitions walked per run)`
           : '';
         console.log(
-          `  ${s.search.padEnd(20)} p${s.priority} ${String(s.matchesAtStart).padStart(6)} matches: ${s.runs} runs, ${s.paced} paced, ${s.tokensPerRunAfterFirst} tokens/run after the first${ratio}${walked}; ` +
-            `stale max ${s.maxStaleDays} d (${s.changedOpenAtEnd}/${s.changedTracked} open at the end); entered ${s.entered}: same day ${s.enteredSameDay}, at the first run ${s.enteredAtFirstRun}, never ${s.enteredNeverSynced}`,
+          `  ${s.search.padEnd(20)} p${s.priority} ${String(s.matchesAtStart).padStart(6)} matches: ${s.runs} ` +
+            `runs, ${s.paced} paced, ${s.tokensPerRunAfterFirst} tokens/run after the first${ratio}${walked}; ` +
+            `stale max ${s.maxStaleDays} d (${s.changedOpenAtEnd}/${s.changedTracked} open at the end); ` +
+            `entered ${s.entered}: same day ${s.enteredSameDay}, at the first run ${s.enteredAtFirstRun}, ` +
+            `never ${s.enteredNeverSynced}`,
         );
       }
       for (const v of r.priorityViolations.slice(0, 3))

@@ -91,14 +91,17 @@ async function startEmulators(companies: number): Promise<{ urls: Urls; child: C
 }
 
 function configYaml(urls: Urls, name: string): string {
-  return `
+  return (
+    `
 source:
   baseUrl: ${urls.si}
   auth: {tokenUrl: "${urls.token}", clientId: bench, clientSecret: "\${WC_SI_SECRET}"}
   parallelism: ${PARALLELISM}
-  fallbackLimits: {search: ${SEARCHES_PER_WINDOW}, count: ${SEARCHES_PER_WINDOW}, dictionary: ${SEARCHES_PER_WINDOW}, windowSeconds: ${WINDOW_S}}
+  fallbackLimits: {search: ${SEARCHES_PER_WINDOW}, count: ${SEARCHES_PER_WINDOW}, ` +
+    `dictionary: ${SEARCHES_PER_WINDOW}, windowSeconds: ${WINDOW_S}}
 destinations:
-  crm: {type: hubspot, accessToken: "\${WC_HUBSPOT_TOKEN}", baseUrl: "${urls.hubspot}", requestsPer10s: ${HUBSPOT_PER_10S}}
+  crm: {type: hubspot, accessToken: "\${WC_HUBSPOT_TOKEN}", baseUrl: "${urls.hubspot}", ` +
+    `requestsPer10s: ${HUBSPOT_PER_10S}}
 searches:
   - name: ${name}
     segment: icp
@@ -108,7 +111,8 @@ searches:
     object: companies
     matchOn: {field: prospect_sync_id, from: id}
     fields: {name: name, domain: domain, numberofemployees: headcount, city: city}
-`;
+`
+  );
 }
 
 /** One worker process: `run <search> --json [--dry-run]` under GNU time; its summary and its CPU and peak RSS. */
@@ -202,7 +206,8 @@ async function main(): Promise<void> {
   const profDir = arg('cpu-prof');
   const reps = Number(arg('reps') ?? 1);
   console.log(
-    `worker-cost: runtime ${runtime}, ${SEARCHES_PER_WINDOW} searches / ${WINDOW_S} s, ${LATENCY_MS} ms latency, parallelism ${PARALLELISM}, HubSpot ${HUBSPOT_PER_10S} / 10 s`,
+    `worker-cost: runtime ${runtime}, ${SEARCHES_PER_WINDOW} searches / ${WINDOW_S} s, ${LATENCY_MS} ms ` +
+      `latency, parallelism ${PARALLELISM}, HubSpot ${HUBSPOT_PER_10S} / 10 s`,
   );
   for (const mode of modes) {
     const at: Measure[] = [];
@@ -214,7 +219,9 @@ async function main(): Promise<void> {
         try {
           const m = await runWorker(emu.urls, mode === 'dry', runtime, profDir, `${runtime}-${mode}-${size}-${r}`);
           console.log(
-            `  ${mode} ${size}: ${m.status}, ${m.records} records, CPU ${m.cpuMs.toFixed(0)} ms (${(m.cpuMs / (m.records / 1000)).toFixed(1)} ms per 1,000 incl. start), peak RSS ${m.rssMb.toFixed(0)} MB, wall ${m.wallS.toFixed(1)} s, 429s ${m.throttled}`,
+            `  ${mode} ${size}: ${m.status}, ${m.records} records, CPU ${m.cpuMs.toFixed(0)} ms ` +
+              `(${(m.cpuMs / (m.records / 1000)).toFixed(1)} ms per 1,000 incl. start), peak ` +
+              `RSS ${m.rssMb.toFixed(0)} MB, wall ${m.wallS.toFixed(1)} s, 429s ${m.throttled}`,
           );
           if (!best || m.cpuMs < best.cpuMs) best = m; // least-disturbed repetition on a shared machine
         } finally {
@@ -228,7 +235,8 @@ async function main(): Promise<void> {
     const slope = (b.cpuMs - a.cpuMs) / ((b.records - a.records) / 1000);
     const start = a.cpuMs - slope * (a.records / 1000);
     console.log(
-      `${mode}: ${slope.toFixed(1)} ms CPU per 1,000 records (slope ${a.records}->${b.records}); start/fixed ${start.toFixed(0)} ms; peak RSS ${a.rssMb.toFixed(0)} MB / ${b.rssMb.toFixed(0)} MB`,
+      `${mode}: ${slope.toFixed(1)} ms CPU per 1,000 records (slope ${a.records}->${b.records}); ` +
+        `start/fixed ${start.toFixed(0)} ms; peak RSS ${a.rssMb.toFixed(0)} MB / ${b.rssMb.toFixed(0)} MB`,
     );
   }
 }

@@ -4,7 +4,8 @@
  * with HubSpot writes. The package is "fast" (no rate limit that binds, no page latency) so the run is CPU-bound and
  * the figures are per record. Also: RSS sampled over the run (flat or growing?), the process's fixed cost
  * (`validate`, the same start-up without a run), and a --cpu-prof profile's top self-time functions.
- * Run: npx tsx bench/worker-cost.ts [sizes=100000,1000000] [--no-profile] [--max-old-space-size=MB] [--max-semi-space-size=MB] [--dry-run-only]
+ * Run: npx tsx bench/worker-cost.ts [sizes=100000,1000000] [--no-profile] [--max-old-space-size=MB]
+ * [--max-semi-space-size=MB] [--dry-run-only]
  * (the V8 flags are passed to the worker only: does a run fit a small heap, i.e. is the RSS growth live data?)
  */
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,8 @@ const SIZES = (process.argv[2] && !process.argv[2].startsWith('--') ? process.ar
   .split(',')
   .map(Number);
 const PROFILE = !process.argv.includes('--no-profile');
-// V8 heap flags passed to the worker only (e.g. is the RSS growth live data? what does a smaller young generation save?)
+// V8 heap flags passed to the worker only (e.g. is the RSS growth live data? what does a smaller young generation
+// save?)
 const V8_FLAGS = process.argv.filter((a) => /^--max-(old|semi)-space-size=\d+$/.test(a));
 const HEAP = V8_FLAGS.join(' ');
 const DRY_ONLY = process.argv.includes('--dry-run-only');
@@ -140,7 +142,8 @@ for (const size of SIZES) {
       );
       const top = topSelfTime(file, 10);
       console.log(
-        `--cpu-prof of a ${size}-record HubSpot run (${lastJson<RunSummary>(r.stdout).status}), top 10 self time (profile: ${file}):`,
+        `--cpu-prof of a ${size}-record HubSpot run (${lastJson<RunSummary>(r.stdout).status}), top 10 self ` +
+          `time (profile: ${file}):`,
       );
       for (const t of top)
         console.log(`  ${String(t.ms).padStart(6)} ms ${(t.share * 100).toFixed(1).padStart(5)}%  ${t.fn}  ${t.where}`);

@@ -14,7 +14,9 @@ function fail(message) {
   process.exit(1);
 }
 
-/** The most recently changed .ts or .lua file under src/ and jobs/ (absent in the container image: nothing to compare). */
+/**
+ * The most recently changed .ts or .lua file under src/ and jobs/ (absent in the container image: nothing to compare).
+ */
 function newestSource() {
   let newest;
   const walk = (dir) => {
@@ -47,7 +49,8 @@ if (existsSync(built)) {
   } catch {
     fail(
       'no compiled output (dist/src/cli/main.js) and no tsx to run the TypeScript source. ' +
-        'Build first: `npm ci && npm run build` (then `npm ci --omit=dev` is enough to run), or use the container image.',
+        'Build first: `npm ci && npm run build` (then `npm ci --omit=dev` is enough to run), or use the ' +
+        'container image.',
     );
   }
   register();

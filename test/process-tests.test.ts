@@ -41,12 +41,15 @@ describe('which test files start processes or browsers', () => {
     ]);
   });
 
-  it('puts the suite-Redis test (it starts redis-server and vitest) on the process side, redact on the quick one', () => {
-    const repo = fileURLToPath(new URL('..', import.meta.url));
-    const files = processTestFiles(repo);
-    expect(files).toContain('test/suite-redis.test.ts');
-    expect(files).toContain('test/e2e/cockpit-browser.test.ts');
-    expect(files).not.toContain('test/shared/redact.test.ts');
-    expect(files).toContain('test/crm/hubspot/hubspot-learned-limit.test.ts');
-  });
+  it(
+    'puts the suite-Redis test (it starts redis-server and vitest) on the process side, redact on the quick ' + 'one',
+    () => {
+      const repo = fileURLToPath(new URL('..', import.meta.url));
+      const files = processTestFiles(repo);
+      expect(files).toContain('test/suite-redis.test.ts');
+      expect(files).toContain('test/e2e/cockpit-browser.test.ts');
+      expect(files).not.toContain('test/shared/redact.test.ts');
+      expect(files).toContain('test/crm/hubspot/hubspot-learned-limit.test.ts');
+    },
+  );
 });

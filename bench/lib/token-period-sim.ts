@@ -38,7 +38,10 @@ export interface PeriodSearch {
   priority: number;
 }
 
-/** Five searches of different sizes (at 20,000 companies: ~300, ~1,300, ~3,500, ~3,500, ~10,000), schedules and priorities. */
+/**
+ * Five searches of different sizes (at 20,000 companies: ~300, ~1,300, ~3,500, ~3,500, ~10,000), schedules and
+ * priorities.
+ */
 export const PERIOD_SEARCHES: PeriodSearch[] = [
   {
     name: 'hourly-signals',
@@ -88,7 +91,9 @@ export interface PeriodOptions {
   /** Share of the companies that change, leave or enter (thirds) per simulated day. */
   churnShare: number;
   refresh: { mode: 'full' | 'changed'; maxAgeDays: number };
-  /** The allotment as a share of what full mode would spend over the period (every scheduled run walking every match). */
+  /**
+   * The allotment as a share of what full mode would spend over the period (every scheduled run walking every match).
+   */
   allotmentShare: number;
   searches?: PeriodSearch[];
   seed?: number;
@@ -123,7 +128,10 @@ export interface SearchFigures {
   tokens: number;
   /** Mean tokens of the completed runs after the first (the first walks everything in either mode). */
   tokensPerRunAfterFirst: number;
-  /** Changed mode: mean count requests and partitions walked per run after the first (from the summaries' refresh block). */
+  /**
+   * Changed mode: mean count requests and partitions walked per run after the first (from the summaries' refresh
+   * block).
+   */
   countsPerRun: number;
   walkedPerRun: number;
   keptPartitions: number;
@@ -158,7 +166,10 @@ export interface PeriodResult {
   tokens: number;
   remainingAtEnd: number | null;
   served402: number;
-  /** Runs ended by the exhausted allotment (402 / tokens_exhausted): search, day, and the higher-priority need the gate saw. */
+  /**
+   * Runs ended by the exhausted allotment (402 / tokens_exhausted): search, day, and the higher-priority need the gate
+   * saw.
+   */
   exhaustedRuns: { search: string; day: number; stopReason?: string; gateNeeded: number }[];
   /** Runs that ended other than completed (paced ones aside), by status and stop reason. */
   otherEndings: Record<string, number>;
@@ -395,7 +406,8 @@ export async function simulatePeriod(o: PeriodOptions): Promise<PeriodResult> {
         ? ` [gate: run ${decision.run}, spendable ${decision.spendable}, higher need ${decision.needed}]`
         : '';
       o.onRun?.(
-        `day ${dayOf(e.at)} ${new Date(e.at).toISOString().slice(11, 16)} ${s.name}: ${summary.status}${summary.stopReason ? ` (${summary.stopReason})` : ''} ${summary.tokensSpent} tokens${gate}`,
+        `day ${dayOf(e.at)} ${new Date(e.at).toISOString().slice(11, 16)} ${s.name}: ${summary.status}` +
+          `${summary.stopReason ? ` (${summary.stopReason})` : ''} ${summary.tokensSpent} tokens${gate}`,
       );
       // The CRM against the truth, for this search's records.
       const table = hs.state.tables.get('companies')!;

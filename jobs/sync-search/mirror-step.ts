@@ -120,6 +120,9 @@ function listWarning(message: string): Warning {
 }
 
 function guardWarning(settled: Settled, search: SavedSearch, rules: LeaveRules): Warning {
-  const reason = `the matches fell by more than ${Math.round(rules.maxShare * 100)}% since the last complete run the guard let through, or to 0 (${settled.matched} now): ${settled.pending} leavers pending; \`prospect-sync leavers ${search.name} --apply\` acts on them`;
+  const reason =
+    `the matches fell by more than ${Math.round(rules.maxShare * 100)}% since the last complete run the guard let ` +
+    `through, or to 0 (${settled.matched} now): ${settled.pending} leavers pending; \`prospect-sync ` +
+    `leavers ${search.name} --apply\` acts on them`;
   return { code: 'leave_guard', reason, line: `leave guard: ${reason}` };
 }

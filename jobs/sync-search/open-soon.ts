@@ -1,7 +1,8 @@
 /**
  * Starts work that is mostly synchronous CPU (opening the CRM end: a CRM client's first load in a process) a
- * little after the caller's first requests went out, so it overlaps their network wait instead of delaying them. The delay lets a fresh connection connect and write its request first; where it
- * does not suffice (a slow TLS handshake), the work only delays what it delayed before.
+ * little after the caller's first requests went out, so it overlaps their network wait instead of delaying them. The
+ * delay lets a fresh connection connect and write its request first; where it does not suffice (a slow TLS handshake),
+ * the work only delays what it delayed before.
  */
 const AFTER_MS = 15;
 

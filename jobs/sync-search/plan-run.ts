@@ -59,7 +59,9 @@ export interface RunPlan {
   forecastTokens: number;
   /** Persons expected to pass by without a reveal (revealed before and still fresh). */
   forecastRevealSkipped: number;
-  /** How the forecast was made: `no-contacts`, `first-run` (every person is new) or `last-run-tally` (see docs/runs.md). */
+  /**
+   * How the forecast was made: `no-contacts`, `first-run` (every person is new) or `last-run-tally` (see docs/runs.md).
+   */
   forecastMethod: 'no-contacts' | 'first-run' | 'last-run-tally';
 }
 
@@ -128,7 +130,10 @@ export interface PlanStart {
    * are final in what `splitRest` resolves with (streamed: `partitions` is empty here and the estimates assume one).
    */
   plan: RunPlan;
-  /** Whether partitions are still to split (`splitRest` spends counts): a cursor search without contacts, not fully planned yet. */
+  /**
+   * Whether partitions are still to split (`splitRest` spends counts): a cursor search without contacts, not fully
+   * planned yet.
+   */
   streams: boolean;
   /**
    * Splits what is still to split. `onProgress` hears every settled partition as soon as it is settled (before
@@ -329,7 +334,10 @@ export async function startPlan(
 
 /** Key of a search's reveal tally: its name and what it walks (an edited filter starts a new tally). */
 export function revealSearchKey(resolved: ResolvedSearch): string {
-  return `${resolved.search.name}:${fingerprintJourney(resolved.search.entity, JSON.stringify(resolved.search.filter), resolved.view, 'cursor')}`;
+  return (
+    `${resolved.search.name}:` +
+    `${fingerprintJourney(resolved.search.entity, JSON.stringify(resolved.search.filter), resolved.view, 'cursor')}`
+  );
 }
 
 type Forecast = Pick<RunPlan, 'forecastCredits' | 'forecastTokens' | 'forecastRevealSkipped' | 'forecastMethod'>;

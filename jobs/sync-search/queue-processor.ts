@@ -130,7 +130,8 @@ export function queueProcessor(syncSearch: RunSearch, deps: ProcessorDeps): Sync
     }
     if (summary.status === 'failed') {
       const cause = summary.error ?? { code: 'run_failed', message: 'unknown' };
-      // hook (refusal guard): the CRM refused the run's records; a retry would spend the same tokens for the same refusal
+      // hook (refusal guard): the CRM refused the run's records; a retry would spend the same tokens for the same
+      // refusal
       if (CONFIG_ERROR_CODES.has(cause.code) || REFUSAL_CODES.has(cause.code))
         throw new UnrecoverableError(cause.message);
       if (summary.stopReason === 'aborted') throw new RunAbortedError(search);

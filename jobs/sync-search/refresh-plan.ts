@@ -123,7 +123,10 @@ export async function planNextRun(
   return { plan, ...(state ? { refresh: state } : {}) };
 }
 
-/** What the registry's partitions split: the search's entity, filter and view, and what it writes (a new mapping walks every record again). */
+/**
+ * What the registry's partitions split: the search's entity, filter and view, and what it writes (a new mapping walks
+ * every record again).
+ */
 export function refreshFingerprint({ search, view }: ResolvedSearch): string {
   const body = JSON.stringify({
     filter: search.filter,

@@ -43,7 +43,9 @@ export interface TilingInput {
   signal: AbortSignal;
 }
 
-/** The search cut by free counts into pieces that tile it (the empty ones kept: a record entering one is counted there). */
+/**
+ * The search cut by free counts into pieces that tile it (the empty ones kept: a record entering one is counted there).
+ */
 export function tileSearch(input: TilingInput): Promise<Partition[]> {
   const counts = Math.max(1, input.split.maxCounts - input.spent);
   return input.source.partition(input.entity, input.filter, {

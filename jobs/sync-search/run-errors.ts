@@ -67,7 +67,9 @@ export function errorInfo(err: unknown): { code: string; message: string } {
   return { code, message: redactText(raw) };
 }
 
-/** A remote's text (error message, reject or link reason) through the one redactor (src/shared/redact.ts), cut short. */
+/**
+ * A remote's text (error message, reject or link reason) through the one redactor (src/shared/redact.ts), cut short.
+ */
 export function redactText(raw: string): string {
   return redact(raw).slice(0, MAX_MESSAGE);
 }

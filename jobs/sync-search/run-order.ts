@@ -3,8 +3,9 @@
  * run queued or active, or have never completed a run, goes back to the delayed set and looks again, waiting longer
  * each time (every look is a start of the job, and starts are bounded), until they are done or it has waited
  * `AFTER_MAX_WAIT_MS` since it was queued; then it runs anyway, logged. Completed means completed for the CRM
- * instance the follower writes to: a destination pointed at another portal/org waits for the followed search again. A followed search that never completed and
- * has no run coming is queued by the follower (the first start of a config: people wait for their companies).
+ * instance the follower writes to: a destination pointed at another portal/org waits for the followed search again. A
+ * followed search that never completed and has no run coming is queued by the follower (the first start of a config:
+ * people wait for their companies).
  */
 import type { Redis } from 'ioredis';
 import type { DestinationConfig, SavedSearch } from '../../src/config/index.js';

@@ -186,7 +186,9 @@ function shortfallError(plan: RunPlan): { code: string; message: string } {
     : ['credits', plan.creditsNeeded, plan.creditsSpendable];
   return {
     code: 'budget_insufficient',
-    message: `the run needs ${need} ${what} but only ${have} may be spent; nothing was fetched (onShortfall: refuse; set onShortfall: stop to spend up to the cap and stop there)`,
+    message:
+      `the run needs ${need} ${what} but only ${have} may be spent; nothing was fetched (onShortfall: refuse; set ` +
+      `onShortfall: stop to spend up to the cap and stop there)`,
   };
 }
 

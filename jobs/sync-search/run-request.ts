@@ -15,7 +15,10 @@ export interface SyncDeps {
   logger: Logger;
   checkpointTtlMs?: number;
   lockTtlMs?: number;
-  /** The clock refresh on change reads partition ages from (ms since the epoch); tests and benchmarks compress days with it. */
+  /**
+   * The clock refresh on change reads partition ages from (ms since the epoch); tests and benchmarks compress days with
+   * it.
+   */
   now?: () => number;
 }
 

@@ -1,7 +1,8 @@
 /**
  * One attempt of a run: its lock, the checkpoint it resumes, its ledger (checkpoint, counters and warnings:
- * jobs/sync-search/run-ledger.ts) and the source client it spends through. `finish` applies an outcome (jobs/sync-search/run-outcome.ts): the checkpoint's
- * fate, the run summary, the run history entry and the "run finished" log line.
+ * jobs/sync-search/run-ledger.ts) and the source client it spends through. `finish` applies an outcome
+ * (jobs/sync-search/run-outcome.ts): the checkpoint's fate, the run summary, the run history entry and the "run
+ * finished" log line.
  */
 import { CheckpointStore, DEFAULT_CHECKPOINT_TTL_MS, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import { findFinishedRun, recordRun } from '../../src/runs/run-history.js';
@@ -36,7 +37,10 @@ export const WRITE_GRACE_MS = 10_000;
 
 export class RunSession {
   private plan: RunPlan | undefined;
-  /** Refresh mode `changed`: what this run walks of the search (jobs/sync-search/refresh-plan.ts); kept in its checkpoint. */
+  /**
+   * Refresh mode `changed`: what this run walks of the search (jobs/sync-search/refresh-plan.ts); kept in its
+   * checkpoint.
+   */
   private refresh: RefreshState | undefined;
   private writes: AbortSignal | undefined;
   /** A new split in refresh mode `changed`: the registry's pieces, counted beside the walk (refresh-tiling.ts). */
@@ -56,7 +60,9 @@ export class RunSession {
     readonly source: SourceClient,
     /** Aborts on shutdown or when the run lock is lost. */
     readonly signal: AbortSignal,
-    /** This run already ended in an earlier attempt (no checkpoint left, its summary in the history): nothing to walk. */
+    /**
+     * This run already ended in an earlier attempt (no checkpoint left, its summary in the history): nothing to walk.
+     */
     readonly finishedBefore: RunSummary | null,
   ) {
     // Each committed batch's match keys join the run's matched set (the mirror step settles it once complete).

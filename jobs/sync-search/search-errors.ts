@@ -18,7 +18,8 @@ export class ContactsNotAllowedError extends AppError {
   constructor(search: string, segment: string) {
     super(
       'contacts_not_allowed',
-      `search '${search}' asks for contacts (view=contacts) but its segment '${segment}' is not in reveal.contactsAllowedSegments`,
+      `search '${search}' asks for contacts (view=contacts) but its segment '${segment}' is not in ` +
+        `reveal.contactsAllowedSegments`,
       { details: { search, segment } },
     );
   }

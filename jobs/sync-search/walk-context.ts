@@ -25,9 +25,15 @@ export interface WalkContext {
   /** The CRM end: maps, skips unchanged and upserts records, one outcome per record in input order. */
   crm: { writer: CrmWriter; mapping: FieldMapping };
   dryRun: boolean;
-  /** Records per CRM write (pages are gathered up to this; smaller batches are packed together); the ledger commits once per write. */
+  /**
+   * Records per CRM write (pages are gathered up to this; smaller batches are packed together); the ledger commits once
+   * per write.
+   */
   writeBatch: number;
-  /** Re-sizes the journeys in flight as the run learns (jobs/sync-search/pacing/journey-controller.ts); else `plan.parallelism`. */
+  /**
+   * Re-sizes the journeys in flight as the run learns (jobs/sync-search/pacing/journey-controller.ts); else
+   * `plan.parallelism`.
+   */
   concurrency?: WalkConcurrency;
 }
 

@@ -58,7 +58,8 @@ export async function walkPartitions(ctx: WalkContext): Promise<WalkStats> {
     });
 
   const running = new Set<Promise<void>>();
-  // A journey whose partition's last batch waits in the packer (or is being written) is done walking: another starts in its place.
+  // A journey whose partition's last batch waits in the packer (or is being written) is done walking: another starts in
+  // its place.
   const walking = (): number => running.size - packer.finishedJourneys;
   // Records fetched so far (earlier attempts' included): what is left of the run decides when its last window came.
   let fetched = ledger.fetched;

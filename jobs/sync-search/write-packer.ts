@@ -8,10 +8,10 @@
  * A journey waits for its batch (its partition moves in the ledger only after the CRM took all of its records), so
  * it still holds at most one batch unwritten. The writer answers one outcome per record in input order: the
  * outcomes are split back per batch and each batch is committed to the run's ledger with exactly its own outcomes.
- * A journey whose partition's last batch is held (or being written) is done walking: the walk starts another one on the next partition
- * to add to it (held records stay below one write and such a journey fetches nothing ahead, so this costs at most
- * one write of memory), which is what lets a run that needs a single journey (fast API, CRM-bound) still pack its
- * partitions' ends. Held records are
+ * A journey whose partition's last batch is held (or being written) is done walking: the walk starts another one on the
+ * next partition to add to it (held records stay below one write and such a journey fetches nothing ahead, so this
+ * costs at most one write of memory), which is what lets a run that needs a single journey (fast API, CRM-bound) still
+ * pack its partitions' ends. Held records are
  * written anyway, as a smaller write, when no journey can add (every running one is held here and the walk has
  * no partition to start: a journey whose packed write is in flight comes back, and the walk pokes the packer when
  * a journey ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still

@@ -90,7 +90,9 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
         rule: 'rejects_share',
         subject,
         firing: share > rules.rejectsShareAbove,
-        text: `run of ${search.name} rejected ${(share * 100).toFixed(1)}% of its records (threshold ${(rules.rejectsShareAbove * 100).toFixed(1)}%)`,
+        text:
+          `run of ${search.name} rejected ${(share * 100).toFixed(1)}% of its records ` +
+          `(threshold ${(rules.rejectsShareAbove * 100).toFixed(1)}%)`,
         details: {
           rejected: last.rejected,
           records: written,
@@ -112,7 +114,9 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
           rule: 'search_stale',
           subject,
           firing: ageMs > rules.staleAfterPeriods * period,
-          text: `${search.name} has not completed for ${Math.round(ageMs / 60_000)} min (more than ${rules.staleAfterPeriods} schedule periods)`,
+          text:
+            `${search.name} has not completed for ${Math.round(ageMs / 60_000)} min (more ` +
+            `than ${rules.staleAfterPeriods} schedule periods)`,
           details: {
             lastCompletedAt: completed?.finishedAt ?? null,
             periodSeconds: Math.round(period / 1000),
@@ -130,7 +134,9 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
         rule: 'tokens_low',
         subject,
         firing: b.tokens.remaining < rules.tokensBelow,
-        text: `search-token balance ${b.tokens.remaining} is below ${rules.tokensBelow} until ${new Date(b.tokens.resetAt).toISOString()}`,
+        text:
+          `search-token balance ${b.tokens.remaining} is below ${rules.tokensBelow} ` +
+          `until ${new Date(b.tokens.resetAt).toISOString()}`,
         details: {
           remaining: b.tokens.remaining,
           limit: b.tokens.limit,
@@ -146,7 +152,9 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
         rule: 'tokens_exhaust_before_reset',
         subject,
         firing: f.exhaustsAt !== null,
-        text: `at this pace the search tokens run out ${f.exhaustsAt ?? 'never'} (run of ${f.exhaustedBy ?? '-'}), before the reset at ${f.resetAt}`,
+        text:
+          `at this pace the search tokens run out ${f.exhaustsAt ?? 'never'} (run of ${f.exhaustedBy ?? '-'}), ` +
+          `before the reset at ${f.resetAt}`,
         details: {
           exhaustsAt: f.exhaustsAt,
           exhaustedBy: f.exhaustedBy,
@@ -181,7 +189,9 @@ export function evaluateRules(input: RuleInput): AlertCondition[] {
   return out;
 }
 
-/** Paces of the scheduled searches that ran (the rule spends no count: a search never run is left out until it runs). */
+/**
+ * Paces of the scheduled searches that ran (the rule spends no count: a search never run is left out until it runs).
+ */
 function paces(input: RuleInput): SearchPaceInput[] {
   return input.searches.flatMap((s) => {
     const pace = s.schedule ? paceFromHistory(input.runs.get(s.name) ?? []) : null;

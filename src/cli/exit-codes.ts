@@ -11,7 +11,10 @@ export const EXIT = {
   config: 2,
   /** The command line is wrong (unknown command or option, bad option value). Same code as a config error. */
   usage: 2,
-  /** `run` stopped early: budget or credit caps (partial), or search tokens used up (delayed). Not maxRecords: completed. */
+  /**
+   * `run` stopped early: budget or credit caps (partial), or search tokens used up (delayed). Not maxRecords:
+   * completed.
+   */
   partial: 3,
   /** Redis ($REDIS_URL) did not answer: nothing was done. */
   redisUnreachable: 4,

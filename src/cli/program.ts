@@ -96,12 +96,14 @@ export async function runCli(argv: readonly string[], inspect?: (program: Comman
   program
     .command('plan')
     .description(
-      'count matches (free) and print pages, tokens, credits, partitions and time against the budget left; --all: every scheduled search until the token reset',
+      'count matches (free) and print pages, tokens, credits, partitions and time against the budget left; ' +
+        '--all: every scheduled search until the token reset',
     )
     .argument('[search]', 'saved search name (or --all)')
     .option(
       '--all',
-      'forecast every scheduled search until the token reset: runs left, tokens and credits, the day the allotment runs out',
+      'forecast every scheduled search until the token reset: runs left, tokens and credits, the day the ' +
+        'allotment runs out',
     )
     .addOption(configOption())
     .addOption(jsonOption('print the plan (with --all: {forecast, searches}) as one JSON object'))
@@ -235,7 +237,8 @@ export async function runCli(argv: readonly string[], inspect?: (program: Comman
     .action(act('runs', async (a, o) => (await import('./commands/runs.js')).runCommand(a[0], o as LimitOption)));
   history(
     'rejects',
-    'records the CRM (or the mapping) rejected, grouped by code and field (count and one example); --all lists each, newest first',
+    'records the CRM (or the mapping) rejected, grouped by code and field (count and one example); --all lists ' +
+      'each, newest first',
     100,
     'print {search, pending, rejects, groups} as one JSON object (every entry, up to --limit)',
     () => import('./commands/rejects.js'),
@@ -245,7 +248,8 @@ export async function runCli(argv: readonly string[], inspect?: (program: Comman
   program
     .command('leavers')
     .description(
-      "a search's confirmed leavers not acted on yet (held back by the leave guard); --apply acts on them as its onLeave says",
+      "a search's confirmed leavers not acted on yet (held back by the leave guard); --apply acts on them as " +
+        'its onLeave says',
     )
     .argument('<search>', 'saved search name')
     .option('--apply', "act on them now and accept the drop (the last run's matches become the guard's baseline)")

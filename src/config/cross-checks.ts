@@ -73,14 +73,16 @@ function checkOffsetMode(search: ParsedSearch, at: ConfigPath, pageSize: number,
   } else if (search.maxRecords > ceiling) {
     issues.push({
       path: [...at, 'maxRecords'],
-      message: `offset mode reaches at most ${ceiling} records (offset <= ${MAX_OFFSET} + pageSize ${pageSize}); use cursor mode`,
+      message:
+        `offset mode reaches at most ${ceiling} records (offset <= ${MAX_OFFSET} + pageSize ${pageSize}); use ` +
+        `cursor mode`,
     });
   }
 }
 
 /**
- * `view` and `associate` mean nothing for companies. The contract's own example (docs/contract.md) shows them on a companies
- * search (as annotations), so there they are dropped with a warning rather than refused.
+ * `view` and `associate` mean nothing for companies. The contract's own example (docs/contract.md) shows them on a
+ * companies search (as annotations), so there they are dropped with a warning rather than refused.
  */
 function checkPersonOnly(
   search: ParsedSearch,
@@ -109,7 +111,9 @@ function checkPersonOnly(
   if (!allowed.includes(search.segment)) {
     issues.push({
       path: [...at, 'view', view.indexOf('contacts')],
-      message: `contacts may be revealed only for segments in reveal.contactsAllowedSegments [${allowed.join(', ')}]; segment '${search.segment}' is not`,
+      message:
+        `contacts may be revealed only for segments in reveal.contactsAllowedSegments [${allowed.join(', ')}]; ` +
+        `segment '${search.segment}' is not`,
     });
   } else if (config.source.credits.maxPerRun === 0 || config.source.credits.maxPerDay === 0) {
     issues.push({
@@ -188,7 +192,9 @@ function checkDestination(
 export interface CrossCheckResult {
   issues: PathIssue[];
   warnings: PathIssue[];
-  /** The config with `matchOn.field` resolved and person-only keys dropped from companies searches; undefined on issues. */
+  /**
+   * The config with `matchOn.field` resolved and person-only keys dropped from companies searches; undefined on issues.
+   */
   config: AppConfig | undefined;
 }
 

@@ -15,7 +15,8 @@ export function checkDeprecated(search: SearchKeys, at: ConfigPath, warnings: Pa
   warnings.push({
     path: [...at, 'allowPartial'],
     message:
-      'deprecated and ignored: a run now spends up to the binding cap and ends partial (onShortfall: stop, the default); ' +
+      'deprecated and ignored: a run now spends up to the binding cap and ends partial (onShortfall: stop, the ' +
+      'default); ' +
       'to refuse a run the budget cannot cover, set onShortfall: refuse',
     at: 'key',
   });

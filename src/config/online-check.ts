@@ -47,7 +47,9 @@ export async function checkFilterValues(loaded: LoadedConfig, lookup: Dictionary
             file: loaded.file,
             ...loaded.locate(path),
             path: formatPath(path),
-            message: `'${String(value)}' is not in the ${field.dictionary} dictionary${didYouMean(value, known)} (prospect-sync values ${field.dictionary} lists them)`,
+            message:
+              `'${String(value)}' is not in the ${field.dictionary} dictionary${didYouMean(value, known)} ` +
+              `(prospect-sync values ${field.dictionary} lists them)`,
           });
         });
       }

@@ -135,15 +135,19 @@ const onLeaveSchema = z
 const refreshMode = z
   .enum(['changed', 'full'])
   .describe(
-    'changed: re-count the partitions of the last complete walk (free) and walk only those whose count changed, new ones and the stalest share; full: walk every partition every run',
+    'changed: re-count the partitions of the last complete walk (free) and walk only those whose count changed, ' +
+      'new ones and the stalest share; full: walk every partition every run',
   );
 const refreshMaxAgeDays = posInt.describe(
   'changed mode: every partition is walked at least once in this many days, spread over the runs of the interval',
 );
 const refreshMaxCounts = posInt.describe(
-  'changed mode: count requests one run may spend re-counting (and the first walk splitting): bounds the number of partitions',
+  'changed mode: count requests one run may spend re-counting (and the first walk splitting): bounds the number ' +
+    'of partitions',
 );
-/** `refresh:` keys as a search writes them (each optional: the source block's value, else its default, fills the rest). */
+/**
+ * `refresh:` keys as a search writes them (each optional: the source block's value, else its default, fills the rest).
+ */
 const refreshOverrides = z.strictObject({
   mode: refreshMode.optional(),
   maxAgeDays: refreshMaxAgeDays.optional(),
@@ -180,7 +184,8 @@ const savedSearchSchema = () =>
       .enum(['stop', 'refuse'])
       .default('stop')
       .describe(
-        'when the budget cannot cover the run: stop = spend up to the binding cap and end partial; refuse = fetch nothing',
+        'when the budget cannot cover the run: stop = spend up to the binding cap and end partial; refuse = ' +
+          'fetch nothing',
       ),
     allowPartial: z
       .boolean()
@@ -362,7 +367,8 @@ const alertsSchema = z.strictObject({
     .boolean()
     .optional()
     .describe(
-      'alert when, at the pace of recent runs, the scheduled searches use up the search tokens before the reset (plan --all)',
+      'alert when, at the pace of recent runs, the scheduled searches use up the search tokens before the reset ' +
+        '(plan --all)',
     ),
 });
 
@@ -426,7 +432,8 @@ const buildConfigSchema = (ports: Ports) =>
           .boolean()
           .optional()
           .describe(
-            'false: /metrics answers without server.auth (default: it needs it whenever auth is set; METRICS_AUTH overrides)',
+            'false: /metrics answers without server.auth (default: it needs it whenever auth is set; ' +
+              'METRICS_AUTH overrides)',
           ),
       })
       .prefault({}),

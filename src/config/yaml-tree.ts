@@ -70,7 +70,10 @@ function inWords(code: string, message: string): string {
 const INT = /^[-+]?\d+$/;
 const FLOAT = /^[-+]?(\d+\.\d*|\.\d+|\d+)(e[-+]?\d+)?$/i;
 
-/** An interpolated plain (unquoted) scalar is typed again, as YAML would have typed the text: `${PORT:-3000}` is a number. */
+/**
+ * An interpolated plain (unquoted) scalar is typed again, as YAML would have typed the text: `${PORT:-3000}` is a
+ * number.
+ */
 function retype(text: string): unknown {
   if (INT.test(text) || FLOAT.test(text)) return Number(text);
   if (text === 'true' || text === 'false') return text === 'true';

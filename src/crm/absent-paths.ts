@@ -48,7 +48,10 @@ export function tallyAbsent(
   return next;
 }
 
-/** One warning per path absent in more than ABSENT_WARN_SHARE of the records: "mapped path job_title was absent in 45 of 45 records". */
+/**
+ * One warning per path absent in more than ABSENT_WARN_SHARE of the records: "mapped path job_title was absent in 45 of
+ * 45 records".
+ */
 export function absentPathWarnings(tally: AbsentTally | undefined): string[] {
   if (tally === undefined || tally.records === 0) return [];
   return Object.entries(tally.absent)

@@ -43,8 +43,8 @@ const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
  * 36 bits of a 64-bit multiply-xorshift hash (cyrb53's mixing) of the value's text, in 6 base64url chars. Not a
  * cryptographic hash: it only has to tell one field's old value from its new one (a collision keeps one stale value
  * until the field changes again, odds 2^-36 per change). A SHA-256 per field was ~10% of a dry run's CPU; this
- * is ~8x cheaper on these short values (~0.1 vs ~0.8 µs). Strings are hashed as they are, other values as text (numbers and
- * booleans by String, anything else as JSON) with another seed.
+ * is ~8x cheaper on these short values (~0.1 vs ~0.8 µs). Strings are hashed as they are, other values as text (numbers
+ * and booleans by String, anything else as JSON) with another seed.
  */
 export function fieldHash(value: unknown): string {
   const text =
@@ -156,7 +156,9 @@ interface StoredHashes {
   fields: string[];
 }
 
-/** Field hashes of a stored value, or null when absent or of a whole-record form (then the record counts as changed). */
+/**
+ * Field hashes of a stored value, or null when absent or of a whole-record form (then the record counts as changed).
+ */
 function decode(fields: readonly string[], stored: string | null): StoredHashes | null {
   if (
     stored === null ||

@@ -265,7 +265,10 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
   };
 }
 
-/** The hash covers every mapped value (not what overwrite policy left), so a skipped `ifEmpty` value is not "changed" forever. */
+/**
+ * The hash covers every mapped value (not what overwrite policy left), so a skipped `ifEmpty` value is not "changed"
+ * forever.
+ */
 function fullRecord(byKey: Map<string, { record: CrmRecord }>, key: string): CrmRecord {
   const entry = byKey.get(key);
   if (entry === undefined) throw new Error(`unknown key in write batch`);

@@ -21,7 +21,10 @@ export interface DestinationConfig {
 /** A port's config block: a strict zod object whose `type` is the port's name (a discriminated-union branch). */
 export type DestinationSchema = z.ZodObject<{ type: z.ZodLiteral<string> } & z.ZodRawShape>;
 
-/** What `open()` gets besides the destination's config: the app's Redis (rate governors, shared state), its key prefix, the run's logger. */
+/**
+ * What `open()` gets besides the destination's config: the app's Redis (rate governors, shared state), its key prefix,
+ * the run's logger.
+ */
 export interface DestinationContext {
   redis: Redis;
   keyPrefix: string;
@@ -31,7 +34,10 @@ export interface DestinationContext {
 export interface DestinationPort<S extends DestinationSchema = DestinationSchema> {
   /** The `type:` of a destination block, e.g. `hubspot`. */
   readonly type: string;
-  /** The destination block's keys (with `type: z.literal(<type>)`), strict; secrets use `secret` of src/config/config-fields.ts. */
+  /**
+   * The destination block's keys (with `type: z.literal(<type>)`), strict; secrets use `secret` of
+   * src/config/config-fields.ts.
+   */
   readonly configSchema: S;
   /** CRM objects per entity. The first company object is the one persons link to (`associate`). */
   readonly objects: Readonly<Record<EntityKind, readonly string[]>>;
@@ -39,7 +45,9 @@ export interface DestinationPort<S extends DestinationSchema = DestinationSchema
   readonly listObjects?: readonly string[];
   /** Its sink has `archive` (CrmSink): searches writing here may say `onLeave: archive`. */
   readonly archives?: boolean;
-  /** The config key whose value is the match field of searches that name none (e.g. an external-id field); absent: none. */
+  /**
+   * The config key whose value is the match field of searches that name none (e.g. an external-id field); absent: none.
+   */
   readonly matchFieldKey?: string;
   /**
    * The most records per second the destination takes, known from its config before anything opens; null or absent
@@ -61,6 +69,8 @@ export interface DestinationPort<S extends DestinationSchema = DestinationSchema
    * cleanly and is retried later.
    */
   readonly limitCodes?: readonly string[];
-  /** Opens the sink (loading the CRM's client now). Members a step before the run needs (checks, probes) sit beside it. */
+  /**
+   * Opens the sink (loading the CRM's client now). Members a step before the run needs (checks, probes) sit beside it.
+   */
   open(config: z.output<S>, context: DestinationContext): Promise<CrmSink>;
 }

@@ -15,12 +15,18 @@ import { DestinationTypeError } from './errors.js';
 import { hubspotDestination } from './hubspot/destination.js';
 import { salesforceDestination } from './salesforce/destination.js';
 
-/** The code every sink's daily-limit error carries (`CrmDailyLimitError`): an allowance used up, whatever the CRM. Ports list only other codes. */
+/**
+ * The code every sink's daily-limit error carries (`CrmDailyLimitError`): an allowance used up, whatever the CRM. Ports
+ * list only other codes.
+ */
 const DAILY_LIMIT_CODE = 'crm_daily_limit';
 
 let ports: readonly DestinationPort[] = [port(hubspotDestination), port(salesforceDestination)];
 
-/** A port as the registry keeps it: its config type erased (the registry hands each port only configs its schema produced). */
+/**
+ * A port as the registry keeps it: its config type erased (the registry hands each port only configs its schema
+ * produced).
+ */
 function port<S extends DestinationSchema>(p: DestinationPort<S>): DestinationPort {
   return p as unknown as DestinationPort;
 }
@@ -89,7 +95,10 @@ export function matchFieldDefaults(): { type: string; key: string }[] {
   return ports.flatMap((p) => (p.matchFieldKey === undefined ? [] : [{ type: p.type, key: p.matchFieldKey }]));
 }
 
-/** The match field a search writing to `destination` uses when it names none (the port's `matchFieldKey`); else undefined. */
+/**
+ * The match field a search writing to `destination` uses when it names none (the port's `matchFieldKey`); else
+ * undefined.
+ */
 export function defaultMatchField(destination: DestinationConfig): string | undefined {
   const key = destinationPort(destination.type).matchFieldKey;
   const value = key === undefined ? undefined : destination[key];

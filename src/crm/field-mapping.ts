@@ -22,7 +22,9 @@ export interface FieldMappingConfig {
   associate?: { company: { from: string } };
   /** The search's CRM list (`list: {name}`): the preflight checks the CRM can hold the object in a list. */
   list?: { name: string };
-  /** `onLeave: {setFields}`: written on the search's confirmed leavers; the preflight checks them like mapped fields. */
+  /**
+   * `onLeave: {setFields}`: written on the search's confirmed leavers; the preflight checks them like mapped fields.
+   */
   setOnLeave?: Record<string, CrmValue>;
   /** `suppress.crm.fields`: boolean fields of the object whose true marks an opt-out; the preflight checks them. */
   optOutFields?: readonly string[];

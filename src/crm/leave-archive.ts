@@ -27,7 +27,8 @@ export async function archiveLeavers(
   input: LeaveArchiveInput,
 ): Promise<{ acted: string[]; refused: number; reason?: string }> {
   const { sink, keys, hashes } = input;
-  // The config check refuses `onLeave: archive` on a destination whose port does not archive; a sink built in code may still lack it.
+  // The config check refuses `onLeave: archive` on a destination whose port does not archive; a sink built in code may
+  // still lack it.
   if (sink.archive === undefined)
     throw new CrmMappingConfigError(`onLeave: archive: ${sink.kind} destinations cannot archive records`, {
       kind: sink.kind,

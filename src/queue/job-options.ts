@@ -8,7 +8,9 @@ export const SYNC_BACKOFF_TYPE = 'sync';
 const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_MAX_MS = 5 * 60_000;
 
-/** Keep finished runs long enough to inspect them on the dashboard, but bounded: BullMQ keeps them forever otherwise. */
+/**
+ * Keep finished runs long enough to inspect them on the dashboard, but bounded: BullMQ keeps them forever otherwise.
+ */
 const KEEP_COMPLETED = { age: 7 * 24 * 3600, count: 1000 };
 const KEEP_FAILED = { age: 30 * 24 * 3600, count: 5000 };
 
@@ -34,8 +36,8 @@ export const TICK_JOB_OPTIONS: DefaultJobOptions = {
 export const MAX_STARTED_ATTEMPTS = 50;
 
 /**
- * Exponential with jitter (half to full step), capped. An error may carry `retryAfterMs` (e.g. a remote's Retry-After): then that
- * wins, so a retry never comes back before the remote said it would answer.
+ * Exponential with jitter (half to full step), capped. An error may carry `retryAfterMs` (e.g. a remote's Retry-After):
+ * then that wins, so a retry never comes back before the remote said it would answer.
  */
 export const syncBackoff: BackoffStrategy = (attemptsMade, _type, err) => {
   const hinted = (err as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;

@@ -11,7 +11,10 @@ export interface PartitionCheckpoint<S = unknown> {
   filter: Record<string, unknown>;
   state: S | null;
   done: boolean;
-  /** Its free count when planned: the walk takes the largest first (absent: split off during the walk, or an older checkpoint). */
+  /**
+   * Its free count when planned: the walk takes the largest first (absent: split off during the walk, or an older
+   * checkpoint).
+   */
   count?: number;
 }
 

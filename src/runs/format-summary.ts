@@ -6,14 +6,21 @@ import type { RunSummary } from './run-summary.js';
 /** `timeZone`: where the run's times are shown beside UTC (its search's schedule, else the config's). */
 export function formatSummary(s: RunSummary, timeZone?: string): string {
   const lines = [
-    `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}${s.limitedBy ? ` (limited by ${s.limitedBy})` : ''}${s.dryRun ? ' [dry run]' : ''}  run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
+    `${s.search}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ''}` +
+      `${s.limitedBy ? ` (limited by ${s.limitedBy})` : ''}${s.dryRun ? ' [dry run]' : ''}  ` +
+      `run ${s.runId}  ${s.startedAt}  ${(s.durationMs / 1000).toFixed(1)}s`,
     `  counted ${s.counted}  fetched ${s.fetched}  unique ${s.unique}  partitions ${s.partitions}`,
-    `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  rejected ${s.rejected}${s.links ? `  linked ${s.links.company.linked}  link failed ${s.links.company.linkFailed}` : ''}`,
-    `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / count ${s.requests.count}  throttled ${s.throttled}`,
+    `  created ${s.created}  updated ${s.updated}  unchanged ${s.unchanged}  ` +
+      `rejected ${s.rejected}` +
+      `${s.links ? `  linked ${s.links.company.linked}  link failed ${s.links.company.linkFailed}` : ''}`,
+    `  tokens ${s.tokensSpent}  credits ${s.creditsSpent}  requests search ${s.requests.search} / ` +
+      `count ${s.requests.count}  throttled ${s.throttled}`,
   ];
   if (s.personsRevealed !== undefined) {
     lines.push(
-      `  revealed ${s.personsRevealed}  already revealed (no credit) ${s.revealSkipped ?? 0}${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`,
+      `  revealed ${s.personsRevealed}  already revealed (no ` +
+        `credit) ${s.revealSkipped ?? 0}` +
+        `${s.revealFallback ? '  (a re-sent cursor was refused: whole pages revealed)' : ''}`,
     );
   }
   if (s.revealForecast) {
@@ -27,7 +34,8 @@ export function formatSummary(s: RunSummary, timeZone?: string): string {
   if (s.suppressed !== undefined) lines.push(`  suppressed ${s.suppressed} (never written; suppress:)`);
   if (s.entered !== undefined)
     lines.push(
-      `  entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}  leavers pending ${s.leaversPending ?? 0}${listPart(s)}`,
+      `  entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}  leavers ` +
+        `pending ${s.leaversPending ?? 0}${listPart(s)}`,
     );
   if (s.refresh) lines.push(`  refresh changed  ${refreshPart(s.refresh)}`);
   if (s.tokensSpentPerRecord !== undefined) lines.push(`  tokens per record landed ${s.tokensSpentPerRecord}`);
@@ -54,7 +62,11 @@ function listPart(s: RunSummary): string {
 /** Refresh mode `changed`: what the run walked of the search, and what a full walk would have cost. */
 function refreshPart(r: NonNullable<RunSummary['refresh']>): string {
   const walked = r.walked.changed + r.walked.new + r.walked.stale;
-  return `kept ${r.kept}  walked ${walked} (changed ${r.walked.changed}, new ${r.walked.new}, stale ${r.walked.stale})  skipped ${r.skipped}${r.held ? `  held ${r.held}` : ''}  counts ${r.counts}  full walk ${r.fullTokens} tokens${r.rebuilt ? `  (new split: ${r.rebuilt})` : ''}`;
+  return (
+    `kept ${r.kept}  walked ${walked} (changed ${r.walked.changed}, new ${r.walked.new}, ` +
+    `stale ${r.walked.stale})  skipped ${r.skipped}${r.held ? `  held ${r.held}` : ''}  counts ${r.counts}  full ` +
+    `walk ${r.fullTokens} tokens${r.rebuilt ? `  (new split: ${r.rebuilt})` : ''}`
+  );
 }
 
 /** One line per run, newest first, for `runs <search>`. */
@@ -74,10 +86,13 @@ export function formatRunLine(s: RunSummary): string {
     s.links ? `linked ${s.links.company.linked}  link failed ${s.links.company.linkFailed}` : '',
     s.personsRevealed !== undefined ? `revealed ${s.personsRevealed}` : '',
     s.refresh
-      ? `refresh walked ${s.refresh.walked.changed + s.refresh.walked.new + s.refresh.walked.stale} skipped ${s.refresh.skipped} of full ${s.refresh.fullTokens}`
+      ? `refresh walked ${s.refresh.walked.changed + s.refresh.walked.new + s.refresh.walked.stale} ` +
+        `skipped ${s.refresh.skipped} of full ${s.refresh.fullTokens}`
       : '',
     s.entered !== undefined
-      ? `entered ${s.entered}  left ${s.left ?? 0}  leave actions ${s.leaveActions ?? 0}${s.leaversPending ? `  leavers pending ${s.leaversPending}` : ''}${listPart(s)}`
+      ? `entered ${s.entered}  left ${s.left ?? 0}  leave ` +
+        `actions ${s.leaveActions ?? 0}${s.leaversPending ? `  leavers pending ${s.leaversPending}` : ''}` +
+        `${listPart(s)}`
       : '',
     s.revealSkipped ? `reveal skipped ${s.revealSkipped}` : '',
     `${(s.durationMs / 1000).toFixed(1)}s`,

@@ -29,7 +29,10 @@ export function renderProgress(p: RunProgress): string {
   const filled = Math.round(ratio * WIDTH);
   const eta =
     p.fetched > 0 && p.target > p.fetched ? formatDuration((p.elapsedMs / p.fetched) * (p.target - p.fetched)) : '-';
-  return `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${p.fetched}/${p.target} records  tokens ${p.tokensSpent}  credits ${p.creditsSpent}  ETA ${eta}`;
+  return (
+    `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${p.fetched}/${p.target} records  ` +
+    `tokens ${p.tokensSpent}  credits ${p.creditsSpent}  ETA ${eta}`
+  );
 }
 
 /**

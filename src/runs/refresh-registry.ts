@@ -269,7 +269,9 @@ export interface RefreshState {
   skipped: string[];
   /** Records the walked partitions held when counted (the run's target). */
   walkRecords?: number;
-  /** The run walks every partition of a new split: no registry yet, the search changed, or the counts did not tile it. */
+  /**
+   * The run walks every partition of a new split: no registry yet, the search changed, or the counts did not tile it.
+   */
   rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many' | 'full_resync';
   /** Each piece's size and the count requests of a new split (the resumed attempt splits alike). */
   split?: { pieceRecords: number; maxCounts: number };

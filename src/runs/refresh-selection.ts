@@ -18,7 +18,9 @@ export interface Recounted extends KeptPartition {
 }
 
 export interface RefreshCadence {
-  /** Runs of the search in the next `maxAgeDays` (at least 1): each walks about 1/runs of the partitions as its share. */
+  /**
+   * Runs of the search in the next `maxAgeDays` (at least 1): each walks about 1/runs of the partitions as its share.
+   */
   runsPerInterval: number;
   /** When the next run is due (ms since the epoch). */
   nextRunAt: number;

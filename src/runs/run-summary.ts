@@ -15,7 +15,10 @@ export type StopReason =
   | 'token_reserve'
   | 'tokens_exhausted'
   | 'aborted'
-  /** Delayed before it started: it would leave less than the searches of higher priority need (src/runs/token-pacing.ts). */
+  /**
+   * Delayed before it started: it would leave less than the searches of higher priority need
+   * (src/runs/token-pacing.ts).
+   */
   | 'paced';
 
 export interface RunSummary extends RunCounts {
@@ -55,7 +58,9 @@ export interface RunSummary extends RunCounts {
   revealForecast?: { credits: number; revealSkipped: number; from: 'reveal-store' | 'sample' };
   /** Search tokens spent per record landed in the CRM (created + updated + unchanged). */
   tokensSpentPerRecord?: number;
-  /** What started it: `schedule`, `manual` (dashboard, `trigger`) or `cli` (`prospect-sync run`); absent: older runs. */
+  /**
+   * What started it: `schedule`, `manual` (dashboard, `trigger`) or `cli` (`prospect-sync run`); absent: older runs.
+   */
   trigger?: 'schedule' | 'manual' | 'cli';
   /** The run sent every record even when unchanged (`--full-resync`, the dashboard's "Full resync"). */
   fullResync?: true;
@@ -63,7 +68,10 @@ export interface RunSummary extends RunCounts {
   revealFallback?: boolean;
   /** Complete runs (docs/runs.md, Mirror): records matched now and not in the search's membership before. */
   entered?: number;
-  /** Complete runs: members confirmed as leavers by this run (absent from `leave.confirmRuns` consecutive complete runs). */
+  /**
+   * Complete runs: members confirmed as leavers by this run (absent from `leave.confirmRuns` consecutive complete
+   * runs).
+   */
   left?: number;
   /** Complete runs: leavers the search's `onLeave` acted on in this run. */
   leaveActions?: number;
@@ -102,7 +110,8 @@ export interface RefreshSummary {
   fullTokens: number;
   /**
    * Why every partition was walked: `first` (no registry), `search_changed`, `untiled` (the counts did not add up to
-   * the search's), `too_many` (more partitions than a re-count within `maxCounts` allows), `full_resync` (the run sends every record).
+   * the search's), `too_many` (more partitions than a re-count within `maxCounts` allows), `full_resync` (the run sends
+   * every record).
    */
   rebuilt?: 'first' | 'search_changed' | 'untiled' | 'too_many' | 'full_resync';
 }

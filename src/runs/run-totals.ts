@@ -33,7 +33,10 @@ export type TotalCounter = (typeof TOTAL_COUNTERS)[number];
 
 export interface RunTotals {
   counters: Record<TotalCounter, number>;
-  /** Finished runs by `${status}|${stopReason, else limitedBy, else 'none'}` (`completed|max_records`: at the user's limit). */
+  /**
+   * Finished runs by `${status}|${stopReason, else limitedBy, else 'none'}` (`completed|max_records`: at the user's
+   * limit).
+   */
   runs: Record<string, number>;
   duration: { sum: number; count: number; buckets: Record<string, number> };
 }

@@ -23,7 +23,10 @@ export interface Warning extends Refused {
   line: string;
 }
 
-/** `warnings` plus these (one per rejected record or failed link); a new object, `undefined` while there is nothing to warn about. */
+/**
+ * `warnings` plus these (one per rejected record or failed link); a new object, `undefined` while there is nothing to
+ * warn about.
+ */
 export function addWarnings(warnings: RunWarnings | undefined, added: readonly Warning[]): RunWarnings | undefined {
   if (added.length === 0) return warnings;
   const first = [...(warnings?.first ?? [])];

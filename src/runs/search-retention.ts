@@ -1,8 +1,9 @@
 /**
  * What happens to the run state of a search removed from the config: its run history and totals, its mirror
- * membership (the run keys without a TTL of their own) and its reveal tally get an expiry, so a removed or renamed search's keys go away
- * after RETIRED_SEARCH_TTL_SECONDS instead of living forever. A search back in the config before then keeps them:
- * their expiry is lifted. Called by the scheduler leader whenever it syncs the Job Schedulers with the config.
+ * membership (the run keys without a TTL of their own) and its reveal tally get an expiry, so a removed or renamed
+ * search's keys go away after RETIRED_SEARCH_TTL_SECONDS instead of living forever. A search back in the config before
+ * then keeps them: their expiry is lifted. Called by the scheduler leader whenever it syncs the Job Schedulers with the
+ * config.
  */
 import type { Redis } from 'ioredis';
 import { scanKeys } from '../shared/redis.js';

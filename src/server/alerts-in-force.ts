@@ -1,4 +1,6 @@
-/** The alerts firing now, as the alert evaluators recorded them (read only: the dashboard never changes alert state). */
+/**
+ * The alerts firing now, as the alert evaluators recorded them (read only: the dashboard never changes alert state).
+ */
 import type { Redis } from 'ioredis';
 import { alertStateKey } from '../alerts/alert-state.js';
 

@@ -10,7 +10,10 @@ export interface BudgetStripInput {
   caps: { maxPerRun?: number; maxPerDay?: number };
   /** `source.tokens.reserve`: runs stop at it, so the forecast leaves it out. */
   reserve: number;
-  /** Every search with its recent runs, newest first: the forecast's pace (src/runs/allotment-forecast.ts, as `plan --all`). */
+  /**
+   * Every search with its recent runs, newest first: the forecast's pace (src/runs/allotment-forecast.ts, as `plan
+   * --all`).
+   */
   searches: readonly { search: SavedSearch; recent: readonly RecentRun[] }[];
   now: number;
 }
@@ -34,7 +37,8 @@ function gauge(share: number, label: string): string {
   const color = pct > 0.9 ? '#cf222e' : pct > 0.7 ? '#9a6700' : '#1a7f37';
   return (
     `<svg class="gauge" role="img" viewBox="0 0 100 8" preserveAspectRatio="none"><title>${esc(label)}</title>` +
-    `<rect width="100" height="8" fill="#eaeef2"/><rect width="${(pct * 100).toFixed(1)}" height="8" fill="${color}"/></svg>`
+    `<rect width="100" height="8" fill="#eaeef2"/><rect width="${(pct * 100).toFixed(1)}" height="8" ` +
+    `fill="${color}"/></svg>`
   );
 }
 
@@ -55,12 +59,18 @@ function tokensCard(b: BudgetState, input: BudgetStripInput): string {
     paced.length === 0
       ? 'no scheduled search has run yet: no forecast'
       : (f.exhaustsAt !== null
-          ? `<strong class="failed">the scheduled runs need ${num(f.tokens)} tokens before the reset: the allotment runs out in ${esc(countdown(Date.parse(f.exhaustsAt) - input.now))} (a run of ${esc(f.exhaustedBy ?? '')})</strong>`
-          : `the scheduled runs need about ${num(f.tokens)} tokens before the reset: ~${num(f.tokensLeftAtReset)} left then`) +
-        (unpaced > 0 ? ` <span class="muted">(${unpaced} not yet run, not counted)</span>` : '');
-  return `<div class="card"><h3>Tokens</h3><p class="big">${num(t.remaining)} <span class="muted">left of ${num(t.limit)}</span></p>
+          ? `<strong class="failed">the scheduled runs need ${num(f.tokens)} tokens before the reset: the ` +
+            `allotment runs out in ${esc(countdown(Date.parse(f.exhaustsAt) - input.now))} (a run ` +
+            `of ${esc(f.exhaustedBy ?? '')})</strong>`
+          : `the scheduled runs need about ${num(f.tokens)} tokens before the reset: ~${num(f.tokensLeftAtReset)} ` +
+            `left then`) + (unpaced > 0 ? ` <span class="muted">(${unpaced} not yet run, not counted)</span>` : '');
+  return (
+    `<div class="card"><h3>Tokens</h3><p class="big">${num(t.remaining)} <span class="muted">left ` +
+    `of ${num(t.limit)}</span></p>
 ${gauge(used, `${num(t.limit - t.remaining)} of ${num(t.limit)} tokens used`)}
-<p>Resets in <strong>${esc(countdown(t.resetAt - input.now))}</strong> (${esc(when(t.resetAt))})</p><p>${pace}</p></div>`;
+<p>Resets in <strong>${esc(countdown(t.resetAt - input.now))}</strong> ` +
+    `(${esc(when(t.resetAt))})</p><p>${pace}</p></div>`
+  );
 }
 
 function creditsCard(b: BudgetState, caps: BudgetStripInput['caps']): string {
@@ -68,19 +78,24 @@ function creditsCard(b: BudgetState, caps: BudgetStripInput['caps']): string {
   const day =
     caps.maxPerDay === undefined
       ? `<p class="big">${num(b.creditsToday)} <span class="muted">today, no daily cap</span></p>`
-      : `<p class="big">${num(b.creditsToday)} <span class="muted">of ${num(caps.maxPerDay)} today</span></p>${gauge(b.creditsToday / caps.maxPerDay, usedToday(caps.maxPerDay))}`;
+      : `<p class="big">${num(b.creditsToday)} <span class="muted">of ${num(caps.maxPerDay)} ` +
+        `today</span></p>${gauge(b.creditsToday / caps.maxPerDay, usedToday(caps.maxPerDay))}`;
   const run = caps.maxPerRun === undefined ? 'no cap per run' : `at most ${num(caps.maxPerRun)} per run`;
   return `<div class="card"><h3>Credits</h3>${day}<p>${esc(run)}; ${num(b.creditsTotal)} in all</p></div>`;
 }
 
 export function budgetStrip(input: BudgetStripInput): string {
   if (input.budgets.length === 0)
-    return '<section aria-label="Budget" class="strip"><p>No budget state yet: nothing has called the API.</p></section>';
+    return (
+      '<section aria-label="Budget" class="strip"><p>No budget state yet: nothing has called the ' +
+      'API.</p></section>'
+    );
   const many = input.budgets.length > 1;
   return input.budgets
     .map(
       (b) =>
-        `<section aria-label="Budget${many ? ` of account ${esc(b.account)}` : ''}" class="strip">${tokensCard(b, input)}${creditsCard(b, input.caps)}</section>`,
+        `<section aria-label="Budget${many ? ` of account ${esc(b.account)}` : ''}" ` +
+        `class="strip">${tokensCard(b, input)}${creditsCard(b, input.caps)}</section>`,
     )
     .join('');
 }

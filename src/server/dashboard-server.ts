@@ -46,7 +46,9 @@ export interface DashboardOptions {
   port?: number;
   /** Required unless `host` is a loopback address. */
   auth?: BasicCredentials | undefined;
-  /** Whether bull-board may act on jobs and queues (add, retry, remove, pause, obliterate...); default false: read-only. */
+  /**
+   * Whether bull-board may act on jobs and queues (add, retry, remove, pause, obliterate...); default false: read-only.
+   */
   adminActions?: boolean;
   /** Whether /runs pages offer "Run now" and "Full resync" (CSRF-checked forms); default: `adminActions`. */
   runActions?: boolean;
@@ -267,7 +269,8 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     }),
   );
   const sync = opts.queues.find((q) => q.name === SYNC_QUEUE);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the options' queues are untyped; this is the sync queue
+  // the options' queues are untyped; this is the sync queue
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   if (runActions && sync) app.use(runActionsRouter(sync as Queue<any, any>, known));
   app.use('/admin/queues', serverAdapter.getRouter() as express.Router);
   app.use(requestErrorHandler(opts.logger));

@@ -8,7 +8,9 @@ export function isLoopbackName(host: string): boolean {
   return isIPv4(name) && name.startsWith('127.');
 }
 
-/** The name part of a Host header (`localhost:3000` -> `localhost`, `[::1]:3000` -> `[::1]`); undefined when malformed. */
+/**
+ * The name part of a Host header (`localhost:3000` -> `localhost`, `[::1]:3000` -> `[::1]`); undefined when malformed.
+ */
 function hostName(header: string): string | undefined {
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i.exec(header);
   return m?.[1];
@@ -36,7 +38,8 @@ export function loopbackHostOnly(): RequestHandler {
         .status(421)
         .type('text/plain')
         .send(
-          'misdirected request: without server.auth the dashboard answers only to localhost, 127.0.0.1 or [::1] as Host\n',
+          'misdirected request: without server.auth the dashboard answers only to localhost, 127.0.0.1 or [::1] ' +
+            'as Host\n',
         );
       return;
     }

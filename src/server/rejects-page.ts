@@ -14,8 +14,11 @@ export function rejectsPage(search: string, rejects: readonly RejectEntry[], pen
     rejects.length > LISTED
       ? `<p>The newest ${LISTED} of ${esc(rejects.length)}: <a href="/rejects/${enc}.csv">the CSV</a> has them all.</p>`
       : '';
-  const body = `<p>${esc(pending)} rejected record(s) not accepted since; each is sent again when a run fetches it again.
-Failed links are sent again by the next run, and leave this list once linked. <a href="/rejects/${enc}.csv">Download CSV</a> · <a href="/runs/${enc}">Runs</a></p>
+  const body =
+    `<p>${esc(pending)} rejected record(s) not accepted since; each is sent again when a run fetches it ` +
+    `again.
+Failed links are sent again by the next run, and leave this list once linked. <a href="/rejects/${enc}.csv">Download ` +
+    `CSV</a> · <a href="/runs/${enc}">Runs</a></p>
 <h2>By code and field</h2>
 ${table(
   groupRejects(rejects),
@@ -31,19 +34,19 @@ ${table(
 <h2>Every reject, newest first</h2>
 ${newest}
 <div class="scroll" role="region" aria-label="Every reject" tabindex="0">${table(
-    rejects.slice(0, LISTED),
-    [
-      { head: 'At', cell: (r) => esc(when(r.at)) },
-      { head: 'Kind', cell: (r) => esc(kind(r)) },
-      { head: 'Object', cell: (r) => esc(r.object) },
-      { head: 'Match key', cell: (r) => esc(r.key) },
-      { head: 'Code', cell: (r) => esc(r.code) },
-      { head: 'Field', cell: (r) => esc(r.field ?? '—') },
-      { head: 'Reason', cell: (r) => esc(r.reason) },
-    ],
-    'no rejected records or failed links',
-    { className: 'cards' },
-  )}</div>`;
+      rejects.slice(0, LISTED),
+      [
+        { head: 'At', cell: (r) => esc(when(r.at)) },
+        { head: 'Kind', cell: (r) => esc(kind(r)) },
+        { head: 'Object', cell: (r) => esc(r.object) },
+        { head: 'Match key', cell: (r) => esc(r.key) },
+        { head: 'Code', cell: (r) => esc(r.code) },
+        { head: 'Field', cell: (r) => esc(r.field ?? '—') },
+        { head: 'Reason', cell: (r) => esc(r.reason) },
+      ],
+      'no rejected records or failed links',
+      { className: 'cards' },
+    )}</div>`;
   return page(`Rejects of ${search}`, body);
 }
 

@@ -45,9 +45,12 @@ function validToken(req: express.Request): boolean {
 export function runButtons(search: string, token: string, options: { resync?: boolean } = {}): string {
   const hidden = `<input type="hidden" name="csrf" value="${esc(token)}">`;
   const action = esc(runActionPath(search));
-  const run = `<form method="post" action="${action}" class="act">${hidden}<button type="submit" aria-label="Run now: ${esc(search)}">Run now</button></form>`;
+  const run =
+    `<form method="post" action="${action}" class="act">${hidden}<button type="submit" aria-label="Run ` +
+    `now: ${esc(search)}">Run now</button></form>`;
   const resync = options.resync
-    ? `<form method="post" action="${action}" class="act">${hidden}<input type="hidden" name="fullResync" value="1"><button type="submit" aria-label="Full resync: ${esc(search)}">Full resync</button></form>`
+    ? `<form method="post" action="${action}" class="act">${hidden}<input type="hidden" name="fullResync" ` +
+      `value="1"><button type="submit" aria-label="Full resync: ${esc(search)}">Full resync</button></form>`
     : '';
   return run + resync;
 }
@@ -62,12 +65,15 @@ async function placeInLine(queue: Queue<SyncJobData, SyncJobResult>, jobId: stri
 function queuedPage(result: EnqueueResult, fullResync: boolean, place: number | undefined): string {
   const s = encodeURIComponent(result.search);
   const what = result.deduplicated
-    ? `A run of ${esc(result.search)} was already ${esc(result.state)}: nothing new was queued (never two runs of one search).`
+    ? `A run of ${esc(result.search)} was already ${esc(result.state)}: nothing new was queued (never two runs of ` +
+      `one search).`
     : `${fullResync ? 'Full resync' : 'Run'} of ${esc(result.search)} queued.`;
   const where = place !== undefined ? `place ${esc(place)} in the waiting list` : `state: ${esc(result.state)}`;
   return page(
     `Run of ${result.search}`,
-    `<p role="status" id="queued">${what} Job <a href="/admin/queues/queue/prospect-sync/${encodeURIComponent(result.jobId)}">${esc(result.jobId)}</a>, ${where}.</p>
+    `<p role="status" id="queued">${what} Job <a ` +
+      `href="/admin/queues/queue/prospect-sync/${encodeURIComponent(result.jobId)}">${esc(result.jobId)}</a>, ` +
+      `${where}.</p>
 <p><a href="/runs/${s}">Back to ${esc(result.search)}</a> · <a href="/runs">All runs</a></p>`,
   );
 }

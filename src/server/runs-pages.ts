@@ -34,13 +34,19 @@ function liveText(live: LiveRun, now = Date.now()): string {
         ? ', ETA after the first records'
         : ''
       : `, ETA ${esc(seconds(live.etaMs))}`;
-  return `running: ${esc(live.fetched)}${target} records, ${esc(live.tokensSpent)} tokens, ${esc(live.creditsSpent)} credits${eta}`;
+  return (
+    `running: ${esc(live.fetched)}${target} records, ${esc(live.tokensSpent)} tokens, ${esc(live.creditsSpent)} ` +
+    `credits${eta}`
+  );
 }
 
 /** A native progress bar (keyboard and screen readers know it) while a run with a known target walks. */
 function progressBar(live: LiveRun, search: string): string {
   if (live.waitingFor || live.delayedUntil !== undefined || live.target <= 0) return '';
-  return `<br><progress max="${esc(live.target)}" value="${esc(Math.min(live.fetched, live.target))}" aria-label="${esc(`progress of ${search}`)}"></progress>`;
+  return (
+    `<br><progress max="${esc(live.target)}" value="${esc(Math.min(live.fetched, live.target))}" ` +
+    `aria-label="${esc(`progress of ${search}`)}"></progress>`
+  );
 }
 
 /** The mirror's figures of a complete run (docs/runs.md, Mirror), on one line; empty for other runs. */
@@ -54,7 +60,8 @@ function mirrorLine(s: RunSummary): string {
 
 function lastResult(s: RunSummary | undefined): string {
   if (!s) return statusCell(s);
-  const counts = `${n(s.created)} created · ${n(s.updated)} updated · ${n(s.unchanged)} unchanged · ${n(s.rejected)} rejected`;
+  const counts =
+    `${n(s.created)} created · ${n(s.updated)} updated · ${n(s.unchanged)} unchanged · ${n(s.rejected)} ` + `rejected`;
   return `${statusCell(s)}<br><span class="muted">${esc(when(s.finishedAt))}</span><br>${counts}${mirrorLine(s)}`;
 }
 
@@ -99,14 +106,19 @@ function mirrorColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
   return [...mirror, ...list];
 }
 
-/** What a run in refresh mode `changed` walked of its search (docs/runs.md, Refresh on change); blank for other runs. */
+/**
+ * What a run in refresh mode `changed` walked of its search (docs/runs.md, Refresh on change); blank for other runs.
+ */
 function refreshCell(s: RunSummary): string {
   const r = s.refresh;
   if (r === undefined) return '';
   const walked = r.walked.changed + r.walked.new + r.walked.stale;
   const why = r.rebuilt ? `new split (${r.rebuilt})` : `${n(r.walked.changed)} changed, ${n(r.walked.stale)} stalest`;
   const held = r.held ? ` · ${n(r.held)} held` : '';
-  return `${n(walked)} of ${n(r.rebuilt ? walked : r.kept)} partitions (${why})<br>${n(s.tokensSpent)} of ${n(r.fullTokens)} tokens · ${n(r.counts)} counts${held}`;
+  return (
+    `${n(walked)} of ${n(r.rebuilt ? walked : r.kept)} partitions (${why})<br>${n(s.tokensSpent)} ` +
+    `of ${n(r.fullTokens)} tokens · ${n(r.counts)} counts${held}`
+  );
 }
 
 /** The refresh column, once a shown run was walked in refresh mode `changed`. */
@@ -118,9 +130,12 @@ function refreshColumns(runs: readonly RunSummary[]): Column<RunSummary>[] {
 
 function alertsBox(alerts: readonly AlertInForce[]): string {
   if (alerts.length === 0) return '<p class="muted" id="alerts">No alert in force.</p>';
-  return `<section class="alerts" id="alerts" aria-label="Alerts in force"><h2>Alerts in force (${alerts.length})</h2><ul>${alerts
-    .map((a) => `<li><strong>${esc(a.rule)}</strong>${a.subject ? ` · ${esc(a.subject)}` : ''}</li>`)
-    .join('')}</ul></section>`;
+  return (
+    `<section class="alerts" id="alerts" aria-label="Alerts in force"><h2>Alerts in force ` +
+    `(${alerts.length})</h2><ul>${alerts
+      .map((a) => `<li><strong>${esc(a.rule)}</strong>${a.subject ? ` · ${esc(a.subject)}` : ''}</li>`)
+      .join('')}</ul></section>`
+  );
 }
 
 export interface OverviewExtras {
@@ -136,7 +151,8 @@ export async function runsIndexPage(rows: readonly SearchRow[], extras: Overview
     {
       head: 'Search',
       cell: (r) =>
-        `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>` +
+        `<a href="/runs/${enc(r.search.name)}">${esc(r.search.name)}</a><br><span ` +
+        `class="muted">${esc(r.search.destination)} · ${esc(r.schedule)}</span>` +
         (r.search.list ? `<br><span class="muted">list ${esc(r.search.list.name)}</span>` : ''),
     },
     {
@@ -144,7 +160,8 @@ export async function runsIndexPage(rows: readonly SearchRow[], extras: Overview
       cell: (r) =>
         r.live
           ? `<span class="warn">${liveText(r.live)}</span>${progressBar(r.live, r.search.name)}`
-          : `idle${r.search.after ? `<br><span class="muted">runs after ${esc(r.search.after.join(', '))}</span>` : ''}`,
+          : `idle` +
+            `${r.search.after ? `<br><span class="muted">runs after ${esc(r.search.after.join(', '))}</span>` : ''}`,
       className: 'cell-wide',
     },
     {
@@ -301,7 +318,10 @@ export function runHistoryPage(
           ['updated', s.updated],
           ['unchanged', s.unchanged],
         ]) +
-        `<br><span class="nowrap">${s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)} rejected</span>`,
+        `<br><span ` +
+        `class="nowrap">` +
+        `${s.rejected || s.linkErrors ? `<a href="${rejects}">${n(s.rejected)}</a>` : n(s.rejected)} ` +
+        `rejected</span>`,
       numeric: true,
     },
     {
@@ -324,18 +344,24 @@ export function runHistoryPage(
     { head: 'Duration', cell: (s) => esc(seconds(s.durationMs)), numeric: true },
   ];
   const now = live
-    ? `<h2>Now</h2><p id="live">${liveText(live)} (run ${esc(live.runId)}${live.startedAt ? `, started ${esc(when(live.startedAt))}` : ''})</p>`
+    ? `<h2>Now</h2><p id="live">${liveText(live)} ` +
+      `(run ${esc(live.runId)}${live.startedAt ? `, started ${esc(when(live.startedAt))}` : ''})</p>`
     : '<h2>Now</h2><p id="live">No run in progress.</p>';
   const mine = (extras.alerts ?? []).filter((a) => a.subject === search);
   const alerts = mine.length
     ? `<p class="alerts">Alerts in force: ${mine.map((a) => `<strong>${esc(a.rule)}</strong>`).join(', ')}</p>`
     : '';
-  const links = `<p><a href="${rejects}">Rejected records and failed links</a> · <a href="/api/runs/${enc(search)}">JSON</a> · <a href="/admin/queues/queue/prospect-sync">Queue in bull-board</a></p>`;
+  const links =
+    `<p><a href="${rejects}">Rejected records and failed links</a> · <a href="/api/runs/${enc(search)}">JSON</a> ` +
+    `· <a href="/admin/queues/queue/prospect-sync">Queue in bull-board</a></p>`;
   const history =
     shown.length === 0
       ? '<p>no finished runs yet</p>'
-      : `<div class="scroll" role="region" aria-label="Run history" tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards history' })}</div>`;
-  const body = `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>${charts(runs.filter((s) => !s.dryRun))}<h2>History</h2>${history}`;
+      : `<div class="scroll" role="region" aria-label="Run history" ` +
+        `tabindex="0">${table(shown, cols, 'no finished runs yet', { className: 'cards history' })}</div>`;
+  const body =
+    `${alerts}${extras.actions ? `<div>${extras.actions}</div>` : ''}${now}${links}<h2>Trends</h2>` +
+    `${charts(runs.filter((s) => !s.dryRun))}<h2>History</h2>${history}`;
   const running = live !== undefined && live.waitingFor === undefined && live.delayedUntil === undefined;
   return page(`Runs of ${search}`, body, running ? { refreshSeconds: 5 } : {});
 }

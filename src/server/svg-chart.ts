@@ -33,9 +33,15 @@ export function sparkline(values: readonly number[], label: string): string {
   const alt = `${label}: last ${last}, highest ${max}, over ${values.length} run${values.length === 1 ? '' : 's'}`;
   const line =
     values.length > 1
-      ? `<polygon fill="#ddf4ff" points="0,${h} ${points} ${((values.length - 1) * step).toFixed(1)},${h}"/><polyline fill="none" stroke="#0969da" stroke-width="1.5" points="${points}"/>`
+      ? `<polygon fill="#ddf4ff" ` +
+        `points="0,${h} ${points} ${((values.length - 1) * step).toFixed(1)},${h}"/><polyline fill="none" ` +
+        `stroke="#0969da" stroke-width="1.5" points="${points}"/>`
       : `<circle cx="2" cy="${(h - 2 - (finite(last) / max) * (h - 4)).toFixed(1)}" r="2" fill="#0969da"/>`;
-  return `<span class="spark-wrap"><svg class="spark" role="img" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><title>${esc(alt)}</title>${line}</svg><span class="muted" aria-hidden="true">${esc(compact(last))}</span></span>`;
+  return (
+    `<span class="spark-wrap"><svg class="spark" role="img" width="${w}" height="${h}" viewBox="0 ` +
+    `0 ${w} ${h}"><title>${esc(alt)}</title>${line}</svg><span class="muted" ` +
+    `aria-hidden="true">${esc(compact(last))}</span></span>`
+  );
 }
 
 export interface BarChartOptions {
@@ -73,7 +79,8 @@ export function barChart(title: string, series: readonly Series[], options: BarC
       const bh = (v / max) * plotH;
       y -= bh;
       bars.push(
-        `<rect x="${(w - 4 - (runs - i) * slot).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${bh.toFixed(1)}" fill="${s.color}"/>`,
+        `<rect x="${(w - 4 - (runs - i) * slot).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" ` +
+          `height="${bh.toFixed(1)}" fill="${s.color}"/>`,
       );
     }
   }
@@ -89,17 +96,25 @@ export function barChart(title: string, series: readonly Series[], options: BarC
   const firstX = w - 4 - runs * slot;
   const axis =
     `<line x1="${left - 2}" y1="${top + plotH}" x2="${w}" y2="${top + plotH}" stroke="#57606a"/>` +
-    `<text class="y-label" transform="rotate(-90)" x="${-(top + plotH / 2)}" y="9" text-anchor="middle">${esc(yLabel)}</text>` +
+    `<text class="y-label" transform="rotate(-90)" x="${-(top + plotH / 2)}" y="9" ` +
+    `text-anchor="middle">${esc(yLabel)}</text>` +
     `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${esc(format(max))}</text>` +
     `<text x="${left - 4}" y="${top + plotH}" text-anchor="end">0</text>` +
     (first === last
       ? ''
-      : `<text class="x-label" x="${Math.max(left, Math.min(firstX, w - 120)).toFixed(1)}" y="${h - 4}">${esc(first)}</text>`) +
+      : `<text class="x-label" x="${Math.max(left, Math.min(firstX, w - 120)).toFixed(1)}" ` +
+        `y="${h - 4}">${esc(first)}</text>`) +
     `<text class="x-label" x="${w - 2}" y="${h - 4}" text-anchor="end">${esc(last)}</text>`;
   const xLabel = `<p class="legend muted">x: run start date (UTC), one bar per run</p>`;
   const legend =
     series.length > 1
-      ? `<p class="legend">${series.map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`).join(' ')}</p>`
+      ? `<p ` +
+        `class="legend">` +
+        `${series.map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`).join(' ')}</p>`
       : '';
-  return `<figure class="chart"><figcaption>${esc(title)}</figcaption><svg role="img" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none"><title>${esc(alt)}</title>${axis}${bars.join('')}</svg>${legend}${xLabel}</figure>`;
+  return (
+    `<figure class="chart"><figcaption>${esc(title)}</figcaption><svg role="img" viewBox="0 0 ${w} ${h}" ` +
+    `preserveAspectRatio="none"><title>${esc(alt)}</title>${axis}${bars.join('')}</svg>${legend}${xLabel}</` +
+    `figure>`
+  );
 }

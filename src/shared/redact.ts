@@ -38,8 +38,11 @@ const PHONES: readonly RegExp[] = [
  */
 const BARE_NANP = new RegExp(String.raw`${NOT_AFTER}(?:1)?[2-9]\d{2}[2-9]\d{6}${NOT_BEFORE}`, 'g');
 /** Words after which a run of digits names a record (an id), not a phone number. */
-const RECORD_WORD =
-  /(?:\b(?:id|ids|object|objects|record|records|company|companies|contact|contacts|deal|deals|lead|leads|account|accounts|owner|portal|hub|vid|run|job)\s*[:=#]?\s*|#)$/i;
+const RECORD_WORD = new RegExp(
+  String.raw`(?:\b(?:id|ids|object|objects|record|records|company|companies|contact|contacts|deal|deals|lead|` +
+    String.raw`leads|account|accounts|owner|portal|hub|vid|run|job)\s*[:=#]?\s*|#)$`,
+  'i',
+);
 
 // Starts only where a word starts: scanning from every character would make long lines quadratic.
 const DATE_LIKE = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/;
@@ -51,8 +54,11 @@ function isPhone(candidate: string): boolean {
 }
 
 /** Letters of any script (jürgen.müller@bücher.de), digits, marks; the top-level domain may be punycode. */
-const EMAIL =
-  /(?<![\p{L}\p{M}\p{N}_.%+-])[\p{L}\p{M}\p{N}_.%+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)*\.(?:\p{L}{2,}|xn--[a-z0-9-]+)/giu;
+const EMAIL = new RegExp(
+  String.raw`(?<![\p{L}\p{M}\p{N}_.%+-])[\p{L}\p{M}\p{N}_.%+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)` +
+    String.raw`*\.(?:\p{L}{2,}|xn--[a-z0-9-]+)`,
+  'giu',
+);
 
 /** `Authorization: <anything>` up to the end of the header value (JSON, header or log syntax). */
 const AUTHORIZATION = /(\bauthorization\\?["']?\s*[:=]\s*\\?["']?)[^"'\\\r\n,;}]+/gi;

@@ -24,7 +24,9 @@ export function isRedisConnectionError(err: unknown): boolean {
   return (code !== undefined && CONNECTION_CODES.has(code)) || CONNECTION_MESSAGES.test(err.message);
 }
 
-/** Redis refuses writes while its memory is full (`maxmemory` under `noeviction`): it answers again once memory frees. */
+/**
+ * Redis refuses writes while its memory is full (`maxmemory` under `noeviction`): it answers again once memory frees.
+ */
 export function isRedisOutOfMemory(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err.message.includes('OOM command not allowed')) return true;

@@ -23,7 +23,10 @@ function describe(redis: Redis): string {
   // a Cluster from createRedis (typed Redis): its seed nodes; its `options` name no host
   const cluster = redis as unknown as { isCluster?: boolean; startupNodes?: { host?: string; port?: number }[] };
   if (cluster.isCluster)
-    return `${CLUSTER_SCHEME}//${(cluster.startupNodes ?? []).map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 6379}`).join(',')}`;
+    return (
+      `${CLUSTER_SCHEME}//` +
+      `${(cluster.startupNodes ?? []).map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 6379}`).join(',')}`
+    );
   const o = redis.options;
   if (o.path) return `unix:${o.path}`;
   return `${o.tls ? 'rediss' : 'redis'}://${o.host ?? '127.0.0.1'}:${o.port ?? 6379}/${o.db ?? 0}`;
@@ -44,7 +47,8 @@ export function watchRedis(redis: Redis, opts: RedisWatchOptions): Redis {
       down = { since: now(), lastLog: now(), attempts: 0 };
       opts.logger.error(
         { redis: url, error: err?.message ?? state.lastError, retryMaxMs: REDIS_RETRY_MAX_MS },
-        `Redis at ${url} is unreachable (check REDIS_URL); retrying with backoff, runs resume from their checkpoints when it is back`,
+        `Redis at ${url} is unreachable (check REDIS_URL); retrying with backoff, runs resume from their ` +
+          `checkpoints when it is back`,
       );
       return;
     }

@@ -1,6 +1,9 @@
 /** Retry-After handling shared by every remote: parse (seconds or HTTP-date), cap, add jitter. */
 
-/** `Retry-After: 7` or `Retry-After: Wed, 21 Oct 2026 07:28:00 GMT` -> seconds from `now`; undefined when absent or unreadable. */
+/**
+ * `Retry-After: 7` or `Retry-After: Wed, 21 Oct 2026 07:28:00 GMT` -> seconds from `now`; undefined when absent or
+ * unreadable.
+ */
 export function parseRetryAfter(
   value: string | number | undefined | null,
   now: number = Date.now(),

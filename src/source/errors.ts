@@ -88,7 +88,10 @@ export abstract class InsufficientBudgetError extends SourceError {
   }
 }
 
-/** 402 stale_reset / store_unavailable: the API cannot check the budget right now. Retried with backoff; surfaces when attempts run out. */
+/**
+ * 402 stale_reset / store_unavailable: the API cannot check the budget right now. Retried with backoff; surfaces when
+ * attempts run out.
+ */
 export class BudgetUnavailableError extends InsufficientBudgetError {
   constructor(reason: 'stale_reset' | 'store_unavailable', retryAfterSeconds: number, message: string) {
     super(reason, retryAfterSeconds, message, 'insufficient_budget');

@@ -96,7 +96,9 @@ export interface JourneyPage {
   /** True when the journey had to restart from page 1 (invalid_cursor) before this page. */
   restarted: boolean;
   done: boolean;
-  /** Reveal-once journeys: ids whose contacts this page revealed; pass them to `markRevealed` once the CRM holds them. */
+  /**
+   * Reveal-once journeys: ids whose contacts this page revealed; pass them to `markRevealed` once the CRM holds them.
+   */
   revealed?: string[];
   /** Reveal-once journeys: persons passed by without a reveal (revealed before and still fresh). */
   revealSkipped?: number;

@@ -11,7 +11,10 @@ export interface Partition {
   countries?: string[];
 }
 
-/** A headcount range of the filter being split, with its free count (the top one of an open filter holds what lies above). */
+/**
+ * A headcount range of the filter being split, with its free count (the top one of an open filter holds what lies
+ * above).
+ */
 export interface PieceRange {
   gte: number;
   lte: number;

@@ -332,8 +332,10 @@ export class Partitioner {
     if (tooDeep || covered < count) {
       throw new PartitionError(
         tooDeep
-          ? `headcount ${value} in ${tooDeep.value} alone matches ${tooDeep.count} records, over the journey depth ${maxJourney}; narrow the filter`
-          : `headcount ${value} matches ${count} records and splitting it by ${dictionary} covers only ${covered}; narrow the filter`,
+          ? `headcount ${value} in ${tooDeep.value} alone matches ${tooDeep.count} records, over the journey ` +
+              `depth ${maxJourney}; narrow the filter`
+          : `headcount ${value} matches ${count} records and splitting it by ${dictionary} covers ` +
+              `only ${covered}; narrow the filter`,
         { headcount: value, count, maxJourneyRecords: maxJourney },
       );
     }

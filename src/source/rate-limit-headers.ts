@@ -90,7 +90,9 @@ export class ApiGovernor extends RateGovernor {
     return learned;
   }
 
-  /** What a response's headers say of `op`'s limit (nothing written: `settle` writes it with the answer's other facts). */
+  /**
+   * What a response's headers say of `op`'s limit (nothing written: `settle` writes it with the answer's other facts).
+   */
   async learnedFrom(op: Operation, headers: ResponseHeaders): Promise<LearnedLimit> {
     const parsed = parseRateLimitHeaders(headers);
     return parsed

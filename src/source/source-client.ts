@@ -68,7 +68,9 @@ export interface SourceClient {
   dictionary(name: string, options?: CallOptions): Promise<string[]>;
   /** Entries of a dictionary with their labels where the API gives them (any answer shape: dictionary-entries.ts). */
   dictionaryEntries(name: string, options?: CallOptions): Promise<DictionaryEntry[]>;
-  /** Exchanges the client credentials for a token (cached like any request's): SourceAuthError when refused. No search. */
+  /**
+   * Exchanges the client credentials for a token (cached like any request's): SourceAuthError when refused. No search.
+   */
   authenticate(options?: CallOptions): Promise<void>;
   /** Raw `data` of a settings endpoint. */
   settings(name: keyof ApiPaths['settings'], options?: CallOptions): Promise<unknown>;
@@ -76,7 +78,10 @@ export interface SourceClient {
   readonly ledger: BudgetLedger;
   readonly accountKey: string;
   stats(): SourceStats;
-  /** The limit the account's governor currently uses for `op` (learned from RateLimit-* headers, or the fallback); null before any request. */
+  /**
+   * The limit the account's governor currently uses for `op` (learned from RateLimit-* headers, or the fallback); null
+   * before any request.
+   */
   rateLimit(op: Operation): Promise<{ limit: number; windowMs: number; mode: 'headers' | 'fallback' } | null>;
   /**
    * Registers a contacts run for reveal-once journeys and forecasts its credits and tokens from the search's last
@@ -89,7 +94,10 @@ export interface SourceClient {
     walk: { counted: number; target: number; pageSize: number; journeys: number; deepRecords?: number },
     options?: { dryRun?: boolean; log?: { search: string; segment: string } },
   ): Promise<RevealPlan>;
-  /** Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that carried them. */
+  /**
+   * Records that these persons' contacts were revealed (now, or at `atMs`); call once the CRM accepted the page that
+   * carried them.
+   */
   markRevealed(ids: readonly string[], atMs?: number): Promise<void>;
   /**
    * A page of run `runId`'s reveal-once journeys landed: its revealed persons are marked and its persons by reveal

@@ -145,7 +145,8 @@ describe('alerting', () => {
       staleAfterPeriods: 2,
     });
     const a = start();
-    await recordRun(redis, summary('completed', 'r1', { rejected: 3, linkErrors: 2 }), { prefix }); // 5 warnings: not above
+    // 5 warnings: not above
+    await recordRun(redis, summary('completed', 'r1', { rejected: 3, linkErrors: 2 }), { prefix });
     await a.evaluate();
     expect(hook.bodies).toEqual([]);
     await recordRun(
@@ -210,46 +211,49 @@ describe('alerting', () => {
     });
   });
 
-  it('projected exhaustion before the reset: fires once at the pace of recent runs, resolves when the pace drops', async () => {
-    const { redis, prefix, hook, start } = await setup({ runFailed: false, tokensExhaustBeforeReset: true });
-    const ledger = new RedisBudgetLedger(redis, `${prefix}:source:acct1`, 0, {});
-    // 5,000 tokens left for 10 h of an hourly search.
-    await ledger.observeTokens({
-      'x-rate-results-limit': '100000',
-      'x-rate-results-limit-remaining': '5000',
-      'x-rate-results-limit-reset': '36000',
-    });
-    await recordRun(redis, summary('completed', 'r1', { tokensSpent: 100 }), { prefix });
-    const a = start();
-    await a.evaluate();
-    expect(hook.bodies).toEqual([]); // 100 a run: about 1,000 until the reset
+  it(
+    'projected exhaustion before the reset: fires once at the pace of recent runs, resolves when the pace ' + 'drops',
+    async () => {
+      const { redis, prefix, hook, start } = await setup({ runFailed: false, tokensExhaustBeforeReset: true });
+      const ledger = new RedisBudgetLedger(redis, `${prefix}:source:acct1`, 0, {});
+      // 5,000 tokens left for 10 h of an hourly search.
+      await ledger.observeTokens({
+        'x-rate-results-limit': '100000',
+        'x-rate-results-limit-remaining': '5000',
+        'x-rate-results-limit-reset': '36000',
+      });
+      await recordRun(redis, summary('completed', 'r1', { tokensSpent: 100 }), { prefix });
+      const a = start();
+      await a.evaluate();
+      expect(hook.bodies).toEqual([]); // 100 a run: about 1,000 until the reset
 
-    for (const id of ['r2', 'r3', 'r4', 'r5'])
-      await recordRun(redis, summary('completed', id, { tokensSpent: 1225 }), { prefix });
-    const H = 3_600_000;
-    const sixthRun = new Date(Math.floor(Date.now() / H) * H + 6 * H).toISOString();
-    await a.evaluate();
-    await a.evaluate();
-    // (100 + 4 x 1,225) / 5 = 1,000 a run: the sixth run from now needs more than the 5,000 left.
-    expect(hook.bodies.map((p) => [p.alert, p.state, p.subject])).toEqual([
-      ['tokens_exhaust_before_reset', 'firing', { account: 'acct1' }],
-    ]);
-    expect(hook.bodies[0]?.details).toMatchObject({
-      exhaustedBy: 'dach',
-      exhaustsAt: sixthRun,
-      remaining: 5000,
-      limit: 100000,
-    });
+      for (const id of ['r2', 'r3', 'r4', 'r5'])
+        await recordRun(redis, summary('completed', id, { tokensSpent: 1225 }), { prefix });
+      const H = 3_600_000;
+      const sixthRun = new Date(Math.floor(Date.now() / H) * H + 6 * H).toISOString();
+      await a.evaluate();
+      await a.evaluate();
+      // (100 + 4 x 1,225) / 5 = 1,000 a run: the sixth run from now needs more than the 5,000 left.
+      expect(hook.bodies.map((p) => [p.alert, p.state, p.subject])).toEqual([
+        ['tokens_exhaust_before_reset', 'firing', { account: 'acct1' }],
+      ]);
+      expect(hook.bodies[0]?.details).toMatchObject({
+        exhaustedBy: 'dach',
+        exhaustsAt: sixthRun,
+        remaining: 5000,
+        limit: 100000,
+      });
 
-    for (const id of ['r6', 'r7', 'r8', 'r9', 'r10'])
-      await recordRun(redis, summary('completed', id, { tokensSpent: 100 }), { prefix });
-    await a.evaluate();
-    await a.evaluate();
-    expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([
-      ['tokens_exhaust_before_reset', 'firing'],
-      ['tokens_exhaust_before_reset', 'resolved'],
-    ]);
-  });
+      for (const id of ['r6', 'r7', 'r8', 'r9', 'r10'])
+        await recordRun(redis, summary('completed', id, { tokensSpent: 100 }), { prefix });
+      await a.evaluate();
+      await a.evaluate();
+      expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([
+        ['tokens_exhaust_before_reset', 'firing'],
+        ['tokens_exhaust_before_reset', 'resolved'],
+      ]);
+    },
+  );
 
   it('slack format is {text}; a dead webhook is retried with backoff, then given up without throwing', async () => {
     const { redis, prefix, hook, start } = await setup({});
@@ -296,44 +300,51 @@ describe('alerting', () => {
     ]);
   });
 
-  it('does not follow a redirect: the payload never reaches the other address, and the alert stays pending', async () => {
-    const { redis, prefix, hook, start } = await setup({});
-    const elsewhere = await receiver();
-    closers.push(() => elsewhere.close());
-    hook.status = 307;
-    hook.headers = { location: elsewhere.url };
-    const a = start();
-    await recordRun(redis, summary('failed', 'r1', { error: { code: 'x', message: 'y' } }), { prefix });
-    expect((await a.evaluate()).map((e) => e.delivered)).toEqual([false]);
-    expect(elsewhere.hits).toBe(0);
-    expect(hook.hits).toBe(1); // a 3xx is not retried at once...
-    hook.status = 200;
-    hook.headers = {};
-    await a.evaluate(); // ...but on the next evaluation
-    expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([['run_failed', 'firing']]);
-    expect(elsewhere.hits).toBe(0);
-  });
+  it(
+    'does not follow a redirect: the payload never reaches the other address, and the alert stays ' + 'pending',
+    async () => {
+      const { redis, prefix, hook, start } = await setup({});
+      const elsewhere = await receiver();
+      closers.push(() => elsewhere.close());
+      hook.status = 307;
+      hook.headers = { location: elsewhere.url };
+      const a = start();
+      await recordRun(redis, summary('failed', 'r1', { error: { code: 'x', message: 'y' } }), { prefix });
+      expect((await a.evaluate()).map((e) => e.delivered)).toEqual([false]);
+      expect(elsewhere.hits).toBe(0);
+      expect(hook.hits).toBe(1); // a 3xx is not retried at once...
+      hook.status = 200;
+      hook.headers = {};
+      await a.evaluate(); // ...but on the next evaluation
+      expect(hook.bodies.map((p) => [p.alert, p.state])).toEqual([['run_failed', 'firing']]);
+      expect(elsewhere.hits).toBe(0);
+    },
+  );
 
-  it('one delivery ends at its deadline, whatever the attempts and timeouts: a webhook that never answers', async () => {
-    const silent: Server = createServer(() => undefined); // accepts, reads, never answers
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    closers.push(
-      () =>
-        new Promise<void>((resolve) => {
-          silent.closeAllConnections();
-          silent.close(() => resolve());
-        }),
-    );
-    const send = createWebhookSender({
-      url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`,
-      attempts: 5,
-      timeoutMs: 10_000,
-      deadlineMs: 1_000,
-    });
-    const started = Date.now();
-    expect(await send({ text: 'x' })).toBe(false);
-    expect(Date.now() - started).toBeLessThan(5_000);
-  }, 20_000);
+  it(
+    'one delivery ends at its deadline, whatever the attempts and timeouts: a webhook that never ' + 'answers',
+    async () => {
+      const silent: Server = createServer(() => undefined); // accepts, reads, never answers
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      closers.push(
+        () =>
+          new Promise<void>((resolve) => {
+            silent.closeAllConnections();
+            silent.close(() => resolve());
+          }),
+      );
+      const send = createWebhookSender({
+        url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`,
+        attempts: 5,
+        timeoutMs: 10_000,
+        deadlineMs: 1_000,
+      });
+      const started = Date.now();
+      expect(await send({ text: 'x' })).toBe(false);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+    20_000,
+  );
 
   it('evaluates when a sync job finishes (BullMQ queue events), not only on the interval', async () => {
     const { redis, prefix, hook, start } = await setup({});

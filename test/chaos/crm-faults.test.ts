@@ -29,8 +29,8 @@ let hs: HubSpotEmulator;
 let records: Record<string, unknown>[];
 let refused: Set<string>;
 beforeAll(async () => {
-  // 2,000: a run's first write holds at most 200 records (the refusal guard's check, jobs/sync-search/refusal-guard.ts);
-  // the 1,800 after it still fill a Bulk API 2.0 job
+  // 2,000: a run's first write holds at most 200 records (the refusal guard's check,
+  // jobs/sync-search/refusal-guard.ts); the 1,800 after it still fill a Bulk API 2.0 job
   fx = await startFixture('chaos-crm', { hubspot: false, salesIntel: { companies: 2_000, persons: 10 } });
   // HubSpot's rolling window shortened (a 429 blocks the portal for one window) so forced 429s cost a second each
   hs = await startHubSpotEmulator({
@@ -67,109 +67,116 @@ async function expectRejects(search: string): Promise<void> {
 }
 
 describe('chaos: CRM faults', () => {
-  it('HubSpot 429s and 5xx, one record in 50 refused: every good record lands, every refused one is a reject', async () => {
-    hs.faults.fail5xxRate = 0.05;
-    hs.faults.reject = { values: new Set(refused), mode: 'record' };
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH, '  pageSize: 50\n  parallelism: 2'));
-    let stop = false;
-    // forced 429s twice and 5xx in a row once during the run, on top of the 5xx share
-    const driver = (async () => {
-      const landed = (at: number) =>
-        waitFor(
-          async () =>
-            hubspotRows(hs, 'companies', 'prospect_sync_id', []).length >= at * records.length || stop
-              ? true
-              : undefined,
-          60_000,
-          `${at} landed`,
-        );
-      await landed(0.2);
-      hs.faults.force429Next = 3;
-      await landed(0.4);
-      hs.faults.fail5xxNext = 2;
-      await landed(0.6);
-      hs.faults.force429Next = 3;
-    })();
-    let summary;
-    try {
-      summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'chaos-crm-hs' });
-    } finally {
-      stop = true;
-      hs.faults.fail5xxRate = 0;
-    }
-    await driver;
-    expect(hs.stats.byStatus['429'] ?? 0).toBeGreaterThanOrEqual(6);
-    expect((hs.stats.byStatus['502'] ?? 0) + (hs.stats.byStatus['503'] ?? 0)).toBeGreaterThanOrEqual(2);
-    expect(summary).toMatchObject({
-      status: 'completed',
-      created: records.length - refused.size,
-      rejected: refused.size,
-    });
-    const fields = { name: 'name', domain: 'domain', numberofemployees: 'headcount' };
-    expect(
-      diffCrmState(
-        hubspotRows(hs, 'companies', 'prospect_sync_id', Object.keys(fields)),
-        expectedRows(good(), 'id', fields),
-      ),
-    ).toEqual(NO_DIFF);
-    await expectRejects('all-companies');
-  });
-
-  for (const bulk of [false, true]) {
-    it(`Salesforce ${bulk ? 'Bulk API 2.0' : 'collections'}: 5xx and a session expiry mid-run, one record in 50 refused`, async () => {
-      sf.faults.errorShare = 0.05;
-      sf.faults.rejectKeys = [...refused];
-      const search = bulk ? 'sf-bulk' : 'sf-collections';
-      // bulk: one journey, so write batches (2,000 records) are large enough for an ingest job
-      const head = salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulk ? 200 : 1_000_000}`).replace(
-        '  pageSize: 100\n',
-        `  pageSize: 100\n  parallelism: ${bulk ? 1 : 2}\n`,
-      );
-      const config = fx.config(`${head}searches:
-${salesforceAccountSearch(search)}`);
+  it(
+    'HubSpot 429s and 5xx, one record in 50 refused: every good record lands, every refused one is a ' + 'reject',
+    async () => {
+      hs.faults.fail5xxRate = 0.05;
+      hs.faults.reject = { values: new Set(refused), mode: 'record' };
+      const config = fx.config(hubspotConfig(COMPANY_SEARCH, '  pageSize: 50\n  parallelism: 2'));
       let stop = false;
-      const expiries = sf.stats.statuses[401] ?? 0;
-      const jobsBefore = sf.stats.requests['POST jobs/ingest'] ?? 0;
+      // forced 429s twice and 5xx in a row once during the run, on top of the 5xx share
       const driver = (async () => {
-        // mid-run: a third landed (collections), or the first ingest job opened (bulk: its upload and polls follow)
-        const jobs = sf.stats.requests['POST jobs/ingest'] ?? 0;
-        const landed = sf.state.all('Account').length;
-        await waitFor(
-          async () =>
-            (bulk
-              ? (sf.stats.requests['POST jobs/ingest'] ?? 0) > jobs
-              : sf.state.all('Account').length >= landed + 0.3 * records.length) || stop
-              ? true
-              : undefined,
-          60_000,
-          'mid-run',
-        );
-        sf.expireAllSessions();
+        const landed = (at: number) =>
+          waitFor(
+            async () =>
+              hubspotRows(hs, 'companies', 'prospect_sync_id', []).length >= at * records.length || stop
+                ? true
+                : undefined,
+            60_000,
+            `${at} landed`,
+          );
+        await landed(0.2);
+        hs.faults.force429Next = 3;
+        await landed(0.4);
+        hs.faults.fail5xxNext = 2;
+        await landed(0.6);
+        hs.faults.force429Next = 3;
       })();
       let summary;
       try {
-        // the bulk run follows the collections run into the same Accounts: send every record again
-        summary = await syncSearch(fx.deps(config), { search, runId: `chaos-crm-${search}`, fullResync: bulk });
+        summary = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'chaos-crm-hs' });
       } finally {
         stop = true;
-        sf.faults.errorShare = 0;
+        hs.faults.fail5xxRate = 0;
       }
       await driver;
-      expect(summary).toMatchObject({ status: 'completed', rejected: refused.size });
-      expect((summary?.created ?? 0) + (summary?.updated ?? 0)).toBe(records.length - refused.size);
-      expect(sf.stats.statuses[503] ?? 0).toBeGreaterThan(0);
-      // bulk: at least one ingest job (a job the expiry or a 5xx broke is deleted and sent again as a new one)
-      if (bulk) expect(sf.stats.requests['POST jobs/ingest'] ?? 0).toBeGreaterThan(jobsBefore);
-      else expect(sf.stats.requests['POST jobs/ingest'] ?? 0).toBe(jobsBefore);
-      expect(sf.stats.statuses[401] ?? 0).toBeGreaterThan(expiries);
-      const fields = { Name: 'name', NumberOfEmployees: 'headcount' };
+      expect(hs.stats.byStatus['429'] ?? 0).toBeGreaterThanOrEqual(6);
+      expect((hs.stats.byStatus['502'] ?? 0) + (hs.stats.byStatus['503'] ?? 0)).toBeGreaterThanOrEqual(2);
+      expect(summary).toMatchObject({
+        status: 'completed',
+        created: records.length - refused.size,
+        rejected: refused.size,
+      });
+      const fields = { name: 'name', domain: 'domain', numberofemployees: 'headcount' };
       expect(
         diffCrmState(
-          salesforceRows(sf, 'Account', 'Prospect_Sync_Id__c', Object.keys(fields)),
+          hubspotRows(hs, 'companies', 'prospect_sync_id', Object.keys(fields)),
           expectedRows(good(), 'id', fields),
         ),
       ).toEqual(NO_DIFF);
-      await expectRejects(search);
-    });
+      await expectRejects('all-companies');
+    },
+  );
+
+  for (const bulk of [false, true]) {
+    it(
+      `Salesforce ${bulk ? 'Bulk API 2.0' : 'collections'}: 5xx and a session expiry mid-run, one record in 50 ` +
+        `refused`,
+      async () => {
+        sf.faults.errorShare = 0.05;
+        sf.faults.rejectKeys = [...refused];
+        const search = bulk ? 'sf-bulk' : 'sf-collections';
+        // bulk: one journey, so write batches (2,000 records) are large enough for an ingest job
+        const head = salesforceConfigHead(SF.clientId, `\n    bulkThreshold: ${bulk ? 200 : 1_000_000}`).replace(
+          '  pageSize: 100\n',
+          `  pageSize: 100\n  parallelism: ${bulk ? 1 : 2}\n`,
+        );
+        const config = fx.config(`${head}searches:
+${salesforceAccountSearch(search)}`);
+        let stop = false;
+        const expiries = sf.stats.statuses[401] ?? 0;
+        const jobsBefore = sf.stats.requests['POST jobs/ingest'] ?? 0;
+        const driver = (async () => {
+          // mid-run: a third landed (collections), or the first ingest job opened (bulk: its upload and polls follow)
+          const jobs = sf.stats.requests['POST jobs/ingest'] ?? 0;
+          const landed = sf.state.all('Account').length;
+          await waitFor(
+            async () =>
+              (bulk
+                ? (sf.stats.requests['POST jobs/ingest'] ?? 0) > jobs
+                : sf.state.all('Account').length >= landed + 0.3 * records.length) || stop
+                ? true
+                : undefined,
+            60_000,
+            'mid-run',
+          );
+          sf.expireAllSessions();
+        })();
+        let summary;
+        try {
+          // the bulk run follows the collections run into the same Accounts: send every record again
+          summary = await syncSearch(fx.deps(config), { search, runId: `chaos-crm-${search}`, fullResync: bulk });
+        } finally {
+          stop = true;
+          sf.faults.errorShare = 0;
+        }
+        await driver;
+        expect(summary).toMatchObject({ status: 'completed', rejected: refused.size });
+        expect((summary?.created ?? 0) + (summary?.updated ?? 0)).toBe(records.length - refused.size);
+        expect(sf.stats.statuses[503] ?? 0).toBeGreaterThan(0);
+        // bulk: at least one ingest job (a job the expiry or a 5xx broke is deleted and sent again as a new one)
+        if (bulk) expect(sf.stats.requests['POST jobs/ingest'] ?? 0).toBeGreaterThan(jobsBefore);
+        else expect(sf.stats.requests['POST jobs/ingest'] ?? 0).toBe(jobsBefore);
+        expect(sf.stats.statuses[401] ?? 0).toBeGreaterThan(expiries);
+        const fields = { Name: 'name', NumberOfEmployees: 'headcount' };
+        expect(
+          diffCrmState(
+            salesforceRows(sf, 'Account', 'Prospect_Sync_Id__c', Object.keys(fields)),
+            expectedRows(good(), 'id', fields),
+          ),
+        ).toEqual(NO_DIFF);
+        await expectRejects(search);
+      },
+    );
   }
 });

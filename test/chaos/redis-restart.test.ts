@@ -66,7 +66,8 @@ describe('chaos: Redis stopped and crashed mid-run', () => {
       // down long enough for every lock and lease (BullMQ 2 s, run lock 3 s) to lapse
       await new Promise((r) => setTimeout(r, 4_000));
       await redis.start();
-      // the queued run came back with Redis: its job and its checkpoint (fsync always: the crash lost nothing acknowledged)
+      // the queued run came back with Redis: its job and its checkpoint (fsync always: the crash lost nothing
+      // acknowledged)
       expect(await queues.sync.getJobState(jobId)).not.toBe('unknown');
       expect(await fetched()).toBeGreaterThanOrEqual(last);
     }

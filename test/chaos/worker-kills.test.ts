@@ -14,8 +14,10 @@ describe('chaos: worker processes SIGKILLed at random moments', () => {
   it(`a queued run survives ${KILLS} SIGKILLs of its worker and leaves the exact CRM state`, async () => {
     const r = await runKillScenario({ companies: RECORDS, kills: KILLS, seed: Number(process.env.CHAOS_SEED ?? 12) });
     console.log(
-      `[chaos kills] ${r.kills} kills at fetched=${r.fetchedAtKill.join(',')}; recovery ms ${r.recoveryMs.join(',')}; ` +
-        `tokens ${r.tokensCharged} for ${r.records} records (${(r.tokensCharged / r.records).toFixed(3)}); attempts ${r.attemptsStarted}`,
+      `[chaos kills] ${r.kills} kills at fetched=${r.fetchedAtKill.join(',')}; recovery ` +
+        `ms ${r.recoveryMs.join(',')}; ` +
+        `tokens ${r.tokensCharged} for ${r.records} records (${(r.tokensCharged / r.records).toFixed(3)}); ` +
+        `attempts ${r.attemptsStarted}`,
     );
     // every kill happened mid-run (a smaller dataset would let the run end first)
     expect(r.kills).toBe(KILLS);

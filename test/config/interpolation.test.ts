@@ -27,7 +27,8 @@ function config(sourceLines: string, extra = ''): string {
 
 const SOURCE = [
   '  baseUrl: ${SI_BASE_URL:-http://127.0.0.1:4010}',
-  '  auth: {tokenUrl: "${SI_BASE_URL:-http://127.0.0.1:4010}/oauth/token", clientId: demo, clientSecret: "${SI_CLIENT_SECRET}"}',
+  '  auth: {tokenUrl: "${SI_BASE_URL:-http://127.0.0.1:4010}/oauth/token", clientId: demo, clientSecret: ' +
+    '"${SI_CLIENT_SECRET}"}',
 ].join('\n');
 
 describe('interpolate()', () => {

@@ -79,9 +79,12 @@ describe('validate --online', () => {
     emulator.resetStats();
     const { code, stderr } = await cli(file);
     expect(stderr.trim().split('\n')).toEqual([
-      `${file}:12:40 searches[0].filter.company.industry.include[1]: 'sofware' is not in the industry dictionary; did you mean 'software'? (prospect-sync values industry lists them)`,
-      `${file}:13:44 searches[0].filter.company.location.country.include[1]: 'XX' is not in the country dictionary (prospect-sync values country lists them)`,
-      `${file}:16:45 searches[0].filter.person.department.include[1]: 'wizardry' is not in the department dictionary (prospect-sync values department lists them)`,
+      `${file}:12:40 searches[0].filter.company.industry.include[1]: 'sofware' is not in the industry ` +
+        `dictionary; did you mean 'software'? (prospect-sync values industry lists them)`,
+      `${file}:13:44 searches[0].filter.company.location.country.include[1]: 'XX' is not in the country ` +
+        `dictionary (prospect-sync values country lists them)`,
+      `${file}:16:45 searches[0].filter.person.department.include[1]: 'wizardry' is not in the department ` +
+        `dictionary (prospect-sync values department lists them)`,
     ]);
     expect(code).toBe(2);
     // industry, country, seniority, department: each dictionary fetched once.
@@ -145,16 +148,20 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     return file;
   };
 
-  it('exits 0 for a mapping both CRMs can take, with a constant for the required Lead.Company; no search, no token spent', async () => {
-    emulator.resetStats();
-    const { code, stdout, stderr } = await cli(write('crm-good.yaml', CRM_CONFIG));
-    expect(stderr).toBe('');
-    expect(stdout).toContain('CRM fields checked');
-    expect(code).toBe(0);
-    expect(emulator.stats().requests.token).toBeGreaterThan(0);
-    expect(emulator.stats().operations.search).toBe(0);
-    expect(emulator.stats().tokensCharged).toBe(0);
-  });
+  it(
+    'exits 0 for a mapping both CRMs can take, with a constant for the required Lead.Company; no search, no token ' +
+      'spent',
+    async () => {
+      emulator.resetStats();
+      const { code, stdout, stderr } = await cli(write('crm-good.yaml', CRM_CONFIG));
+      expect(stderr).toBe('');
+      expect(stdout).toContain('CRM fields checked');
+      expect(code).toBe(0);
+      expect(emulator.stats().requests.token).toBeGreaterThan(0);
+      expect(emulator.stats().operations.search).toBe(0);
+      expect(emulator.stats().tokensCharged).toBe(0);
+    },
+  );
 
   it('names a wrong API secret at its line, exit 2 (no dictionary filter to look up)', async () => {
     const file = write('crm-si.yaml', CRM_CONFIG);
@@ -166,29 +173,32 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     expect(code).toBe(2);
   });
 
-  it('names a wrong HubSpot token and a wrong Salesforce secret at their lines, exit 2, never the secrets', async () => {
-    const file = write('crm-auth.yaml', CRM_CONFIG);
-    const { code, stderr } = await cli(file, {
-      HUBSPOT_TOKEN: 'not-the-hub-token',
-      SF_CLIENT_SECRET: 'not-the-sf-secret',
-    });
-    const lines = stderr.trim().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(
-      new RegExp(
-        `^${file}:5:\\d+ destinations\\.crm\\.accessToken: HubSpot refused the access token \\(401\\): ` +
-          'check HUBSPOT_TOKEN \\(destinations\\.crm\\.accessToken\\)$',
-      ),
-    );
-    expect(lines[1]).toMatch(
-      new RegExp(
-        `^${file}:10:\\d+ destinations\\.sf\\.clientSecret: Salesforce authentication failed: .*invalid_client.*: ` +
-          'check SF_CLIENT_SECRET \\(destinations\\.sf\\.clientSecret\\)$',
-      ),
-    );
-    expect(stderr).not.toMatch(/not-the-hub-token|not-the-sf-secret/);
-    expect(code).toBe(2);
-  });
+  it(
+    'names a wrong HubSpot token and a wrong Salesforce secret at their lines, exit 2, never the ' + 'secrets',
+    async () => {
+      const file = write('crm-auth.yaml', CRM_CONFIG);
+      const { code, stderr } = await cli(file, {
+        HUBSPOT_TOKEN: 'not-the-hub-token',
+        SF_CLIENT_SECRET: 'not-the-sf-secret',
+      });
+      const lines = stderr.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^${file}:5:\\d+ destinations\\.crm\\.accessToken: HubSpot refused the access token \\(401\\): ` +
+            'check HUBSPOT_TOKEN \\(destinations\\.crm\\.accessToken\\)$',
+        ),
+      );
+      expect(lines[1]).toMatch(
+        new RegExp(
+          `^${file}:10:\\d+ destinations\\.sf\\.clientSecret: Salesforce authentication failed: .*invalid_client.*: ` +
+            'check SF_CLIENT_SECRET \\(destinations\\.sf\\.clientSecret\\)$',
+        ),
+      );
+      expect(stderr).not.toMatch(/not-the-hub-token|not-the-sf-secret/);
+      expect(code).toBe(2);
+    },
+  );
 
   it('names the _FILE variable a refused HubSpot token was read from, never the token', async () => {
     const file = write('crm-auth-file.yaml', CRM_CONFIG);
@@ -210,9 +220,12 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     const file = write('crm-fields.yaml', bad);
     const { code, stderr } = await cli(file);
     expect(stderr.trim().split('\n')).toEqual([
-      `${file}:22:25 searches[0].fields.no_such_property: property companies.no_such_property does not exist (create it in HubSpot or fix the mapping)`,
-      `${file}:32:16 searches[1].fields.Country: field Lead.Country does not exist (create it in Salesforce or fix the mapping)`,
-      `${file}:28:13 searches[1].object: field Lead.Company is required on create and has no mapping: map it or give it a constant ({value: ...})`,
+      `${file}:22:25 searches[0].fields.no_such_property: property companies.no_such_property does not exist ` +
+        `(create it in HubSpot or fix the mapping)`,
+      `${file}:32:16 searches[1].fields.Country: field Lead.Country does not exist (create it in Salesforce or ` +
+        `fix the mapping)`,
+      `${file}:28:13 searches[1].object: field Lead.Company is required on create and has no mapping: map it or ` +
+        `give it a constant ({value: ...})`,
     ]);
     expect(code).toBe(2);
   });
@@ -238,8 +251,11 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     expect(code).toBe(2);
   });
 
-  it("names an Accounts list on an org without Accounts as Campaign Members at the search's list:, saying what the org can do", async () => {
-    const accounts = `  - name: accounts
+  it(
+    "names an Accounts list on an org without Accounts as Campaign Members at the search's list:, saying what the " +
+      'org can do',
+    async () => {
+      const accounts = `  - name: accounts
     segment: s
     entity: companies
     filter: {company: {headcount: {gte: 10}}}
@@ -249,13 +265,17 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     fields: {Name: name}
     list: {name: ICP accounts}
 `;
-    const file = write('crm-account-list.yaml', `${CRM_CONFIG}${accounts}`);
-    const { code, stderr } = await cli(file);
-    expect(stderr.trim().split('\n')).toEqual([
-      `${file}:40:11 searches[2].list: list "ICP accounts" holds Accounts, but this org does not take Accounts as campaign members (CampaignMember has no createable AccountId): enable "Accounts as Campaign Members" in Setup > Campaign Settings, or drop list: and mark the search's Accounts with a field instead (onLeave: {setFields: {...}} and a mapped constant such as si_search_<name>__c: {value: true})`,
-    ]);
-    expect(code).toBe(2);
-  });
+      const file = write('crm-account-list.yaml', `${CRM_CONFIG}${accounts}`);
+      const { code, stderr } = await cli(file);
+      expect(stderr.trim().split('\n')).toEqual([
+        `${file}:40:11 searches[2].list: list "ICP accounts" holds Accounts, but this org does not take Accounts ` +
+          `as campaign members (CampaignMember has no createable AccountId): enable "Accounts as Campaign Members" ` +
+          `in Setup > Campaign Settings, or drop list: and mark the search's Accounts with a field instead (onLeave: ` +
+          `{setFields: {...}} and a mapped constant such as si_search_<name>__c: {value: true})`,
+      ]);
+      expect(code).toBe(2);
+    },
+  );
 
   it('names an onLeave.setFields field the CRM lacks at its line, exit 2, no search, no token spent', async () => {
     const bad = CRM_CONFIG.replace(
@@ -266,7 +286,8 @@ describe('validate --online: credentials and CRM preflight, no search request', 
     emulator.resetStats();
     const { code, stderr } = await cli(file);
     expect(stderr.trim().split('\n')).toEqual([
-      `${file}:23:28 searches[0].onLeave.setFields.si_gone: property companies.si_gone (onLeave.setFields) does not exist (create it in HubSpot or fix onLeave)`,
+      `${file}:23:28 searches[0].onLeave.setFields.si_gone: property companies.si_gone (onLeave.setFields) does ` +
+        `not exist (create it in HubSpot or fix onLeave)`,
     ]);
     expect(code).toBe(2);
     expect(emulator.stats().operations.search).toBe(0);

@@ -47,35 +47,38 @@ async function issuesOf(path: string): Promise<string[]> {
 }
 
 describe('suppress: files', () => {
-  it('reads lines and CSV columns relative to the config file, merged with the inline values; again on reload', async () => {
-    const path = setUp(
-      [
-        '  personIds: [p-inline]',
-        '  files:',
-        '    - {path: ids.txt, kind: personIds}',
-        '    - {path: lists/optouts.csv, kind: emails, column: email}',
-      ].join('\n'),
-      { 'ids.txt': '# objected by mail\np-1\n\n  p-2  \r\n' },
-      '\n    suppress: {companyDomains: [acme.example]}',
-    );
-    const dir = join(path, '..');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(join(dir, 'lists'));
-    writeFileSync(join(dir, 'lists/optouts.csv'), 'name,email\n"Doe, Jane",jane@x.example\nBob,\n');
-    const config = await loadConfig({ path, env: ENV });
-    expect(config.suppress.personIds).toEqual(['p-inline', 'p-1', 'p-2']);
-    expect(config.suppress.emails).toEqual(['jane@x.example']);
-    expect(config.searches[0]!.suppress?.companyDomains).toEqual(['acme.example']);
-    expect(config.suppress.paths).toEqual({
-      companyId: 'companyId',
-      companyDomain: 'company.domain',
-      email: 'contacts.email',
-    });
+  it(
+    'reads lines and CSV columns relative to the config file, merged with the inline values; again on ' + 'reload',
+    async () => {
+      const path = setUp(
+        [
+          '  personIds: [p-inline]',
+          '  files:',
+          '    - {path: ids.txt, kind: personIds}',
+          '    - {path: lists/optouts.csv, kind: emails, column: email}',
+        ].join('\n'),
+        { 'ids.txt': '# objected by mail\np-1\n\n  p-2  \r\n' },
+        '\n    suppress: {companyDomains: [acme.example]}',
+      );
+      const dir = join(path, '..');
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(join(dir, 'lists'));
+      writeFileSync(join(dir, 'lists/optouts.csv'), 'name,email\n"Doe, Jane",jane@x.example\nBob,\n');
+      const config = await loadConfig({ path, env: ENV });
+      expect(config.suppress.personIds).toEqual(['p-inline', 'p-1', 'p-2']);
+      expect(config.suppress.emails).toEqual(['jane@x.example']);
+      expect(config.searches[0]!.suppress?.companyDomains).toEqual(['acme.example']);
+      expect(config.suppress.paths).toEqual({
+        companyId: 'companyId',
+        companyDomain: 'company.domain',
+        email: 'contacts.email',
+      });
 
-    // what a SIGHUP does: the config is loaded again, and its files with it
-    writeFileSync(join(dir, 'ids.txt'), 'p-3\n');
-    expect((await loadConfig({ path, env: ENV })).suppress.personIds).toEqual(['p-inline', 'p-3']);
-  });
+      // what a SIGHUP does: the config is loaded again, and its files with it
+      writeFileSync(join(dir, 'ids.txt'), 'p-3\n');
+      expect((await loadConfig({ path, env: ENV })).suppress.personIds).toEqual(['p-inline', 'p-3']);
+    },
+  );
 
   it('a bad value names file:line (never the value); a missing column, file or bad inline value too', async () => {
     const inline = await issuesOf(setUp('  emails: [not-an-email]', {}));

@@ -105,26 +105,29 @@ describe('validate --online', () => {
     }
   });
 
-  it('asks the API about each filter (a free count) and reports a refused key at its line; plan and run too', async () => {
-    const yaml = CONFIG.replace('department: {include: [enginering]}', 'seniorty: {include: [vp]}');
-    const line = yaml.split('\n').findIndex((l) => l.includes('seniorty')) + 1;
-    const at = new RegExp(
-      `\\.yaml:${line}:\\d+ searches\\[0\\]\\.filter\\.person\\.seniorty: the API refused the filter: unknown field`,
-    );
-    // (the other emulator: its run history stays empty for the `runs` test below)
-    shaped.resetStats();
-    const validate = await cli(shaped, ['validate', '--online'], yaml);
-    expect(validate.code).toBe(2);
-    expect(validate.stderr).toMatch(at);
-    expect(validate.stdout).not.toContain('valid');
-    const plan = await cli(shaped, ['plan', 'people'], yaml);
-    expect(plan.code).toBe(2);
-    expect(plan.stderr).toMatch(at);
-    const run = await cli(shaped, ['run', 'people'], yaml);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(at);
-    expect(shaped.stats().tokensCharged).toBe(0);
-  });
+  it(
+    'asks the API about each filter (a free count) and reports a refused key at its line; plan and run ' + 'too',
+    async () => {
+      const yaml = CONFIG.replace('department: {include: [enginering]}', 'seniorty: {include: [vp]}');
+      const line = yaml.split('\n').findIndex((l) => l.includes('seniorty')) + 1;
+      const at = new RegExp(
+        `\\.yaml:${line}:\\d+ searches\\[0\\]\\.filter\\.person\\.seniorty: the API refused the filter: unknown field`,
+      );
+      // (the other emulator: its run history stays empty for the `runs` test below)
+      shaped.resetStats();
+      const validate = await cli(shaped, ['validate', '--online'], yaml);
+      expect(validate.code).toBe(2);
+      expect(validate.stderr).toMatch(at);
+      expect(validate.stdout).not.toContain('valid');
+      const plan = await cli(shaped, ['plan', 'people'], yaml);
+      expect(plan.code).toBe(2);
+      expect(plan.stderr).toMatch(at);
+      const run = await cli(shaped, ['run', 'people'], yaml);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(at);
+      expect(shaped.stats().tokensCharged).toBe(0);
+    },
+  );
 
   it('checks each suppress.crm opt-out property in HubSpot and reports a wrong one at its line', async () => {
     const yaml =

@@ -186,9 +186,12 @@ describe('the cockpit in a real browser', () => {
         const focused = await page.evaluate<{
           label: string;
           outline: string;
-        } | null>(`(() => { const e = document.activeElement;
+        } | null>(
+          `(() => { const e = document.activeElement;
         if (!e || e === document.body) return null; // past the last stop
-        return { label: e.getAttribute('aria-label') || e.textContent.trim(), outline: getComputedStyle(e).outlineStyle }; })()`);
+        return { label: e.getAttribute('aria-label') || e.textContent.trim(), outline: ` +
+            `getComputedStyle(e).outlineStyle }; })()`,
+        );
         if (!focused) break;
         expect([focused.label, focused.outline]).toEqual([focused.label, 'solid']);
         reached.push(focused.label);
@@ -202,14 +205,18 @@ describe('the cockpit in a real browser', () => {
   );
 
   runBrowser(
-    'Run now on the overview and Full resync on the search page queue a run; the worker runs it; the history shows the trigger',
+    'Run now on the overview and Full resync on the search page queue a run; the worker runs it; the history ' +
+      'shows the trigger',
     async () => {
       const page = await open('desktop');
       await page.goto(`${server.url}/runs`);
       await page.getByRole('button', { name: 'Run now: small-companies' }).click();
       const queued = await page.locator('#queued').textContent();
       expect(queued).toMatch(
-        /^Run of small-companies queued\. Job [0-9a-f-]{36}, (place 1 in the waiting list|state: (active|completed))\.$/,
+        new RegExp(
+          String.raw`^Run of small-companies queued\. Job [0-9a-f-]{36}, (place 1 in the waiting list|state: ` +
+            String.raw`(active|completed))\.$`,
+        ),
       );
       const jobId = /Job ([0-9a-f-]{36})/.exec(queued ?? '')?.[1] ?? '';
       const run = await waitFor(

@@ -72,7 +72,8 @@ describe('dashboard in a real browser', () => {
     },
   );
   run(
-    'the board renders under its Content-Security-Policy, acts same-origin with adminActions, and a cross-site page cannot act',
+    'the board renders under its Content-Security-Policy, acts same-origin with adminActions, and a cross-site ' +
+      'page cannot act',
     async () => {
       const env = await queueEnv('dashboard-browser-csp');
       const queues = openQueues(env.ctx);

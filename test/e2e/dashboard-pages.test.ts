@@ -215,53 +215,58 @@ describe('dashboard pages and metrics after real runs', () => {
     for (const email of emails) expect(served.some((t) => t.includes(email))).toBe(false);
   });
 
-  it('the rejects command lists the failed links with their reason, grouped; a link a later run fixed leaves the list', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ps-dash-'));
-    try {
-      await writeFile(join(dir, 'config.yaml'), hubspotConfig(SEARCHES, CREDIT_CAPS));
-      const env = { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' };
-      const c = cli(
-        ['rejects', 'linked-people', '--json', '--limit', '1000', '--config', join(dir, 'config.yaml')],
-        env,
-      );
-      expect(await c.exited).toBe(0);
-      const out = JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null') as {
-        rejects: { kind?: string; key: string; code: string; reason: string }[];
-        groups: unknown[];
-      };
-      const links = out.rejects.filter((r) => r.kind === 'link');
-      // people-2 linked the persons whose company small-companies synced after people-1: their people-1 entries are
-      // gone; the persons of companies never synced failed in both runs and are listed for each
-      expect(runs[2]!.linkErrors ?? 0).toBeGreaterThan(0);
-      expect(runs[2]!.linkErrors ?? 0).toBeLessThan(runs[0]!.linkErrors ?? 0);
-      expect(links).toHaveLength(2 * (runs[2]!.linkErrors ?? 0));
-      expect(linkedContactKeys().size).toBe((runs[0]!.linkErrors ?? 0) - (runs[2]!.linkErrors ?? 0));
-      for (const l of links) expect(linkedContactKeys().has(l.key), l.key).toBe(false);
-      expect(links[0]).toMatchObject({
-        code: 'link_failed',
-        reason: expect.stringMatching(/^company \S+ is not in HubSpot$/),
-      });
-      expect(out.groups).toEqual([{ code: 'link_failed', count: links.length, example: links[0]?.reason }]);
-      // the text output: one line per code and field, with the count and one example
-      const text = cli(['rejects', 'linked-people', '--config', join(dir, 'config.yaml')], env);
-      expect(await text.exited).toBe(0);
-      expect(text.out()).toContain(`${links.length}  link_failed  e.g. ${links[0]?.reason}`);
-      // --all: every entry, newest first
-      const all = cli(
-        ['rejects', 'linked-people', '--all', '--limit', '1000', '--config', join(dir, 'config.yaml')],
-        env,
-      );
-      expect(await all.exited).toBe(0);
-      expect(
-        all
-          .out()
-          .split('\n')
-          .filter((l) => / contacts {2}p_\w+ {2}link_failed: company \S+ is not in HubSpot$/.test(l)),
-      ).toHaveLength(links.length);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+  it(
+    'the rejects command lists the failed links with their reason, grouped; a link a later run fixed leaves the ' +
+      'list',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ps-dash-'));
+      try {
+        await writeFile(join(dir, 'config.yaml'), hubspotConfig(SEARCHES, CREDIT_CAPS));
+        const env = { ...fx.env, QUEUE_PREFIX: fx.prefix, LOG_LEVEL: 'silent' };
+        const c = cli(
+          ['rejects', 'linked-people', '--json', '--limit', '1000', '--config', join(dir, 'config.yaml')],
+          env,
+        );
+        expect(await c.exited).toBe(0);
+        const out = JSON.parse(c.out().trim().split('\n').at(-1) ?? 'null') as {
+          rejects: { kind?: string; key: string; code: string; reason: string }[];
+          groups: unknown[];
+        };
+        const links = out.rejects.filter((r) => r.kind === 'link');
+        // people-2 linked the persons whose company small-companies synced after people-1: their people-1 entries are
+        // gone; the persons of companies never synced failed in both runs and are listed for each
+        expect(runs[2]!.linkErrors ?? 0).toBeGreaterThan(0);
+        expect(runs[2]!.linkErrors ?? 0).toBeLessThan(runs[0]!.linkErrors ?? 0);
+        expect(links).toHaveLength(2 * (runs[2]!.linkErrors ?? 0));
+        expect(linkedContactKeys().size).toBe((runs[0]!.linkErrors ?? 0) - (runs[2]!.linkErrors ?? 0));
+        for (const l of links) expect(linkedContactKeys().has(l.key), l.key).toBe(false);
+        expect(links[0]).toMatchObject({
+          code: 'link_failed',
+          reason: expect.stringMatching(/^company \S+ is not in HubSpot$/),
+        });
+        expect(out.groups).toEqual([{ code: 'link_failed', count: links.length, example: links[0]?.reason }]);
+        // the text output: one line per code and field, with the count and one example
+        const text = cli(['rejects', 'linked-people', '--config', join(dir, 'config.yaml')], env);
+        expect(await text.exited).toBe(0);
+        expect(text.out()).toContain(`${links.length}  link_failed  e.g. ${links[0]?.reason}`);
+        // --all: every entry, newest first
+        const all = cli(
+          ['rejects', 'linked-people', '--all', '--limit', '1000', '--config', join(dir, 'config.yaml')],
+          env,
+        );
+        expect(await all.exited).toBe(0);
+        expect(
+          all
+            .out()
+            .split('\n')
+            .filter((l) => / contacts {2}p_\w+ {2}link_failed: company \S+ is not in HubSpot$/.test(l)),
+        ).toHaveLength(links.length);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 
   it('totals stay monotonic: a later run only adds', async () => {
     const before = sampleValue(await scrape(), 'prospect_sync_records_fetched_total', {
@@ -380,7 +385,8 @@ describe('dashboard pages and metrics after real runs', () => {
         expect(live).toMatch(/running: 50 of 200 records, 50 tokens, 0 credits(, ETA \d+)?/);
 
         await page.goto(`${server.url}/rejects/linked-people`);
-        // fixed links left the list (see the rejects command's test): those still failing, once per run that failed them
+        // fixed links left the list (see the rejects command's test): those still failing, once per run that failed
+        // them
         const linkRows = 2 * (p2.linkErrors ?? 0);
         const groups = page.locator('table').nth(0).locator('tbody tr');
         expect(await groups.count()).toBe(1);

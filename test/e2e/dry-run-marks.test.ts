@@ -1,4 +1,6 @@
-/** Words that do not mislead: a dry run is marked in `runs` and kept out of the search page's charts; `run` is `cli`. */
+/**
+ * Words that do not mislead: a dry run is marked in `runs` and kept out of the search page's charts; `run` is `cli`.
+ */
 import { afterAll, describe, expect, it } from 'vitest';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';

@@ -40,7 +40,9 @@ function commands(body: string): string[] {
     .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
-/** The doc's shell blocks as one bash script: `npx prospect-sync` is this checkout's CLI; the first failure stops it. */
+/**
+ * The doc's shell blocks as one bash script: `npx prospect-sync` is this checkout's CLI; the first failure stops it.
+ */
 export function docScript(markdown: string): string {
   const lines = blocks(markdown)
     .filter((b) => b.lang === 'sh')

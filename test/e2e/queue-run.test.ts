@@ -193,76 +193,90 @@ describe('sync job through BullMQ', () => {
     expect(fx.hubspot!.state.count('companies')).toBe(0);
   });
 
-  it('402 exhausted mid-run: the job is delayed (no attempt burned) and resumes after the reset with no loss or duplicate', async () => {
-    fx = await startFixture('e2e-402', { account: { tokenAllotment: 130, tokenPeriodSeconds: 2 } });
-    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
-    const r = await start(fx, hubspotConfig(COMPANY_SEARCH), { worker: true });
-    const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
-    const final = await completedRun(fx, 'all-companies', jobId);
-    const history = await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix });
-    expect(history.filter((h) => h.status === 'delayed').length).toBeGreaterThan(0);
-    expect(history.every((h) => h.runId === jobId)).toBe(true);
-    expect(final).toMatchObject({ created: expected.length, tokensSpent: fx.si.stats('worker').tokensCharged });
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
-    const job = await waitFor(
-      async () => (await r.queues.sync.getJobState(jobId)) === 'completed' && r.queues.sync.getJob(jobId),
-      10_000,
-      'completed job',
-    );
-    expect(job?.attemptsMade ?? 99).toBeLessThanOrEqual(1);
-    expect(job?.attemptsStarted ?? 0).toBeGreaterThan(1);
-  });
+  it(
+    '402 exhausted mid-run: the job is delayed (no attempt burned) and resumes after the reset with no loss or ' +
+      'duplicate',
+    async () => {
+      fx = await startFixture('e2e-402', { account: { tokenAllotment: 130, tokenPeriodSeconds: 2 } });
+      const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+      const r = await start(fx, hubspotConfig(COMPANY_SEARCH), { worker: true });
+      const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
+      const final = await completedRun(fx, 'all-companies', jobId);
+      const history = await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix });
+      expect(history.filter((h) => h.status === 'delayed').length).toBeGreaterThan(0);
+      expect(history.every((h) => h.runId === jobId)).toBe(true);
+      expect(final).toMatchObject({ created: expected.length, tokensSpent: fx.si.stats('worker').tokensCharged });
+      expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+      const job = await waitFor(
+        async () => (await r.queues.sync.getJobState(jobId)) === 'completed' && r.queues.sync.getJob(jobId),
+        10_000,
+        'completed job',
+      );
+      expect(job?.attemptsMade ?? 99).toBeLessThanOrEqual(1);
+      expect(job?.attemptsStarted ?? 0).toBeGreaterThan(1);
+    },
+  );
 
-  it('kill -9 of a worker process mid-run: another worker recovers the stalled job from its checkpoint; CRM exactly as expected', async () => {
-    fx = await startFixture('e2e-kill', SLOW);
-    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
-    fx.si.resetStats();
-    const yaml = hubspotConfig(COMPANY_SEARCH, SLOW_SOURCE);
-    const r = await start(fx, yaml, {});
-    const { proc } = await spawnWorker(fx, yaml);
-    const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
-    const before = await waitFor(
-      async () => {
-        const cp = await checkpointOf(fx!, 'all-companies');
-        return cp && cp.counts.fetched >= 100 ? cp : undefined;
-      },
-      20_000,
-      'checkpoint progress',
-    );
-    proc.kill('SIGKILL');
-    expect(before.counts.fetched).toBeLessThan(expected.length);
-    inProcessWorker(fx, yaml);
-    const final = await completedRun(fx, 'all-companies', jobId);
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
-    expect(final.status).toBe('completed');
-    // tokens re-spent after the crash, per journey: at most the write batch not yet checkpointed (HubSpot: 100
-    // records, i.e. 5 pages of 20) plus the page prefetched behind it
-    const charged = fx.si.stats('worker').tokensCharged;
-    expect(charged - expected.length).toBeLessThanOrEqual(final.partitions * (100 + 20));
-  }, 60_000);
+  it(
+    'kill -9 of a worker process mid-run: another worker recovers the stalled job from its checkpoint; CRM ' +
+      'exactly as expected',
+    async () => {
+      fx = await startFixture('e2e-kill', SLOW);
+      const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+      fx.si.resetStats();
+      const yaml = hubspotConfig(COMPANY_SEARCH, SLOW_SOURCE);
+      const r = await start(fx, yaml, {});
+      const { proc } = await spawnWorker(fx, yaml);
+      const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
+      const before = await waitFor(
+        async () => {
+          const cp = await checkpointOf(fx!, 'all-companies');
+          return cp && cp.counts.fetched >= 100 ? cp : undefined;
+        },
+        20_000,
+        'checkpoint progress',
+      );
+      proc.kill('SIGKILL');
+      expect(before.counts.fetched).toBeLessThan(expected.length);
+      inProcessWorker(fx, yaml);
+      const final = await completedRun(fx, 'all-companies', jobId);
+      expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+      expect(final.status).toBe('completed');
+      // tokens re-spent after the crash, per journey: at most the write batch not yet checkpointed (HubSpot: 100
+      // records, i.e. 5 pages of 20) plus the page prefetched behind it
+      const charged = fx.si.stats('worker').tokensCharged;
+      expect(charged - expected.length).toBeLessThanOrEqual(final.partitions * (100 + 20));
+    },
+    60_000,
+  );
 
-  it('SIGTERM during a run: the worker checkpoints, puts the run back and exits 0 promptly; the next worker finishes it', async () => {
-    fx = await startFixture('e2e-sigterm', SLOW);
-    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
-    const yaml = hubspotConfig(COMPANY_SEARCH, SLOW_SOURCE);
-    const r = await start(fx, yaml, {});
-    const { proc, exited } = await spawnWorker(fx, yaml);
-    const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
-    await waitFor(
-      async () => ((await checkpointOf(fx!, 'all-companies'))?.counts.fetched ?? 0) >= 60 || undefined,
-      20_000,
-      'checkpoint progress',
-    );
-    const t0 = Date.now();
-    proc.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
-    expect(await r.queues.sync.getJobState(jobId)).toBe('waiting');
-    const cp = await checkpointOf(fx, 'all-companies');
-    expect(cp?.counts.fetched ?? 0).toBeLessThan(expected.length);
-    expect(fx.hubspot!.state.count('companies')).toBe(cp?.counts.created);
-    inProcessWorker(fx, yaml);
-    await completedRun(fx, 'all-companies', jobId);
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
-  }, 60_000);
+  it(
+    'SIGTERM during a run: the worker checkpoints, puts the run back and exits 0 promptly; the next worker ' +
+      'finishes it',
+    async () => {
+      fx = await startFixture('e2e-sigterm', SLOW);
+      const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+      const yaml = hubspotConfig(COMPANY_SEARCH, SLOW_SOURCE);
+      const r = await start(fx, yaml, {});
+      const { proc, exited } = await spawnWorker(fx, yaml);
+      const { jobId } = await enqueueRun(r.queues.sync, 'all-companies', 'manual');
+      await waitFor(
+        async () => ((await checkpointOf(fx!, 'all-companies'))?.counts.fetched ?? 0) >= 60 || undefined,
+        20_000,
+        'checkpoint progress',
+      );
+      const t0 = Date.now();
+      proc.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(await r.queues.sync.getJobState(jobId)).toBe('waiting');
+      const cp = await checkpointOf(fx, 'all-companies');
+      expect(cp?.counts.fetched ?? 0).toBeLessThan(expected.length);
+      expect(fx.hubspot!.state.count('companies')).toBe(cp?.counts.created);
+      inProcessWorker(fx, yaml);
+      await completedRun(fx, 'all-companies', jobId);
+      expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+    },
+    60_000,
+  );
 });

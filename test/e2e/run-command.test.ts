@@ -63,71 +63,77 @@ async function run(
 }
 
 describe('run command (child process)', () => {
-  it('run --json: exit 0 and the contract summary as the last stdout line; plan and runs agree; a held lock gives exit 1', async () => {
-    fx = await startFixture('cli-run');
-    const yaml = hubspotConfig(COMPANY_SEARCH);
-    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+  it(
+    'run --json: exit 0 and the contract summary as the last stdout line; plan and runs agree; a held lock gives ' +
+      'exit 1',
+    async () => {
+      fx = await startFixture('cli-run');
+      const yaml = hubspotConfig(COMPANY_SEARCH);
+      const expected = await fx.oracleIds('companies', COMPANY_FILTER);
 
-    const plan = await run(fx, yaml, ['plan', 'all-companies', '--json']);
-    expect(plan.code).toBe(0);
-    expect(plan.last()).toMatchObject({
-      counted: expected.length,
-      tokensNeeded: expected.length,
-      creditsNeeded: 0,
-      pageSize: 50,
-      crmLimits: [],
-    });
-    expect(fx.si.stats('worker').tokensCharged).toBe(0);
+      const plan = await run(fx, yaml, ['plan', 'all-companies', '--json']);
+      expect(plan.code).toBe(0);
+      expect(plan.last()).toMatchObject({
+        counted: expected.length,
+        tokensNeeded: expected.length,
+        creditsNeeded: 0,
+        pageSize: 50,
+        crmLimits: [],
+      });
+      expect(fx.si.stats('worker').tokensCharged).toBe(0);
 
-    const r = await run(fx, yaml, ['run', 'all-companies', '--json']);
-    expect(r.code).toBe(0);
-    const summary = r.last() as RunSummary;
-    for (const field of CONTRACT_FIELDS) expect(summary).toHaveProperty(field);
-    expect(summary).toMatchObject({
-      search: 'all-companies',
-      status: 'completed',
-      counted: expected.length,
-      created: expected.length,
-    });
-    expect(Object.keys(summary.requests).sort()).toEqual(['count', 'search']);
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
+      const r = await run(fx, yaml, ['run', 'all-companies', '--json']);
+      expect(r.code).toBe(0);
+      const summary = r.last() as RunSummary;
+      for (const field of CONTRACT_FIELDS) expect(summary).toHaveProperty(field);
+      expect(summary).toMatchObject({
+        search: 'all-companies',
+        status: 'completed',
+        counted: expected.length,
+        created: expected.length,
+      });
+      expect(Object.keys(summary.requests).sort()).toEqual(['count', 'search']);
+      expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id')).toEqual(expected);
 
-    // --full-resync sends every record again although none changed
-    const full = await run(fx, yaml, ['run', 'all-companies', '--full-resync', '--json']);
-    expect(full.code).toBe(0);
-    expect(full.last()).toMatchObject({ status: 'completed', created: 0, updated: expected.length, unchanged: 0 });
+      // --full-resync sends every record again although none changed
+      const full = await run(fx, yaml, ['run', 'all-companies', '--full-resync', '--json']);
+      expect(full.code).toBe(0);
+      expect(full.last()).toMatchObject({ status: 'completed', created: 0, updated: expected.length, unchanged: 0 });
 
-    const runs = await run(fx, yaml, ['runs', 'all-companies', '--json']);
-    expect(runs.code).toBe(0);
-    expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([
-      (full.last() as RunSummary).runId,
-      summary.runId,
-    ]);
-    // after a run the estimate uses the search limit learned from the API's headers
-    const replan = await run(fx, yaml, ['plan', 'all-companies']);
-    expect(replan.code).toBe(0);
-    expect(replan.out).toMatch(/at 500 searches per 60s \(learned from the API\)/);
-    // The portal's limit as its answers said it (no requestsPer10s in the config), and when.
-    const portal = fx.hubspot!.limits;
-    expect(replan.out).toMatch(
-      new RegExp(
-        `crm limits\\s+hubspot requests: ${portal.perWindow} requests per ${portal.windowMs / 1000}s \\(learned from its answers, last 20\\d\\d-`,
-      ),
-    );
-    expect(replan.out).toMatch(new RegExp(`daily ${portal.daily} requests, \\d+ left at 20\\d\\d-`));
-    expect(replan.out).toMatch(new RegExp(`matches\\s+${expected.length}`));
-    const rejects = await run(fx, yaml, ['rejects', 'all-companies', '--json']);
-    expect(rejects.code).toBe(0);
-    expect(rejects.last()).toMatchObject({ search: 'all-companies', rejects: [] });
+      const runs = await run(fx, yaml, ['runs', 'all-companies', '--json']);
+      expect(runs.code).toBe(0);
+      expect((runs.last() as { runs: RunSummary[] }).runs.map((x) => x.runId)).toEqual([
+        (full.last() as RunSummary).runId,
+        summary.runId,
+      ]);
+      // after a run the estimate uses the search limit learned from the API's headers
+      const replan = await run(fx, yaml, ['plan', 'all-companies']);
+      expect(replan.code).toBe(0);
+      expect(replan.out).toMatch(/at 500 searches per 60s \(learned from the API\)/);
+      // The portal's limit as its answers said it (no requestsPer10s in the config), and when.
+      const portal = fx.hubspot!.limits;
+      expect(replan.out).toMatch(
+        new RegExp(
+          `crm limits\\s+hubspot requests: ${portal.perWindow} requests per ${portal.windowMs / 1000}s \\(learned ` +
+            `from its answers, last 20\\d\\d-`,
+        ),
+      );
+      expect(replan.out).toMatch(new RegExp(`daily ${portal.daily} requests, \\d+ left at 20\\d\\d-`));
+      expect(replan.out).toMatch(new RegExp(`matches\\s+${expected.length}`));
+      const rejects = await run(fx, yaml, ['rejects', 'all-companies', '--json']);
+      expect(rejects.code).toBe(0);
+      expect(rejects.last()).toMatchObject({ search: 'all-companies', rejects: [] });
 
-    await fx.redis.set(`${fx.prefix}:run:all-companies:lock`, 'someone-else', 'PX', 20_000);
-    const busy = await run(fx, yaml, ['run', 'all-companies', '--json']);
-    expect(busy.code).toBe(1);
-    expect(busy.last()).toMatchObject({ status: 'failed', error: { code: 'run_already_active' } });
+      await fx.redis.set(`${fx.prefix}:run:all-companies:lock`, 'someone-else', 'PX', 20_000);
+      const busy = await run(fx, yaml, ['run', 'all-companies', '--json']);
+      expect(busy.code).toBe(1);
+      expect(busy.last()).toMatchObject({ status: 'failed', error: { code: 'run_already_active' } });
 
-    const unknown = await run(fx, yaml, ['run', 'nope']);
-    expect(unknown.code).toBe(2);
-  }, 180_000); // eight CLI processes: ~15 s idle, over 60 s on a loaded 2-core machine
+      const unknown = await run(fx, yaml, ['run', 'nope']);
+      expect(unknown.code).toBe(2);
+    },
+    180_000,
+  ); // eight CLI processes: ~15 s idle, over 60 s on a loaded 2-core machine
 
   it('maxRecords reached: exit 0, completed with limitedBy max_records, that many distinct records', async () => {
     fx = await startFixture('cli-max-records');
@@ -148,10 +154,13 @@ describe('run command (child process)', () => {
     expect(text.out).toContain('limited by max_records');
   }, 60_000);
 
-  it('credit cap reached mid-run: exit 3, status partial, credits spent (as the API counted them) never above the cap', async () => {
-    fx = await startFixture('cli-credits');
-    const yaml = hubspotConfig(
-      `
+  it(
+    'credit cap reached mid-run: exit 3, status partial, credits spent (as the API counted them) never above the ' +
+      'cap',
+    async () => {
+      fx = await startFixture('cli-credits');
+      const yaml = hubspotConfig(
+        `
   - name: key-people
     segment: key-accounts
     entity: persons
@@ -163,22 +172,24 @@ describe('run command (child process)', () => {
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: firstName, lastname: lastName, email: contacts.email}
 `,
-      '  credits: {maxPerRun: 70, maxPerDay: 1000}',
-    );
-    const r = await run(fx, yaml, ['run', 'key-people', '--json']);
-    expect(r.code).toBe(3);
-    const summary = r.last() as RunSummary;
-    expect(summary.status).toBe('partial');
-    // the source client names the cap it hit; with parallel journeys in flight it may report the day cap (see report)
-    expect(summary.stopReason).toMatch(/^credit_cap_/);
-    const charged = fx.si.stats('worker').creditsCharged;
-    expect(charged).toBeGreaterThan(0);
-    expect(charged).toBeLessThanOrEqual(70);
-    expect(summary.creditsSpent).toBe(charged);
-    expect(fx.hubspot!.state.count('contacts')).toBe(summary.created);
-    // contact details went to the CRM, never into the output
-    expect(r.out + r.err).not.toMatch(/@c\d+\.example/);
-  }, 60_000);
+        '  credits: {maxPerRun: 70, maxPerDay: 1000}',
+      );
+      const r = await run(fx, yaml, ['run', 'key-people', '--json']);
+      expect(r.code).toBe(3);
+      const summary = r.last() as RunSummary;
+      expect(summary.status).toBe('partial');
+      // the source client names the cap it hit; with parallel journeys in flight it may report the day cap (see report)
+      expect(summary.stopReason).toMatch(/^credit_cap_/);
+      const charged = fx.si.stats('worker').creditsCharged;
+      expect(charged).toBeGreaterThan(0);
+      expect(charged).toBeLessThanOrEqual(70);
+      expect(summary.creditsSpent).toBe(charged);
+      expect(fx.hubspot!.state.count('contacts')).toBe(summary.created);
+      // contact details went to the CRM, never into the output
+      expect(r.out + r.err).not.toMatch(/@c\d+\.example/);
+    },
+    60_000,
+  );
 
   it('rejects: lists refusals and says what is sent again and what is not (keyless entries)', async () => {
     fx = await startFixture('cli-rejects', { hubspot: false });
@@ -256,18 +267,22 @@ describe('run command (child process)', () => {
     expect(one?.properties.jobtitle).toBeTruthy();
   }, 60_000);
 
-  it('a Salesforce login against a closed port is an outage, not bad credentials: exit 1, crm_unavailable', async () => {
-    fx = await startFixture('cli-sf-closed', { hubspot: false });
-    const port = await freePort();
-    const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
-    const closed = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], {
-      SF_LOGIN_URL: `http://127.0.0.1:${port}`,
-      SF_CLIENT_SECRET: 'sf-secret',
-    });
-    expect(closed.code).toBe(1);
-    expect(closed.last()).toMatchObject({ status: 'failed', error: { code: 'crm_unavailable' } });
-    expect(JSON.stringify(closed.last())).not.toMatch(/authentication|fetch failed/i);
-  }, 60_000);
+  it(
+    'a Salesforce login against a closed port is an outage, not bad credentials: exit 1, ' + 'crm_unavailable',
+    async () => {
+      fx = await startFixture('cli-sf-closed', { hubspot: false });
+      const port = await freePort();
+      const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
+      const closed = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], {
+        SF_LOGIN_URL: `http://127.0.0.1:${port}`,
+        SF_CLIENT_SECRET: 'sf-secret',
+      });
+      expect(closed.code).toBe(1);
+      expect(closed.last()).toMatchObject({ status: 'failed', error: { code: 'crm_unavailable' } });
+      expect(JSON.stringify(closed.last())).not.toMatch(/authentication|fetch failed/i);
+    },
+    60_000,
+  );
 
   it('one SIGTERM during a hung HubSpot call ends `run` within the write grace: exit 1, aborted', async () => {
     fx = await startFixture('cli-hung-sigterm');
@@ -308,69 +323,74 @@ describe('run command (child process)', () => {
     }
   }, 60_000);
 
-  it('a credential or schema refused by ANY remote is a config error: exit 2 (Sales-Intelligence, HubSpot, Salesforce)', async () => {
-    fx = await startFixture('cli-refused');
-    const sf = await startSalesforceEmulator({
-      port: 0,
-      clients: [{ clientId: 'sf-client', clientSecret: 'sf-secret' }],
-    });
-    try {
-      const yaml = hubspotConfig(COMPANY_SEARCH);
-      const badSecret = { SI_CLIENT_SECRET: 'not-the-secret' };
-      const si = await run(fx, yaml, ['run', 'all-companies', '--json'], badSecret);
-      expect(si.code).toBe(2);
-      expect(si.last()).toMatchObject({ status: 'failed', error: { code: 'source_unauthorized' } });
-      expect((si.last() as RunSummary).error?.message).toMatch(
-        /: check SI_CLIENT_SECRET \(source\.auth\.clientSecret\)$/,
-      );
-      const plan = await run(fx, yaml, ['plan', 'all-companies', '--json'], badSecret);
-      expect(plan.code).toBe(2);
-      expect(plan.last()).toMatchObject({ error: { code: 'source_unauthorized' } });
-      // a filter value to look up in the API's dictionaries
-      const withIndustry = hubspotConfig(
-        COMPANY_SEARCH.replace('headcount: {gte: 1, lte: 1000000}', 'industry: {include: [software]}'),
-      );
-      const validate = await run(fx, withIndustry, ['validate', '--online'], badSecret);
-      expect(validate.code).toBe(2);
-      expect(validate.err).toContain('refused the client credentials (invalid_client): check SI_CLIENT_SECRET');
-      expect(si.out + plan.out + validate.err).not.toContain('not-the-secret');
-
-      const hubspot = await run(fx, yaml, ['run', 'all-companies', '--json'], { HUBSPOT_TOKEN: 'not-the-token' });
-      expect(hubspot.code).toBe(2);
-      expect(hubspot.last()).toMatchObject({
-        status: 'failed',
-        error: {
-          code: 'crm_auth_failed',
-          message: 'HubSpot refused the access token (401): check HUBSPOT_TOKEN (destinations.crm.accessToken)',
-        },
+  it(
+    'a credential or schema refused by ANY remote is a config error: exit 2 (Sales-Intelligence, HubSpot, ' +
+      'Salesforce)',
+    async () => {
+      fx = await startFixture('cli-refused');
+      const sf = await startSalesforceEmulator({
+        port: 0,
+        clients: [{ clientId: 'sf-client', clientSecret: 'sf-secret' }],
       });
-      expect(hubspot.out).not.toContain('not-the-token');
-      const text = await run(fx, yaml, ['run', 'all-companies'], { HUBSPOT_TOKEN: 'not-the-token' });
-      expect(text.out).toContain(
-        'crm_auth_failed: HubSpot refused the access token (401): check HUBSPOT_TOKEN (destinations.crm.accessToken)',
-      );
-      expect(text.out + text.err).not.toContain('not-the-token');
+      try {
+        const yaml = hubspotConfig(COMPANY_SEARCH);
+        const badSecret = { SI_CLIENT_SECRET: 'not-the-secret' };
+        const si = await run(fx, yaml, ['run', 'all-companies', '--json'], badSecret);
+        expect(si.code).toBe(2);
+        expect(si.last()).toMatchObject({ status: 'failed', error: { code: 'source_unauthorized' } });
+        expect((si.last() as RunSummary).error?.message).toMatch(
+          /: check SI_CLIENT_SECRET \(source\.auth\.clientSecret\)$/,
+        );
+        const plan = await run(fx, yaml, ['plan', 'all-companies', '--json'], badSecret);
+        expect(plan.code).toBe(2);
+        expect(plan.last()).toMatchObject({ error: { code: 'source_unauthorized' } });
+        // a filter value to look up in the API's dictionaries
+        const withIndustry = hubspotConfig(
+          COMPANY_SEARCH.replace('headcount: {gte: 1, lte: 1000000}', 'industry: {include: [software]}'),
+        );
+        const validate = await run(fx, withIndustry, ['validate', '--online'], badSecret);
+        expect(validate.code).toBe(2);
+        expect(validate.err).toContain('refused the client credentials (invalid_client): check SI_CLIENT_SECRET');
+        expect(si.out + plan.out + validate.err).not.toContain('not-the-secret');
 
-      const schema = await run(
-        fx,
-        hubspotConfig(COMPANY_SEARCH.replace('domain: domain', 'no_such_property: domain')),
-        ['run', 'all-companies', '--json'],
-      );
-      expect(schema.code).toBe(2);
-      expect(schema.last()).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+        const hubspot = await run(fx, yaml, ['run', 'all-companies', '--json'], { HUBSPOT_TOKEN: 'not-the-token' });
+        expect(hubspot.code).toBe(2);
+        expect(hubspot.last()).toMatchObject({
+          status: 'failed',
+          error: {
+            code: 'crm_auth_failed',
+            message: 'HubSpot refused the access token (401): check HUBSPOT_TOKEN (destinations.crm.accessToken)',
+          },
+        });
+        expect(hubspot.out).not.toContain('not-the-token');
+        const text = await run(fx, yaml, ['run', 'all-companies'], { HUBSPOT_TOKEN: 'not-the-token' });
+        expect(text.out).toContain(
+          'crm_auth_failed: HubSpot refused the access token (401): check HUBSPOT_TOKEN (destinations.crm.accessToken)',
+        );
+        expect(text.out + text.err).not.toContain('not-the-token');
 
-      const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
-      const salesforce = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], {
-        SF_LOGIN_URL: sf.url,
-        SF_CLIENT_SECRET: 'not-the-sf-secret',
-      });
-      expect(salesforce.code).toBe(2);
-      expect(salesforce.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
-      expect((salesforce.last() as RunSummary).error?.message).toMatch(
-        /: check SF_CLIENT_SECRET \(destinations\.\w+\.clientSecret\)$/,
-      );
-    } finally {
-      await sf.close();
-    }
-  }, 90_000);
+        const schema = await run(
+          fx,
+          hubspotConfig(COMPANY_SEARCH.replace('domain: domain', 'no_such_property: domain')),
+          ['run', 'all-companies', '--json'],
+        );
+        expect(schema.code).toBe(2);
+        expect(schema.last()).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+
+        const sfYaml = `${salesforceConfigHead('sf-client')}searches:\n${salesforceAccountSearch('sf-accounts')}`;
+        const salesforce = await run(fx, sfYaml, ['run', 'sf-accounts', '--json'], {
+          SF_LOGIN_URL: sf.url,
+          SF_CLIENT_SECRET: 'not-the-sf-secret',
+        });
+        expect(salesforce.code).toBe(2);
+        expect(salesforce.last()).toMatchObject({ status: 'failed', error: { code: 'crm_auth_failed' } });
+        expect((salesforce.last() as RunSummary).error?.message).toMatch(
+          /: check SF_CLIENT_SECRET \(destinations\.\w+\.clientSecret\)$/,
+        );
+      } finally {
+        await sf.close();
+      }
+    },
+    90_000,
+  );
 });

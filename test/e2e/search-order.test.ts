@@ -95,34 +95,39 @@ describe('after: between searches', () => {
     expect(Date.parse(peopleRun.startedAt)).toBeGreaterThanOrEqual(Date.parse(companiesRun.finishedAt));
   });
 
-  it('the first start of the demo config: the hourly persons search queues its never completed companies search, waits, links all', async () => {
-    fx = await startFixture('demo-first-start', { salesIntel: { ...DEMO_DATASET } });
-    const config = fx.config(readFileSync('config/demo.yaml', 'utf8'));
-    roles = await startRoles({
-      roles: { scheduler: true, worker: true, dashboard: false },
-      config,
-      configPath: 'config/demo.yaml',
-      logger: silentLogger,
-      prefix: fx.prefix,
-      concurrency: 2,
-    });
-    const leaders = await finished(fx, 'dach-software-leaders', 240_000);
-    const companies = (await listRuns(fx.redis, 'dach-software', { prefix: fx.prefix })).at(-1);
-    expect(companies).toMatchObject({ status: 'completed', trigger: 'schedule' });
-    expect(companies!.created).toBeGreaterThan(0);
-    expect(leaders).toMatchObject({ status: 'completed' });
-    expect(leaders.created).toBeGreaterThan(0);
-    expect(leaders.linkErrors ?? 0).toBe(0);
-    expect(leaders.warnings?.count ?? 0).toBe(0);
-    // Every contact written was linked to its company: the summary counts the links.
-    expect(leaders.links).toEqual({ company: { linked: leaders.created + leaders.updated, linkFailed: 0 } });
-    expect(companies!.links).toBeUndefined();
-    expect(formatRunLine(leaders)).toContain(`linked ${leaders.created + leaders.updated}  link failed 0`);
-    const page = runHistoryPage('dach-software-leaders', [leaders], undefined);
-    expect(page).toContain('Links made / failed');
-    expect(page).toContain(`>${leaders.created + leaders.updated} / 0<`);
-    expect(Date.parse(leaders.startedAt)).toBeGreaterThanOrEqual(Date.parse(companies!.finishedAt));
-  }, 300_000);
+  it(
+    'the first start of the demo config: the hourly persons search queues its never completed companies search, ' +
+      'waits, links all',
+    async () => {
+      fx = await startFixture('demo-first-start', { salesIntel: { ...DEMO_DATASET } });
+      const config = fx.config(readFileSync('config/demo.yaml', 'utf8'));
+      roles = await startRoles({
+        roles: { scheduler: true, worker: true, dashboard: false },
+        config,
+        configPath: 'config/demo.yaml',
+        logger: silentLogger,
+        prefix: fx.prefix,
+        concurrency: 2,
+      });
+      const leaders = await finished(fx, 'dach-software-leaders', 240_000);
+      const companies = (await listRuns(fx.redis, 'dach-software', { prefix: fx.prefix })).at(-1);
+      expect(companies).toMatchObject({ status: 'completed', trigger: 'schedule' });
+      expect(companies!.created).toBeGreaterThan(0);
+      expect(leaders).toMatchObject({ status: 'completed' });
+      expect(leaders.created).toBeGreaterThan(0);
+      expect(leaders.linkErrors ?? 0).toBe(0);
+      expect(leaders.warnings?.count ?? 0).toBe(0);
+      // Every contact written was linked to its company: the summary counts the links.
+      expect(leaders.links).toEqual({ company: { linked: leaders.created + leaders.updated, linkFailed: 0 } });
+      expect(companies!.links).toBeUndefined();
+      expect(formatRunLine(leaders)).toContain(`linked ${leaders.created + leaders.updated}  link failed 0`);
+      const page = runHistoryPage('dach-software-leaders', [leaders], undefined);
+      expect(page).toContain('Links made / failed');
+      expect(page).toContain(`>${leaders.created + leaders.updated} / 0<`);
+      expect(Date.parse(leaders.startedAt)).toBeGreaterThanOrEqual(Date.parse(companies!.finishedAt));
+    },
+    300_000,
+  );
 
   it('`run` of a search with after: says which searches it follows and whether they completed', async () => {
     fx = await startFixture('run-after');

@@ -25,7 +25,9 @@ export interface CrmDiff {
 
 export const NO_DIFF: CrmDiff = { missing: [], extra: [], duplicates: [], wrong: [] };
 
-/** Expected values per key: `fields` maps CRM field -> source field; values as the sinks send them (String, null -> ''). */
+/**
+ * Expected values per key: `fields` maps CRM field -> source field; values as the sinks send them (String, null -> '').
+ */
 export function expectedRows(
   records: Record<string, unknown>[],
   keyFrom: string,

@@ -31,20 +31,23 @@ afterEach(async () => {
 });
 
 describe('change state bound to the CRM instance', () => {
-  it('sinks name their instance: HubSpot portal id (account-info API), Salesforce org id (token identity URL)', async () => {
-    const hs = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], portalId: 4242 });
-    const sf = await startSalesforceEmulator({ port: 0, clients: [SF], orgId: '00D0000000000ORG2' });
-    const { redis, prefix, cleanup } = await testRedis('crm-instance');
-    extra.push(hs, sf, { close: cleanup });
-    const hubspot = createHubSpotSink({ accessToken: HUBSPOT_TOKEN, baseUrl: hs.url, redis, keyPrefix: prefix });
-    const salesforce = new SalesforceSink({ loginUrl: sf.url, clientId: SF.clientId, clientSecret: SF.clientSecret });
-    try {
-      expect(await hubspot.identity()).toBe('hubspot:4242');
-      expect(await salesforce.identity()).toBe('salesforce:00D0000000000ORG2');
-    } finally {
-      await Promise.all([hubspot.close(), salesforce.close()]);
-    }
-  });
+  it(
+    'sinks name their instance: HubSpot portal id (account-info API), Salesforce org id (token identity ' + 'URL)',
+    async () => {
+      const hs = await startHubSpotEmulator({ port: 0, accessTokens: [HUBSPOT_TOKEN], portalId: 4242 });
+      const sf = await startSalesforceEmulator({ port: 0, clients: [SF], orgId: '00D0000000000ORG2' });
+      const { redis, prefix, cleanup } = await testRedis('crm-instance');
+      extra.push(hs, sf, { close: cleanup });
+      const hubspot = createHubSpotSink({ accessToken: HUBSPOT_TOKEN, baseUrl: hs.url, redis, keyPrefix: prefix });
+      const salesforce = new SalesforceSink({ loginUrl: sf.url, clientId: SF.clientId, clientSecret: SF.clientSecret });
+      try {
+        expect(await hubspot.identity()).toBe('hubspot:4242');
+        expect(await salesforce.identity()).toBe('salesforce:00D0000000000ORG2');
+      } finally {
+        await Promise.all([hubspot.close(), salesforce.close()]);
+      }
+    },
+  );
 
   it('HubSpot: a second portal behind the same destination gets a full sync; the first keeps its state', async () => {
     const f = await startFixture('instance-hubspot');

@@ -124,182 +124,198 @@ describe('journeys sized at run time', () => {
     await runA.stop();
   });
 
-  it("slow start: journeys double per step while writes keep up, hold when they wait, fall to the CRM's pace once it binds", async () => {
-    // A package whose Little's-law figure is the bound (256): the run still starts at 4 and grows on evidence.
-    let now = 0; // the controller's clock, stepped by the test (no test waits on time)
-    const run = await steppedController('fill-slow-start', () => now);
-    await run.start();
-    const resize = async (): Promise<number> => {
-      await run.refresh();
-      return run.target();
-    };
-    const writes = (n: number, msPerPage: number): void => {
-      for (let i = 0; i < n; i++) run.writeTimed(100, msPerPage);
-    };
-    expect(await resize()).toBe(4);
-    expect(run.sizing()).toMatchObject({ demand: 256, cap: 4 });
+  it(
+    "slow start: journeys double per step while writes keep up, hold when they wait, fall to the CRM's pace once " +
+      'it binds',
+    async () => {
+      // A package whose Little's-law figure is the bound (256): the run still starts at 4 and grows on evidence.
+      let now = 0; // the controller's clock, stepped by the test (no test waits on time)
+      const run = await steppedController('fill-slow-start', () => now);
+      await run.start();
+      const resize = async (): Promise<number> => {
+        await run.refresh();
+        return run.target();
+      };
+      const writes = (n: number, msPerPage: number): void => {
+        for (let i = 0; i < n; i++) run.writeTimed(100, msPerPage);
+      };
+      expect(await resize()).toBe(4);
+      expect(run.sizing()).toMatchObject({ demand: 256, cap: 4 });
 
-    // quick writes (10 ms a page), one step a second: 4 -> 8 -> 16 -> 32
-    const grown: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      writes(8, 10);
+      // quick writes (10 ms a page), one step a second: 4 -> 8 -> 16 -> 32
+      const grown: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        writes(8, 10);
+        now += 1_000;
+        grown.push(await resize());
+      }
+      expect(grown).toEqual([8, 16, 32]);
+      // a second without enough writes to judge: no step
+      writes(3, 10);
       now += 1_000;
-      grown.push(await resize());
-    }
-    expect(grown).toEqual([8, 16, 32]);
-    // a second without enough writes to judge: no step
-    writes(3, 10);
-    now += 1_000;
-    expect(await resize()).toBe(32);
-    // the step's writes waited (2 s a page, far above the 40 ms page latency): the cap holds
-    writes(10, 2_000);
-    now += 1_000;
-    expect(await resize()).toBe(32);
-    expect(run.sizing()!.writesQueue).toBe(false);
-
-    // The CRM binds (most writes wait) but its pace is not trusted before 10 s: hold, no jump to the source's figure.
-    writes(40, 2_000);
-    now += 200;
-    expect(await resize()).toBe(32);
-    expect(run.sizing()).toMatchObject({ writesQueue: true, queuedPagesPerSecond: null });
-    // Past 10 s the written pace is known: journeys fall to what it needs, and the cap with them (growth restarts there).
-    now = 12_000;
-    const journeys = await resize();
-    const sizing = run.sizing()!;
-    expect(sizing.queuedPagesPerSecond).toBeCloseTo(77 / 12, 5);
-    expect(journeys).toBe(
-      sizeJourneys({
-        limit: sizing.limit,
-        windowMs: sizing.windowMs,
-        activeRuns: 1,
-        fetchMs: sizing.fetchP90Ms,
-        writeMs: sizing.writeP10Ms,
-        queuedPagesPerSecond: sizing.queuedPagesPerSecond,
-        max: 256,
-      }),
-    );
-    expect(journeys).toBeLessThan(32);
-    expect(sizing.cap).toBe(journeys);
-    expect(run.peak).toBe(32);
-    // The CRM keeps up again (a whole window of quick writes): growth resumes, by a quarter per step, not doubling.
-    writes(64, 10);
-    now += 1_000;
-    await resize();
-    expect(run.sizing()).toMatchObject({ writesQueue: false, cap: journeys + Math.max(1, Math.floor(journeys / 4)) });
-    await run.stop();
-  });
-
-  it("a destination's configured ceiling bounds the journeys from the first resize, before any write was timed", async () => {
-    let now = 0;
-    // 190 HubSpot requests / 10 s of 100 records: 19 pages/s
-    const run = await steppedController('fill-ceiling', () => now, { crmRecordsPerSecond: 1_900 });
-    await run.start();
-    await run.refresh();
-    const journeys = run.target();
-    const sizing = run.sizing()!;
-    expect(sizing.demand).toBe(
-      sizeJourneys({
-        limit: sizing.limit,
-        windowMs: sizing.windowMs,
-        activeRuns: 1,
-        fetchMs: sizing.fetchP90Ms,
-        writeMs: 0,
-        max: 256,
-        ceilingPagesPerSecond: 19,
-      }),
-    );
-    expect(sizing.demand).toBeLessThan(
-      sizeJourneys({
-        limit: sizing.limit,
-        windowMs: sizing.windowMs,
-        activeRuns: 1,
-        fetchMs: sizing.fetchP90Ms,
-        writeMs: 0,
-        max: 256,
-      }),
-    );
-    // quick writes (the CRM's first window) grow the cap, never the journeys above the ceiling's figure
-    for (let i = 0; i < 5; i++) {
-      for (let w = 0; w < 8; w++) run.writeTimed(100, 10);
+      expect(await resize()).toBe(32);
+      // the step's writes waited (2 s a page, far above the 40 ms page latency): the cap holds
+      writes(10, 2_000);
       now += 1_000;
-      await run.refresh();
-      expect(run.target()).toBeLessThanOrEqual(sizing.demand);
-    }
-    expect(journeys).toBeLessThanOrEqual(sizing.demand);
-    await run.stop();
-  });
+      expect(await resize()).toBe(32);
+      expect(run.sizing()!.writesQueue).toBe(false);
 
-  it("a destination's ceiling is read live: a CRM limit learned mid-run (the portal answered more, then less) re-sizes the journeys", async () => {
-    let now = 0;
-    // Before the portal's first answer: the lowest tier's 100 requests / 10 s (10 pages/s); then it answers far more,
-    // then less again (far enough apart that the ceiling, not the page latency, decides the figure at any load).
-    let crm = 1_000;
-    const run = await steppedController('fill-live-ceiling', () => now, { crmRecordsPerSecond: () => crm });
-    await run.start();
-    await run.refresh();
-    const demandFor = (pagesPerSecond: number): number => {
-      const s = run.sizing()!;
-      return sizeJourneys({
-        limit: s.limit,
-        windowMs: s.windowMs,
-        activeRuns: 1,
-        fetchMs: s.fetchP90Ms,
-        writeMs: s.writeP10Ms,
-        max: 256,
-        ceilingPagesPerSecond: pagesPerSecond,
-      });
-    };
-    run.target();
-    const assumed = run.sizing()!.demand;
-    expect(assumed).toBe(demandFor(10));
-    for (const [learned, pages] of [
-      [10_000, 100],
-      [5_000, 50],
-    ] as const) {
-      crm = learned;
+      // The CRM binds (most writes wait) but its pace is not trusted before 10 s: hold, no jump to the source's figure.
+      writes(40, 2_000);
+      now += 200;
+      expect(await resize()).toBe(32);
+      expect(run.sizing()).toMatchObject({ writesQueue: true, queuedPagesPerSecond: null });
+      // Past 10 s the written pace is known: journeys fall to what it needs, and the cap with them (growth restarts
+      // there).
+      now = 12_000;
+      const journeys = await resize();
+      const sizing = run.sizing()!;
+      expect(sizing.queuedPagesPerSecond).toBeCloseTo(77 / 12, 5);
+      expect(journeys).toBe(
+        sizeJourneys({
+          limit: sizing.limit,
+          windowMs: sizing.windowMs,
+          activeRuns: 1,
+          fetchMs: sizing.fetchP90Ms,
+          writeMs: sizing.writeP10Ms,
+          queuedPagesPerSecond: sizing.queuedPagesPerSecond,
+          max: 256,
+        }),
+      );
+      expect(journeys).toBeLessThan(32);
+      expect(sizing.cap).toBe(journeys);
+      expect(run.peak).toBe(32);
+      // The CRM keeps up again (a whole window of quick writes): growth resumes, by a quarter per step, not doubling.
+      writes(64, 10);
       now += 1_000;
-      await run.refresh();
-      run.target();
-      expect(run.sizing()!.demand).toBe(demandFor(pages));
-    }
-    expect(demandFor(100)).toBeGreaterThan(demandFor(50));
-    expect(demandFor(50)).toBeGreaterThan(assumed);
-    await run.stop();
-  });
-
-  it("a destination's known ceiling sets where the slow start begins: the journeys it needs at the count's latency", async () => {
-    const now = (): number => 0;
-    fx = await startFixture('fill-first-cap', {
-      account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } },
-      salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } },
-    });
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
-    const source = openSource(config, fx.redis, fx.prefix, silentLogger);
-    clients.push(source);
-    await warm(source, 'warm-first-cap');
-    for (let i = 0; i < 3; i++) await source.count('companies', COMPANY_FILTER);
-    const countMs = source.searchTimings().countLatencyP50Ms!;
-    const deps: ControllerDeps = { source, config, pageSize: 100, initial: 256, max: 256, now };
-    // 1,900 HubSpot requests / 10 s of 100 records: 190 pages/s, at ~40 ms a count
-    const run = new JourneyController({ ...deps, crmRecordsPerSecond: 19_000 });
-    await run.start();
-    await run.refresh();
-    const journeys = run.target();
-    const expected = Math.ceil(190 * (countMs / 1000) * 1.25);
-    expect(expected).toBeGreaterThan(4);
-    expect(run.sizing()!.cap).toBe(expected);
-    expect(journeys).toBe(Math.min(expected, run.sizing()!.demand));
-    await run.stop();
-    // without a ceiling the same run starts at 4
-    const plain = new JourneyController(deps);
-    await plain.start();
-    await plain.refresh();
-    expect(plain.target()).toBe(4);
-    await plain.stop();
-  });
+      await resize();
+      expect(run.sizing()).toMatchObject({ writesQueue: false, cap: journeys + Math.max(1, Math.floor(journeys / 4)) });
+      await run.stop();
+    },
+  );
 
   it(
-    "the run's last window: once every search left fits in one window of the allowance, every partition left walks at once",
+    "a destination's configured ceiling bounds the journeys from the first resize, before any write was " + 'timed',
+    async () => {
+      let now = 0;
+      // 190 HubSpot requests / 10 s of 100 records: 19 pages/s
+      const run = await steppedController('fill-ceiling', () => now, { crmRecordsPerSecond: 1_900 });
+      await run.start();
+      await run.refresh();
+      const journeys = run.target();
+      const sizing = run.sizing()!;
+      expect(sizing.demand).toBe(
+        sizeJourneys({
+          limit: sizing.limit,
+          windowMs: sizing.windowMs,
+          activeRuns: 1,
+          fetchMs: sizing.fetchP90Ms,
+          writeMs: 0,
+          max: 256,
+          ceilingPagesPerSecond: 19,
+        }),
+      );
+      expect(sizing.demand).toBeLessThan(
+        sizeJourneys({
+          limit: sizing.limit,
+          windowMs: sizing.windowMs,
+          activeRuns: 1,
+          fetchMs: sizing.fetchP90Ms,
+          writeMs: 0,
+          max: 256,
+        }),
+      );
+      // quick writes (the CRM's first window) grow the cap, never the journeys above the ceiling's figure
+      for (let i = 0; i < 5; i++) {
+        for (let w = 0; w < 8; w++) run.writeTimed(100, 10);
+        now += 1_000;
+        await run.refresh();
+        expect(run.target()).toBeLessThanOrEqual(sizing.demand);
+      }
+      expect(journeys).toBeLessThanOrEqual(sizing.demand);
+      await run.stop();
+    },
+  );
+
+  it(
+    "a destination's ceiling is read live: a CRM limit learned mid-run (the portal answered more, then less) " +
+      're-sizes the journeys',
+    async () => {
+      let now = 0;
+      // Before the portal's first answer: the lowest tier's 100 requests / 10 s (10 pages/s); then it answers far more,
+      // then less again (far enough apart that the ceiling, not the page latency, decides the figure at any load).
+      let crm = 1_000;
+      const run = await steppedController('fill-live-ceiling', () => now, { crmRecordsPerSecond: () => crm });
+      await run.start();
+      await run.refresh();
+      const demandFor = (pagesPerSecond: number): number => {
+        const s = run.sizing()!;
+        return sizeJourneys({
+          limit: s.limit,
+          windowMs: s.windowMs,
+          activeRuns: 1,
+          fetchMs: s.fetchP90Ms,
+          writeMs: s.writeP10Ms,
+          max: 256,
+          ceilingPagesPerSecond: pagesPerSecond,
+        });
+      };
+      run.target();
+      const assumed = run.sizing()!.demand;
+      expect(assumed).toBe(demandFor(10));
+      for (const [learned, pages] of [
+        [10_000, 100],
+        [5_000, 50],
+      ] as const) {
+        crm = learned;
+        now += 1_000;
+        await run.refresh();
+        run.target();
+        expect(run.sizing()!.demand).toBe(demandFor(pages));
+      }
+      expect(demandFor(100)).toBeGreaterThan(demandFor(50));
+      expect(demandFor(50)).toBeGreaterThan(assumed);
+      await run.stop();
+    },
+  );
+
+  it(
+    "a destination's known ceiling sets where the slow start begins: the journeys it needs at the count's " + 'latency',
+    async () => {
+      const now = (): number => 0;
+      fx = await startFixture('fill-first-cap', {
+        account: { limits: { search: 600_000, count: 600_000, dictionary: 600_000 } },
+        salesIntel: { companies: 400, faults: { latency: { fixedMs: 40, jitterMs: 0 } } },
+      });
+      const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+      const source = openSource(config, fx.redis, fx.prefix, silentLogger);
+      clients.push(source);
+      await warm(source, 'warm-first-cap');
+      for (let i = 0; i < 3; i++) await source.count('companies', COMPANY_FILTER);
+      const countMs = source.searchTimings().countLatencyP50Ms!;
+      const deps: ControllerDeps = { source, config, pageSize: 100, initial: 256, max: 256, now };
+      // 1,900 HubSpot requests / 10 s of 100 records: 190 pages/s, at ~40 ms a count
+      const run = new JourneyController({ ...deps, crmRecordsPerSecond: 19_000 });
+      await run.start();
+      await run.refresh();
+      const journeys = run.target();
+      const expected = Math.ceil(190 * (countMs / 1000) * 1.25);
+      expect(expected).toBeGreaterThan(4);
+      expect(run.sizing()!.cap).toBe(expected);
+      expect(journeys).toBe(Math.min(expected, run.sizing()!.demand));
+      await run.stop();
+      // without a ceiling the same run starts at 4
+      const plain = new JourneyController(deps);
+      await plain.start();
+      await plain.refresh();
+      expect(plain.target()).toBe(4);
+      await plain.stop();
+    },
+  );
+
+  it(
+    "the run's last window: once every search left fits in one window of the allowance, every partition left " +
+      'walks at once',
     { timeout: 60_000 },
     async () => {
       // 300 searches per 60 s at 40 ms a page: Little's law asks 1 journey (and the API binds before HubSpot's 100

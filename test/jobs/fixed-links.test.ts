@@ -25,8 +25,11 @@ afterAll(async () => {
 });
 
 describe('a fixed link leaves the rejects', () => {
-  it('Salesforce: contacts written before their Accounts are linked by the next run, and their link failures are gone', async () => {
-    const config = fx.config(`${salesforceConfigHead(SF.clientId)}searches:
+  it(
+    'Salesforce: contacts written before their Accounts are linked by the next run, and their link failures are ' +
+      'gone',
+    async () => {
+      const config = fx.config(`${salesforceConfigHead(SF.clientId)}searches:
 ${salesforceAccountSearch('accounts')}
   - name: leaders
     segment: icp
@@ -41,21 +44,22 @@ ${salesforceAccountSearch('accounts')}
     fields: {FirstName: firstName, LastName: lastName}
     associate: {company: {from: companyId}}
 `);
-    const store = createRejectStore(fx.redis, fx.prefix);
-    // no Account yet: every contact lands without its link, listed as a failed link
-    const first = await syncSearch(fx.deps(config), { search: 'leaders', runId: 'links-1' });
-    expect(first.status).toBe('completed');
-    expect(first.linkErrors ?? 0).toBeGreaterThan(0);
-    expect(first.linkErrors).toBe(first.created);
-    const listed = await store.list('leaders', { limit: 1000 });
-    expect(listed.filter((r) => r.kind === 'link')).toHaveLength(first.linkErrors ?? 0);
+      const store = createRejectStore(fx.redis, fx.prefix);
+      // no Account yet: every contact lands without its link, listed as a failed link
+      const first = await syncSearch(fx.deps(config), { search: 'leaders', runId: 'links-1' });
+      expect(first.status).toBe('completed');
+      expect(first.linkErrors ?? 0).toBeGreaterThan(0);
+      expect(first.linkErrors).toBe(first.created);
+      const listed = await store.list('leaders', { limit: 1000 });
+      expect(listed.filter((r) => r.kind === 'link')).toHaveLength(first.linkErrors ?? 0);
 
-    await syncSearch(fx.deps(config), { search: 'accounts', runId: 'links-accounts' });
-    const second = await syncSearch(fx.deps(config), { search: 'leaders', runId: 'links-2' });
-    expect(second).toMatchObject({ status: 'completed', updated: first.created });
-    expect(second.linkErrors ?? 0).toBe(0);
-    // every contact points at an Account now, and no failed link is listed any more
-    expect(sf.state.all('Contact').every((c) => typeof c.AccountId === 'string' && c.AccountId !== '')).toBe(true);
-    expect((await store.list('leaders', { limit: 1000 })).filter((r) => r.kind === 'link')).toEqual([]);
-  });
+      await syncSearch(fx.deps(config), { search: 'accounts', runId: 'links-accounts' });
+      const second = await syncSearch(fx.deps(config), { search: 'leaders', runId: 'links-2' });
+      expect(second).toMatchObject({ status: 'completed', updated: first.created });
+      expect(second.linkErrors ?? 0).toBe(0);
+      // every contact points at an Account now, and no failed link is listed any more
+      expect(sf.state.all('Contact').every((c) => typeof c.AccountId === 'string' && c.AccountId !== '')).toBe(true);
+      expect((await store.list('leaders', { limit: 1000 })).filter((r) => r.kind === 'link')).toEqual([]);
+    },
+  );
 });

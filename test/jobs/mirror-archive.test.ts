@@ -59,57 +59,62 @@ function listIds(hubspot: HubSpotEmulator): string[] {
 }
 
 describe('mirror: onLeave archive on HubSpot', () => {
-  it('archives a leaver after 2 complete runs only; it re-enters and is created again with its fields and list membership', async () => {
-    const f = await startFixture('mirror-archive');
-    fx = f;
-    const hubspot = f.hubspot!;
-    const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    const config = f.config(hubspotConfig(searchYaml()));
-    const run = (runId: string, extra: object = {}) => syncSearch(f.deps(config), { search: 'icp', runId, ...extra });
+  it(
+    'archives a leaver after 2 complete runs only; it re-enters and is created again with its fields and list ' +
+      'membership',
+    async () => {
+      const f = await startFixture('mirror-archive');
+      fx = f;
+      const hubspot = f.hubspot!;
+      const ids = await f.oracleIds('companies', COMPANY_FILTER);
+      const config = f.config(hubspotConfig(searchYaml()));
+      const run = (runId: string, extra: object = {}) => syncSearch(f.deps(config), { search: 'icp', runId, ...extra });
 
-    expect(await run('a1')).toMatchObject({ status: 'completed', entered: ids.length, listAdded: ids.length });
-    const leaver = ids[0]!;
-    const first = liveCompany(hubspot, leaver)!;
-    expect(listIds(hubspot)).toContain(first.id);
-    f.si.setCompanyHeadcount(leaver, OUT);
+      expect(await run('a1')).toMatchObject({ status: 'completed', entered: ids.length, listAdded: ids.length });
+      const leaver = ids[0]!;
+      const first = liveCompany(hubspot, leaver)!;
+      expect(listIds(hubspot)).toContain(first.id);
+      f.si.setCompanyHeadcount(leaver, OUT);
 
-    expect(await run('a2')).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0 });
-    // Neither a capped run nor an aborted one counts as the second absence.
-    const capped = await syncSearch(f.deps(f.config(hubspotConfig(searchYaml('    maxRecords: 20')))), {
-      search: 'icp',
-      runId: 'a-capped',
-    });
-    expect(capped).toMatchObject({ status: 'completed', limitedBy: 'max_records' });
-    expect((await run('a-aborted', { signal: AbortSignal.abort() })).status).not.toBe('completed');
-    expect(liveCompany(hubspot, leaver)?.id).toBe(first.id);
-    expect(hubspot.stats.byRoute.archive ?? 0).toBe(0);
+      expect(await run('a2')).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0 });
+      // Neither a capped run nor an aborted one counts as the second absence.
+      const capped = await syncSearch(f.deps(f.config(hubspotConfig(searchYaml('    maxRecords: 20')))), {
+        search: 'icp',
+        runId: 'a-capped',
+      });
+      expect(capped).toMatchObject({ status: 'completed', limitedBy: 'max_records' });
+      expect((await run('a-aborted', { signal: AbortSignal.abort() })).status).not.toBe('completed');
+      expect(liveCompany(hubspot, leaver)?.id).toBe(first.id);
+      expect(hubspot.stats.byRoute.archive ?? 0).toBe(0);
 
-    expect(await run('a-dry', { dryRun: true })).toMatchObject({ status: 'completed', left: 1, leaveActions: 1 });
-    expect(hubspot.stats.byRoute.archive ?? 0).toBe(0);
-    expect(await run('a3')).toMatchObject({
-      status: 'completed',
-      entered: 0,
-      left: 1,
-      leaveActions: 1,
-      leaversPending: 0,
-    });
-    expect(liveCompany(hubspot, leaver)).toBeUndefined();
-    expect(archivedCompanies(hubspot, leaver)).toEqual([first.id]);
-    expect(listIds(hubspot)).not.toContain(first.id);
-    expect(liveCompany(hubspot, ids[1]!)).toBeDefined();
-    expect(hubspot.stats.byRoute.archive).toBe(1);
+      expect(await run('a-dry', { dryRun: true })).toMatchObject({ status: 'completed', left: 1, leaveActions: 1 });
+      expect(hubspot.stats.byRoute.archive ?? 0).toBe(0);
+      expect(await run('a3')).toMatchObject({
+        status: 'completed',
+        entered: 0,
+        left: 1,
+        leaveActions: 1,
+        leaversPending: 0,
+      });
+      expect(liveCompany(hubspot, leaver)).toBeUndefined();
+      expect(archivedCompanies(hubspot, leaver)).toEqual([first.id]);
+      expect(listIds(hubspot)).not.toContain(first.id);
+      expect(liveCompany(hubspot, ids[1]!)).toBeDefined();
+      expect(hubspot.stats.byRoute.archive).toBe(1);
 
-    // It re-enters: created anew (HubSpot gives the archived record's unique value to a new record), its fields
-    // written, and the list holds the new record.
-    f.si.setCompanyHeadcount(leaver, 50);
-    const back = await run('a4');
-    expect(back).toMatchObject({ status: 'completed', entered: 1, left: 0, created: 1, listAdded: 1 });
-    const again = liveCompany(hubspot, leaver);
-    expect(again?.id).toBeDefined();
-    expect(again?.id).not.toBe(first.id);
-    expect(again?.properties.name).toBe(first.properties.name);
-    expect(listIds(hubspot)).toContain(again!.id);
-  }, 120_000);
+      // It re-enters: created anew (HubSpot gives the archived record's unique value to a new record), its fields
+      // written, and the list holds the new record.
+      f.si.setCompanyHeadcount(leaver, 50);
+      const back = await run('a4');
+      expect(back).toMatchObject({ status: 'completed', entered: 1, left: 0, created: 1, listAdded: 1 });
+      const again = liveCompany(hubspot, leaver);
+      expect(again?.id).toBeDefined();
+      expect(again?.id).not.toBe(first.id);
+      expect(again?.properties.name).toBe(first.properties.name);
+      expect(listIds(hubspot)).toContain(again!.id);
+    },
+    120_000,
+  );
 
   it('the leave guard holds archive back; leavers --apply then archives', async () => {
     const f = await startFixture('mirror-archive-guard');

@@ -53,114 +53,129 @@ function companyProps(hubspot: HubSpotEmulator, id: string): Record<string, stri
 }
 
 describe('mirror', () => {
-  it('a company that leaves is left only after 2 complete runs (never a capped or aborted one), gets setFields, and re-enters', async () => {
-    const f = await startFixture('mirror-leave');
-    fx = f;
-    const hubspot = f.hubspot!;
-    await createProperties(hubspot);
-    const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    const config = f.config(hubspotConfig(searchYaml('')));
-    const run = (runId: string, extra: object = {}) => syncSearch(f.deps(config), { search: 'icp', runId, ...extra });
+  it(
+    'a company that leaves is left only after 2 complete runs (never a capped or aborted one), gets setFields, ' +
+      'and re-enters',
+    async () => {
+      const f = await startFixture('mirror-leave');
+      fx = f;
+      const hubspot = f.hubspot!;
+      await createProperties(hubspot);
+      const ids = await f.oracleIds('companies', COMPANY_FILTER);
+      const config = f.config(hubspotConfig(searchYaml('')));
+      const run = (runId: string, extra: object = {}) => syncSearch(f.deps(config), { search: 'icp', runId, ...extra });
 
-    expect(await run('r1')).toMatchObject({
-      status: 'completed',
-      entered: ids.length,
-      left: 0,
-      leaveActions: 0,
-      leaversPending: 0,
-    });
-    const leaver = ids[0]!;
-    f.si.setCompanyHeadcount(leaver, OUT);
+      expect(await run('r1')).toMatchObject({
+        status: 'completed',
+        entered: ids.length,
+        left: 0,
+        leaveActions: 0,
+        leaversPending: 0,
+      });
+      const leaver = ids[0]!;
+      f.si.setCompanyHeadcount(leaver, OUT);
 
-    expect(await run('r2')).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0 });
-    // A capped run (maxRecords) and an aborted one are not complete: neither counts as the second absence.
-    const capped = f.config(hubspotConfig(searchYaml('    maxRecords: 20')));
-    const limited = await syncSearch(f.deps(capped), { search: 'icp', runId: 'r-capped' });
-    expect(limited).toMatchObject({ status: 'completed', limitedBy: 'max_records' });
-    expect(limited.left).toBeUndefined();
-    const stopped = await run('r-aborted', { signal: AbortSignal.abort() });
-    expect(stopped.status).not.toBe('completed');
-    expect(stopped.left).toBeUndefined();
-    expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
+      expect(await run('r2')).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0 });
+      // A capped run (maxRecords) and an aborted one are not complete: neither counts as the second absence.
+      const capped = f.config(hubspotConfig(searchYaml('    maxRecords: 20')));
+      const limited = await syncSearch(f.deps(capped), { search: 'icp', runId: 'r-capped' });
+      expect(limited).toMatchObject({ status: 'completed', limitedBy: 'max_records' });
+      expect(limited.left).toBeUndefined();
+      const stopped = await run('r-aborted', { signal: AbortSignal.abort() });
+      expect(stopped.status).not.toBe('completed');
+      expect(stopped.left).toBeUndefined();
+      expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
 
-    // A dry run forecasts exactly what the next run does, and changes nothing (membership, CRM).
-    expect(await run('r-dry', { dryRun: true })).toMatchObject({
-      status: 'completed',
-      dryRun: true,
-      entered: 0,
-      left: 1,
-      leaveActions: 1,
-      leaversPending: 0,
-    });
-    expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
-    const third = await run('r3');
-    expect(third).toMatchObject({ status: 'completed', entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
-    const props = companyProps(hubspot, leaver);
-    expect(props?.si_in_search).toBe('false');
-    expect(Date.parse(String(props?.si_left_at))).toBeGreaterThan(Date.now() - 600_000);
-    // the others keep their value
-    expect(companyProps(hubspot, ids[1]!)?.si_in_search).toBe('true');
+      // A dry run forecasts exactly what the next run does, and changes nothing (membership, CRM).
+      expect(await run('r-dry', { dryRun: true })).toMatchObject({
+        status: 'completed',
+        dryRun: true,
+        entered: 0,
+        left: 1,
+        leaveActions: 1,
+        leaversPending: 0,
+      });
+      expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
+      const third = await run('r3');
+      expect(third).toMatchObject({ status: 'completed', entered: 0, left: 1, leaveActions: 1, leaversPending: 0 });
+      const props = companyProps(hubspot, leaver);
+      expect(props?.si_in_search).toBe('false');
+      expect(Date.parse(String(props?.si_left_at))).toBeGreaterThan(Date.now() - 600_000);
+      // the others keep their value
+      expect(companyProps(hubspot, ids[1]!)?.si_in_search).toBe('true');
 
-    // It re-enters: counted entered, and its normal write sets the mapped constant back.
-    f.si.setCompanyHeadcount(leaver, 50);
-    expect(await run('r4')).toMatchObject({ status: 'completed', entered: 1, left: 0, leaveActions: 0 });
-    expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
-  }, 120_000);
+      // It re-enters: counted entered, and its normal write sets the mapped constant back.
+      f.si.setCompanyHeadcount(leaver, 50);
+      expect(await run('r4')).toMatchObject({ status: 'completed', entered: 1, left: 0, leaveActions: 0 });
+      expect(companyProps(hubspot, leaver)?.si_in_search).toBe('true');
+    },
+    120_000,
+  );
 
-  it('a run whose matches fell by 50% or to 0 acts on nobody and warns leave_guard; leavers --apply then acts and accepts the drop', async () => {
-    const f = await startFixture('mirror-guard');
-    fx = f;
-    const hubspot = f.hubspot!;
-    await createProperties(hubspot);
-    const ids = await f.oracleIds('companies', COMPANY_FILTER);
-    const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
-    const run = (runId: string) => syncSearch(f.deps(config), { search: 'icp', runId });
-    expect(await run('g1')).toMatchObject({ status: 'completed', entered: ids.length });
+  it(
+    'a run whose matches fell by 50% or to 0 acts on nobody and warns leave_guard; leavers --apply then acts and ' +
+      'accepts the drop',
+    async () => {
+      const f = await startFixture('mirror-guard');
+      fx = f;
+      const hubspot = f.hubspot!;
+      await createProperties(hubspot);
+      const ids = await f.oracleIds('companies', COMPANY_FILTER);
+      const config = f.config(hubspotConfig(searchYaml('    leave: {confirmRuns: 1}')));
+      const run = (runId: string) => syncSearch(f.deps(config), { search: 'icp', runId });
+      expect(await run('g1')).toMatchObject({ status: 'completed', entered: ids.length });
 
-    const half = ids.slice(0, Math.floor(ids.length / 2));
-    for (const id of half) f.si.setCompanyHeadcount(id, OUT);
-    const dry = await syncSearch(f.deps(config), { search: 'icp', runId: 'g-dry', dryRun: true });
-    expect(dry).toMatchObject({ status: 'completed', left: half.length, leaveActions: 0, leaversPending: half.length });
-    expect(dry.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
-    const guarded = await run('g2');
-    expect(guarded).toMatchObject({
-      status: 'completed',
-      left: half.length,
-      leaveActions: 0,
-      leaversPending: half.length,
-    });
-    expect(guarded.warnings?.first.some((line) => line.startsWith('leave guard'))).toBe(true);
-    expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
-    expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
-    // A second guarded run in a row holds them still: a guarded run is no new baseline for the guard.
-    const again = await run('g2b');
-    expect(again).toMatchObject({ status: 'completed', leaveActions: 0, leaversPending: half.length });
-    expect(again.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
-    expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+      const half = ids.slice(0, Math.floor(ids.length / 2));
+      for (const id of half) f.si.setCompanyHeadcount(id, OUT);
+      const dry = await syncSearch(f.deps(config), { search: 'icp', runId: 'g-dry', dryRun: true });
+      expect(dry).toMatchObject({
+        status: 'completed',
+        left: half.length,
+        leaveActions: 0,
+        leaversPending: half.length,
+      });
+      expect(dry.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+      const guarded = await run('g2');
+      expect(guarded).toMatchObject({
+        status: 'completed',
+        left: half.length,
+        leaveActions: 0,
+        leaversPending: half.length,
+      });
+      expect(guarded.warnings?.first.some((line) => line.startsWith('leave guard'))).toBe(true);
+      expect(guarded.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+      expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+      // A second guarded run in a row holds them still: a guarded run is no new baseline for the guard.
+      const again = await run('g2b');
+      expect(again).toMatchObject({ status: 'completed', leaveActions: 0, leaversPending: half.length });
+      expect(again.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+      expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
 
-    // `leavers --apply`: every pending leaver gets its fields, and the drop becomes the guard's baseline.
-    const listed = await reviewLeavers(f.deps(config), 'icp', false);
-    expect(listed.pending).toEqual([...half].sort());
-    expect(listed.applied).toBeUndefined();
-    expect((await reviewLeavers(f.deps(config), 'icp', true)).applied).toEqual({ acted: half.length, pending: 0 });
-    expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'false')).toBe(true);
-    const accepted = await run('g3');
-    expect(accepted).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0, leaversPending: 0 });
-    expect(accepted.warnings).toBeUndefined();
+      // `leavers --apply`: every pending leaver gets its fields, and the drop becomes the guard's baseline.
+      const listed = await reviewLeavers(f.deps(config), 'icp', false);
+      expect(listed.pending).toEqual([...half].sort());
+      expect(listed.applied).toBeUndefined();
+      expect((await reviewLeavers(f.deps(config), 'icp', true)).applied).toEqual({ acted: half.length, pending: 0 });
+      expect(half.every((id) => companyProps(hubspot, id)?.si_in_search === 'false')).toBe(true);
+      const accepted = await run('g3');
+      expect(accepted).toMatchObject({ status: 'completed', entered: 0, left: 0, leaveActions: 0, leaversPending: 0 });
+      expect(accepted.warnings).toBeUndefined();
 
-    // Everything out: the guard holds too (matches fell to 0).
-    const rest = ids.slice(half.length);
-    for (const id of rest) f.si.setCompanyHeadcount(id, OUT);
-    const none = await run('g4');
-    expect(none).toMatchObject({
-      status: 'completed',
-      left: rest.length,
-      leaveActions: 0,
-      leaversPending: rest.length,
-    });
-    expect(none.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
-    expect(rest.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
-  }, 120_000);
+      // Everything out: the guard holds too (matches fell to 0).
+      const rest = ids.slice(half.length);
+      for (const id of rest) f.si.setCompanyHeadcount(id, OUT);
+      const none = await run('g4');
+      expect(none).toMatchObject({
+        status: 'completed',
+        left: rest.length,
+        leaveActions: 0,
+        leaversPending: rest.length,
+      });
+      expect(none.warnings?.groups?.some((g) => g.code === 'leave_guard')).toBe(true);
+      expect(rest.every((id) => companyProps(hubspot, id)?.si_in_search === 'true')).toBe(true);
+    },
+    120_000,
+  );
 
   it('a resumed run settles the whole run matches, not only its last attempt', async () => {
     const f = await startFixture('mirror-resume');

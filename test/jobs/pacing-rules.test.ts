@@ -139,16 +139,22 @@ describe('firstJourneyCap (where the slow start begins)', () => {
     expect(firstJourneyCap({ ceilingPagesPerSecond: null, fetchMs: 800, demand: 41 })).toBe(SLOW_START_JOURNEYS);
   });
 
-  it("with a ceiling: the journeys that keep it busy at the count's latency, never above the sizing's figure, never below 4", () => {
-    // HubSpot at 190 requests / 10 s = 19 pages/s; at 800 ms a page: 19 x 0.8 x 1.25 = 19 journeys (was 4, then 8, 16, 32)
-    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 800, demand: 41 })).toBe(19);
-    // the source asks for fewer (a small package): that figure
-    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 800, demand: 10 })).toBe(10);
-    // a quick API: the ceiling needs fewer than 4 in flight; the slow start's 4 stays the floor
-    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 50, demand: 41 })).toBe(SLOW_START_JOURNEYS);
-    // no latency known
-    expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 0, demand: 41 })).toBe(SLOW_START_JOURNEYS);
-  });
+  it(
+    "with a ceiling: the journeys that keep it busy at the count's latency, never above the sizing's figure, " +
+      'never below 4',
+    () => {
+      // HubSpot at 190 requests / 10 s = 19 pages/s; at 800 ms a page: 19 x 0.8 x 1.25 = 19 journeys (was 4, then 8,
+      // 16,
+      // 32)
+      expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 800, demand: 41 })).toBe(19);
+      // the source asks for fewer (a small package): that figure
+      expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 800, demand: 10 })).toBe(10);
+      // a quick API: the ceiling needs fewer than 4 in flight; the slow start's 4 stays the floor
+      expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 50, demand: 41 })).toBe(SLOW_START_JOURNEYS);
+      // no latency known
+      expect(firstJourneyCap({ ceilingPagesPerSecond: 19, fetchMs: 0, demand: 41 })).toBe(SLOW_START_JOURNEYS);
+    },
+  );
 });
 
 describe("endGameJourneys (the run's last window)", () => {
@@ -183,13 +189,16 @@ describe("endGameJourneys (the run's last window)", () => {
     ).toBe(0);
   });
 
-  it('never more journeys than hold END_GAME_MAX_UNWRITTEN records between them (a fast package into Bulk API 2.0)', () => {
-    // 10,000 searches per min into Salesforce (no ceiling), batches of 10,000 records + a page: 9 journeys, not 150
-    const fast = { limit: 10_000, windowMs: 60_000, activeRuns: 1, remainingPages: 8_000, partitionsLeft: 150 };
-    expect(endGameJourneys({ ...fast, recordsPerJourney: 10_100 })).toBe(Math.floor(END_GAME_MAX_UNWRITTEN / 10_100));
-    expect(endGameJourneys({ ...fast, recordsPerJourney: 10_100 })).toBe(9);
-    expect(endGameJourneys({ ...fast, recordsPerJourney: 200 })).toBe(150);
-  });
+  it(
+    'never more journeys than hold END_GAME_MAX_UNWRITTEN records between them (a fast package into Bulk API ' + '2.0)',
+    () => {
+      // 10,000 searches per min into Salesforce (no ceiling), batches of 10,000 records + a page: 9 journeys, not 150
+      const fast = { limit: 10_000, windowMs: 60_000, activeRuns: 1, remainingPages: 8_000, partitionsLeft: 150 };
+      expect(endGameJourneys({ ...fast, recordsPerJourney: 10_100 })).toBe(Math.floor(END_GAME_MAX_UNWRITTEN / 10_100));
+      expect(endGameJourneys({ ...fast, recordsPerJourney: 10_100 })).toBe(9);
+      expect(endGameJourneys({ ...fast, recordsPerJourney: 200 })).toBe(150);
+    },
+  );
 
   it('nothing to spread with one partition left, or without a known rate', () => {
     expect(endGameJourneys({ ...rate, remainingPages: 5, partitionsLeft: 1 })).toBe(0);

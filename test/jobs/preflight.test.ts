@@ -91,44 +91,56 @@ describe('a bad CRM setup spends no search token', () => {
     expect(JSON.stringify(summary)).not.toContain('not-the-token');
   });
 
-  it('a dry run mapping a missing, a read-only and a mistyped HubSpot property fails naming each, before any search', async () => {
-    const fields =
-      '{name: name, no_such_property: domain, hs_object_id: id, numberofemployees: {from: name, transform: lowercase}}';
-    const { summary, tokens, searches } = await spent(
-      hubspotConfig(companies('bad-fields', fields)),
-      'bad-fields',
-      true,
-    );
-    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
-    expect(summary.error?.message).toMatch(/companies\.no_such_property does not exist/);
-    expect(summary.error?.message).toMatch(/companies\.hs_object_id is read-only/);
-    expect(summary.error?.message).toMatch(
-      /companies\.numberofemployees is of type number; path name \(transform lowercase\) does not fit/,
-    );
-    expect(summary.error?.message).not.toMatch(/companies\.name\b/);
-    expect(tokens).toBe(0);
-    expect(searches).toBe(0);
-  });
+  it(
+    'a dry run mapping a missing, a read-only and a mistyped HubSpot property fails naming each, before any ' +
+      'search',
+    async () => {
+      const fields =
+        '{name: name, no_such_property: domain, hs_object_id: id, numberofemployees: {from: name, transform: ' +
+        'lowercase}}';
+      const { summary, tokens, searches } = await spent(
+        hubspotConfig(companies('bad-fields', fields)),
+        'bad-fields',
+        true,
+      );
+      expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+      expect(summary.error?.message).toMatch(/companies\.no_such_property does not exist/);
+      expect(summary.error?.message).toMatch(/companies\.hs_object_id is read-only/);
+      expect(summary.error?.message).toMatch(
+        /companies\.numberofemployees is of type number; path name \(transform lowercase\) does not fit/,
+      );
+      expect(summary.error?.message).not.toMatch(/companies\.name\b/);
+      expect(tokens).toBe(0);
+      expect(searches).toBe(0);
+    },
+  );
 
-  it('a run whose onLeave.setFields writes a missing, a read-only or a mistyped HubSpot property fails naming each, before any search', async () => {
-    const search = `${companies('bad-leave', '{name: name}')}    onLeave:
+  it(
+    'a run whose onLeave.setFields writes a missing, a read-only or a mistyped HubSpot property fails naming ' +
+      'each, before any search',
+    async () => {
+      const search = `${companies('bad-leave', '{name: name}')}    onLeave:
       setFields: {si_gone: true, hs_object_id: 1, numberofemployees: $now, description: $now, founded_year: null}
 `;
-    const { summary, tokens, searches } = await spent(hubspotConfig(search), 'bad-leave', false);
-    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
-    expect(summary.error?.message).toMatch(/companies\.si_gone \(onLeave\.setFields\) does not exist/);
-    expect(summary.error?.message).toMatch(/companies\.hs_object_id \(onLeave\.setFields\) is read-only/);
-    expect(summary.error?.message).toMatch(
-      /companies\.numberofemployees is of type number; onLeave value "\$now" \(a date-time\) does not fit it/,
-    );
-    // $now fits a text property; null clears any.
-    expect(summary.error?.message).not.toMatch(/description|founded_year/);
-    expect(tokens).toBe(0);
-    expect(searches).toBe(0);
-  });
+      const { summary, tokens, searches } = await spent(hubspotConfig(search), 'bad-leave', false);
+      expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+      expect(summary.error?.message).toMatch(/companies\.si_gone \(onLeave\.setFields\) does not exist/);
+      expect(summary.error?.message).toMatch(/companies\.hs_object_id \(onLeave\.setFields\) is read-only/);
+      expect(summary.error?.message).toMatch(
+        /companies\.numberofemployees is of type number; onLeave value "\$now" \(a date-time\) does not fit it/,
+      );
+      // $now fits a text property; null clears any.
+      expect(summary.error?.message).not.toMatch(/description|founded_year/);
+      expect(tokens).toBe(0);
+      expect(searches).toBe(0);
+    },
+  );
 
-  it('a run whose onLeave.setFields writes a missing or a mistyped Salesforce field fails naming each, before any search', async () => {
-    const yaml = `${salesforceConfigHead(SF.clientId)}searches:
+  it(
+    'a run whose onLeave.setFields writes a missing or a mistyped Salesforce field fails naming each, before any ' +
+      'search',
+    async () => {
+      const yaml = `${salesforceConfigHead(SF.clientId)}searches:
   - name: sf-bad-leave
     segment: icp
     entity: companies
@@ -140,16 +152,17 @@ describe('a bad CRM setup spends no search token', () => {
     onLeave:
       setFields: {In_Search__c: false, NumberOfEmployees: $now, Description: $now}
 `;
-    const { summary, tokens, searches } = await spent(yaml, 'sf-bad-leave', false);
-    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
-    expect(summary.error?.message).toMatch(/field Account\.In_Search__c \(onLeave\.setFields\) does not exist/);
-    expect(summary.error?.message).toMatch(
-      /field Account\.NumberOfEmployees is of type int; onLeave value "\$now" \(a date-time\) does not fit it/,
-    );
-    expect(summary.error?.message).not.toMatch(/Description/);
-    expect(tokens).toBe(0);
-    expect(searches).toBe(0);
-  });
+      const { summary, tokens, searches } = await spent(yaml, 'sf-bad-leave', false);
+      expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+      expect(summary.error?.message).toMatch(/field Account\.In_Search__c \(onLeave\.setFields\) does not exist/);
+      expect(summary.error?.message).toMatch(
+        /field Account\.NumberOfEmployees is of type int; onLeave value "\$now" \(a date-time\) does not fit it/,
+      );
+      expect(summary.error?.message).not.toMatch(/Description/);
+      expect(tokens).toBe(0);
+      expect(searches).toBe(0);
+    },
+  );
 
   it('a dry run with a wrong Salesforce secret fails crm_auth_failed before any search request', async () => {
     const { summary, tokens } = await spent(
@@ -162,18 +175,21 @@ describe('a bad CRM setup spends no search token', () => {
     expect(tokens).toBe(0);
   });
 
-  it('a Lead search without a value for the required Company, or mapping Lead.Country, fails naming the field', async () => {
-    const { summary, tokens } = await spent(
-      leads('sf-no-company', '{LastName: lastName, Country: country}'),
-      'sf-no-company',
-      true,
-    );
-    expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
-    expect(summary.error?.message).toMatch(/field Lead\.Country does not exist/);
-    expect(summary.error?.message).toMatch(/field Lead\.Company is required on create and has no mapping/);
-    expect(summary.error?.message).not.toMatch(/Lead\.LastName/);
-    expect(tokens).toBe(0);
-  });
+  it(
+    'a Lead search without a value for the required Company, or mapping Lead.Country, fails naming the ' + 'field',
+    async () => {
+      const { summary, tokens } = await spent(
+        leads('sf-no-company', '{LastName: lastName, Country: country}'),
+        'sf-no-company',
+        true,
+      );
+      expect(summary).toMatchObject({ status: 'failed', error: { code: 'crm_schema_mismatch' } });
+      expect(summary.error?.message).toMatch(/field Lead\.Country does not exist/);
+      expect(summary.error?.message).toMatch(/field Lead\.Company is required on create and has no mapping/);
+      expect(summary.error?.message).not.toMatch(/Lead\.LastName/);
+      expect(tokens).toBe(0);
+    },
+  );
 });
 
 describe('mapping constants land in the CRM', () => {

@@ -51,35 +51,43 @@ const LEADS = `  - name: leads
 `;
 
 describe('a run the CRM refuses', () => {
-  it('HubSpot refusing a mapped property for every record: failed early (crm_refused_all), naming code and field', async () => {
-    // numberofemployees is a number property; a company name is not a number
-    const config = fx.config(
-      hubspotConfig(companies('bad-mapping', '{name: name, numberofemployees: name}'), '  parallelism: 2'),
-    );
-    const summary = await syncSearch(fx.deps(config), { search: 'bad-mapping', runId: 'refused-hs', fullResync: true });
-    expect(summary.status).toBe('failed');
-    expect(summary.error?.code).toBe('crm_refused_all');
-    expect(summary.error?.message).toContain('INVALID_INTEGER [numberofemployees]');
-    expect(summary.error?.message).toContain('numberofemployees: [value] was not a valid number. (INVALID_INTEGER)');
-    // exit 1 (a failure, not a config error), and stopped early: far below the search's count in tokens
-    expect(exitCodeOf(summary)).toBe(1);
-    expect(CONFIG_ERROR_CODES.has('crm_refused_all')).toBe(false);
-    expect(summary.counted).toBe(3_000);
-    expect(summary.tokensSpent).toBeLessThan(1_000);
-    expect(summary.rejected).toBeGreaterThanOrEqual(200);
-    expect(fx.hubspot!.state.count('companies')).toBe(0);
-    // the warnings are one group, readable
-    expect(summary.warnings?.groups).toEqual([
-      {
-        code: 'INVALID_INTEGER',
-        field: 'numberofemployees',
-        count: summary.rejected,
-        example: 'Property values were not valid: numberofemployees: [value] was not a valid number. (INVALID_INTEGER)',
-      },
-    ]);
-    // not retried: nothing is left to resume
-    expect(await new CheckpointStore(fx.redis, 'bad-mapping', { prefix: fx.prefix }).load('refused-hs')).toBeNull();
-  });
+  it(
+    'HubSpot refusing a mapped property for every record: failed early (crm_refused_all), naming code and ' + 'field',
+    async () => {
+      // numberofemployees is a number property; a company name is not a number
+      const config = fx.config(
+        hubspotConfig(companies('bad-mapping', '{name: name, numberofemployees: name}'), '  parallelism: 2'),
+      );
+      const summary = await syncSearch(fx.deps(config), {
+        search: 'bad-mapping',
+        runId: 'refused-hs',
+        fullResync: true,
+      });
+      expect(summary.status).toBe('failed');
+      expect(summary.error?.code).toBe('crm_refused_all');
+      expect(summary.error?.message).toContain('INVALID_INTEGER [numberofemployees]');
+      expect(summary.error?.message).toContain('numberofemployees: [value] was not a valid number. (INVALID_INTEGER)');
+      // exit 1 (a failure, not a config error), and stopped early: far below the search's count in tokens
+      expect(exitCodeOf(summary)).toBe(1);
+      expect(CONFIG_ERROR_CODES.has('crm_refused_all')).toBe(false);
+      expect(summary.counted).toBe(3_000);
+      expect(summary.tokensSpent).toBeLessThan(1_000);
+      expect(summary.rejected).toBeGreaterThanOrEqual(200);
+      expect(fx.hubspot!.state.count('companies')).toBe(0);
+      // the warnings are one group, readable
+      expect(summary.warnings?.groups).toEqual([
+        {
+          code: 'INVALID_INTEGER',
+          field: 'numberofemployees',
+          count: summary.rejected,
+          example:
+            'Property values were not valid: numberofemployees: [value] was not a valid number. (INVALID_INTEGER)',
+        },
+      ]);
+      // not retried: nothing is left to resume
+      expect(await new CheckpointStore(fx.redis, 'bad-mapping', { prefix: fx.prefix }).load('refused-hs')).toBeNull();
+    },
+  );
 
   it('a queued run the CRM refuses fails at once: no retry spends the same tokens again', async () => {
     const config = fx.config(
@@ -137,45 +145,48 @@ ${LEADS}    fields: {FirstName: firstName, LastName: lastName, Company: {value: 
     }
   });
 
-  it('a refused share above rejects.failAbove fails the run; below it, completed with the rejects grouped', async () => {
-    const ids = await fx.oracleIds('companies', { company: { headcount: { gte: 1 } } });
-    // every third company refused, spread over the walk (so no early stop): a third of the records sent
-    const refused = ids.filter((_, i) => i % 3 === 0);
-    fx.hubspot!.faults.reject = { values: new Set(refused), mode: 'record' };
-    try {
-      const strict = fx.config(hubspotConfig(companies('strict', '{name: name}', '    rejects: {failAbove: 0.25}')));
-      const failed = await syncSearch(fx.deps(strict), { search: 'strict', runId: 'share-1' });
-      expect(failed).toMatchObject({
-        status: 'failed',
-        rejected: refused.length,
-        created: ids.length - refused.length,
-        error: { code: 'crm_refused_share' },
-      });
-      expect(failed.error?.message).toContain(`the CRM refused ${refused.length} of the ${ids.length} records sent`);
-      expect(failed.error?.message).toContain('INVALID_OPTION [record]');
-      expect(exitCodeOf(failed)).toBe(1);
+  it(
+    'a refused share above rejects.failAbove fails the run; below it, completed with the rejects ' + 'grouped',
+    async () => {
+      const ids = await fx.oracleIds('companies', { company: { headcount: { gte: 1 } } });
+      // every third company refused, spread over the walk (so no early stop): a third of the records sent
+      const refused = ids.filter((_, i) => i % 3 === 0);
+      fx.hubspot!.faults.reject = { values: new Set(refused), mode: 'record' };
+      try {
+        const strict = fx.config(hubspotConfig(companies('strict', '{name: name}', '    rejects: {failAbove: 0.25}')));
+        const failed = await syncSearch(fx.deps(strict), { search: 'strict', runId: 'share-1' });
+        expect(failed).toMatchObject({
+          status: 'failed',
+          rejected: refused.length,
+          created: ids.length - refused.length,
+          error: { code: 'crm_refused_share' },
+        });
+        expect(failed.error?.message).toContain(`the CRM refused ${refused.length} of the ${ids.length} records sent`);
+        expect(failed.error?.message).toContain('INVALID_OPTION [record]');
+        expect(exitCodeOf(failed)).toBe(1);
 
-      // the default (0.5): a third refused completes, with one group for the one reason
-      const lenient = fx.config(hubspotConfig(companies('lenient', '{name: name}')));
-      const completed = await syncSearch(fx.deps(lenient), { search: 'lenient', runId: 'share-2' });
-      expect(completed).toMatchObject({
-        status: 'completed',
-        rejected: refused.length,
-        warnings: { count: refused.length },
-      });
-      expect(completed.warnings?.groups).toEqual([
-        {
-          code: 'INVALID_OPTION',
-          field: 'record',
-          count: refused.length,
-          example: expect.stringMatching(
-            /^Property values were not valid: record: Value c_\w+ was rejected \(INVALID_OPTION\)$/,
-          ),
-        },
-      ]);
-      expect(exitCodeOf(completed)).toBe(0);
-    } finally {
-      fx.hubspot!.faults.reject = { values: new Set(), mode: 'record' };
-    }
-  });
+        // the default (0.5): a third refused completes, with one group for the one reason
+        const lenient = fx.config(hubspotConfig(companies('lenient', '{name: name}')));
+        const completed = await syncSearch(fx.deps(lenient), { search: 'lenient', runId: 'share-2' });
+        expect(completed).toMatchObject({
+          status: 'completed',
+          rejected: refused.length,
+          warnings: { count: refused.length },
+        });
+        expect(completed.warnings?.groups).toEqual([
+          {
+            code: 'INVALID_OPTION',
+            field: 'record',
+            count: refused.length,
+            example: expect.stringMatching(
+              /^Property values were not valid: record: Value c_\w+ was rejected \(INVALID_OPTION\)$/,
+            ),
+          },
+        ]);
+        expect(exitCodeOf(completed)).toBe(0);
+      } finally {
+        fx.hubspot!.faults.reject = { values: new Set(), mode: 'record' };
+      }
+    },
+  );
 });

@@ -54,65 +54,68 @@ async function start(
 }
 
 describe('contacts revealed once', () => {
-  it('a re-run with 2% new persons pays credits only for them; everyone keeps phone and mobile in the CRM', async () => {
-    const { f, config } = await start('reveal-rerun');
-    const all = await f.oracleIds('persons', FILTER);
-    const first = await syncSearch(f.deps(config), { search: 'people', runId: 'r1' });
-    expect(first).toMatchObject({
-      status: 'completed',
-      created: all.length,
-      creditsSpent: all.length,
-      personsRevealed: all.length,
-      revealSkipped: 0,
-    });
-    // a first run reveals whole pages directly: tokens paid once
-    expect(f.si.stats('worker').tokensCharged).toBe(all.length);
-    expect([...phones(f).values()].every((e) => e.startsWith('+'))).toBe(true);
+  it(
+    'a re-run with 2% new persons pays credits only for them; everyone keeps phone and mobile in the ' + 'CRM',
+    async () => {
+      const { f, config } = await start('reveal-rerun');
+      const all = await f.oracleIds('persons', FILTER);
+      const first = await syncSearch(f.deps(config), { search: 'people', runId: 'r1' });
+      expect(first).toMatchObject({
+        status: 'completed',
+        created: all.length,
+        creditsSpent: all.length,
+        personsRevealed: all.length,
+        revealSkipped: 0,
+      });
+      // a first run reveals whole pages directly: tokens paid once
+      expect(f.si.stats('worker').tokensCharged).toBe(all.length);
+      expect([...phones(f).values()].every((e) => e.startsWith('+'))).toBe(true);
 
-    const inserted = f.si.insertPersons(Math.round(all.length * 0.02), FILTER);
-    expect(inserted.length).toBe(24);
-    f.si.resetStats();
-    let plan: RunPlan | undefined;
-    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'r2', onPlan: (p) => (plan = p) });
-    const charged = f.si.stats('worker');
-    expect(second).toMatchObject({
-      status: 'completed',
-      personsRevealed: inserted.length,
-      revealSkipped: all.length,
-      created: inserted.length,
-      updated: 0,
-      unchanged: all.length,
-    });
-    // no churn: exactly the new persons are paid for (slack 0; the goal allows 5%)
-    expect(charged.creditsCharged).toBe(inserted.length);
-    expect(second.creditsSpent).toBe(charged.creditsCharged);
-    expect(second.tokensSpent).toBe(charged.tokensCharged);
-    expect(plan?.forecastCredits).toBe(inserted.length);
-    expect(plan?.forecastMethod).toBe('last-run-tally');
-    // tokens: one walk plus one per new person (each run of them revealed by its offset in the walk), as forecast
-    expect(charged.tokensCharged).toBe(all.length + 2 * inserted.length);
-    expect(plan?.forecastTokens).toBe(charged.tokensCharged);
-    expect(second.tokensSpentPerRecord).toBeCloseTo(charged.tokensCharged / (all.length + inserted.length), 2);
-    const byKey = phones(f);
-    expect(byKey.size).toBe(all.length + inserted.length);
-    for (const id of [...all, ...inserted]) expect(byKey.get(id)).toMatch(/^\+/);
-    const mobiles = [...(f.hubspot!.state.tables.get('contacts')?.objects.values() ?? [])].map(
-      (o) => o.properties.mobilephone ?? '',
-    );
-    expect(mobiles.every((p) => p.startsWith('+'))).toBe(true);
+      const inserted = f.si.insertPersons(Math.round(all.length * 0.02), FILTER);
+      expect(inserted.length).toBe(24);
+      f.si.resetStats();
+      let plan: RunPlan | undefined;
+      const second = await syncSearch(f.deps(config), { search: 'people', runId: 'r2', onPlan: (p) => (plan = p) });
+      const charged = f.si.stats('worker');
+      expect(second).toMatchObject({
+        status: 'completed',
+        personsRevealed: inserted.length,
+        revealSkipped: all.length,
+        created: inserted.length,
+        updated: 0,
+        unchanged: all.length,
+      });
+      // no churn: exactly the new persons are paid for (slack 0; the goal allows 5%)
+      expect(charged.creditsCharged).toBe(inserted.length);
+      expect(second.creditsSpent).toBe(charged.creditsCharged);
+      expect(second.tokensSpent).toBe(charged.tokensCharged);
+      expect(plan?.forecastCredits).toBe(inserted.length);
+      expect(plan?.forecastMethod).toBe('last-run-tally');
+      // tokens: one walk plus one per new person (each run of them revealed by its offset in the walk), as forecast
+      expect(charged.tokensCharged).toBe(all.length + 2 * inserted.length);
+      expect(plan?.forecastTokens).toBe(charged.tokensCharged);
+      expect(second.tokensSpentPerRecord).toBeCloseTo(charged.tokensCharged / (all.length + inserted.length), 2);
+      const byKey = phones(f);
+      expect(byKey.size).toBe(all.length + inserted.length);
+      for (const id of [...all, ...inserted]) expect(byKey.get(id)).toMatch(/^\+/);
+      const mobiles = [...(f.hubspot!.state.tables.get('contacts')?.objects.values() ?? [])].map(
+        (o) => o.properties.mobilephone ?? '',
+      );
+      expect(mobiles.every((p) => p.startsWith('+'))).toBe(true);
 
-    // a third run: nothing new, nothing paid, nothing re-sent to the CRM (no thrash with/without contacts)
-    f.si.resetStats();
-    const third = await syncSearch(f.deps(config), { search: 'people', runId: 'r3' });
-    expect(f.si.stats('worker').creditsCharged).toBe(0);
-    expect(third).toMatchObject({
-      status: 'completed',
-      created: 0,
-      updated: 0,
-      unchanged: all.length + inserted.length,
-      creditsSpent: 0,
-    });
-  });
+      // a third run: nothing new, nothing paid, nothing re-sent to the CRM (no thrash with/without contacts)
+      f.si.resetStats();
+      const third = await syncSearch(f.deps(config), { search: 'people', runId: 'r3' });
+      expect(f.si.stats('worker').creditsCharged).toBe(0);
+      expect(third).toMatchObject({
+        status: 'completed',
+        created: 0,
+        updated: 0,
+        unchanged: all.length + inserted.length,
+        creditsSpent: 0,
+      });
+    },
+  );
 
   it('a dry run pays no credit and leaves the planner as it found it: each run pays what plan forecast', async () => {
     const { f, config } = await start('reveal-dry');
@@ -168,27 +171,30 @@ describe('contacts revealed once', () => {
     expect(second.summary).toMatchObject({ personsRevealed: inserted.length, created: inserted.length });
   });
 
-  it('reveals the CRM never took are not counted as made: the next run is forecast and paid as a first run', async () => {
-    const { f, config } = await start('reveal-unlanded');
-    const all = await f.oracleIds('persons', FILTER);
-    // The CRM refuses every write (the token lacks the scope): the run pays for pages that never land.
-    f.hubspot!.faults.missingScopes.add('crm.objects.contacts.write');
-    const failed = await syncSearch(f.deps(config), { search: 'people', runId: 'u1' });
-    expect(failed.status).toBe('failed');
-    expect(f.si.stats('worker').creditsCharged).toBeGreaterThan(0);
-    f.hubspot!.faults.missingScopes.clear();
+  it(
+    'reveals the CRM never took are not counted as made: the next run is forecast and paid as a first ' + 'run',
+    async () => {
+      const { f, config } = await start('reveal-unlanded');
+      const all = await f.oracleIds('persons', FILTER);
+      // The CRM refuses every write (the token lacks the scope): the run pays for pages that never land.
+      f.hubspot!.faults.missingScopes.add('crm.objects.contacts.write');
+      const failed = await syncSearch(f.deps(config), { search: 'people', runId: 'u1' });
+      expect(failed.status).toBe('failed');
+      expect(f.si.stats('worker').creditsCharged).toBeGreaterThan(0);
+      f.hubspot!.faults.missingScopes.clear();
 
-    const source = openSource(config, f.redis, f.prefix, silentLogger);
-    const plan = await planRun(source, config, resolveSearch(config, 'people'), { runId: 'u2-plan' }).finally(() =>
-      source.close(),
-    );
-    f.si.resetStats();
-    const next = await syncSearch(f.deps(config), { search: 'people', runId: 'u2' });
-    expect(next).toMatchObject({ status: 'completed', personsRevealed: all.length, created: all.length });
-    expect(plan.forecastMethod).toBe('first-run');
-    expect(f.si.stats('worker')).toMatchObject({ creditsCharged: all.length, tokensCharged: all.length });
-    expect(plan).toMatchObject({ forecastCredits: all.length, forecastTokens: all.length });
-  });
+      const source = openSource(config, f.redis, f.prefix, silentLogger);
+      const plan = await planRun(source, config, resolveSearch(config, 'people'), { runId: 'u2-plan' }).finally(() =>
+        source.close(),
+      );
+      f.si.resetStats();
+      const next = await syncSearch(f.deps(config), { search: 'people', runId: 'u2' });
+      expect(next).toMatchObject({ status: 'completed', personsRevealed: all.length, created: all.length });
+      expect(plan.forecastMethod).toBe('first-run');
+      expect(f.si.stats('worker')).toMatchObject({ creditsCharged: all.length, tokensCharged: all.length });
+      expect(plan).toMatchObject({ forecastCredits: all.length, forecastTokens: all.length });
+    },
+  );
 
   it('two runs under a credit cap reveal disjoint persons: a capped run is continued, not repeated', async () => {
     const { f, config } = await start(
@@ -222,7 +228,8 @@ describe('contacts revealed once', () => {
     ['refuses a re-sent cursor', { refuseResentCursor: true }],
     ['holds a journey to its first page size', { refuseResentCursor: false, keepJourneyLimit: true }],
   ])(
-    'an API whose offsets differ from its walk and that %s: fallback to whole pages, reported, and the next run completes the reveals',
+    'an API whose offsets differ from its walk and that %s: fallback to whole pages, reported, and the next run ' +
+      'completes the reveals',
     async (_, fault) => {
       const { f, config } = await start('reveal-fallback');
       const all = await f.oracleIds('persons', FILTER);
@@ -246,49 +253,57 @@ describe('contacts revealed once', () => {
     },
   );
 
-  it('an API whose offset pages are not in its walk order: the mismatch is seen, cursors are positioned instead, nothing wrong lands', async () => {
-    const { f, config } = await start('reveal-offset-order');
-    const all = await f.oracleIds('persons', FILTER);
-    await syncSearch(f.deps(config), { search: 'people', runId: 'o1' });
-    const inserted = f.si.insertPersons(24, FILTER);
-    // positioned cursors need an API that serves a re-sent cursor at another `limit` (docs/api-assumptions.md)
-    f.si.faults.set({ offsetOrderDiffers: true, keepJourneyLimit: false });
-    f.si.resetStats();
-    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'o2' });
-    const charged = f.si.stats('worker');
-    expect(second).toMatchObject({ status: 'completed', created: inserted.length });
-    expect(second.revealFallback).toBeUndefined();
-    // the first offset answer of each journey is checked and found wrong (paid: those persons land revealed);
-    // the rest is revealed through positioned cursors, so the extra tokens exceed one per new person
-    expect(charged.creditsCharged).toBeGreaterThan(inserted.length);
-    expect(charged.tokensCharged).toBeGreaterThan(all.length + 2 * inserted.length);
-    const byKey = phones(f);
-    expect(byKey.size).toBe(all.length + inserted.length);
-    for (const id of [...all, ...inserted]) expect(byKey.get(id)).toMatch(/^\+/);
-    // a calm API afterwards: nothing left to reveal, nothing paid
-    f.si.faults.set({ offsetOrderDiffers: false });
-    f.si.resetStats();
-    await syncSearch(f.deps(config), { search: 'people', runId: 'o3' });
-    expect(f.si.stats('worker').creditsCharged).toBe(0);
-  });
+  it(
+    'an API whose offset pages are not in its walk order: the mismatch is seen, cursors are positioned instead, ' +
+      'nothing wrong lands',
+    async () => {
+      const { f, config } = await start('reveal-offset-order');
+      const all = await f.oracleIds('persons', FILTER);
+      await syncSearch(f.deps(config), { search: 'people', runId: 'o1' });
+      const inserted = f.si.insertPersons(24, FILTER);
+      // positioned cursors need an API that serves a re-sent cursor at another `limit` (docs/api-assumptions.md)
+      f.si.faults.set({ offsetOrderDiffers: true, keepJourneyLimit: false });
+      f.si.resetStats();
+      const second = await syncSearch(f.deps(config), { search: 'people', runId: 'o2' });
+      const charged = f.si.stats('worker');
+      expect(second).toMatchObject({ status: 'completed', created: inserted.length });
+      expect(second.revealFallback).toBeUndefined();
+      // the first offset answer of each journey is checked and found wrong (paid: those persons land revealed);
+      // the rest is revealed through positioned cursors, so the extra tokens exceed one per new person
+      expect(charged.creditsCharged).toBeGreaterThan(inserted.length);
+      expect(charged.tokensCharged).toBeGreaterThan(all.length + 2 * inserted.length);
+      const byKey = phones(f);
+      expect(byKey.size).toBe(all.length + inserted.length);
+      for (const id of [...all, ...inserted]) expect(byKey.get(id)).toMatch(/^\+/);
+      // a calm API afterwards: nothing left to reveal, nothing paid
+      f.si.faults.set({ offsetOrderDiffers: false });
+      f.si.resetStats();
+      await syncSearch(f.deps(config), { search: 'people', runId: 'o3' });
+      expect(f.si.stats('worker').creditsCharged).toBe(0);
+    },
+  );
 
-  it('under live-index churn: what is paid for lands with its contacts, and a calm run afterwards completes the reveals', async () => {
-    const { f, config } = await start('reveal-churn');
-    await syncSearch(f.deps(config), { search: 'people', runId: 'ch1' });
-    f.si.insertPersons(24, FILTER);
-    f.si.faults.set({ churn: { insertPerPage: 1, removePerPage: 1 } });
-    f.si.resetStats();
-    const second = await syncSearch(f.deps(config), { search: 'people', runId: 'ch2' });
-    expect(second.status).toBe('completed');
-    // every credit is accounted for by a person revealed, and stays close to the new persons (churn adds some)
-    expect(second.creditsSpent).toBe(f.si.stats('worker').creditsCharged);
-    expect(second.personsRevealed).toBe(second.creditsSpent);
-    f.si.faults.set({ churn: null });
-    await syncSearch(f.deps(config), { search: 'people', runId: 'ch3' });
-    const visible = await f.oracleIds('persons', FILTER);
-    const byKey = phones(f);
-    for (const id of visible) expect(byKey.get(id)).toMatch(/^\+/);
-  });
+  it(
+    'under live-index churn: what is paid for lands with its contacts, and a calm run afterwards completes the ' +
+      'reveals',
+    async () => {
+      const { f, config } = await start('reveal-churn');
+      await syncSearch(f.deps(config), { search: 'people', runId: 'ch1' });
+      f.si.insertPersons(24, FILTER);
+      f.si.faults.set({ churn: { insertPerPage: 1, removePerPage: 1 } });
+      f.si.resetStats();
+      const second = await syncSearch(f.deps(config), { search: 'people', runId: 'ch2' });
+      expect(second.status).toBe('completed');
+      // every credit is accounted for by a person revealed, and stays close to the new persons (churn adds some)
+      expect(second.creditsSpent).toBe(f.si.stats('worker').creditsCharged);
+      expect(second.personsRevealed).toBe(second.creditsSpent);
+      f.si.faults.set({ churn: null });
+      await syncSearch(f.deps(config), { search: 'people', runId: 'ch3' });
+      const visible = await f.oracleIds('persons', FILTER);
+      const byKey = phones(f);
+      for (const id of visible) expect(byKey.get(id)).toMatch(/^\+/);
+    },
+  );
 
   it('stale reveals are revealed again after reveal.refreshAfterDays', async () => {
     const { f, config } = await start('reveal-stale');

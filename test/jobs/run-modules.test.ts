@@ -14,10 +14,12 @@ const href = (m: string): string => JSON.stringify(pathToFileURL(join(root, m)).
  */
 async function packagesLoadedBy(modules: string[], then = ''): Promise<string[]> {
   const imports = modules.map((m) => `await import(${href(m)});`).join('\n');
-  const code = `
+  const code =
+    `
 import { registerHooks } from 'node:module';
 const loaded = new Set();
-registerHooks({ load(url, ctx, next) { const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(url); if (m) loaded.add(m[1]); return next(url, ctx); } });
+registerHooks({ load(url, ctx, next) { const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(url); if (m) ` +
+    `loaded.add(m[1]); return next(url, ctx); } });
 ${imports}
 ${then}
 console.log(JSON.stringify([...loaded]));
@@ -35,11 +37,13 @@ describe('what a run loads', () => {
   // Each of these is tens of MB of RSS and 0.1-0.3 s of CPU per process start that a HubSpot run does not use.
   it('`run` and the sync job load neither jsforce nor BullMQ nor the dashboard and metrics packages', async () => {
     // A HubSpot destination opens through its port (src/crm/destinations.ts), as a run opens it: its client loads then.
-    const openHubSpot = `
+    const openHubSpot =
+      `
 const { openSink } = await import(${href('src/crm/destinations.ts')});
 const { Redis } = await import('ioredis');
 const redis = new Redis({ lazyConnect: true });
-const sink = await openSink({ type: 'hubspot', accessToken: 'token', baseUrl: 'http://127.0.0.1:9', requestsPer10s: 100 }, { redis, keyPrefix: 'modules', logger: (await import(${href('src/shared/logger.ts')})).silentLogger });
+const sink = await openSink({ type: 'hubspot', accessToken: 'token', baseUrl: 'http://127.0.0.1:9', requestsPer10s: ` +
+      `100 }, { redis, keyPrefix: 'modules', logger: (await import(${href('src/shared/logger.ts')})).silentLogger });
 await sink.close();
 redis.disconnect();`;
     const loaded = await packagesLoadedBy(['src/cli/commands/run.ts', 'jobs/sync-search/index.ts'], openHubSpot);

@@ -176,49 +176,58 @@ searches:
 describe('what nothing resumes, and what Redis refused', () => {
   const matchedSets = (): Promise<string[]> => fx.redis.keys(`${fx.prefix}:mirror:*:run:*`);
 
-  it('a run stopped on its last attempt leaves neither checkpoint nor matched set; an earlier attempt keeps both', async () => {
-    const config = fx.config(hubspotConfig(companySearch('last-try'), '  pageSize: 10\n  parallelism: 1'));
-    const stopped = async (runId: string, lastAttempt: boolean): Promise<RunSummary> => {
-      const stop = new AbortController();
-      return syncSearch(fx.deps(config), {
-        search: 'last-try',
-        runId,
-        lastAttempt,
-        signal: stop.signal,
-        onProgress: () => stop.abort(),
-      });
-    };
-    expect(await stopped('lt-1', false)).toMatchObject({ status: 'failed', stopReason: 'aborted' });
-    expect(await checkpointOf('last-try')).toBe(1);
-    expect(await matchedSets()).toHaveLength(1);
-    const last = await stopped('lt-1', true);
-    expect(last).toMatchObject({ status: 'failed', stopReason: 'aborted' });
-    expect(last.created).toBeGreaterThan(0);
-    expect(await checkpointOf('last-try')).toBe(0);
-    expect(await matchedSets()).toEqual([]);
-  });
+  it(
+    'a run stopped on its last attempt leaves neither checkpoint nor matched set; an earlier attempt keeps ' + 'both',
+    async () => {
+      const config = fx.config(hubspotConfig(companySearch('last-try'), '  pageSize: 10\n  parallelism: 1'));
+      const stopped = async (runId: string, lastAttempt: boolean): Promise<RunSummary> => {
+        const stop = new AbortController();
+        return syncSearch(fx.deps(config), {
+          search: 'last-try',
+          runId,
+          lastAttempt,
+          signal: stop.signal,
+          onProgress: () => stop.abort(),
+        });
+      };
+      expect(await stopped('lt-1', false)).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+      expect(await checkpointOf('last-try')).toBe(1);
+      expect(await matchedSets()).toHaveLength(1);
+      const last = await stopped('lt-1', true);
+      expect(last).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+      expect(last.created).toBeGreaterThan(0);
+      expect(await checkpointOf('last-try')).toBe(0);
+      expect(await matchedSets()).toEqual([]);
+    },
+  );
 
-  it('a run Redis refused (out of memory) is delayed without burning an attempt; the last attempt is told', async () => {
-    const config = fx.config(hubspotConfig(companies('oom', 'oom_id')));
-    const requests: { lastAttempt?: boolean }[] = [];
-    const refused = async (_deps: unknown, request: { runId: string; lastAttempt?: boolean }): Promise<RunSummary> => {
-      requests.push(request);
-      const error = { code: 'redis_unavailable', message: "OOM command not allowed when used memory > 'maxmemory'." };
-      return { ...completedRun('oom', request.runId, 0), status: 'failed', error };
-    };
-    const delays: number[] = [];
-    const processor = queueProcessor(refused, fx.deps(config));
-    const err = await processor(
-      job({ search: 'oom', runId: 'oom-1' }, 4, delays),
-      't',
-      new AbortController().signal,
-    ).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(DelayedError);
-    expect(delays).toHaveLength(1);
-    expect(delays[0]! - Date.now()).toBeLessThan(5_000);
-    expect(requests.map((r) => r.lastAttempt)).toEqual([true]);
-  });
+  it(
+    'a run Redis refused (out of memory) is delayed without burning an attempt; the last attempt is ' + 'told',
+    async () => {
+      const config = fx.config(hubspotConfig(companies('oom', 'oom_id')));
+      const requests: { lastAttempt?: boolean }[] = [];
+      const refused = async (
+        _deps: unknown,
+        request: { runId: string; lastAttempt?: boolean },
+      ): Promise<RunSummary> => {
+        requests.push(request);
+        const error = { code: 'redis_unavailable', message: "OOM command not allowed when used memory > 'maxmemory'." };
+        return { ...completedRun('oom', request.runId, 0), status: 'failed', error };
+      };
+      const delays: number[] = [];
+      const processor = queueProcessor(refused, fx.deps(config));
+      const err = await processor(
+        job({ search: 'oom', runId: 'oom-1' }, 4, delays),
+        't',
+        new AbortController().signal,
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(DelayedError);
+      expect(delays).toHaveLength(1);
+      expect(delays[0]! - Date.now()).toBeLessThan(5_000);
+      expect(requests.map((r) => r.lastAttempt)).toEqual([true]);
+    },
+  );
 });

@@ -29,7 +29,8 @@ describe('prefetch (page n+1 fetched while page n is written)', () => {
     }
     expect(seen).toEqual([1, 2, 3]);
     // fetch 2 starts while write 1 is under way
-    // fetch 2 starts while write 1 is under way, and fetch 3 while write 2 is (order, not wall time: the machine may be loaded)
+    // fetch 2 starts while write 1 is under way, and fetch 3 while write 2 is (order, not wall time: the machine may be
+    // loaded)
     expect(log.indexOf('fetch 2 start')).toBeLessThan(log.indexOf('write 1 end'));
     expect(log.indexOf('fetch 3 start')).toBeLessThan(log.indexOf('write 2 end'));
   });
@@ -114,68 +115,76 @@ describe('run outcome (how a run ends, from its ending)', () => {
     });
   });
 
-  it('a cap of ours is partial naming the cap; tokens at 0 with no reserve is a delay until the reset, checkpoint kept past it', async () => {
-    const day = await runOutcome(
-      { kind: 'threw', error: new BudgetStopError('credit_cap_day', 'x'), aborted: false },
-      facts(0, 60_000),
-      's',
-    );
-    expect(day).toMatchObject({
-      status: 'partial',
-      stopReason: 'credit_cap_day',
-      error: { code: 'budget_cap_reached' },
-      checkpoint: { keep: false },
-    });
-    const reserve = await runOutcome(
-      { kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false },
-      facts(100, 60_000),
-      's',
-    );
-    expect(reserve).toMatchObject({ status: 'partial', stopReason: 'token_reserve' });
-    const zero = await runOutcome(
-      { kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false },
-      facts(0, 60_000),
-      's',
-    );
-    expect(zero).toMatchObject({ status: 'delayed', stopReason: 'tokens_exhausted', checkpoint: { keep: true } });
-    expect(Date.parse(zero.resumeAt ?? '') - Date.now()).toBeGreaterThan(50_000);
-    const exhausted = await runOutcome(
-      { kind: 'threw', error: new TokensExhaustedError(72 * 3600, 'x'), aborted: true },
-      facts(0, null),
-      's',
-    );
-    // a 402 wins over an abort; the checkpoint outlives the delay by an hour, but never more than 48 h
-    expect(exhausted).toMatchObject({
-      status: 'delayed',
-      stopReason: 'tokens_exhausted',
-      checkpoint: { keep: true, ttlMs: 48 * 3600_000 },
-    });
-  });
+  it(
+    'a cap of ours is partial naming the cap; tokens at 0 with no reserve is a delay until the reset, checkpoint ' +
+      'kept past it',
+    async () => {
+      const day = await runOutcome(
+        { kind: 'threw', error: new BudgetStopError('credit_cap_day', 'x'), aborted: false },
+        facts(0, 60_000),
+        's',
+      );
+      expect(day).toMatchObject({
+        status: 'partial',
+        stopReason: 'credit_cap_day',
+        error: { code: 'budget_cap_reached' },
+        checkpoint: { keep: false },
+      });
+      const reserve = await runOutcome(
+        { kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false },
+        facts(100, 60_000),
+        's',
+      );
+      expect(reserve).toMatchObject({ status: 'partial', stopReason: 'token_reserve' });
+      const zero = await runOutcome(
+        { kind: 'threw', error: new BudgetStopError('token_reserve', 'x'), aborted: false },
+        facts(0, 60_000),
+        's',
+      );
+      expect(zero).toMatchObject({ status: 'delayed', stopReason: 'tokens_exhausted', checkpoint: { keep: true } });
+      expect(Date.parse(zero.resumeAt ?? '') - Date.now()).toBeGreaterThan(50_000);
+      const exhausted = await runOutcome(
+        { kind: 'threw', error: new TokensExhaustedError(72 * 3600, 'x'), aborted: true },
+        facts(0, null),
+        's',
+      );
+      // a 402 wins over an abort; the checkpoint outlives the delay by an hour, but never more than 48 h
+      expect(exhausted).toMatchObject({
+        status: 'delayed',
+        stopReason: 'tokens_exhausted',
+        checkpoint: { keep: true, ttlMs: 48 * 3600_000 },
+      });
+    },
+  );
 
-  it('refused by the plan: partial with the binding cap, nothing spent; with no token spendable at all it is the ledger stop', async () => {
-    expect(await runOutcome({ kind: 'refused', plan }, facts(0, null), 's')).toMatchObject({
-      status: 'partial',
-      stopReason: 'token_reserve',
-      error: { code: 'budget_insufficient' },
-    });
-    const day = {
-      ...plan,
-      shortfall: 'credits',
-      bindingCap: 'credit_cap_day',
-      tokensSpendable: null,
-      creditsNeeded: 50,
-      creditsSpendable: 5,
-    } as RunPlan;
-    expect(await runOutcome({ kind: 'refused', plan: day }, facts(0, null), 's')).toMatchObject({
-      stopReason: 'credit_cap_day',
-    });
-    expect(
-      await runOutcome({ kind: 'refused', plan: { ...plan, tokensSpendable: 0 } }, facts(0, 30_000), 's'),
-    ).toMatchObject({ status: 'delayed' });
-    expect(refusalOf(plan, 'stop', false)).toBeNull();
-    expect(refusalOf(plan, 'refuse', true)).toBeNull();
-    expect(refusalOf(plan, 'refuse', false)).toEqual({ kind: 'refused', plan });
-  });
+  it(
+    'refused by the plan: partial with the binding cap, nothing spent; with no token spendable at all it is the ' +
+      'ledger stop',
+    async () => {
+      expect(await runOutcome({ kind: 'refused', plan }, facts(0, null), 's')).toMatchObject({
+        status: 'partial',
+        stopReason: 'token_reserve',
+        error: { code: 'budget_insufficient' },
+      });
+      const day = {
+        ...plan,
+        shortfall: 'credits',
+        bindingCap: 'credit_cap_day',
+        tokensSpendable: null,
+        creditsNeeded: 50,
+        creditsSpendable: 5,
+      } as RunPlan;
+      expect(await runOutcome({ kind: 'refused', plan: day }, facts(0, null), 's')).toMatchObject({
+        stopReason: 'credit_cap_day',
+      });
+      expect(
+        await runOutcome({ kind: 'refused', plan: { ...plan, tokensSpendable: 0 } }, facts(0, 30_000), 's'),
+      ).toMatchObject({ status: 'delayed' });
+      expect(refusalOf(plan, 'stop', false)).toBeNull();
+      expect(refusalOf(plan, 'refuse', true)).toBeNull();
+      expect(refusalOf(plan, 'refuse', false)).toEqual({ kind: 'refused', plan });
+    },
+  );
 
   it('anything else fails, keeping the checkpoint for the retry; an abort is reported as such', async () => {
     expect(

@@ -154,8 +154,10 @@ describe('warnings are visible', () => {
 });
 
 describe('queue processor with a reloadable config', () => {
-  it('reads getConfig once per job: a search added by a reload runs, and a run keeps the config it started with', async () => {
-    const one = (name: string, lte: number): string => `
+  it(
+    'reads getConfig once per job: a search added by a reload runs, and a run keeps the config it started ' + 'with',
+    async () => {
+      const one = (name: string, lte: number): string => `
   - name: ${name}
     segment: icp
     entity: companies
@@ -165,41 +167,42 @@ describe('queue processor with a reloadable config', () => {
     matchOn: {field: reload_id, from: id}
     fields: {name: name}
 `;
-    let current: AppConfig = fx.config(hubspotConfig(one('first', 5)));
-    let reads = 0;
-    const processor = createSyncProcessor({
-      ...fx.deps(current),
-      config: undefined,
-      getConfig: () => {
-        reads += 1;
-        return current;
-      },
-    });
-    const first = (await processor(job('first', 'reload-1'), 'token', new AbortController().signal)) as RunSummary;
-    expect(first.status).toBe('completed');
-    // the new search exists only in the reloaded config
-    current = fx.config(hubspotConfig(one('first', 5) + one('second', 6)));
-    const second = (await processor(job('second', 'reload-2'), 'token', new AbortController().signal)) as RunSummary;
-    expect(second.status).toBe('completed');
-    expect(reads).toBe(2);
+      let current: AppConfig = fx.config(hubspotConfig(one('first', 5)));
+      let reads = 0;
+      const processor = createSyncProcessor({
+        ...fx.deps(current),
+        config: undefined,
+        getConfig: () => {
+          reads += 1;
+          return current;
+        },
+      });
+      const first = (await processor(job('first', 'reload-1'), 'token', new AbortController().signal)) as RunSummary;
+      expect(first.status).toBe('completed');
+      // the new search exists only in the reloaded config
+      current = fx.config(hubspotConfig(one('first', 5) + one('second', 6)));
+      const second = (await processor(job('second', 'reload-2'), 'token', new AbortController().signal)) as RunSummary;
+      expect(second.status).toBe('completed');
+      expect(reads).toBe(2);
 
-    // a reload during a run does not change it: the run plans (onPlan) on the config it started with
-    const withBoth = current;
-    const processorDuringRun = createSyncProcessor({
-      ...fx.deps(withBoth),
-      getConfig: () => {
-        reads += 1;
-        const at = current;
-        current = fx.config(hubspotConfig(one('first', 5))); // 'second' removed right after this job read its config
-        return at;
-      },
-    });
-    const third = (await processorDuringRun(
-      job('second', 'reload-3'),
-      'token',
-      new AbortController().signal,
-    )) as RunSummary;
-    expect(third).toMatchObject({ status: 'completed', search: 'second' });
-    expect(reads).toBe(3);
-  });
+      // a reload during a run does not change it: the run plans (onPlan) on the config it started with
+      const withBoth = current;
+      const processorDuringRun = createSyncProcessor({
+        ...fx.deps(withBoth),
+        getConfig: () => {
+          reads += 1;
+          const at = current;
+          current = fx.config(hubspotConfig(one('first', 5))); // 'second' removed right after this job read its config
+          return at;
+        },
+      });
+      const third = (await processorDuringRun(
+        job('second', 'reload-3'),
+        'token',
+        new AbortController().signal,
+      )) as RunSummary;
+      expect(third).toMatchObject({ status: 'completed', search: 'second' });
+      expect(reads).toBe(3);
+    },
+  );
 });

@@ -88,55 +88,59 @@ const memberWrites = (): number =>
   (sf.stats.requests['POST composite/sobjects'] ?? 0) + (sf.stats.requests['DELETE composite/sobjects'] ?? 0);
 
 describe('a Salesforce campaign per search', () => {
-  it('holds the contacts after run 1, loses a leaver after 2 more complete runs, an unchanged run writes no member, a re-entry is re-added', async () => {
-    const config = fx.config(leadersYaml('leaders-campaign', 'VP leaders'));
-    const persons = await fx.oracleRecords('persons', PERSON_FILTER);
-    const ids = [...new Set(persons.map((p) => String(p.id)))].sort();
-    expect(ids.length).toBeGreaterThan(200); // more than one collections call and one query page
-    const run = (runId: string) => syncSearch(fx.deps(config), { search: 'leaders-campaign', runId });
+  it(
+    'holds the contacts after run 1, loses a leaver after 2 more complete runs, an unchanged run writes no ' +
+      'member, a re-entry is re-added',
+    async () => {
+      const config = fx.config(leadersYaml('leaders-campaign', 'VP leaders'));
+      const persons = await fx.oracleRecords('persons', PERSON_FILTER);
+      const ids = [...new Set(persons.map((p) => String(p.id)))].sort();
+      expect(ids.length).toBeGreaterThan(200); // more than one collections call and one query page
+      const run = (runId: string) => syncSearch(fx.deps(config), { search: 'leaders-campaign', runId });
 
-    expect(await run('c1')).toMatchObject({
-      status: 'completed',
-      created: ids.length,
-      entered: ids.length,
-      listAdded: ids.length,
-      listRemoved: 0,
-    });
-    expect(sf.state.all('Campaign').filter((c) => c.Name === 'VP leaders')).toHaveLength(1);
-    expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
+      expect(await run('c1')).toMatchObject({
+        status: 'completed',
+        created: ids.length,
+        entered: ids.length,
+        listAdded: ids.length,
+        listRemoved: 0,
+      });
+      expect(sf.state.all('Campaign').filter((c) => c.Name === 'VP leaders')).toHaveLength(1);
+      expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
 
-    // The people of one company leave (its headcount leaves the filter's range).
-    const company = String(persons[0]!.companyId);
-    const leavers = [
-      ...new Set(persons.filter((p) => String(p.companyId) === company).map((p) => String(p.id))),
-    ].sort();
-    const stay = ids.filter((id) => !leavers.includes(id));
-    fx.si.setCompanyHeadcount(company, OUT);
-    expect(await run('c2')).toMatchObject({ status: 'completed', left: 0, listAdded: 0, listRemoved: 0 });
-    expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
-    expect(await run('c3')).toMatchObject({
-      status: 'completed',
-      left: leavers.length,
-      leaveActions: leavers.length,
-      leaversPending: 0,
-      listAdded: 0,
-      listRemoved: leavers.length,
-    });
-    expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(stay);
+      // The people of one company leave (its headcount leaves the filter's range).
+      const company = String(persons[0]!.companyId);
+      const leavers = [
+        ...new Set(persons.filter((p) => String(p.companyId) === company).map((p) => String(p.id))),
+      ].sort();
+      const stay = ids.filter((id) => !leavers.includes(id));
+      fx.si.setCompanyHeadcount(company, OUT);
+      expect(await run('c2')).toMatchObject({ status: 'completed', left: 0, listAdded: 0, listRemoved: 0 });
+      expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
+      expect(await run('c3')).toMatchObject({
+        status: 'completed',
+        left: leavers.length,
+        leaveActions: leavers.length,
+        leaversPending: 0,
+        listAdded: 0,
+        listRemoved: leavers.length,
+      });
+      expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(stay);
 
-    const writes = memberWrites();
-    expect(await run('c4')).toMatchObject({ status: 'completed', entered: 0, left: 0, listAdded: 0, listRemoved: 0 });
-    expect(memberWrites()).toBe(writes);
+      const writes = memberWrites();
+      expect(await run('c4')).toMatchObject({ status: 'completed', entered: 0, left: 0, listAdded: 0, listRemoved: 0 });
+      expect(memberWrites()).toBe(writes);
 
-    fx.si.setCompanyHeadcount(company, 10);
-    expect(await run('c5')).toMatchObject({
-      status: 'completed',
-      entered: leavers.length,
-      listAdded: leavers.length,
-      listRemoved: 0,
-    });
-    expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
-  });
+      fx.si.setCompanyHeadcount(company, 10);
+      expect(await run('c5')).toMatchObject({
+        status: 'completed',
+        entered: leavers.length,
+        listAdded: leavers.length,
+        listRemoved: 0,
+      });
+      expect(campaignKeys('VP leaders', 'Contact', 'ContactId')).toEqual(ids);
+    },
+  );
 
   it('a contact already in the campaign is no error; two campaigns of the name are refused, naming it', async () => {
     const config = fx.config(leadersYaml('leaders-dup', 'Hand made'));
@@ -169,24 +173,28 @@ describe('a Salesforce campaign per search', () => {
     expect(refused?.example ?? JSON.stringify(second.warnings)).toMatch(/2 campaigns named "Hand made"/);
   });
 
-  it('an Accounts list on an org without Accounts as Campaign Members fails the preflight saying what the org can do, spending no search token', async () => {
-    const config = fx.config(accountsYaml('small-accounts'));
-    const before = fx.si.stats('worker');
-    const summary = await syncSearch(fx.deps(config), { search: 'small-accounts', runId: 'a1' });
-    const after = fx.si.stats('worker');
-    expect(summary).toMatchObject({
-      status: 'failed',
-      fetched: 0,
-      tokensSpent: 0,
-      error: { code: 'crm_schema_mismatch' },
-    });
-    expect(summary.error?.message).toMatch(/enable "Accounts as Campaign Members"/);
-    expect(summary.error?.message).toMatch(/drop list: .*setFields.*si_search_<name>__c: \{value: true\}/);
-    expect(after.tokensCharged - before.tokensCharged).toBe(0);
-    expect(after.operations.search - before.operations.search).toBe(0);
-    expect(sf.state.all('Account')).toHaveLength(0);
-    expect(sf.state.all('Campaign')).toHaveLength(0);
-  });
+  it(
+    'an Accounts list on an org without Accounts as Campaign Members fails the preflight saying what the org can ' +
+      'do, spending no search token',
+    async () => {
+      const config = fx.config(accountsYaml('small-accounts'));
+      const before = fx.si.stats('worker');
+      const summary = await syncSearch(fx.deps(config), { search: 'small-accounts', runId: 'a1' });
+      const after = fx.si.stats('worker');
+      expect(summary).toMatchObject({
+        status: 'failed',
+        fetched: 0,
+        tokensSpent: 0,
+        error: { code: 'crm_schema_mismatch' },
+      });
+      expect(summary.error?.message).toMatch(/enable "Accounts as Campaign Members"/);
+      expect(summary.error?.message).toMatch(/drop list: .*setFields.*si_search_<name>__c: \{value: true\}/);
+      expect(after.tokensCharged - before.tokensCharged).toBe(0);
+      expect(after.operations.search - before.operations.search).toBe(0);
+      expect(sf.state.all('Account')).toHaveLength(0);
+      expect(sf.state.all('Campaign')).toHaveLength(0);
+    },
+  );
 
   it('with the setting on, the Accounts land in the campaign', async () => {
     sf.state.settings.accountsAsCampaignMembers = true;

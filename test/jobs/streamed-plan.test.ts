@@ -29,7 +29,8 @@ const JOURNEYS = 3;
 
 describe('a plan streamed into the walk', () => {
   it(
-    'a run stopped mid-split resumes with its partitions and the pieces left: every record once, nothing paid twice, only the rest split',
+    'a run stopped mid-split resumes with its partitions and the pieces left: every record once, nothing paid ' +
+      'twice, only the rest split',
     { timeout: 60_000 },
     async () => {
       fx = await startFixture('streamed-plan', {

@@ -205,25 +205,31 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     }
   });
 
-  it('a second attempt of the same run (a stalled job picked up while its worker lives) waits, then returns the run: nothing walked twice', async () => {
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH));
-    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
-    fx.si.resetStats();
-    const deps = { ...fx.deps(config), lockTtlMs: 1_000 };
-    const first = syncSearch(deps, { search: 'all-companies', runId: 'run-twice' });
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the first attempt holds the lock by now
-    const second = syncSearch(deps, { search: 'all-companies', runId: 'run-twice' });
-    const [a, b] = await Promise.all([first, second]);
-    expect(a).toMatchObject({ status: 'completed', fetched: expected.length });
-    expect(a.created + a.updated + a.unchanged).toBe(expected.length);
-    expect(b).toEqual(a);
-    expect(fx.si.stats('worker').tokensCharged).toBe(expected.length);
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').filter((v) => v !== '')).toEqual(expected);
-  });
+  it(
+    'a second attempt of the same run (a stalled job picked up while its worker lives) waits, then returns the ' +
+      'run: nothing walked twice',
+    async () => {
+      const config = fx.config(hubspotConfig(COMPANY_SEARCH));
+      const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+      fx.si.resetStats();
+      const deps = { ...fx.deps(config), lockTtlMs: 1_000 };
+      const first = syncSearch(deps, { search: 'all-companies', runId: 'run-twice' });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the first attempt holds the lock by now
+      const second = syncSearch(deps, { search: 'all-companies', runId: 'run-twice' });
+      const [a, b] = await Promise.all([first, second]);
+      expect(a).toMatchObject({ status: 'completed', fetched: expected.length });
+      expect(a.created + a.updated + a.unchanged).toBe(expected.length);
+      expect(b).toEqual(a);
+      expect(fx.si.stats('worker').tokensCharged).toBe(expected.length);
+      expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').filter((v) => v !== '')).toEqual(expected);
+    },
+  );
 
-  it('refuses contacts at run time for a segment outside the allowlist, even if the config was changed after load', async () => {
-    const config = fx.config(
-      hubspotConfig(`
+  it(
+    'refuses contacts at run time for a segment outside the allowlist, even if the config was changed after ' + 'load',
+    async () => {
+      const config = fx.config(
+        hubspotConfig(`
   - name: people
     segment: icp
     entity: persons
@@ -234,12 +240,13 @@ describe('syncSearch (real emulators, real HubSpot client, real Redis)', () => {
     matchOn: {field: prospect_sync_id, from: id}
     fields: {firstname: firstName}
 `),
-    );
-    config.searches[0]!.view = ['demographics', 'contacts'];
-    fx.si.resetStats();
-    const err = await syncSearch(fx.deps(config), { search: 'people', runId: 'run-c' }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'contacts_not_allowed' });
-    expect(fx.si.stats('worker').creditsCharged).toBe(0);
-    expect(fx.si.stats('worker').operations.search).toBe(0);
-  });
+      );
+      config.searches[0]!.view = ['demographics', 'contacts'];
+      fx.si.resetStats();
+      const err = await syncSearch(fx.deps(config), { search: 'people', runId: 'run-c' }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'contacts_not_allowed' });
+      expect(fx.si.stats('worker').creditsCharged).toBe(0);
+      expect(fx.si.stats('worker').operations.search).toBe(0);
+    },
+  );
 });

@@ -60,38 +60,41 @@ function harness(size: number, running: () => number, maxHoldMs = 10_000) {
 }
 
 describe('write packer', () => {
-  it('a batch larger than a write and not a multiple of it goes out as full writes plus a packed remainder', async () => {
-    // three journeys, each gone once its batch is booked
-    let running = 3;
-    const h = harness(100, () => running);
-    const big = page('a', 250);
-    const small = page('b', 30);
-    const other = page('c', 40);
-    const write = (partition: number, p: JourneyPage) =>
-      h.packer.write(partition, p).finally(() => {
-        running -= 1;
-        h.packer.poke();
-      });
-    await Promise.all([write(0, big), write(1, small), write(2, other)]);
-    h.packer.close();
+  it(
+    'a batch larger than a write and not a multiple of it goes out as full writes plus a packed ' + 'remainder',
+    async () => {
+      // three journeys, each gone once its batch is booked
+      let running = 3;
+      const h = harness(100, () => running);
+      const big = page('a', 250);
+      const small = page('b', 30);
+      const other = page('c', 40);
+      const write = (partition: number, p: JourneyPage) =>
+        h.packer.write(partition, p).finally(() => {
+          running -= 1;
+          h.packer.poke();
+        });
+      await Promise.all([write(0, big), write(1, small), write(2, other)]);
+      h.packer.close();
 
-    // 320 records: three writes of 100, then the last 20 once no other journey could add to them
-    expect(h.writes.map((w) => w.length)).toEqual([100, 100, 100, 20]);
-    const all = h.writes.flat();
-    expect(new Set(all).size).toBe(320);
-    expect(all.sort()).toEqual([...big.records, ...small.records, ...other.records].map(idOf).sort());
-    // a packed write carried records of more than one batch
-    expect(h.writes.some((w) => new Set(w.map((id) => id[0])).size > 1)).toBe(true);
+      // 320 records: three writes of 100, then the last 20 once no other journey could add to them
+      expect(h.writes.map((w) => w.length)).toEqual([100, 100, 100, 20]);
+      const all = h.writes.flat();
+      expect(new Set(all).size).toBe(320);
+      expect(all.sort()).toEqual([...big.records, ...small.records, ...other.records].map(idOf).sort());
+      // a packed write carried records of more than one batch
+      expect(h.writes.some((w) => new Set(w.map((id) => id[0])).size > 1)).toBe(true);
 
-    // each batch committed once, to its own partition, with its own outcomes, in its own record order
-    expect([big, small, other].map((p) => h.partitionOf.get(p))).toEqual([0, 1, 2]);
-    for (const p of [big, small, other]) {
-      const result = h.booked.get(p);
-      expect(result?.outcomes.map((o) => o.key)).toEqual(p.records.map(idOf));
-      const rejected = p.records.filter((r) => idOf(r).endsWith('7')).length;
-      expect(result).toMatchObject({ rejected, created: p.records.length - rejected });
-    }
-  });
+      // each batch committed once, to its own partition, with its own outcomes, in its own record order
+      expect([big, small, other].map((p) => h.partitionOf.get(p))).toEqual([0, 1, 2]);
+      for (const p of [big, small, other]) {
+        const result = h.booked.get(p);
+        expect(result?.outcomes.map((o) => o.key)).toEqual(p.records.map(idOf));
+        const rejected = p.records.filter((r) => idOf(r).endsWith('7')).length;
+        expect(result).toMatchObject({ rejected, created: p.records.length - rejected });
+      }
+    },
+  );
 
   it('holds a partial batch while other journeys may add, and writes it once they cannot', async () => {
     let running = 2;
@@ -113,89 +116,96 @@ describe('write packer', () => {
     expect(h.booked.get(first)?.outcomes).toHaveLength(130);
   });
 
-  it('a run walking one journey still packs: a held last batch lets the walk start the next partition instead of a small write', async () => {
-    // one journey at a time (the sizing asked for 1), four partitions of 40 records each, started as batches are held
-    const partitions = ['a', 'b', 'c', 'd'].map((p) => page(p, 40));
-    const queue = [...partitions];
-    const writes: number[] = [];
-    const started: string[] = [];
-    let running = 0;
-    let holds = 0;
-    const journeys: Promise<void>[] = [];
-    const packer: WritePacker = new WritePacker({
-      size: 100,
-      maxHoldMs: 10_000,
-      write: async (records) => {
-        writes.push(records.length);
-        return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
-      },
-      ledger: { commit: async () => undefined },
-      joinable: (held) => running > held || (queue.length > 0 && running - packer.finishedJourneys < 1),
-      onHold: () => {
-        holds += 1;
-        startNext();
-      },
-      stopped: () => false,
-    });
-    function startNext(): void {
-      const next = queue.shift();
-      if (!next) return;
-      running += 1;
-      started.push(idOf(next.records[0]));
-      journeys.push(
-        packer.write(0, next).finally(() => {
+  it(
+    'a run walking one journey still packs: a held last batch lets the walk start the next partition instead of a ' +
+      'small write',
+    async () => {
+      // one journey at a time (the sizing asked for 1), four partitions of 40 records each, started as batches are held
+      const partitions = ['a', 'b', 'c', 'd'].map((p) => page(p, 40));
+      const queue = [...partitions];
+      const writes: number[] = [];
+      const started: string[] = [];
+      let running = 0;
+      let holds = 0;
+      const journeys: Promise<void>[] = [];
+      const packer: WritePacker = new WritePacker({
+        size: 100,
+        maxHoldMs: 10_000,
+        write: async (records) => {
+          writes.push(records.length);
+          return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
+        },
+        ledger: { commit: async () => undefined },
+        joinable: (held) => running > held || (queue.length > 0 && running - packer.finishedJourneys < 1),
+        onHold: () => {
+          holds += 1;
+          startNext();
+        },
+        stopped: () => false,
+      });
+      function startNext(): void {
+        const next = queue.shift();
+        if (!next) return;
+        running += 1;
+        started.push(idOf(next.records[0]));
+        journeys.push(
+          packer.write(0, next).finally(() => {
+            running -= 1;
+            packer.poke();
+          }),
+        );
+      }
+      startNext();
+      // settles once every started journey's batch was written (a journey never started would leave `started` short)
+      for (let seen = 0; seen < journeys.length; seen = journeys.length) await Promise.all([...journeys]);
+      packer.close();
+      // 160 records: one full write of 100 packed from three partitions, then the last 60 once no journey could add
+      expect(started).toEqual(['a0', 'b0', 'c0', 'd0']);
+      expect(writes).toEqual([100, 60]);
+      expect(packer.packedWrites).toBe(2);
+      expect(holds).toBeGreaterThanOrEqual(3);
+    },
+  );
+
+  it(
+    'the remainder of the last batches goes at once, next to the write that carries the rest, not after ' + 'it',
+    async () => {
+      // two journeys ending: a's 60 wait; b's 90 fill a write with them (a's 60 + b's first 40) and leave 50. Neither
+      // journey can add any more (a's last batch is being written), so the 50 go now, not once that write came back.
+      const writes: number[] = [];
+      let release: () => void = () => undefined;
+      const firstBack = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let running = 2;
+      const packer = new WritePacker({
+        size: 100,
+        maxHoldMs: 10_000,
+        write: async (records) => {
+          writes.push(records.length);
+          if (writes.length === 1) await firstBack;
+          return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
+        },
+        ledger: { commit: async () => undefined },
+        joinable: (waiting) => running > waiting,
+        stopped: () => false,
+      });
+      const end = (p: JourneyPage) =>
+        packer.write(0, p).finally(() => {
           running -= 1;
           packer.poke();
-        }),
-      );
-    }
-    startNext();
-    // settles once every started journey's batch was written (a journey never started would leave `started` short)
-    for (let seen = 0; seen < journeys.length; seen = journeys.length) await Promise.all([...journeys]);
-    packer.close();
-    // 160 records: one full write of 100 packed from three partitions, then the last 60 once no journey could add
-    expect(started).toEqual(['a0', 'b0', 'c0', 'd0']);
-    expect(writes).toEqual([100, 60]);
-    expect(packer.packedWrites).toBe(2);
-    expect(holds).toBeGreaterThanOrEqual(3);
-  });
-
-  it('the remainder of the last batches goes at once, next to the write that carries the rest, not after it', async () => {
-    // two journeys ending: a's 60 wait; b's 90 fill a write with them (a's 60 + b's first 40) and leave 50. Neither
-    // journey can add any more (a's last batch is being written), so the 50 go now, not once that write came back.
-    const writes: number[] = [];
-    let release: () => void = () => undefined;
-    const firstBack = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let running = 2;
-    const packer = new WritePacker({
-      size: 100,
-      maxHoldMs: 10_000,
-      write: async (records) => {
-        writes.push(records.length);
-        if (writes.length === 1) await firstBack;
-        return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
-      },
-      ledger: { commit: async () => undefined },
-      joinable: (waiting) => running > waiting,
-      stopped: () => false,
-    });
-    const end = (p: JourneyPage) =>
-      packer.write(0, p).finally(() => {
-        running -= 1;
-        packer.poke();
-      });
-    const a = end(page('a', 60));
-    const b = end(page('b', 90));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(writes).toEqual([100, 50]);
-    expect(packer.finishedJourneys).toBe(2);
-    release();
-    await Promise.all([a, b]);
-    packer.close();
-    expect(packer.finishedJourneys).toBe(0);
-  });
+        });
+      const a = end(page('a', 60));
+      const b = end(page('b', 90));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(writes).toEqual([100, 50]);
+      expect(packer.finishedJourneys).toBe(2);
+      release();
+      await Promise.all([a, b]);
+      packer.close();
+      expect(packer.finishedJourneys).toBe(0);
+    },
+  );
 
   it('a failed write fails every batch with a piece in it, and no batch is booked twice or half', async () => {
     const writes: number[] = [];

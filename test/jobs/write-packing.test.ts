@@ -92,46 +92,49 @@ describe('write packing (real emulators, real HubSpot client, real Redis)', () =
     expect(requests).toBeGreaterThanOrEqual(full);
   });
 
-  it('an aborted run writes every page it paid for, keeps exact counts, and its resume fetches nothing twice', async () => {
-    const config = fx.config(
-      hubspotConfig(
-        COMPANY_SEARCH.replace('field: prospect_sync_id', 'field: abort_sync_id'),
-        '  pageSize: 30\n  parallelism: 6',
-      ),
-    );
-    const expected = await fx.oracleIds('companies', COMPANY_FILTER);
-    fx.si.resetStats();
-    const stop = new AbortController();
-    const first = await syncSearch(fx.deps(config), {
-      search: 'all-companies',
-      runId: 'pack-abort',
-      signal: stop.signal,
-      onProgress: (p) => {
-        if (p.fetched >= 300) stop.abort();
-      },
-    });
-    expect(first).toMatchObject({ status: 'failed', stopReason: 'aborted' });
-    expect(first.fetched).toBeLessThan(expected.length);
-    // Everything fetched was written and booked: HubSpot holds exactly the booked records, all paid pages counted.
-    const landed = hubspotValues(fx.hubspot!, 'companies', 'abort_sync_id').filter((v) => v !== '');
-    expect(landed.length).toBe(first.created);
-    expect(first.created).toBe(first.fetched);
-    // (a page request in flight when the abort came is cancelled: charged by the API, never received)
-    const chargedFirst = fx.si.stats('worker').tokensCharged;
-    expect(chargedFirst - first.fetched).toBeLessThanOrEqual(6 * 30);
-    const cp = await new CheckpointStore(fx.redis, 'all-companies', { prefix: fx.prefix }).load('pack-abort');
-    expect(cp?.counts.created).toBe(first.created);
+  it(
+    'an aborted run writes every page it paid for, keeps exact counts, and its resume fetches nothing ' + 'twice',
+    async () => {
+      const config = fx.config(
+        hubspotConfig(
+          COMPANY_SEARCH.replace('field: prospect_sync_id', 'field: abort_sync_id'),
+          '  pageSize: 30\n  parallelism: 6',
+        ),
+      );
+      const expected = await fx.oracleIds('companies', COMPANY_FILTER);
+      fx.si.resetStats();
+      const stop = new AbortController();
+      const first = await syncSearch(fx.deps(config), {
+        search: 'all-companies',
+        runId: 'pack-abort',
+        signal: stop.signal,
+        onProgress: (p) => {
+          if (p.fetched >= 300) stop.abort();
+        },
+      });
+      expect(first).toMatchObject({ status: 'failed', stopReason: 'aborted' });
+      expect(first.fetched).toBeLessThan(expected.length);
+      // Everything fetched was written and booked: HubSpot holds exactly the booked records, all paid pages counted.
+      const landed = hubspotValues(fx.hubspot!, 'companies', 'abort_sync_id').filter((v) => v !== '');
+      expect(landed.length).toBe(first.created);
+      expect(first.created).toBe(first.fetched);
+      // (a page request in flight when the abort came is cancelled: charged by the API, never received)
+      const chargedFirst = fx.si.stats('worker').tokensCharged;
+      expect(chargedFirst - first.fetched).toBeLessThanOrEqual(6 * 30);
+      const cp = await new CheckpointStore(fx.redis, 'all-companies', { prefix: fx.prefix }).load('pack-abort');
+      expect(cp?.counts.created).toBe(first.created);
 
-    const second = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'pack-abort' });
-    expect(second).toMatchObject({
-      status: 'completed',
-      fetched: expected.length,
-      created: expected.length,
-      updated: 0,
-      unchanged: 0,
-    });
-    expect(hubspotValues(fx.hubspot!, 'companies', 'abort_sync_id').filter((v) => v !== '')).toEqual(expected);
-    // the resume pays only for what the first attempt did not write: nothing written was fetched again
-    expect(fx.si.stats('worker').tokensCharged - chargedFirst).toBe(expected.length - first.fetched);
-  });
+      const second = await syncSearch(fx.deps(config), { search: 'all-companies', runId: 'pack-abort' });
+      expect(second).toMatchObject({
+        status: 'completed',
+        fetched: expected.length,
+        created: expected.length,
+        updated: 0,
+        unchanged: 0,
+      });
+      expect(hubspotValues(fx.hubspot!, 'companies', 'abort_sync_id').filter((v) => v !== '')).toEqual(expected);
+      // the resume pays only for what the first attempt did not write: nothing written was fetched again
+      expect(fx.si.stats('worker').tokensCharged - chargedFirst).toBe(expected.length - first.fetched);
+    },
+  );
 });

@@ -40,18 +40,22 @@ const file = (path: string, text: string, mtimeS: number): void => {
 describe('bin/prospect-sync.js', () => {
   const T = 1_700_000_000;
 
-  it('runs the compiled CLI when dist/ is newer than every source file (and when there is no source, as in the image)', () => {
-    const { root, run } = layout();
-    file(
-      join(root, 'dist/src/cli/main.js'),
-      "process.stdout.write('compiled ran ' + process.argv.slice(2).join(' '));",
-      T + 100,
-    );
-    expect(run()).toMatchObject({ status: 0, stdout: 'compiled ran validate' });
-    file(join(root, 'src/cli/main.ts'), '', T);
-    file(join(root, 'jobs/sync-search.ts'), '', T + 50);
-    expect(run()).toMatchObject({ status: 0, stdout: 'compiled ran validate' });
-  });
+  it(
+    'runs the compiled CLI when dist/ is newer than every source file (and when there is no source, as in the ' +
+      'image)',
+    () => {
+      const { root, run } = layout();
+      file(
+        join(root, 'dist/src/cli/main.js'),
+        "process.stdout.write('compiled ran ' + process.argv.slice(2).join(' '));",
+        T + 100,
+      );
+      expect(run()).toMatchObject({ status: 0, stdout: 'compiled ran validate' });
+      file(join(root, 'src/cli/main.ts'), '', T);
+      file(join(root, 'jobs/sync-search.ts'), '', T + 50);
+      expect(run()).toMatchObject({ status: 0, stdout: 'compiled ran validate' });
+    },
+  );
 
   it('refuses a dist/ older than the source, naming the newer file and the fix', () => {
     const { root, run } = layout();
@@ -62,7 +66,8 @@ describe('bin/prospect-sync.js', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      'prospect-sync: dist/ is older than the source (jobs/sync-search/deep/changed.ts changed after the last build). Run `npm run build` (or delete dist/ to run the source through tsx).\n',
+      'prospect-sync: dist/ is older than the source (jobs/sync-search/deep/changed.ts changed after the last ' +
+        'build). Run `npm run build` (or delete dist/ to run the source through tsx).\n',
     );
   });
 

@@ -78,39 +78,45 @@ describe('process commands', () => {
     expect((await queues.sync.getJob(other.jobId))?.data.fullResync).toBeUndefined();
   });
 
-  it('scheduler: creates schedulers, SIGHUP applies changes and keeps the old config when the new one is invalid, SIGTERM exits 0', async () => {
-    const { queues, configPath, run } = await setup('cli-scheduler');
-    await writeFile(
-      configPath,
-      configYaml(searchYaml('one', '{every: 1h}') + searchYaml('two', '{cron: "0 6 * * *", timezone: Europe/Berlin}')),
-    );
-    const ids = async (): Promise<string> =>
-      (await queues.tick.getJobSchedulers(0, -1))
-        .map((s) => `${s.key}:${s.pattern ?? s.every}`)
-        .sort()
-        .join(',');
+  it(
+    'scheduler: creates schedulers, SIGHUP applies changes and keeps the old config when the new one is invalid, ' +
+      'SIGTERM exits 0',
+    async () => {
+      const { queues, configPath, run } = await setup('cli-scheduler');
+      await writeFile(
+        configPath,
+        configYaml(
+          searchYaml('one', '{every: 1h}') + searchYaml('two', '{cron: "0 6 * * *", timezone: Europe/Berlin}'),
+        ),
+      );
+      const ids = async (): Promise<string> =>
+        (await queues.tick.getJobSchedulers(0, -1))
+          .map((s) => `${s.key}:${s.pattern ?? s.every}`)
+          .sort()
+          .join(',');
 
-    const scheduler = run(['scheduler']);
-    await waitFor(async () => (await ids()) === 'one:3600000,two:0 6 * * *' || undefined, 20_000);
+      const scheduler = run(['scheduler']);
+      await waitFor(async () => (await ids()) === 'one:3600000,two:0 6 * * *' || undefined, 20_000);
 
-    await writeFile(configPath, configYaml(searchYaml('two', '{cron: "30 7 * * *", timezone: Europe/Berlin}')));
-    scheduler.child.kill('SIGHUP');
-    await waitFor(async () => (await ids()) === 'two:30 7 * * *' || undefined, 10_000);
+      await writeFile(configPath, configYaml(searchYaml('two', '{cron: "30 7 * * *", timezone: Europe/Berlin}')));
+      scheduler.child.kill('SIGHUP');
+      await waitFor(async () => (await ids()) === 'two:30 7 * * *' || undefined, 10_000);
 
-    await writeFile(configPath, 'searches: [oops\n');
-    scheduler.child.kill('SIGHUP');
-    await waitFor(
-      () =>
-        scheduler.out().includes('config reload failed') ||
-        scheduler.err().includes('config reload failed') ||
-        undefined,
-      10_000,
-    );
-    expect(await ids()).toBe('two:30 7 * * *');
+      await writeFile(configPath, 'searches: [oops\n');
+      scheduler.child.kill('SIGHUP');
+      await waitFor(
+        () =>
+          scheduler.out().includes('config reload failed') ||
+          scheduler.err().includes('config reload failed') ||
+          undefined,
+        10_000,
+      );
+      expect(await ids()).toBe('two:30 7 * * *');
 
-    scheduler.child.kill('SIGTERM');
-    expect(await scheduler.exited).toBe(0);
-  });
+      scheduler.child.kill('SIGTERM');
+      expect(await scheduler.exited).toBe(0);
+    },
+  );
 
   it('dashboard: serves /healthz on the configured port, exits 0 on SIGTERM', async () => {
     const { configPath, run } = await setup('cli-dashboard');

@@ -15,29 +15,32 @@ describe('live config', () => {
     dir = undefined;
   });
 
-  it('swaps in a valid file, refuses an invalid one with its file:line issues and keeps the previous config', async () => {
-    vi.stubEnv('SI_CLIENT_SECRET', 's');
-    vi.stubEnv('HUBSPOT_TOKEN', 't');
-    dir = await mkdtemp(join(tmpdir(), 'ps-live-'));
-    const file = join(dir, 'c.yaml');
-    await writeFile(file, configYaml(searchYaml('one', '{every: 1h}')));
-    const live = createLiveConfig(await loadConfig({ path: file }), file);
-    const names = (): string[] => live.current().searches.map((s) => s.name);
-    expect(names()).toEqual(['one']);
+  it(
+    'swaps in a valid file, refuses an invalid one with its file:line issues and keeps the previous ' + 'config',
+    async () => {
+      vi.stubEnv('SI_CLIENT_SECRET', 's');
+      vi.stubEnv('HUBSPOT_TOKEN', 't');
+      dir = await mkdtemp(join(tmpdir(), 'ps-live-'));
+      const file = join(dir, 'c.yaml');
+      await writeFile(file, configYaml(searchYaml('one', '{every: 1h}')));
+      const live = createLiveConfig(await loadConfig({ path: file }), file);
+      const names = (): string[] => live.current().searches.map((s) => s.name);
+      expect(names()).toEqual(['one']);
 
-    await writeFile(file, configYaml(searchYaml('one', '{every: 1h}') + searchYaml('two', '{every: 2h}')));
-    const ok = await live.reload();
-    expect(ok.ok).toBe(true);
-    expect(names()).toEqual(['one', 'two']);
+      await writeFile(file, configYaml(searchYaml('one', '{every: 1h}') + searchYaml('two', '{every: 2h}')));
+      const ok = await live.reload();
+      expect(ok.ok).toBe(true);
+      expect(names()).toEqual(['one', 'two']);
 
-    await writeFile(file, configYaml(searchYaml('three', '{every: soon}')));
-    const refused = await live.reload();
-    expect(refused.ok).toBe(false);
-    const error = (refused as { error: unknown }).error;
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues[0]).toMatchObject({ file, line: expect.any(Number) as number });
-    expect(names()).toEqual(['one', 'two']);
-  });
+      await writeFile(file, configYaml(searchYaml('three', '{every: soon}')));
+      const refused = await live.reload();
+      expect(refused.ok).toBe(false);
+      const error = (refused as { error: unknown }).error;
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).issues[0]).toMatchObject({ file, line: expect.any(Number) as number });
+      expect(names()).toEqual(['one', 'two']);
+    },
+  );
 
   it('reloads run one at a time, in order: the last file read wins', async () => {
     const order: string[] = [];

@@ -136,146 +136,151 @@ describe('docker-compose.yml', () => {
 });
 
 describe('the production profile, replayed without Docker', () => {
-  it('starts scheduler, worker and dashboard with mounted config and secret files; healthy on the configured port; SIGHUP reloads the mounted config', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'ps-compose-'));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-    // the operator's project directory: the compose file, its config directory, a secrets directory and .env values
-    const project = join(root, 'project');
-    mkdirSync(join(project, 'secrets'), { recursive: true });
-    cpSync('docker-compose.yml', join(project, 'docker-compose.yml'));
-    cpSync('config', join(project, 'config'), { recursive: true });
-    const password = `pw-${randomUUID()}`;
-    const secretValues: Record<string, string> = {
-      si_client_secret: 'si-secret',
-      hubspot_token: 'hs-token',
-      dashboard_password: `${password}\n`,
-      sf_client_secret: '',
-      alert_webhook_url: '',
-    };
-    for (const [name, value] of Object.entries(secretValues)) writeFileSync(join(project, 'secrets', name), value);
-    const prefix = `ps-compose-${randomUUID().slice(0, 8)}`;
-    const port = await freePort();
-    const dotEnv = {
-      QUEUE_PREFIX: prefix,
-      PROSPECT_SYNC_PORT: String(port),
-      SI_BASE_URL: 'http://127.0.0.1:9',
-      SI_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
-      SI_CLIENT_ID: 'client',
-      HUBSPOT_BASE_URL: 'http://127.0.0.1:9',
-    };
-    const compose = readCompose(join(project, 'docker-compose.yml'), dotEnv);
-    expect(composeProblems(compose)).toEqual([]);
-
-    const redis = createRedis(process.env.REDIS_URL);
-    cleanups.push(async () => {
-      await deleteKeysUnder(redis, prefix);
-      redis.disconnect();
-    });
-
-    const started: Record<
-      string,
-      { child: ChildProcess; out: () => string; env: Record<string, string>; cwd: string }
-    > = {};
-    for (const name of APPS) {
-      const svc = resolveService(compose, name, image, project, dotEnv);
-      // the container's filesystem: WORKDIR with the image's bin/, the mounts in place of their container paths
-      const fsRoot = join(root, name);
-      const cwd = join(fsRoot, image.workdir);
-      mkdirSync(cwd, { recursive: true });
-      symlinkSync(join(REPO, 'bin'), join(cwd, 'bin'));
-      const hostPath = (p: string): string => {
-        const target = Object.keys(svc.mounts).find((m) => p === m || p.startsWith(`${m}/`));
-        return target ? svc.mounts[target]! + p.slice(target.length) : p;
+  it(
+    'starts scheduler, worker and dashboard with mounted config and secret files; healthy on the configured port; ' +
+      'SIGHUP reloads the mounted config',
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'ps-compose-'));
+      cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+      // the operator's project directory: the compose file, its config directory, a secrets directory and .env values
+      const project = join(root, 'project');
+      mkdirSync(join(project, 'secrets'), { recursive: true });
+      cpSync('docker-compose.yml', join(project, 'docker-compose.yml'));
+      cpSync('config', join(project, 'config'), { recursive: true });
+      const password = `pw-${randomUUID()}`;
+      const secretValues: Record<string, string> = {
+        si_client_secret: 'si-secret',
+        hubspot_token: 'hs-token',
+        dashboard_password: `${password}\n`,
+        sf_client_secret: '',
+        alert_webhook_url: '',
       };
-      for (const [target, src] of Object.entries(svc.mounts)) {
-        if (target.startsWith(`${image.workdir}/`)) symlinkSync(src, join(fsRoot, target));
+      for (const [name, value] of Object.entries(secretValues)) writeFileSync(join(project, 'secrets', name), value);
+      const prefix = `ps-compose-${randomUUID().slice(0, 8)}`;
+      const port = await freePort();
+      const dotEnv = {
+        QUEUE_PREFIX: prefix,
+        PROSPECT_SYNC_PORT: String(port),
+        SI_BASE_URL: 'http://127.0.0.1:9',
+        SI_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
+        SI_CLIENT_ID: 'client',
+        HUBSPOT_BASE_URL: 'http://127.0.0.1:9',
+      };
+      const compose = readCompose(join(project, 'docker-compose.yml'), dotEnv);
+      expect(composeProblems(compose)).toEqual([]);
+
+      const redis = createRedis(process.env.REDIS_URL);
+      cleanups.push(async () => {
+        await deleteKeysUnder(redis, prefix);
+        redis.disconnect();
+      });
+
+      const started: Record<
+        string,
+        { child: ChildProcess; out: () => string; env: Record<string, string>; cwd: string }
+      > = {};
+      for (const name of APPS) {
+        const svc = resolveService(compose, name, image, project, dotEnv);
+        // the container's filesystem: WORKDIR with the image's bin/, the mounts in place of their container paths
+        const fsRoot = join(root, name);
+        const cwd = join(fsRoot, image.workdir);
+        mkdirSync(cwd, { recursive: true });
+        symlinkSync(join(REPO, 'bin'), join(cwd, 'bin'));
+        const hostPath = (p: string): string => {
+          const target = Object.keys(svc.mounts).find((m) => p === m || p.startsWith(`${m}/`));
+          return target ? svc.mounts[target]! + p.slice(target.length) : p;
+        };
+        for (const [target, src] of Object.entries(svc.mounts)) {
+          if (target.startsWith(`${image.workdir}/`)) symlinkSync(src, join(fsRoot, target));
+        }
+        expect(svc.mounts[`${image.workdir}/config`], name).toBe(join(project, 'config'));
+        const env = Object.fromEntries(
+          Object.entries(svc.env).map(([k, v]) => [k, k.endsWith('_FILE') ? hostPath(v) : v]),
+        );
+        // the compose network's `redis` host is this test's Redis
+        expect(env.REDIS_URL).toBe('redis://redis:6379');
+        env.REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+        expect(svc.argv.slice(0, 2)).toEqual(['node', 'bin/prospect-sync.js']);
+        const child = spawn(process.execPath, svc.argv.slice(1), {
+          cwd,
+          env: { PATH: process.env.PATH ?? '', HOME: root, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
+        started[name] = { child, out: () => out, env, cwd };
       }
-      expect(svc.mounts[`${image.workdir}/config`], name).toBe(join(project, 'config'));
-      const env = Object.fromEntries(
-        Object.entries(svc.env).map(([k, v]) => [k, k.endsWith('_FILE') ? hostPath(v) : v]),
-      );
-      // the compose network's `redis` host is this test's Redis
-      expect(env.REDIS_URL).toBe('redis://redis:6379');
-      env.REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-      expect(svc.argv.slice(0, 2)).toEqual(['node', 'bin/prospect-sync.js']);
-      const child = spawn(process.execPath, svc.argv.slice(1), {
-        cwd,
-        env: { PATH: process.env.PATH ?? '', HOME: root, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+
+      for (const [name, s] of Object.entries(started)) {
+        await waitFor(() => {
+          if (s.child.exitCode !== null) throw new Error(`${name} exited ${s.child.exitCode}: ${s.out()}`);
+          return s.out().includes('"msg":"started"');
+        }, 40_000);
+      }
+      const dash = started.dashboard!;
+      expect(dash.out()).toContain(`dashboard: http://0.0.0.0:${port}`);
+
+      // the image's HEALTHCHECK, as Docker runs it: in the container's WORKDIR with its environment
+      const hc = healthcheckArgv(runtime) ?? [];
+      const probe = spawnSync(process.execPath, hc.slice(1), {
+        cwd: dash.cwd,
+        env: { PATH: process.env.PATH ?? '', ...dash.env },
+        encoding: 'utf8',
       });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
-      started[name] = { child, out: () => out, env, cwd };
-    }
+      expect(probe.status, probe.stderr).toBe(0);
+      // the password came from its secret file
+      const auth = { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` };
+      expect((await fetch(`http://127.0.0.1:${port}/runs`)).status).toBe(401);
+      const before = await fetch(`http://127.0.0.1:${port}/runs`, { headers: auth });
+      expect(before.status).toBe(200);
+      expect(await before.text()).not.toContain('reload-check');
 
-    for (const [name, s] of Object.entries(started)) {
-      await waitFor(() => {
-        if (s.child.exitCode !== null) throw new Error(`${name} exited ${s.child.exitCode}: ${s.out()}`);
-        return s.out().includes('"msg":"started"');
-      }, 40_000);
-    }
-    const dash = started.dashboard!;
-    expect(dash.out()).toContain(`dashboard: http://0.0.0.0:${port}`);
-
-    // the image's HEALTHCHECK, as Docker runs it: in the container's WORKDIR with its environment
-    const hc = healthcheckArgv(runtime) ?? [];
-    const probe = spawnSync(process.execPath, hc.slice(1), {
-      cwd: dash.cwd,
-      env: { PATH: process.env.PATH ?? '', ...dash.env },
-      encoding: 'utf8',
-    });
-    expect(probe.status, probe.stderr).toBe(0);
-    // the password came from its secret file
-    const auth = { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` };
-    expect((await fetch(`http://127.0.0.1:${port}/runs`)).status).toBe(401);
-    const before = await fetch(`http://127.0.0.1:${port}/runs`, { headers: auth });
-    expect(before.status).toBe(200);
-    expect(await before.text()).not.toContain('reload-check');
-
-    // edit the mounted config on the host, then `docker compose kill -s HUP`
-    appendFileSync(
-      join(project, 'config', 'prospect-sync.yaml'),
-      [
-        '  - name: reload-check',
-        '    segment: icp-dach',
-        '    entity: companies',
-        '    filter: {company: {industry: {include: [software]}}}',
-        '    schedule: {cron: "0 5 1 1 *"}',
-        '    destination: crm',
-        '    object: companies',
-        '    matchOn: {field: prospect_sync_id, from: id}',
-        '    fields: {name: name}',
-        '',
-      ].join('\n'),
-    );
-    for (const s of Object.values(started)) s.child.kill('SIGHUP');
-    for (const [name, s] of Object.entries(started)) {
+      // edit the mounted config on the host, then `docker compose kill -s HUP`
+      appendFileSync(
+        join(project, 'config', 'prospect-sync.yaml'),
+        [
+          '  - name: reload-check',
+          '    segment: icp-dach',
+          '    entity: companies',
+          '    filter: {company: {industry: {include: [software]}}}',
+          '    schedule: {cron: "0 5 1 1 *"}',
+          '    destination: crm',
+          '    object: companies',
+          '    matchOn: {field: prospect_sync_id, from: id}',
+          '    fields: {name: name}',
+          '',
+        ].join('\n'),
+      );
+      for (const s of Object.values(started)) s.child.kill('SIGHUP');
+      for (const [name, s] of Object.entries(started)) {
+        await waitFor(
+          () => /"searches":\[[^\]]*"reload-check"[^\]]*\][^\n]*"msg":"config reloaded"/.test(s.out()),
+          20_000,
+        ).catch(() => {
+          throw new Error(`${name} did not reload: ${s.out()}`);
+        });
+      }
+      const queues = openQueues({ connection: redis, prefix });
+      cleanups.push(() => queues.close());
       await waitFor(
-        () => /"searches":\[[^\]]*"reload-check"[^\]]*\][^\n]*"msg":"config reloaded"/.test(s.out()),
-        20_000,
-      ).catch(() => {
-        throw new Error(`${name} did not reload: ${s.out()}`);
-      });
-    }
-    const queues = openQueues({ connection: redis, prefix });
-    cleanups.push(() => queues.close());
-    await waitFor(
-      async () =>
-        (await queues.tick.getJobSchedulers(0, -1)).some((j) => j.key === 'reload-check' || j.id === 'reload-check'),
-      15_000,
-    );
-    expect(await (await fetch(`http://127.0.0.1:${port}/runs`, { headers: auth })).text()).toContain('reload-check');
-
-    for (const [name, s] of Object.entries(started)) {
-      const exited = new Promise<number | null>((r) =>
-        s.child.exitCode !== null ? r(s.child.exitCode) : s.child.on('exit', (code) => r(code)),
+        async () =>
+          (await queues.tick.getJobSchedulers(0, -1)).some((j) => j.key === 'reload-check' || j.id === 'reload-check'),
+        15_000,
       );
-      s.child.kill('SIGTERM');
-      expect(await exited, name).toBe(0);
-      for (const secret of [password, 'si-secret', 'hs-token']) expect(s.out(), name).not.toContain(secret);
-    }
-    expect(dirname(join(project, 'config'))).toBe(project);
-  }, 90_000);
+      expect(await (await fetch(`http://127.0.0.1:${port}/runs`, { headers: auth })).text()).toContain('reload-check');
+
+      for (const [name, s] of Object.entries(started)) {
+        const exited = new Promise<number | null>((r) =>
+          s.child.exitCode !== null ? r(s.child.exitCode) : s.child.on('exit', (code) => r(code)),
+        );
+        s.child.kill('SIGTERM');
+        expect(await exited, name).toBe(0);
+        for (const secret of [password, 'si-secret', 'hs-token']) expect(s.out(), name).not.toContain(secret);
+      }
+      expect(dirname(join(project, 'config'))).toBe(project);
+    },
+    90_000,
+  );
 });

@@ -38,7 +38,10 @@ describe('cron check', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toMatch(
-      /c\.yaml:\d+:\d+ searches\[0\]\.schedule\.cron: invalid cron pattern: Constraint error, got value 8 expected range 0-7/,
+      new RegExp(
+        String.raw`c\.yaml:\d+:\d+ searches\[0\]\.schedule\.cron: invalid cron pattern: Constraint error, got ` +
+          String.raw`value 8 expected range 0-7`,
+      ),
     );
   });
 });

@@ -61,16 +61,21 @@ describe('production config', () => {
     });
   });
 
-  it('`start` without --config refuses to start (exit 2) naming the missing variables, and never the secrets it has', async () => {
-    const { SI_BASE_URL: _unset, DASHBOARD_PASSWORD: _unset2, ...env } = FULL_ENV;
-    const c = cli(['start'], { ...env, PROSPECT_SYNC_CONFIG: '' });
-    const code = await c.exited;
-    expect(code).toBe(2);
-    expect(c.err()).toContain('environment variable SI_BASE_URL is not set');
-    expect(c.err()).toContain('environment variable DASHBOARD_PASSWORD is not set');
-    expect(c.err()).not.toContain(FULL_ENV.SI_CLIENT_SECRET);
-    expect(c.out()).not.toContain('started');
-  }, 30_000);
+  it(
+    '`start` without --config refuses to start (exit 2) naming the missing variables, and never the secrets it ' +
+      'has',
+    async () => {
+      const { SI_BASE_URL: _unset, DASHBOARD_PASSWORD: _unset2, ...env } = FULL_ENV;
+      const c = cli(['start'], { ...env, PROSPECT_SYNC_CONFIG: '' });
+      const code = await c.exited;
+      expect(code).toBe(2);
+      expect(c.err()).toContain('environment variable SI_BASE_URL is not set');
+      expect(c.err()).toContain('environment variable DASHBOARD_PASSWORD is not set');
+      expect(c.err()).not.toContain(FULL_ENV.SI_CLIENT_SECRET);
+      expect(c.out()).not.toContain('started');
+    },
+    30_000,
+  );
 
   it('config/demo.yaml points at the emulators with no environment at all', async () => {
     const { config } = await readConfig({ path: 'config/demo.yaml', env: {} });

@@ -38,33 +38,38 @@ describe('jobs of a search the config no longer has', () => {
     return { fx, connection, ctx, queues };
   }
 
-  it('a queued run of a renamed search fails at once with search_not_found, recorded, and the search can be queued again', async () => {
-    const { fx, connection, ctx, queues } = await fixtureWithQueues('removed-search');
+  it(
+    'a queued run of a renamed search fails at once with search_not_found, recorded, and the search can be queued ' +
+      'again',
+    async () => {
+      const { fx, connection, ctx, queues } = await fixtureWithQueues('removed-search');
 
-    // queued under the old name (e.g. by the previous version's scheduler), then the workers restart on a config
-    // where 'all-companies' was renamed 'every-company'
-    const { jobId } = await enqueueRun(queues.sync, 'all-companies', 'schedule');
-    const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('name: all-companies', 'name: every-company')));
-    const worker = startSyncWorker({
-      ctx,
-      logger: silentLogger,
-      processor: createSyncProcessor({ config, redis: connection, prefix: fx.prefix, logger: silentLogger }),
-    });
-    closers.push(() => worker.shutdown(2_000));
+      // queued under the old name (e.g. by the previous version's scheduler), then the workers restart on a config
+      // where 'all-companies' was renamed 'every-company'
+      const { jobId } = await enqueueRun(queues.sync, 'all-companies', 'schedule');
+      const config = fx.config(hubspotConfig(COMPANY_SEARCH.replace('name: all-companies', 'name: every-company')));
+      const worker = startSyncWorker({
+        ctx,
+        logger: silentLogger,
+        processor: createSyncProcessor({ config, redis: connection, prefix: fx.prefix, logger: silentLogger }),
+      });
+      closers.push(() => worker.shutdown(2_000));
 
-    await waitFor(async () => (await queues.sync.getJobState(jobId)) === 'failed', 20_000);
-    const job = await queues.sync.getJob(jobId);
-    expect(job?.attemptsMade).toBe(1);
-    expect(SYNC_JOB_OPTIONS.attempts).toBeGreaterThan(1); // so attemptsMade 1 means "not retried"
-    expect(job?.failedReason).toBe("no saved search named 'all-companies' in the config (known: every-company)");
-    const [entry] = await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix });
-    expect(entry).toMatchObject({ runId: jobId, status: 'failed', error: { code: 'search_not_found' } });
-    expect(fx.si.stats('worker').operations.search ?? 0).toBe(0);
+      await waitFor(async () => (await queues.sync.getJobState(jobId)) === 'failed', 20_000);
+      const job = await queues.sync.getJob(jobId);
+      expect(job?.attemptsMade).toBe(1);
+      expect(SYNC_JOB_OPTIONS.attempts).toBeGreaterThan(1); // so attemptsMade 1 means "not retried"
+      expect(job?.failedReason).toBe("no saved search named 'all-companies' in the config (known: every-company)");
+      const [entry] = await listRuns(fx.redis, 'all-companies', { prefix: fx.prefix });
+      expect(entry).toMatchObject({ runId: jobId, status: 'failed', error: { code: 'search_not_found' } });
+      expect(fx.si.stats('worker').operations.search ?? 0).toBe(0);
 
-    // not stuck behind its deduplication id: both names can be queued again
-    expect((await enqueueRun(queues.sync, 'all-companies', 'manual')).deduplicated).toBe(false);
-    expect((await enqueueRun(queues.sync, 'every-company', 'manual')).deduplicated).toBe(false);
-  }, 40_000);
+      // not stuck behind its deduplication id: both names can be queued again
+      expect((await enqueueRun(queues.sync, 'all-companies', 'manual')).deduplicated).toBe(false);
+      expect((await enqueueRun(queues.sync, 'every-company', 'manual')).deduplicated).toBe(false);
+    },
+    40_000,
+  );
 
   it('a scheduler tick for a search removed from the config is ignored (no run queued)', async () => {
     const { fx, connection, ctx, queues } = await fixtureWithQueues('removed-tick', { hubspot: false });

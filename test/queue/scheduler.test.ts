@@ -30,35 +30,39 @@ describe('scheduler and worker', () => {
     return { env, queues };
   }
 
-  it('an every-based scheduler fires, its tick enqueues a run, and the worker processes it with the injected processor', async () => {
-    const { env, queues } = await setup('sched-fire');
-    const seen: SyncJobData[] = [];
-    const worker = startSyncWorker({
-      ctx: env.ctx,
-      logger: silentLogger,
-      processor: async (job, token, signal) => {
-        expect(typeof token).toBe('string');
-        expect(signal).toBeInstanceOf(AbortSignal);
-        seen.push(job.data);
-        return { search: job.data.search, status: 'completed' };
-      },
-    });
-    closers.push(() => worker.shutdown(5_000));
-    const scheduler = await startScheduler({
-      ctx: env.ctx,
-      queues,
-      logger: silentLogger,
-      loadSearches: async () => [{ name: 'fast', schedule: { every: 300 } }],
-    });
-    closers.push(scheduler.close);
-    expect(scheduler.isLeader).toBe(true);
+  it(
+    'an every-based scheduler fires, its tick enqueues a run, and the worker processes it with the injected ' +
+      'processor',
+    async () => {
+      const { env, queues } = await setup('sched-fire');
+      const seen: SyncJobData[] = [];
+      const worker = startSyncWorker({
+        ctx: env.ctx,
+        logger: silentLogger,
+        processor: async (job, token, signal) => {
+          expect(typeof token).toBe('string');
+          expect(signal).toBeInstanceOf(AbortSignal);
+          seen.push(job.data);
+          return { search: job.data.search, status: 'completed' };
+        },
+      });
+      closers.push(() => worker.shutdown(5_000));
+      const scheduler = await startScheduler({
+        ctx: env.ctx,
+        queues,
+        logger: silentLogger,
+        loadSearches: async () => [{ name: 'fast', schedule: { every: 300 } }],
+      });
+      closers.push(scheduler.close);
+      expect(scheduler.isLeader).toBe(true);
 
-    await waitFor(() => seen.length >= 2 || undefined, 15_000);
-    expect(seen[0]).toMatchObject({ search: 'fast', trigger: 'schedule' });
-    expect(seen[0]?.runId).not.toBe(seen[1]?.runId);
-    const completed = await queues.sync.getCompleted();
-    expect(completed[0]?.returnvalue).toEqual({ search: 'fast', status: 'completed' });
-  });
+      await waitFor(() => seen.length >= 2 || undefined, 15_000);
+      expect(seen[0]).toMatchObject({ search: 'fast', trigger: 'schedule' });
+      expect(seen[0]?.runId).not.toBe(seen[1]?.runId);
+      const completed = await queues.sync.getCompleted();
+      expect(completed[0]?.returnvalue).toEqual({ search: 'fast', status: 'completed' });
+    },
+  );
 
   it('two scheduler processes: one leader; the standby takes over when the leader stops', async () => {
     const { env, queues } = await setup('sched-leader');
@@ -106,99 +110,106 @@ describe('scheduler and worker', () => {
     expect(await ids()).toEqual(['two']);
   });
 
-  it('a manual trigger while a run is active is reported, not doubled; after it finishes a new run is accepted', async () => {
-    const { env, queues } = await setup('trigger-dedup');
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let runs = 0;
-    const worker: SyncWorkerHandle = startSyncWorker({
-      ctx: env.ctx,
-      logger: silentLogger,
-      concurrency: 2,
-      processor: async (job) => {
-        runs += 1;
-        await gate;
-        return { search: job.data.search, status: 'completed' };
-      },
-    });
-    closers.push(() => worker.shutdown(5_000));
-
-    const first = await enqueueRun(queues.sync, 'dach', 'manual');
-    expect(first.deduplicated).toBe(false);
-    await waitFor(async () => (await queues.sync.getJobState(first.jobId)) === 'active');
-
-    const second = await enqueueRun(queues.sync, 'dach', 'manual');
-    expect(second).toMatchObject({ deduplicated: true, jobId: first.jobId, state: 'active' });
-    const other = await enqueueRun(queues.sync, 'other', 'manual');
-    expect(other.deduplicated).toBe(false);
-    // the worker picks 'other' up as soon as it polls (concurrency 2): wait for it, the machine may be busy
-    await waitFor(async () => (await queues.sync.getJobCounts('active')).active === 2);
-    expect(await queues.sync.getJobCounts('waiting', 'active', 'delayed')).toMatchObject({ waiting: 0, active: 2 });
-
-    release();
-    await waitFor(async () => (await queues.sync.getJobState(first.jobId)) === 'completed');
-    expect(runs).toBe(2);
-    const third = await enqueueRun(queues.sync, 'dach', 'manual');
-    expect(third.deduplicated).toBe(false);
-    expect(third.jobId).not.toBe(first.jobId);
-  });
-
-  it('the run history, totals, mirror membership and reveal tally of a search removed from the config expire; back in the config, they stay', async () => {
-    const { env, queues } = await setup('sched-retire');
-    const { connection: redis, prefix } = env.ctx;
-    const at = new Date().toISOString();
-    for (const search of ['kept', 'gone']) {
-      await recordRun(
-        redis,
-        {
-          search,
-          status: 'completed',
-          ...emptyCounts(),
-          durationMs: 1,
-          runId: `${search}-1`,
-          startedAt: at,
-          finishedAt: at,
-          dryRun: false,
-          partitions: 1,
+  it(
+    'a manual trigger while a run is active is reported, not doubled; after it finishes a new run is ' + 'accepted',
+    async () => {
+      const { env, queues } = await setup('trigger-dedup');
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let runs = 0;
+      const worker: SyncWorkerHandle = startSyncWorker({
+        ctx: env.ctx,
+        logger: silentLogger,
+        concurrency: 2,
+        processor: async (job) => {
+          runs += 1;
+          await gate;
+          return { search: job.data.search, status: 'completed' };
         },
-        { prefix },
-      );
-    }
-    await new RevealStore(redis, `${prefix}:source:acct`, 180).tally('gone:fp', 'gone-1', new Map([[1, 1]]));
-    // the mirror's membership of `gone` in one CRM instance (its record flags' meta and one bucket, and the guard)
-    await addRunMatched(redis, 'gone', 'gone-1', ['a', 'b'], prefix);
-    await new MembershipStore(redis, 'gone', 'hubspot:1', prefix).settle('gone-1', { confirmRuns: 2, maxShare: 0.1 });
-    const records = `${prefix}:mirror:{gone}:hubspot:1:records`;
-    const membership = [records, ...(await redis.keys(`${records}:*`)), `${prefix}:mirror:{gone}:hubspot:1:meta`];
-    expect(membership).toHaveLength(3);
-    const gone = [
-      `${prefix}:run:gone:history`,
-      `${prefix}:run:gone:totals`,
-      ...membership,
-      `${prefix}:source:acct:reveal-tally:gone:fp:last`,
-      `${prefix}:source:acct:reveal-tally:gone:fp:gone-1`,
-    ];
-    const kept = [`${prefix}:run:kept:history`, `${prefix}:run:kept:totals`];
-    for (const key of kept) expect(await redis.ttl(key)).toBe(-1);
+      });
+      closers.push(() => worker.shutdown(5_000));
 
-    let searches: SchedulableSearch[] = [{ name: 'kept' }];
-    const scheduler = await startScheduler({
-      ctx: env.ctx,
-      queues,
-      logger: silentLogger,
-      loadSearches: async () => searches,
-    });
-    closers.push(scheduler.close);
-    expect(scheduler.isLeader).toBe(true);
-    for (const key of gone) {
-      const ttl = await redis.ttl(key);
-      expect(ttl, key).toBeGreaterThan(RETIRED_SEARCH_TTL_SECONDS - 60);
-      expect(ttl, key).toBeLessThanOrEqual(RETIRED_SEARCH_TTL_SECONDS);
-    }
-    for (const key of kept) expect(await redis.ttl(key), key).toBe(-1);
+      const first = await enqueueRun(queues.sync, 'dach', 'manual');
+      expect(first.deduplicated).toBe(false);
+      await waitFor(async () => (await queues.sync.getJobState(first.jobId)) === 'active');
 
-    searches = [{ name: 'kept' }, { name: 'gone' }];
-    await scheduler.reload();
-    for (const key of gone.slice(0, 4)) expect(await redis.ttl(key), key).toBe(-1);
-  });
+      const second = await enqueueRun(queues.sync, 'dach', 'manual');
+      expect(second).toMatchObject({ deduplicated: true, jobId: first.jobId, state: 'active' });
+      const other = await enqueueRun(queues.sync, 'other', 'manual');
+      expect(other.deduplicated).toBe(false);
+      // the worker picks 'other' up as soon as it polls (concurrency 2): wait for it, the machine may be busy
+      await waitFor(async () => (await queues.sync.getJobCounts('active')).active === 2);
+      expect(await queues.sync.getJobCounts('waiting', 'active', 'delayed')).toMatchObject({ waiting: 0, active: 2 });
+
+      release();
+      await waitFor(async () => (await queues.sync.getJobState(first.jobId)) === 'completed');
+      expect(runs).toBe(2);
+      const third = await enqueueRun(queues.sync, 'dach', 'manual');
+      expect(third.deduplicated).toBe(false);
+      expect(third.jobId).not.toBe(first.jobId);
+    },
+  );
+
+  it(
+    'the run history, totals, mirror membership and reveal tally of a search removed from the config expire; back ' +
+      'in the config, they stay',
+    async () => {
+      const { env, queues } = await setup('sched-retire');
+      const { connection: redis, prefix } = env.ctx;
+      const at = new Date().toISOString();
+      for (const search of ['kept', 'gone']) {
+        await recordRun(
+          redis,
+          {
+            search,
+            status: 'completed',
+            ...emptyCounts(),
+            durationMs: 1,
+            runId: `${search}-1`,
+            startedAt: at,
+            finishedAt: at,
+            dryRun: false,
+            partitions: 1,
+          },
+          { prefix },
+        );
+      }
+      await new RevealStore(redis, `${prefix}:source:acct`, 180).tally('gone:fp', 'gone-1', new Map([[1, 1]]));
+      // the mirror's membership of `gone` in one CRM instance (its record flags' meta and one bucket, and the guard)
+      await addRunMatched(redis, 'gone', 'gone-1', ['a', 'b'], prefix);
+      await new MembershipStore(redis, 'gone', 'hubspot:1', prefix).settle('gone-1', { confirmRuns: 2, maxShare: 0.1 });
+      const records = `${prefix}:mirror:{gone}:hubspot:1:records`;
+      const membership = [records, ...(await redis.keys(`${records}:*`)), `${prefix}:mirror:{gone}:hubspot:1:meta`];
+      expect(membership).toHaveLength(3);
+      const gone = [
+        `${prefix}:run:gone:history`,
+        `${prefix}:run:gone:totals`,
+        ...membership,
+        `${prefix}:source:acct:reveal-tally:gone:fp:last`,
+        `${prefix}:source:acct:reveal-tally:gone:fp:gone-1`,
+      ];
+      const kept = [`${prefix}:run:kept:history`, `${prefix}:run:kept:totals`];
+      for (const key of kept) expect(await redis.ttl(key)).toBe(-1);
+
+      let searches: SchedulableSearch[] = [{ name: 'kept' }];
+      const scheduler = await startScheduler({
+        ctx: env.ctx,
+        queues,
+        logger: silentLogger,
+        loadSearches: async () => searches,
+      });
+      closers.push(scheduler.close);
+      expect(scheduler.isLeader).toBe(true);
+      for (const key of gone) {
+        const ttl = await redis.ttl(key);
+        expect(ttl, key).toBeGreaterThan(RETIRED_SEARCH_TTL_SECONDS - 60);
+        expect(ttl, key).toBeLessThanOrEqual(RETIRED_SEARCH_TTL_SECONDS);
+      }
+      for (const key of kept) expect(await redis.ttl(key), key).toBe(-1);
+
+      searches = [{ name: 'kept' }, { name: 'gone' }];
+      await scheduler.reload();
+      for (const key of gone.slice(0, 4)) expect(await redis.ttl(key), key).toBe(-1);
+    },
+  );
 });

@@ -82,49 +82,53 @@ describe('pace', () => {
     });
   });
 
-  it('refresh mode changed: a search never run pays a full first run, then its share; its history leaves out the full walk of a new split', () => {
-    expect(paceFromCount(1400, {}, false, { runsPerInterval: 14 })).toEqual({
-      tokens: 100,
-      credits: 0,
-      basis: 'count',
-      runs: 0,
-      firstRunTokens: 1400,
-    });
-    const refreshed = (tokens: number, rebuilt?: 'first'): RunSummary => ({
-      ...run('completed', tokens),
-      refresh: {
-        mode: 'changed',
-        kept: 0,
-        walked: { changed: 0, new: 0, stale: 1 },
-        skipped: 0,
-        counts: 1,
-        fullTokens: 1400,
-        ...(rebuilt ? { rebuilt } : {}),
-      },
-    });
-    // Newest first: two steady runs after the first full walk.
-    expect(paceFromHistory([refreshed(110), refreshed(90), refreshed(1400, 'first')])).toMatchObject({
-      tokens: 100,
-      runs: 2,
-    });
-    // A search back in full mode: every run counts again.
-    expect(paceFromHistory([run('completed', 1400), refreshed(90), refreshed(1400, 'first')])).toMatchObject({
-      tokens: 964,
-      runs: 3,
-    });
-    const f = forecastAllotment({
-      balance: { limit: 100_000, remaining: 10_000, resetAt: NOW + 10 * D },
-      now: new Date(NOW),
-      searches: [
-        {
-          search: 'daily',
-          schedule: { cron: '0 2 * * *' } as SavedSearch['schedule'],
-          pace: paceFromCount(1400, {}, false, { runsPerInterval: 14 }),
+  it(
+    'refresh mode changed: a search never run pays a full first run, then its share; its history leaves out the ' +
+      'full walk of a new split',
+    () => {
+      expect(paceFromCount(1400, {}, false, { runsPerInterval: 14 })).toEqual({
+        tokens: 100,
+        credits: 0,
+        basis: 'count',
+        runs: 0,
+        firstRunTokens: 1400,
+      });
+      const refreshed = (tokens: number, rebuilt?: 'first'): RunSummary => ({
+        ...run('completed', tokens),
+        refresh: {
+          mode: 'changed',
+          kept: 0,
+          walked: { changed: 0, new: 0, stale: 1 },
+          skipped: 0,
+          counts: 1,
+          fullTokens: 1400,
+          ...(rebuilt ? { rebuilt } : {}),
         },
-      ],
-    });
-    expect(f.searches[0]).toMatchObject({ runsLeft: 10, tokensPerRun: 100, tokens: 1400 + 9 * 100 });
-  });
+      });
+      // Newest first: two steady runs after the first full walk.
+      expect(paceFromHistory([refreshed(110), refreshed(90), refreshed(1400, 'first')])).toMatchObject({
+        tokens: 100,
+        runs: 2,
+      });
+      // A search back in full mode: every run counts again.
+      expect(paceFromHistory([run('completed', 1400), refreshed(90), refreshed(1400, 'first')])).toMatchObject({
+        tokens: 964,
+        runs: 3,
+      });
+      const f = forecastAllotment({
+        balance: { limit: 100_000, remaining: 10_000, resetAt: NOW + 10 * D },
+        now: new Date(NOW),
+        searches: [
+          {
+            search: 'daily',
+            schedule: { cron: '0 2 * * *' } as SavedSearch['schedule'],
+            pace: paceFromCount(1400, {}, false, { runsPerInterval: 14 }),
+          },
+        ],
+      });
+      expect(f.searches[0]).toMatchObject({ runsLeft: 10, tokensPerRun: 100, tokens: 1400 + 9 * 100 });
+    },
+  );
 });
 
 describe('forecastAllotment', () => {

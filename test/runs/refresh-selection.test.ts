@@ -10,23 +10,27 @@ function part(id: string, count: number, ageDays: number, countNow = count): Rec
 }
 
 describe('refresh selection', () => {
-  it('walks the changed ones, then the stalest share of those holding records (ties by id); empty unchanged ones never', () => {
-    const parts = [
-      part('a', 10, 1),
-      part('b', 10, 3),
-      part('c', 10, 3),
-      part('d', 10, 2, 11),
-      part('e', 0, 9),
-      part('f', 10, 1),
-    ];
-    const { walk, skipped } = selectPartitions(parts, 14, { runsPerInterval: 3, nextRunAt: NOW + DAY });
-    expect(walk.map((w) => [w.partition.id, w.reason])).toEqual([
-      ['d', 'changed'],
-      ['b', 'stale'],
-      ['c', 'stale'],
-    ]);
-    expect(skipped.map((p) => p.id)).toEqual(['a', 'e', 'f']);
-  });
+  it(
+    'walks the changed ones, then the stalest share of those holding records (ties by id); empty unchanged ones ' +
+      'never',
+    () => {
+      const parts = [
+        part('a', 10, 1),
+        part('b', 10, 3),
+        part('c', 10, 3),
+        part('d', 10, 2, 11),
+        part('e', 0, 9),
+        part('f', 10, 1),
+      ];
+      const { walk, skipped } = selectPartitions(parts, 14, { runsPerInterval: 3, nextRunAt: NOW + DAY });
+      expect(walk.map((w) => [w.partition.id, w.reason])).toEqual([
+        ['d', 'changed'],
+        ['b', 'stale'],
+        ['c', 'stale'],
+      ]);
+      expect(skipped.map((p) => p.id)).toEqual(['a', 'e', 'f']);
+    },
+  );
 
   it('sizes the share by the partitions holding records: several empty ones neither count nor get walked', () => {
     const parts = [

@@ -31,38 +31,41 @@ function summary(search: string, n: number): RunSummary {
 }
 
 describe('run overview (one small value per search for /runs)', () => {
-  it('is written with each run: the newest run whole, the last 30 cut to their figures; an old history gets one', async () => {
-    for (let i = 1; i <= OVERVIEW_RUNS + 3; i++)
-      await recordRun(
-        redis,
-        { ...summary('a', i), tokensSpent: 10 * i, warnings: { count: 1, first: ['x'] } },
-        { prefix },
+  it(
+    'is written with each run: the newest run whole, the last 30 cut to their figures; an old history gets ' + 'one',
+    async () => {
+      for (let i = 1; i <= OVERVIEW_RUNS + 3; i++)
+        await recordRun(
+          redis,
+          { ...summary('a', i), tokensSpent: 10 * i, warnings: { count: 1, first: ['x'] } },
+          { prefix },
+        );
+      const stored = JSON.parse((await redis.get(`${prefix}:run:a:overview`)) ?? 'null') as RunOverview;
+      expect(stored.last).toEqual((await listRuns(redis, 'a', { prefix, limit: 1 }))[0]);
+      expect(stored.recent.map((r) => [r.fetched, r.tokensSpent])).toEqual(
+        Array.from({ length: OVERVIEW_RUNS }, (_, k) => [OVERVIEW_RUNS + 3 - k, 10 * (OVERVIEW_RUNS + 3 - k)]),
       );
-    const stored = JSON.parse((await redis.get(`${prefix}:run:a:overview`)) ?? 'null') as RunOverview;
-    expect(stored.last).toEqual((await listRuns(redis, 'a', { prefix, limit: 1 }))[0]);
-    expect(stored.recent.map((r) => [r.fetched, r.tokensSpent])).toEqual(
-      Array.from({ length: OVERVIEW_RUNS }, (_, k) => [OVERVIEW_RUNS + 3 - k, 10 * (OVERVIEW_RUNS + 3 - k)]),
-    );
-    expect(Object.keys(stored.recent[0] ?? {}).sort()).toEqual([
-      'creditsSpent',
-      'dryRun',
-      'fetched',
-      'status',
-      'tokensSpent',
-    ]);
-    // A history recorded before overviews existed: built on first read, then kept.
-    await redis.lpush(
-      `${prefix}:run:old:history`,
-      JSON.stringify(summary('old', 1)),
-      JSON.stringify(summary('old', 2)),
-    );
-    const [a, old, none] = await readOverviews(redis, ['a', 'old', 'none'], prefix);
-    expect(a).toEqual(stored);
-    expect(old?.last?.runId).toBe('r2');
-    expect(old?.recent.map((r) => r.fetched)).toEqual([2, 1]);
-    expect(await redis.exists(`${prefix}:run:old:overview`)).toBe(1);
-    expect(none).toEqual({ recent: [] });
-  });
+      expect(Object.keys(stored.recent[0] ?? {}).sort()).toEqual([
+        'creditsSpent',
+        'dryRun',
+        'fetched',
+        'status',
+        'tokensSpent',
+      ]);
+      // A history recorded before overviews existed: built on first read, then kept.
+      await redis.lpush(
+        `${prefix}:run:old:history`,
+        JSON.stringify(summary('old', 1)),
+        JSON.stringify(summary('old', 2)),
+      );
+      const [a, old, none] = await readOverviews(redis, ['a', 'old', 'none'], prefix);
+      expect(a).toEqual(stored);
+      expect(old?.last?.runId).toBe('r2');
+      expect(old?.recent.map((r) => r.fetched)).toEqual([2, 1]);
+      expect(await redis.exists(`${prefix}:run:old:overview`)).toBe(1);
+      expect(none).toEqual({ recent: [] });
+    },
+  );
 });
 
 describe('run history', () => {

@@ -36,20 +36,25 @@ function summary(
 }
 
 describe('run totals', () => {
-  it('add each run once: a retried run id adds only its growth; dry runs are not counted; history trimming does not lower them', async () => {
-    const opts = { prefix, keep: 1 };
-    await recordRun(redis, summary('a', 'failed', 40, { linkErrors: 3 }), opts);
-    await recordRun(redis, summary('a', 'completed', 100, { linkErrors: 3 }), opts); // attempt 2: counts include attempt 1's
-    await recordRun(redis, summary('b', 'partial', 7, { stopReason: 'max_records', durationMs: 90_000 }), opts);
-    await recordRun(redis, summary('c', 'completed', 1000, { dryRun: true }), opts);
-    const t = await readRunTotals(redis, 's', { prefix });
-    expect(t.counters).toMatchObject({ fetched: 107, created: 107, tokensSpent: 107, linkErrors: 3 });
-    expect(t.runs).toEqual({ 'failed|none': 1, 'completed|none': 1, 'partial|max_records': 1 });
-    expect(t.duration.count).toBe(3);
-    expect(t.duration.sum).toBeCloseTo(95, 6);
-    expect(t.duration.buckets['1']).toBeUndefined(); // exported as 0
-    expect(t.duration.buckets).toMatchObject({ '5': 2, '60': 2, '300': 3, '21600': 3 });
-  });
+  it(
+    'add each run once: a retried run id adds only its growth; dry runs are not counted; history trimming does ' +
+      'not lower them',
+    async () => {
+      const opts = { prefix, keep: 1 };
+      await recordRun(redis, summary('a', 'failed', 40, { linkErrors: 3 }), opts);
+      // attempt 2: counts include attempt 1's
+      await recordRun(redis, summary('a', 'completed', 100, { linkErrors: 3 }), opts);
+      await recordRun(redis, summary('b', 'partial', 7, { stopReason: 'max_records', durationMs: 90_000 }), opts);
+      await recordRun(redis, summary('c', 'completed', 1000, { dryRun: true }), opts);
+      const t = await readRunTotals(redis, 's', { prefix });
+      expect(t.counters).toMatchObject({ fetched: 107, created: 107, tokensSpent: 107, linkErrors: 3 });
+      expect(t.runs).toEqual({ 'failed|none': 1, 'completed|none': 1, 'partial|max_records': 1 });
+      expect(t.duration.count).toBe(3);
+      expect(t.duration.sum).toBeCloseTo(95, 6);
+      expect(t.duration.buckets['1']).toBeUndefined(); // exported as 0
+      expect(t.duration.buckets).toMatchObject({ '5': 2, '60': 2, '300': 3, '21600': 3 });
+    },
+  );
 
   it('add the mirror figures of complete runs (entered, left, leave actions); runs without them add 0', async () => {
     const opts = { prefix };

@@ -1,4 +1,6 @@
-/** The overview's budget strip forecasts with the allotment forecast `plan --all` uses (src/runs/allotment-forecast.ts). */
+/**
+ * The overview's budget strip forecasts with the allotment forecast `plan --all` uses (src/runs/allotment-forecast.ts).
+ */
 import { describe, expect, it } from 'vitest';
 import type { SavedSearch } from '../../src/config/index.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
@@ -20,19 +22,24 @@ const budgets = (remaining: number) => [
 ];
 
 describe('budget strip', () => {
-  it('says when the scheduled runs at their recent pace use the allotment up before the reset, and by which search', () => {
-    // hourly at 1,000 tokens a run: 10 runs (11:00 .. 20:00) need 10,000; 5,000 left less a reserve of 500 -> the 5th run
-    const html = budgetStrip({
-      budgets: budgets(5_000),
-      caps: {},
-      reserve: 500,
-      now,
-      searches: [{ search: search('hourly', '1h'), recent: [run(1_000), run(1_000)] }],
-    });
-    expect(html).toContain(
-      'the scheduled runs need 10,000 tokens before the reset: the allotment runs out in 4 h 30 min (a run of hourly)',
-    );
-  });
+  it(
+    'says when the scheduled runs at their recent pace use the allotment up before the reset, and by which ' + 'search',
+    () => {
+      // hourly at 1,000 tokens a run: 10 runs (11:00 .. 20:00) need 10,000; 5,000 left less a reserve of 500 -> the 5th
+      // run
+      const html = budgetStrip({
+        budgets: budgets(5_000),
+        caps: {},
+        reserve: 500,
+        now,
+        searches: [{ search: search('hourly', '1h'), recent: [run(1_000), run(1_000)] }],
+      });
+      expect(html).toContain(
+        'the scheduled runs need 10,000 tokens before the reset: the allotment runs out in 4 h 30 min (a run of ' +
+          'hourly)',
+      );
+    },
+  );
 
   it('says what is left at the reset when the runs fit, and counts searches that never ran apart', () => {
     const html = budgetStrip({

@@ -36,45 +36,49 @@ describe('dashboard: no open door', () => {
     return { queues, server, url, origin: url };
   }
 
-  it('a cross-site text/plain POST riding cached basic auth queues nothing (read-only board, and refused as cross-site)', async () => {
-    const { queues, url } = await serve();
-    const crossSite = await rawRequest(`${url}${ADD}`, {
-      method: 'POST',
-      body: JOB,
-      headers: {
-        authorization: GOOD,
-        'content-type': 'text/plain',
-        origin: 'https://evil.example',
-        'sec-fetch-site': 'cross-site',
-      },
-    });
-    expect(crossSite.status).toBe(403);
-    expect(crossSite.body).toMatch(/cross-site/);
-    // Even same-origin JSON cannot change anything while the board is read-only (the default).
-    const sameOrigin = await rawRequest(`${url}${ADD}`, {
-      method: 'POST',
-      body: JOB,
-      headers: {
-        authorization: GOOD,
-        'content-type': 'application/json',
-        origin: url,
-        'sec-fetch-site': 'same-origin',
-      },
-    });
-    expect(sameOrigin.status).toBe(405);
-    expect(sameOrigin.body).toMatch(/read-only/);
-    const pause = await rawRequest(`${url}/admin/queues/api/queues/pause`, {
-      method: 'PUT',
-      headers: { authorization: GOOD, origin: url },
-    });
-    expect(pause.status).toBe(405);
-    expect(await queues.sync.count()).toBe(0);
-    expect(await queues.tick.isPaused()).toBe(false);
-    const listed = JSON.parse(
-      (await rawRequest(`${url}/admin/queues/api/queues`, { headers: { authorization: GOOD } })).body,
-    ) as { queues: { readOnlyMode: boolean }[] };
-    expect(listed.queues.map((q) => q.readOnlyMode)).toEqual([true, true]);
-  });
+  it(
+    'a cross-site text/plain POST riding cached basic auth queues nothing (read-only board, and refused as ' +
+      'cross-site)',
+    async () => {
+      const { queues, url } = await serve();
+      const crossSite = await rawRequest(`${url}${ADD}`, {
+        method: 'POST',
+        body: JOB,
+        headers: {
+          authorization: GOOD,
+          'content-type': 'text/plain',
+          origin: 'https://evil.example',
+          'sec-fetch-site': 'cross-site',
+        },
+      });
+      expect(crossSite.status).toBe(403);
+      expect(crossSite.body).toMatch(/cross-site/);
+      // Even same-origin JSON cannot change anything while the board is read-only (the default).
+      const sameOrigin = await rawRequest(`${url}${ADD}`, {
+        method: 'POST',
+        body: JOB,
+        headers: {
+          authorization: GOOD,
+          'content-type': 'application/json',
+          origin: url,
+          'sec-fetch-site': 'same-origin',
+        },
+      });
+      expect(sameOrigin.status).toBe(405);
+      expect(sameOrigin.body).toMatch(/read-only/);
+      const pause = await rawRequest(`${url}/admin/queues/api/queues/pause`, {
+        method: 'PUT',
+        headers: { authorization: GOOD, origin: url },
+      });
+      expect(pause.status).toBe(405);
+      expect(await queues.sync.count()).toBe(0);
+      expect(await queues.tick.isPaused()).toBe(false);
+      const listed = JSON.parse(
+        (await rawRequest(`${url}/admin/queues/api/queues`, { headers: { authorization: GOOD } })).body,
+      ) as { queues: { readOnlyMode: boolean }[] };
+      expect(listed.queues.map((q) => q.readOnlyMode)).toEqual([true, true]);
+    },
+  );
 
   it('with server.adminActions the board acts, but only on same-origin requests with a JSON body', async () => {
     const { queues, url } = await serve({ adminActions: true });

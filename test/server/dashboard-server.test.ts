@@ -96,91 +96,101 @@ describe('dashboard server', () => {
     expect(after).toContain('bullmq_job_failed_total{queue="prospect-sync"} 0');
   });
 
-  it('/metrics requires auth by default; with Redis unreachable /healthz stays 200 and every other route answers 503 at once', async () => {
-    const { server } = await serve();
-    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
-    expect(
-      (await fetch(`${server.url}/metrics`, { headers: { authorization: basic(AUTH.username, AUTH.password) } }))
-        .status,
-    ).toBe(200);
+  it(
+    '/metrics requires auth by default; with Redis unreachable /healthz stays 200 and every other route answers ' +
+      '503 at once',
+    async () => {
+      const { server } = await serve();
+      expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+      expect(
+        (await fetch(`${server.url}/metrics`, { headers: { authorization: basic(AUTH.username, AUTH.password) } }))
+          .status,
+      ).toBe(200);
 
-    const env = await queueEnv('dashboard-down');
-    const queues = openQueues(env.ctx);
-    closers.push(env.cleanup, queues.close);
-    const dead = createRedis('redis://127.0.0.1:1', {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    closers.push(async () => dead.disconnect());
-    const down = await startDashboardServer({
-      queues: [queues.sync],
-      redis: dead,
-      port: 0,
-      logger: silentLogger,
-      searches: () => [{ name: 'dach' } as SavedSearch],
-    });
-    closers.push(down.close);
-    const res = await fetch(`${down.url}/healthz`);
-    expect(res.status).toBe(200);
-    const ready = await fetch(`${down.url}/readyz`);
-    expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 'unavailable', checks: { redis: 'down' } });
-    const metrics = await fetch(`${down.url}/metrics`);
-    expect(metrics.status).toBe(503);
-    expect(await metrics.text()).toContain('prospect_sync_redis_up 0');
-    for (const path of ['/runs', '/runs/dach', '/rejects/dach', '/admin/queues/api/queues', '/api/runs/dach']) {
-      const r = await fetch(`${down.url}${path}`, { signal: AbortSignal.timeout(20_000) });
-      expect([path, r.status]).toEqual([path, 503]);
-    }
-  });
+      const env = await queueEnv('dashboard-down');
+      const queues = openQueues(env.ctx);
+      closers.push(env.cleanup, queues.close);
+      const dead = createRedis('redis://127.0.0.1:1', {
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
+      closers.push(async () => dead.disconnect());
+      const down = await startDashboardServer({
+        queues: [queues.sync],
+        redis: dead,
+        port: 0,
+        logger: silentLogger,
+        searches: () => [{ name: 'dach' } as SavedSearch],
+      });
+      closers.push(down.close);
+      const res = await fetch(`${down.url}/healthz`);
+      expect(res.status).toBe(200);
+      const ready = await fetch(`${down.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'unavailable', checks: { redis: 'down' } });
+      const metrics = await fetch(`${down.url}/metrics`);
+      expect(metrics.status).toBe(503);
+      expect(await metrics.text()).toContain('prospect_sync_redis_up 0');
+      for (const path of ['/runs', '/runs/dach', '/rejects/dach', '/admin/queues/api/queues', '/api/runs/dach']) {
+        const r = await fetch(`${down.url}${path}`, { signal: AbortSignal.timeout(20_000) });
+        expect([path, r.status]).toEqual([path, 503]);
+      }
+    },
+  );
 
-  it('run history as JSON at /api/runs/:search and /runs/:search unless the client asks for text/html; unknown search 404', async () => {
-    const env = await queueEnv('dashboard-runs');
-    const queues = openQueues(env.ctx);
-    closers.push(env.cleanup, queues.close);
-    const summary = (status: RunSummary['status'], runId: string): RunSummary => ({
-      search: 'dach',
-      status,
-      ...emptyCounts(),
-      durationMs: 1000,
-      runId,
-      startedAt: new Date().toISOString(),
-      finishedAt: new Date().toISOString(),
-      dryRun: false,
-      partitions: 1,
-    });
-    await recordRun(env.ctx.connection, summary('partial', 'r1'), { prefix: env.ctx.prefix });
-    await recordRun(env.ctx.connection, summary('completed', 'r2'), { prefix: env.ctx.prefix });
-    const server = await startDashboardServer({
-      queues: [queues.sync],
-      redis: env.ctx.connection,
-      prefix: env.ctx.prefix,
-      port: 0,
-      auth: AUTH,
-      logger: silentLogger,
-      searches: () => [{ name: 'dach', destination: 'crm' } as SavedSearch],
-    });
-    closers.push(server.close);
-    const headers = { authorization: basic(AUTH.username, AUTH.password) };
-    expect((await fetch(`${server.url}/api/runs/dach`)).status).toBe(401);
-    const api = (await (await fetch(`${server.url}/api/runs/dach?limit=1`, { headers })).json()) as {
-      search: string;
-      runs: RunSummary[];
-    };
-    expect(api.runs.map((r) => r.runId)).toEqual(['r2']);
-    const negotiated = await fetch(`${server.url}/runs/dach`, { headers: { ...headers, accept: 'application/json' } });
-    expect(((await negotiated.json()) as { runs: RunSummary[] }).runs.map((r) => r.runId)).toEqual(['r2', 'r1']);
-    const html = await fetch(`${server.url}/runs/dach`, { headers: { ...headers, accept: 'text/html' } });
-    expect(html.headers.get('content-type')).toMatch(/html/);
-    expect(await html.text()).toMatch(/partial[\s\S]*r1|completed/);
-    expect((await fetch(`${server.url}/api/runs/nope`, { headers })).status).toBe(404);
-    expect((await fetch(`${server.url}/runs/nope`, { headers })).status).toBe(404);
-    // No Accept (curl, scripts): JSON as before.
-    expect(
-      ((await (await fetch(`${server.url}/runs/dach`, { headers })).json()) as { runs: unknown[] }).runs,
-    ).toHaveLength(2);
-  });
+  it(
+    'run history as JSON at /api/runs/:search and /runs/:search unless the client asks for text/html; unknown ' +
+      'search 404',
+    async () => {
+      const env = await queueEnv('dashboard-runs');
+      const queues = openQueues(env.ctx);
+      closers.push(env.cleanup, queues.close);
+      const summary = (status: RunSummary['status'], runId: string): RunSummary => ({
+        search: 'dach',
+        status,
+        ...emptyCounts(),
+        durationMs: 1000,
+        runId,
+        startedAt: new Date().toISOString(),
+        finishedAt: new Date().toISOString(),
+        dryRun: false,
+        partitions: 1,
+      });
+      await recordRun(env.ctx.connection, summary('partial', 'r1'), { prefix: env.ctx.prefix });
+      await recordRun(env.ctx.connection, summary('completed', 'r2'), { prefix: env.ctx.prefix });
+      const server = await startDashboardServer({
+        queues: [queues.sync],
+        redis: env.ctx.connection,
+        prefix: env.ctx.prefix,
+        port: 0,
+        auth: AUTH,
+        logger: silentLogger,
+        searches: () => [{ name: 'dach', destination: 'crm' } as SavedSearch],
+      });
+      closers.push(server.close);
+      const headers = { authorization: basic(AUTH.username, AUTH.password) };
+      expect((await fetch(`${server.url}/api/runs/dach`)).status).toBe(401);
+      const api = (await (await fetch(`${server.url}/api/runs/dach?limit=1`, { headers })).json()) as {
+        search: string;
+        runs: RunSummary[];
+      };
+      expect(api.runs.map((r) => r.runId)).toEqual(['r2']);
+      const negotiated = await fetch(`${server.url}/runs/dach`, {
+        headers: { ...headers, accept: 'application/json' },
+      });
+      expect(((await negotiated.json()) as { runs: RunSummary[] }).runs.map((r) => r.runId)).toEqual(['r2', 'r1']);
+      const html = await fetch(`${server.url}/runs/dach`, { headers: { ...headers, accept: 'text/html' } });
+      expect(html.headers.get('content-type')).toMatch(/html/);
+      expect(await html.text()).toMatch(/partial[\s\S]*r1|completed/);
+      expect((await fetch(`${server.url}/api/runs/nope`, { headers })).status).toBe(404);
+      expect((await fetch(`${server.url}/runs/nope`, { headers })).status).toBe(404);
+      // No Accept (curl, scripts): JSON as before.
+      expect(
+        ((await (await fetch(`${server.url}/runs/dach`, { headers })).json()) as { runs: unknown[] }).runs,
+      ).toHaveLength(2);
+    },
+  );
 
   it('refuses to start without auth unless bound to loopback', async () => {
     const env = await queueEnv('dashboard-noauth');

@@ -28,60 +28,66 @@ const balance = {
 };
 
 describe('metrics read an index of their keys', () => {
-  it('the budget ledger indexes its account when it writes a balance or books credits; readers use the index only', async () => {
-    const { redis, prefix } = await redisPrefix();
-    const tokens = new RedisBudgetLedger(redis, `${prefix}:source:acct-tokens`, 0, {});
-    await tokens.observeTokens(balance);
-    const credits = new RedisBudgetLedger(redis, `${prefix}:source:acct-credits`, 0, {});
-    const r = await credits.reserveCredits('run-1', 5);
-    await credits.settleCredits('run-1', r.id, 5);
-    expect((await redis.smembers(budgetIndexKey(prefix))).sort()).toEqual(['acct-credits', 'acct-tokens']);
+  it(
+    'the budget ledger indexes its account when it writes a balance or books credits; readers use the index ' + 'only',
+    async () => {
+      const { redis, prefix } = await redisPrefix();
+      const tokens = new RedisBudgetLedger(redis, `${prefix}:source:acct-tokens`, 0, {});
+      await tokens.observeTokens(balance);
+      const credits = new RedisBudgetLedger(redis, `${prefix}:source:acct-credits`, 0, {});
+      const r = await credits.reserveCredits('run-1', 5);
+      await credits.settleCredits('run-1', r.id, 5);
+      expect((await redis.smembers(budgetIndexKey(prefix))).sort()).toEqual(['acct-credits', 'acct-tokens']);
 
-    const states = await readBudgetStates(redis, prefix);
-    expect(states.map((s) => [s.account, s.tokens?.remaining ?? null, s.creditsTotal])).toEqual([
-      ['acct-credits', null, 5],
-      ['acct-tokens', 900, 0],
-    ]);
-    // A key no ledger wrote (so not in the index) is not found: nothing walks the keyspace once the index is built.
-    await redis.hset(
-      `${prefix}:source:ghost:tokens`,
-      'limit',
-      1,
-      'remaining',
-      1,
-      'resetAt',
-      Date.now() + 60_000,
-      'observedAt',
-      Date.now(),
-    );
-    expect((await readBudgetStates(redis, prefix)).map((s) => s.account)).toEqual(['acct-credits', 'acct-tokens']);
-    // An account whose keys are gone leaves the index.
-    await redis.del(`${prefix}:source:acct-tokens:tokens`);
-    expect((await readBudgetStates(redis, prefix)).map((s) => s.account)).toEqual(['acct-credits']);
-    expect(await redis.smembers(budgetIndexKey(prefix))).toEqual(['acct-credits']);
-  });
+      const states = await readBudgetStates(redis, prefix);
+      expect(states.map((s) => [s.account, s.tokens?.remaining ?? null, s.creditsTotal])).toEqual([
+        ['acct-credits', null, 5],
+        ['acct-tokens', 900, 0],
+      ]);
+      // A key no ledger wrote (so not in the index) is not found: nothing walks the keyspace once the index is built.
+      await redis.hset(
+        `${prefix}:source:ghost:tokens`,
+        'limit',
+        1,
+        'remaining',
+        1,
+        'resetAt',
+        Date.now() + 60_000,
+        'observedAt',
+        Date.now(),
+      );
+      expect((await readBudgetStates(redis, prefix)).map((s) => s.account)).toEqual(['acct-credits', 'acct-tokens']);
+      // An account whose keys are gone leaves the index.
+      await redis.del(`${prefix}:source:acct-tokens:tokens`);
+      expect((await readBudgetStates(redis, prefix)).map((s) => s.account)).toEqual(['acct-credits']);
+      expect(await redis.smembers(budgetIndexKey(prefix))).toEqual(['acct-credits']);
+    },
+  );
 
-  it('governors index (remote, account, operation) when they settle, learn or record a wait; readers use the index only', async () => {
-    const { redis, prefix } = await redisPrefix();
-    const g = new RateGovernor(redis, prefix, 'hubspot', 'p1', { untilLearned: 'open' });
-    await g.record('requests', '2xx');
-    const learner = new RateGovernor(redis, prefix, 'source', 'abc', { untilLearned: 'open' });
-    await learner.learn('search', { limit: 10, windowMs: 1000, mode: 'headers' });
-    expect((await redis.smembers(governorIndexKey(prefix))).sort()).toEqual([
-      'hubspot:p1:requests',
-      'source:abc:search',
-    ]);
-    expect((await listGovernorSnapshots(redis, prefix)).map((s) => `${s.remote}:${s.account}:${s.operation}`)).toEqual([
-      'hubspot:p1:requests',
-      'source:abc:search',
-    ]);
+  it(
+    'governors index (remote, account, operation) when they settle, learn or record a wait; readers use the index ' +
+      'only',
+    async () => {
+      const { redis, prefix } = await redisPrefix();
+      const g = new RateGovernor(redis, prefix, 'hubspot', 'p1', { untilLearned: 'open' });
+      await g.record('requests', '2xx');
+      const learner = new RateGovernor(redis, prefix, 'source', 'abc', { untilLearned: 'open' });
+      await learner.learn('search', { limit: 10, windowMs: 1000, mode: 'headers' });
+      expect((await redis.smembers(governorIndexKey(prefix))).sort()).toEqual([
+        'hubspot:p1:requests',
+        'source:abc:search',
+      ]);
+      expect(
+        (await listGovernorSnapshots(redis, prefix)).map((s) => `${s.remote}:${s.account}:${s.operation}`),
+      ).toEqual(['hubspot:p1:requests', 'source:abc:search']);
 
-    await redis.hset(`${prefix}:gov:salesforce:ghost:requests:stats`, '2xx', 1);
-    expect(await listGovernorSnapshots(redis, prefix)).toHaveLength(2);
-    await redis.del(`${prefix}:gov:source:abc:search:state`);
-    expect((await listGovernorSnapshots(redis, prefix)).map((s) => s.remote)).toEqual(['hubspot']);
-    expect(await redis.smembers(governorIndexKey(prefix))).toEqual(['hubspot:p1:requests']);
-  });
+      await redis.hset(`${prefix}:gov:salesforce:ghost:requests:stats`, '2xx', 1);
+      expect(await listGovernorSnapshots(redis, prefix)).toHaveLength(2);
+      await redis.del(`${prefix}:gov:source:abc:search:state`);
+      expect((await listGovernorSnapshots(redis, prefix)).map((s) => s.remote)).toEqual(['hubspot']);
+      expect(await redis.smembers(governorIndexKey(prefix))).toEqual(['hubspot:p1:requests']);
+    },
+  );
 
   it('a database written before the index existed is indexed once, on its first read', async () => {
     const { redis, prefix } = await redisPrefix();

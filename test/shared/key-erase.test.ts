@@ -14,22 +14,25 @@ afterEach(async () => {
 });
 
 describe('key erase', () => {
-  it('eraseMembers counts, then removes, the key from sets, sorted sets and hashes under the pattern only', async () => {
-    const { redis, prefix, cleanup } = await testRedis('key-erase');
-    done = cleanup;
-    await redis.sadd(`${prefix}:a:set`, 'p_1', 'p_12');
-    await redis.zadd(`${prefix}:a:zset`, 1, 'p_1', 2, 'p_2');
-    await redis.hset(`${prefix}:a:hash`, 'p_1', 'x', 'p_3', 'y');
-    await redis.sadd(`${prefix}:b:set`, 'p_1');
-    const dry = await eraseMembers(redis, `${prefix}:a:*`, ['p_1'], false);
-    expect(dry.map((h) => h.count)).toEqual([1, 1, 1]);
-    expect(await redis.sismember(`${prefix}:a:set`, 'p_1')).toBe(1);
-    await eraseMembers(redis, `${prefix}:a:*`, ['p_1'], true);
-    expect(await redis.smembers(`${prefix}:a:set`)).toEqual(['p_12']);
-    expect(await redis.zrange(`${prefix}:a:zset`, '0', '-1')).toEqual(['p_2']);
-    expect(await redis.hkeys(`${prefix}:a:hash`)).toEqual(['p_3']);
-    expect(await redis.sismember(`${prefix}:b:set`, 'p_1')).toBe(1);
-  });
+  it(
+    'eraseMembers counts, then removes, the key from sets, sorted sets and hashes under the pattern ' + 'only',
+    async () => {
+      const { redis, prefix, cleanup } = await testRedis('key-erase');
+      done = cleanup;
+      await redis.sadd(`${prefix}:a:set`, 'p_1', 'p_12');
+      await redis.zadd(`${prefix}:a:zset`, 1, 'p_1', 2, 'p_2');
+      await redis.hset(`${prefix}:a:hash`, 'p_1', 'x', 'p_3', 'y');
+      await redis.sadd(`${prefix}:b:set`, 'p_1');
+      const dry = await eraseMembers(redis, `${prefix}:a:*`, ['p_1'], false);
+      expect(dry.map((h) => h.count)).toEqual([1, 1, 1]);
+      expect(await redis.sismember(`${prefix}:a:set`, 'p_1')).toBe(1);
+      await eraseMembers(redis, `${prefix}:a:*`, ['p_1'], true);
+      expect(await redis.smembers(`${prefix}:a:set`)).toEqual(['p_12']);
+      expect(await redis.zrange(`${prefix}:a:zset`, '0', '-1')).toEqual(['p_2']);
+      expect(await redis.hkeys(`${prefix}:a:hash`)).toEqual(['p_3']);
+      expect(await redis.sismember(`${prefix}:b:set`, 'p_1')).toBe(1);
+    },
+  );
 
   it('eraseMentions rewrites whole-token mentions in strings, lists and hashes, or drops list elements', async () => {
     const { redis, prefix, cleanup } = await testRedis('key-erase');

@@ -80,19 +80,23 @@ describe('Lua scripts from files', () => {
     expect(await scriptCalls()).toMatchObject({ eval: 1, failedEvalsha: 1 });
   });
 
-  it('says which script was called wrongly: keys miscounted, a batch made before the script was defined, a name taken', async () => {
-    const other = createRedis(server.url, { maxRetriesPerRequest: 3 });
-    try {
-      const early = other.pipeline();
-      await expect(runLua(other, ONE, ['k1', 'k2'])).rejects.toThrow(/Lua script luaTestEcho: takes 1 keys, got 2/);
-      expect(() => queueLua(early, ONE, ['lua:k'], ['x'])).toThrow(LuaScriptError);
-      expect(await queueLua(other.pipeline(), ONE, ['lua:k'], ['x']).exec()).toEqual([[null, 'x']]);
-      expect(() => defineLua(other, { ...ONE, lua: 'return 2' })).toThrow(
-        /another script is defined under the same name/,
-      );
-      expect(await runLua(other, ONE, ['lua:k'], ['y'])).toBe('y');
-    } finally {
-      await closeRedis(other);
-    }
-  });
+  it(
+    'says which script was called wrongly: keys miscounted, a batch made before the script was defined, a name ' +
+      'taken',
+    async () => {
+      const other = createRedis(server.url, { maxRetriesPerRequest: 3 });
+      try {
+        const early = other.pipeline();
+        await expect(runLua(other, ONE, ['k1', 'k2'])).rejects.toThrow(/Lua script luaTestEcho: takes 1 keys, got 2/);
+        expect(() => queueLua(early, ONE, ['lua:k'], ['x'])).toThrow(LuaScriptError);
+        expect(await queueLua(other.pipeline(), ONE, ['lua:k'], ['x']).exec()).toEqual([[null, 'x']]);
+        expect(() => defineLua(other, { ...ONE, lua: 'return 2' })).toThrow(
+          /another script is defined under the same name/,
+        );
+        expect(await runLua(other, ONE, ['lua:k'], ['y'])).toBe('y');
+      } finally {
+        await closeRedis(other);
+      }
+    },
+  );
 });

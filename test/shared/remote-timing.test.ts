@@ -34,28 +34,31 @@ describe('shared timing', () => {
     await expect(pending).rejects.toBe(reason);
   });
 
-  it('callWithPolicy retries until decide gives up, with per-kind tallies, and surfaces the decided error', async () => {
-    let calls = 0;
-    const final = new Error('gave up');
-    const result = await callWithPolicy(
-      (_e, tally) => (tally.add('x') < 3 ? { retry: true, delayMs: 1, kind: 'x' } : { retry: false, error: final }),
-      async () => {
-        calls += 1;
-        if (calls < 3) throw new Error('flaky');
-        return 'ok';
-      },
-    );
-    expect(result).toBe('ok');
-    calls = 0;
-    await expect(
-      callWithPolicy(
+  it(
+    'callWithPolicy retries until decide gives up, with per-kind tallies, and surfaces the decided ' + 'error',
+    async () => {
+      let calls = 0;
+      const final = new Error('gave up');
+      const result = await callWithPolicy(
         (_e, tally) => (tally.add('x') < 3 ? { retry: true, delayMs: 1, kind: 'x' } : { retry: false, error: final }),
         async () => {
           calls += 1;
-          throw new Error('down');
+          if (calls < 3) throw new Error('flaky');
+          return 'ok';
         },
-      ),
-    ).rejects.toBe(final);
-    expect(calls).toBe(3);
-  });
+      );
+      expect(result).toBe('ok');
+      calls = 0;
+      await expect(
+        callWithPolicy(
+          (_e, tally) => (tally.add('x') < 3 ? { retry: true, delayMs: 1, kind: 'x' } : { retry: false, error: final }),
+          async () => {
+            calls += 1;
+            throw new Error('down');
+          },
+        ),
+      ).rejects.toBe(final);
+      expect(calls).toBe(3);
+    },
+  );
 });

@@ -32,16 +32,19 @@ describe('RateLimit header parsing', () => {
 });
 
 describe('RateLimit-Reset: when the window that counted a request ends at the latest', () => {
-  it('adds a whole second to whole seconds (rounded either way), the last digit to decimals, and ignores the rest', () => {
-    expect(windowEndsInMs({ 'ratelimit-reset': '7' })).toBe(8000);
-    expect(windowEndsInMs({ 'ratelimit-reset': '0' })).toBe(1000);
-    expect(windowEndsInMs({ 'ratelimit-reset': '8.1' })).toBe(8200);
-    expect(windowEndsInMs({ 'ratelimit-reset': '0.250' })).toBe(251);
-    expect(windowEndsInMs({ 'ratelimit-reset': ' 12 ' })).toBe(13000);
-    for (const odd of ['-1', 'soon', 'Wed, 21 Oct 2026 07:28:00 GMT', '', '1e3'])
-      expect(windowEndsInMs({ 'ratelimit-reset': odd })).toBeUndefined();
-    expect(windowEndsInMs({})).toBeUndefined();
-  });
+  it(
+    'adds a whole second to whole seconds (rounded either way), the last digit to decimals, and ignores the ' + 'rest',
+    () => {
+      expect(windowEndsInMs({ 'ratelimit-reset': '7' })).toBe(8000);
+      expect(windowEndsInMs({ 'ratelimit-reset': '0' })).toBe(1000);
+      expect(windowEndsInMs({ 'ratelimit-reset': '8.1' })).toBe(8200);
+      expect(windowEndsInMs({ 'ratelimit-reset': '0.250' })).toBe(251);
+      expect(windowEndsInMs({ 'ratelimit-reset': ' 12 ' })).toBe(13000);
+      for (const odd of ['-1', 'soon', 'Wed, 21 Oct 2026 07:28:00 GMT', '', '1e3'])
+        expect(windowEndsInMs({ 'ratelimit-reset': odd })).toBeUndefined();
+      expect(windowEndsInMs({})).toBeUndefined();
+    },
+  );
 });
 
 describe('API governor (real Redis)', () => {
@@ -110,18 +113,22 @@ describe('API governor (real Redis)', () => {
       const inWindow = grants.filter((t) => t >= grants[i]! && t < grants[i]! + 400).length;
       expect(inWindow).toBeLessThanOrEqual(4);
     }
-    // 1.5 s at 4 per 450 ms (plus the probe's slot): about 13-16 grants; a governor that wastes capacity gets far fewer.
+    // 1.5 s at 4 per 450 ms (plus the probe's slot): about 13-16 grants; a governor that wastes capacity gets far
+    // fewer.
     expect(grants.length).toBeGreaterThanOrEqual(12);
   });
 
-  it('falls back to a share of the configured limit when headers are absent, never looser than a learned rate', async () => {
-    const { a } = await setup();
-    await a.acquire('search');
-    expect(await a.observe('search', {})).toEqual({ limit: 18, windowMs: 1000, mode: 'fallback' });
-    await a.observe('dictionary', { 'ratelimit-policy': '3;w=1' });
-    await a.observe('dictionary', {});
-    expect(await a.current('dictionary')).toEqual({ limit: 3, windowMs: 1000, mode: 'fallback' });
-  });
+  it(
+    'falls back to a share of the configured limit when headers are absent, never looser than a learned ' + 'rate',
+    async () => {
+      const { a } = await setup();
+      await a.acquire('search');
+      expect(await a.observe('search', {})).toEqual({ limit: 18, windowMs: 1000, mode: 'fallback' });
+      await a.observe('dictionary', { 'ratelimit-policy': '3;w=1' });
+      await a.observe('dictionary', {});
+      expect(await a.current('dictionary')).toEqual({ limit: 3, windowMs: 1000, mode: 'fallback' });
+    },
+  );
 
   it('pauses every instance after a 429 for Retry-After', async () => {
     const { a, b } = await setup();

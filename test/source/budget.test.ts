@@ -26,19 +26,24 @@ describe('search-token budget', () => {
     expect(await fx.redis.zcard(log!)).toBe(3);
   });
 
-  it('never spends below the reserve, probing the unknown balance with a 1-record request apart from the journey', async () => {
-    fx = await sourceFixture(
-      { accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }] },
-      { tokens: { reserve: 60 } },
-    );
-    const { pages, error } = await walkUntilStop(fx.client, 'companies', {}, { runId: 'r' });
-    // the probe (one token) opens no journey: an API holding a journey to its first limit would serve 1 a page
-    expect(pages).toEqual([100, 89]);
-    expect(fx.emu.stats('demo').operations.search).toBe(3);
-    expect((error as BudgetStopError).cap).toBe('token_reserve');
-    expect((await fx.client.ledger.tokenBalance())?.remaining).toBe(60);
-    expect(await fx.client.ledger.spendableTokens()).toBe(0);
-  });
+  it(
+    'never spends below the reserve, probing the unknown balance with a 1-record request apart from the ' + 'journey',
+    async () => {
+      fx = await sourceFixture(
+        {
+          accounts: [{ clientId: 'demo-client', clientSecret: 'demo-secret', accountId: 'demo', tokenAllotment: 250 }],
+        },
+        { tokens: { reserve: 60 } },
+      );
+      const { pages, error } = await walkUntilStop(fx.client, 'companies', {}, { runId: 'r' });
+      // the probe (one token) opens no journey: an API holding a journey to its first limit would serve 1 a page
+      expect(pages).toEqual([100, 89]);
+      expect(fx.emu.stats('demo').operations.search).toBe(3);
+      expect((error as BudgetStopError).cap).toBe('token_reserve');
+      expect((await fx.client.ledger.tokenBalance())?.remaining).toBe(60);
+      expect(await fx.client.ledger.spendableTokens()).toBe(0);
+    },
+  );
 
   it('parallel journeys of two clients together stop at the reserve', async () => {
     fx = await sourceFixture(

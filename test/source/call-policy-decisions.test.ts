@@ -73,26 +73,29 @@ describe('source call policy: decisions', () => {
     }
   });
 
-  it('a 429 blocks its operation for every process (capped Retry-After); a 401 refreshes, a third surfaces', async () => {
-    const blocks: [string, number][] = [];
-    const decide = sourceDecider('count', opts, { blockOperation: async (op, ms) => void blocks.push([op, ms]) });
-    const tally = new AttemptTally();
-    expect((await decide(new RateLimitedError(3600, 'search', 'x'), tally)).retry).toBe(true);
-    expect(blocks).toEqual([['search', 60_000]]);
-    expect(await decide(new AccessTokenRefusedError('401'), tally)).toEqual({
-      retry: true,
-      kind: 'token_refresh',
-      delayMs: 0,
-    });
-    // A refused token that was not issued for this request (cached, maybe another caller's refresh): refresh again.
-    expect((await decide(new AccessTokenRefusedError('401'), tally)).retry).toBe(true);
-    const third = await decide(new AccessTokenRefusedError('401'), tally);
-    expect(third.retry).toBe(false);
-    expect(!third.retry && third.error).toMatchObject({
-      code: 'source_unauthorized',
-      message: expect.stringMatching(/refused 3 access tokens in a row/),
-    });
-  });
+  it(
+    'a 429 blocks its operation for every process (capped Retry-After); a 401 refreshes, a third ' + 'surfaces',
+    async () => {
+      const blocks: [string, number][] = [];
+      const decide = sourceDecider('count', opts, { blockOperation: async (op, ms) => void blocks.push([op, ms]) });
+      const tally = new AttemptTally();
+      expect((await decide(new RateLimitedError(3600, 'search', 'x'), tally)).retry).toBe(true);
+      expect(blocks).toEqual([['search', 60_000]]);
+      expect(await decide(new AccessTokenRefusedError('401'), tally)).toEqual({
+        retry: true,
+        kind: 'token_refresh',
+        delayMs: 0,
+      });
+      // A refused token that was not issued for this request (cached, maybe another caller's refresh): refresh again.
+      expect((await decide(new AccessTokenRefusedError('401'), tally)).retry).toBe(true);
+      const third = await decide(new AccessTokenRefusedError('401'), tally);
+      expect(third.retry).toBe(false);
+      expect(!third.retry && third.error).toMatchObject({
+        code: 'source_unauthorized',
+        message: expect.stringMatching(/refused 3 access tokens in a row/),
+      });
+    },
+  );
 
   it('a 401 on a token issued just before the request surfaces at once', async () => {
     const decide = sourceDecider('search', opts, { blockOperation: async () => undefined });

@@ -85,24 +85,28 @@ describe('credit caps with parallel journeys', () => {
     expect((await fx.client.ledger.creditUsage('cap')).run).toBe(charged);
   });
 
-  it('a run cap equal to what the partitions hold lets every journey finish: pages in flight are waited for, not a stop', async () => {
-    // 1,000 persons split over four partitions; each partition's last page reserves 100 credits but returns fewer.
-    fx = await sourceFixture(
-      { companies: 1000, persons: 1000, faults: { latency: { fixedMs: 30, jitterMs: 40 } } },
-      { credits: { maxPerRun: 1000 } },
-    );
-    const results = await Promise.all(
-      headcounts.map((h) =>
-        walkUntilStop(
-          fx!.client,
-          'persons',
-          { company: { headcount: h } },
-          { runId: 'exact', ...contacts, pageSize: 100 },
+  it(
+    'a run cap equal to what the partitions hold lets every journey finish: pages in flight are waited for, not a ' +
+      'stop',
+    async () => {
+      // 1,000 persons split over four partitions; each partition's last page reserves 100 credits but returns fewer.
+      fx = await sourceFixture(
+        { companies: 1000, persons: 1000, faults: { latency: { fixedMs: 30, jitterMs: 40 } } },
+        { credits: { maxPerRun: 1000 } },
+      );
+      const results = await Promise.all(
+        headcounts.map((h) =>
+          walkUntilStop(
+            fx!.client,
+            'persons',
+            { company: { headcount: h } },
+            { runId: 'exact', ...contacts, pageSize: 100 },
+          ),
         ),
-      ),
-    );
-    expect(results.map((r) => r.error)).toEqual([undefined, undefined, undefined, undefined]);
-    expect(results.reduce((a, r) => a + r.returned, 0)).toBe(1000);
-    expect(fx.emu.stats('demo').creditsCharged).toBe(1000);
-  });
+      );
+      expect(results.map((r) => r.error)).toEqual([undefined, undefined, undefined, undefined]);
+      expect(results.reduce((a, r) => a + r.returned, 0)).toBe(1000);
+      expect(fx.emu.stats('demo').creditsCharged).toBe(1000);
+    },
+  );
 });

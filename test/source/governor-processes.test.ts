@@ -22,7 +22,8 @@ describe('rate governor shared by OS processes (Redis state)', () => {
     { windowMs: 2000, resetRounding: 'down' as const },
     { windowMs: 1500, resetRounding: 'down' as const },
   ])(
-    'three processes on one account (30 requests / $windowMs ms, reset rounded $resetRounding): zero 429s, >= 90% of the allowance used',
+    'three processes on one account (30 requests / $windowMs ms, reset rounded $resetRounding): zero 429s, >= ' +
+      '90% of the allowance used',
     async ({ windowMs, resetRounding }) => {
       fx = await sourceFixture({
         windowSeconds: windowMs / 1000,
@@ -52,7 +53,8 @@ describe('rate governor shared by OS processes (Redis state)', () => {
       expect(stats.reduce((sum, s) => sum + s.throttled, 0)).toBe(0);
       const used = served.operations.search / (30 * windows);
       console.log(
-        `governor: ${served.operations.search} search requests of ${30 * windows} allowed (${(used * 100).toFixed(1)}%), 429s: ${served.served429.search}`,
+        `governor: ${served.operations.search} search requests of ${30 * windows} allowed ` +
+          `(${(used * 100).toFixed(1)}%), 429s: ${served.served429.search}`,
       );
       expect(used).toBeGreaterThanOrEqual(0.9);
       expect(used).toBeLessThanOrEqual(1);

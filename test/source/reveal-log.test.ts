@@ -85,23 +85,26 @@ describe('RevealLog', () => {
     expect(await keys()).toHaveLength(1);
   });
 
-  it('erase removes every reveal of one person, drops emptied batches and leaves one erasure line without the id', async () => {
-    const { log } = await open();
-    const now = Date.now();
-    await log.append({ runId: 'r1', search: 'a', segment: 's', ids: ['p1', 'p10', 'p2'], atMs: now - 5 * DAY_MS });
-    await log.append({ runId: 'r2', search: 'a', segment: 's', ids: ['p1'], atMs: now - 5 * DAY_MS });
-    await log.append({ runId: 'r3', search: 'b', segment: 's', ids: ['p3', 'p1'], atMs: now });
-    expect(await log.count('p1', now)).toBe(3);
-    expect(await log.erase('p1', now)).toBe(3);
-    expect(await log.count('p1', now)).toBe(0);
-    const lines = await all(log.lines({ nowMs: now }));
-    expect(lines.map((l) => (l.event === 'reveal' ? `${l.runId}:${l.personId}` : l.event))).toEqual([
-      'r1:p10',
-      'r1:p2',
-      'r3:p3',
-      'erasure',
-    ]);
-    expect(JSON.stringify(lines)).not.toMatch(/"p1"/);
-    expect(await log.erase('p9', now)).toBe(0);
-  });
+  it(
+    'erase removes every reveal of one person, drops emptied batches and leaves one erasure line without the ' + 'id',
+    async () => {
+      const { log } = await open();
+      const now = Date.now();
+      await log.append({ runId: 'r1', search: 'a', segment: 's', ids: ['p1', 'p10', 'p2'], atMs: now - 5 * DAY_MS });
+      await log.append({ runId: 'r2', search: 'a', segment: 's', ids: ['p1'], atMs: now - 5 * DAY_MS });
+      await log.append({ runId: 'r3', search: 'b', segment: 's', ids: ['p3', 'p1'], atMs: now });
+      expect(await log.count('p1', now)).toBe(3);
+      expect(await log.erase('p1', now)).toBe(3);
+      expect(await log.count('p1', now)).toBe(0);
+      const lines = await all(log.lines({ nowMs: now }));
+      expect(lines.map((l) => (l.event === 'reveal' ? `${l.runId}:${l.personId}` : l.event))).toEqual([
+        'r1:p10',
+        'r1:p2',
+        'r3:p3',
+        'erasure',
+      ]);
+      expect(JSON.stringify(lines)).not.toMatch(/"p1"/);
+      expect(await log.erase('p9', now)).toBe(0);
+    },
+  );
 });

@@ -52,14 +52,17 @@ describe('RevealStore', () => {
     expect((await store.lastTally('s'))?.runId).toBe('r2');
   });
 
-  it("keeps one tally per search, not one per run: a run's tally goes when the next run tallies; every key expires", async () => {
-    const store = new RevealStore(env.redis, `${env.prefix}:one`, 180);
-    for (let run = 1; run <= 24; run++) await store.tally('hourly', `r${run}`, new Map([[100, run]]));
-    const keys = (await env.redis.keys(`${env.prefix}:one:reveal-tally:*`)).sort();
-    expect(keys).toEqual([`${env.prefix}:one:reveal-tally:hourly:last`, `${env.prefix}:one:reveal-tally:hourly:r24`]);
-    for (const key of keys) expect(await env.redis.ttl(key)).toBeGreaterThan(0);
-    expect(await store.lastTally('hourly')).toEqual({ runId: 'r24', byDay: new Map([[100, 24]]) });
-  });
+  it(
+    "keeps one tally per search, not one per run: a run's tally goes when the next run tallies; every key " + 'expires',
+    async () => {
+      const store = new RevealStore(env.redis, `${env.prefix}:one`, 180);
+      for (let run = 1; run <= 24; run++) await store.tally('hourly', `r${run}`, new Map([[100, run]]));
+      const keys = (await env.redis.keys(`${env.prefix}:one:reveal-tally:*`)).sort();
+      expect(keys).toEqual([`${env.prefix}:one:reveal-tally:hourly:last`, `${env.prefix}:one:reveal-tally:hourly:r24`]);
+      for (const key of keys) expect(await env.redis.ttl(key)).toBeGreaterThan(0);
+      expect(await store.lastTally('hourly')).toEqual({ runId: 'r24', byDay: new Map([[100, 24]]) });
+    },
+  );
 });
 
 describe('reveal planning', () => {
@@ -71,19 +74,22 @@ describe('reveal planning', () => {
     expect(revealRuns([false, false])).toEqual([]);
   });
 
-  it('forecasts: a first run pays every person once; a re-run pays the new ones, tokens with the expected extra', () => {
-    expect(forecastReveal({ counted: 1000, target: 1000, pageSize: 100, journeys: 1, fresh: null })).toMatchObject({
-      credits: 1000,
-      tokens: 1000,
-      method: 'first-run',
-    });
-    const rerun = forecastReveal({ counted: 1020, target: 1020, pageSize: 100, journeys: 1, fresh: 1000 });
-    expect(rerun).toMatchObject({ credits: 20, revealSkipped: 1000, method: 'last-run-tally' });
-    expect(rerun.newShare).toBeLessThan(DIRECT_SHARE);
-    expect(rerun.tokens).toBeGreaterThan(1020);
-    expect(rerun.tokens).toBeLessThan(2040);
-    // E[last unrevealed index + 1] of a page: 0 without new persons, ~size when all are new
-    expect(expectedExtraTokens(0, 100)).toBe(0);
-    expect(expectedExtraTokens(1, 100)).toBe(100);
-  });
+  it(
+    'forecasts: a first run pays every person once; a re-run pays the new ones, tokens with the expected ' + 'extra',
+    () => {
+      expect(forecastReveal({ counted: 1000, target: 1000, pageSize: 100, journeys: 1, fresh: null })).toMatchObject({
+        credits: 1000,
+        tokens: 1000,
+        method: 'first-run',
+      });
+      const rerun = forecastReveal({ counted: 1020, target: 1020, pageSize: 100, journeys: 1, fresh: 1000 });
+      expect(rerun).toMatchObject({ credits: 20, revealSkipped: 1000, method: 'last-run-tally' });
+      expect(rerun.newShare).toBeLessThan(DIRECT_SHARE);
+      expect(rerun.tokens).toBeGreaterThan(1020);
+      expect(rerun.tokens).toBeLessThan(2040);
+      // E[last unrevealed index + 1] of a page: 0 without new persons, ~size when all are new
+      expect(expectedExtraTokens(0, 100)).toBe(0);
+      expect(expectedExtraTokens(1, 100)).toBe(100);
+    },
+  );
 });

@@ -3,8 +3,8 @@
  * end-game.ts next to this file). Inputs: the account's search limit (the shared governor's learned RateLimit-*
  * figures), the run's page latency (p90 of its last 64 search requests), the write time per page (p10: the CRM's
  * service time; p90 above it and above the page latency means writes queue), the destination's ceiling
- * (records per second: the opened sink's learned figure, read again at every re-size), and how many runs share the account's allowance: each run
- * beats through its source client (`heartbeat`) and sizes for limit / active runs.
+ * (records per second: the opened sink's learned figure, read again at every re-size), and how many runs share the
+ * account's allowance: each run beats through its source client (`heartbeat`) and sizes for limit / active runs.
  * Journeys grow gradually ("slow start", `growJourneys`): from 4 (or, to a destination with a known ceiling, from
  * what that ceiling needs: `firstJourneyCap`), doubling per step of at least a second while the step's writes kept
  * up (their p90; by a quarter once the CRM's pace has bound), so a run does not put the source's whole figure in
@@ -26,8 +26,9 @@ const HEARTBEAT_TTL_MS = 10_000;
 const HEARTBEAT_EVERY_MS = 3_000;
 const RESIZE_EVERY_MS = 200;
 /**
- * Span over which the pace of a queueing stage is measured: two of a destination's 10-second windows, so a governor that lets a window's
- * requests go in a burst and then waits is not read as a slow CRM (which would shrink the run below the CRM's pace).
+ * Span over which the pace of a queueing stage is measured: two of a destination's 10-second windows, so a governor
+ * that lets a window's requests go in a burst and then waits is not read as a slow CRM (which would shrink the run
+ * below the CRM's pace).
  * No pace is trusted before half of it was observed.
  */
 const PACE_SPAN_MS = 20_000;

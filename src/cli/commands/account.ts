@@ -112,7 +112,8 @@ async function accountView(
 function settingLine(v: AccountView, name: SettingName): string {
   const missing = v.settingsUnavailable.find((u) => u.name === name);
   const shown = missing
-    ? `unavailable: GET ${missing.path} answered ${missing.status}; set ${missing.configKey} to the path your API serves`
+    ? `unavailable: GET ${missing.path} answered ${missing.status}; set ${missing.configKey} to the path your API ` +
+      `serves`
     : JSON.stringify(v.settings[name]);
   return `${name.padEnd(10)} ${shown}`;
 }
@@ -123,7 +124,10 @@ function render(v: AccountView, timeZone: string | undefined): string {
       ? ['  none learned yet (no request made)']
       : v.limits.map(
           (l) =>
-            `  ${l.remote} ${l.operation}: ${l.limit ?? '?'} per ${l.windowSeconds ?? '?'}s (${l.source === 'headers' ? 'learned from headers' : (l.source ?? 'unknown')}${l.learnedAt ? `, ${l.learnedAt}` : ''})${l.daily ? `; daily ${l.daily.remaining} of ${l.daily.limit} left` : ''}`,
+            `  ${l.remote} ${l.operation}: ${l.limit ?? '?'} per ${l.windowSeconds ?? '?'}s ` +
+            `(${l.source === 'headers' ? 'learned from headers' : (l.source ?? 'unknown')}` +
+            `${l.learnedAt ? `, ${l.learnedAt}` : ''})` +
+            `${l.daily ? `; daily ${l.daily.remaining} of ${l.daily.limit} left` : ''}`,
         );
   const t = v.tokens;
   const c = v.credits;
@@ -137,7 +141,8 @@ function render(v: AccountView, timeZone: string | undefined): string {
     'limits',
     ...limits,
     `tokens     ${tokens}`,
-    `credits    ${c.today} today${today}, ${c.total} in total${c.maxPerRun === null ? '' : `; at most ${c.maxPerRun} per run`}`,
+    `credits    ${c.today} today${today}, ${c.total} in ` +
+      `total${c.maxPerRun === null ? '' : `; at most ${c.maxPerRun} per run`}`,
     ...SETTINGS.map((name) => settingLine(v, name)),
   ].join('\n');
 }

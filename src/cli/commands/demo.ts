@@ -21,7 +21,8 @@ import { EXIT } from '../exit-codes.js';
 import { startRoles, type RunningRoles } from './start.js';
 
 const INSTALL_REDIS =
-  'prospect-sync demo needs Redis. None answers at $REDIS_URL (or redis://127.0.0.1:6379) and redis-server is not installed.\n' +
+  'prospect-sync demo needs Redis. None answers at $REDIS_URL (or redis://127.0.0.1:6379) and redis-server is ' +
+  'not installed.\n' +
   'Install it, then run the demo again:\n' +
   INSTALL_REDIS_HINT;
 
@@ -111,7 +112,8 @@ export async function runCommand(values: DemoOptions): Promise<number> {
       },
     });
     say(
-      `emulators: Sales-Intelligence ${emulators.urls.salesIntel}  HubSpot ${emulators.urls.hubspot}  Salesforce ${emulators.urls.salesforce}`,
+      `emulators: Sales-Intelligence ${emulators.urls.salesIntel}  HubSpot ${emulators.urls.hubspot}  ` +
+        `Salesforce ${emulators.urls.salesforce}`,
     );
     if (roles.dashboard)
       say(

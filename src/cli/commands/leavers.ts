@@ -39,7 +39,9 @@ function lines(r: LeaversReport): string[] {
   ];
   if (r.applied)
     out.push(
-      `applied: ${r.applied.acted} acted on, ${r.applied.pending} still pending (refused by the CRM${r.applied.reason ? `: ${r.applied.reason}` : ''}); the guard's baseline is now the last run's matches`,
+      `applied: ${r.applied.acted} acted on, ${r.applied.pending} still pending (refused by the ` +
+        `CRM${r.applied.reason ? `: ${r.applied.reason}` : ''}); the guard's baseline is now the last run's ` +
+        `matches`,
     );
   else if (r.pending.length > 0) out.push(`--apply acts on them now.`);
   return out;

@@ -34,8 +34,8 @@ const withCredits = (s: SavedSearch): boolean => s.entity === 'persons' && (s.vi
 const COUNT_LANES = 32;
 
 /**
- * Each scheduled search's pace: its recent runs (its overview, one read for all), else one free count (the only count this command spends per
- * search), the searches side by side in lanes.
+ * Each scheduled search's pace: its recent runs (its overview, one read for all), else one free count (the only count
+ * this command spends per search), the searches side by side in lanes.
  */
 async function paces(
   config: AppConfig,
@@ -53,7 +53,8 @@ async function paces(
   const recent = new Map(scheduled.map((s, i) => [s.name, overviews[i]?.recent ?? []]));
   return inLanes(scheduled, COUNT_LANES, async (s): Promise<SearchPaceInput> => {
     const history = paceFromHistory(recent.get(s.name) ?? []);
-    // Refresh mode `changed`: the first run walks everything, the later ones their share (src/runs/refresh-selection.ts).
+    // Refresh mode `changed`: the first run walks everything, the later ones their share
+    // (src/runs/refresh-selection.ts).
     const refresh = refreshSettings(config, s);
     const changed =
       refresh.mode === 'changed'
@@ -65,7 +66,10 @@ async function paces(
   });
 }
 
-/** Times beside UTC in the config's time zone (a search's own for its next run): `2026-11-28 05:00 Europe/Berlin (04:00Z)`. */
+/**
+ * Times beside UTC in the config's time zone (a search's own for its next run): `2026-11-28 05:00 Europe/Berlin
+ * (04:00Z)`.
+ */
 function render(f: AllotmentForecast | null, searches: SearchPaceInput[], config: AppConfig): string {
   const zone = configTimeZone(config.searches);
   const at = (iso: string, search?: string): string =>
@@ -80,21 +84,29 @@ function render(f: AllotmentForecast | null, searches: SearchPaceInput[], config
   const width = Math.max(6, ...f.searches.map((s) => s.search.length));
   const rows = f.searches.map(
     (s) =>
-      `  ${s.search.padEnd(width)}  ${String(s.runsLeft).padStart(6)}  ${String(s.tokensPerRun).padStart(10)}  ${String(s.creditsPerRun).padStart(8)}  ${String(s.tokens).padStart(10)}  ${String(s.credits).padStart(8)}  ${s.basis.padEnd(7)}  ${s.nextRunAt ? at(s.nextRunAt, s.search) : '—'}`,
+      `  ${s.search.padEnd(width)}  ${String(s.runsLeft).padStart(6)}  ${String(s.tokensPerRun).padStart(10)}  ` +
+      `${String(s.creditsPerRun).padStart(8)}  ${String(s.tokens).padStart(10)}  ${String(s.credits).padStart(8)}` +
+      `  ${s.basis.padEnd(7)}  ${s.nextRunAt ? at(s.nextRunAt, s.search) : '—'}`,
   );
   return [
-    `allotment until ${at(f.resetAt)}: balance ${f.remaining} of ${f.limit}${f.reserve > 0 ? ` (reserve ${f.reserve})` : ''}`,
-    `  ${'search'.padEnd(width)}  ${'runs'.padStart(6)}  ${'tokens/run'.padStart(10)}  ${'cred/run'.padStart(8)}  ${'tokens'.padStart(10)}  ${'credits'.padStart(8)}  ${'basis'.padEnd(7)}  next run`,
+    `allotment until ${at(f.resetAt)}: balance ${f.remaining} ` +
+      `of ${f.limit}${f.reserve > 0 ? ` (reserve ${f.reserve})` : ''}`,
+    `  ${'search'.padEnd(width)}  ${'runs'.padStart(6)}  ${'tokens/run'.padStart(10)}  ${'cred/run'.padStart(8)}` +
+      `  ${'tokens'.padStart(10)}  ${'credits'.padStart(8)}  ${'basis'.padEnd(7)}  next run`,
     ...rows,
     `  total        ${f.tokens} tokens, ${f.credits} credits until the reset; ${f.tokensLeftAtReset} tokens left then`,
     f.exhaustsAt
-      ? `  exhausted    ${f.exhaustsAt.slice(0, 10)} (run of ${f.exhaustedBy} at ${at(f.exhaustsAt, f.exhaustedBy ?? undefined)}), ` +
+      ? `  exhausted    ${f.exhaustsAt.slice(0, 10)} (run of ${f.exhaustedBy} ` +
+        `at ${at(f.exhaustsAt, f.exhaustedBy ?? undefined)}), ` +
         'before the reset at this pace'
       : '  exhausted    not before the reset at this pace',
   ].join('\n');
 }
 
-/** What `plan --all` shows: each scheduled search's pace, and the forecast until the reset (null while the balance is unknown). */
+/**
+ * What `plan --all` shows: each scheduled search's pace, and the forecast until the reset (null while the balance is
+ * unknown).
+ */
 export async function allotmentForecastOf(
   { config, source, redis, prefix }: { config: AppConfig; source: SourceClient; redis: Redis; prefix: string },
   now = new Date(),

@@ -39,7 +39,8 @@ function crmLimitLines(type: string, learned: GovernorSnapshot[], assumedCeiling
     const parts: string[] = [];
     if (g.limit !== null && g.windowMs !== null && g.mode === 'headers') {
       parts.push(
-        `${g.limit} requests per ${g.windowMs / 1000}s (learned from its answers, last ${at(g.learnedAt)}; changed ${at(g.changedAt)})`,
+        `${g.limit} requests per ${g.windowMs / 1000}s (learned from its answers, last ${at(g.learnedAt)}; ` +
+          `changed ${at(g.changedAt)})`,
       );
     }
     if (g.daily) parts.push(`daily ${g.daily.limit} requests, ${g.daily.remaining} left at ${at(g.daily.at)}`);
@@ -75,7 +76,8 @@ function mirrorLines(search: string, mirror: MirrorResult): string[] {
   const onLeave =
     typeof m.onLeave === 'string' ? m.onLeave : `setFields ${Object.keys(m.onLeave.setFields).join(', ')}`;
   const lines = [
-    `  mirror       ${nounCount(m.members, 'member')} in ${m.instance}, ${m.leaversPending} leavers pending${why}; onLeave: ${onLeave}`,
+    `  mirror       ${nounCount(m.members, 'member')} in ${m.instance}, ${m.leaversPending} leavers ` +
+      `pending${why}; onLeave: ${onLeave}`,
   ];
   if (m.list)
     lines.push(
@@ -88,11 +90,13 @@ function mirrorLines(search: string, mirror: MirrorResult): string[] {
       : `, list added ${c.listAdded}, removed ${c.listRemoved ?? 0}`;
   lines.push(
     c
-      ? `  churn        last complete run ${c.finishedAt}: entered ${c.entered}, left ${c.left}, leave actions ${c.leaveActions}${list} (the churn to expect)`
+      ? `  churn        last complete run ${c.finishedAt}: entered ${c.entered}, left ${c.left}, leave ` +
+          `actions ${c.leaveActions}${list} (the churn to expect)`
       : '  churn        no complete run yet: the first one makes every match a member',
   );
   lines.push(
-    `  exact        the next run's entered, left, list adds and removes: \`prospect-sync run ${search} --dry-run\` (walks: tokens, no credit; writes nothing)`,
+    `  exact        the next run's entered, left, list adds and removes: \`prospect-sync run ${search} ` +
+      `--dry-run\` (walks: tokens, no credit; writes nothing)`,
   );
   return lines;
 }
@@ -102,11 +106,14 @@ function refreshLine(plan: RunPlan, r: RefreshState | undefined): string[] {
   if (!r) return [];
   if (r.rebuilt)
     return [
-      `  refresh      changed: walks every partition of a new split (${r.rebuilt}); later runs walk what changed and their share`,
+      `  refresh      changed: walks every partition of a new split (${r.rebuilt}); later runs walk what ` +
+        `changed and their share`,
     ];
   const walked = r.walked.changed + r.walked.stale;
   return [
-    `  refresh      changed: walks ${walked} of ${r.kept} partitions (count changed ${r.walked.changed}, stalest ${r.walked.stale}), skips ${r.skipped.length}: ${plan.target} tokens of ${plan.counted} for a full walk`,
+    `  refresh      changed: walks ${walked} of ${r.kept} partitions (count changed ${r.walked.changed}, ` +
+      `stalest ${r.walked.stale}), skips ${r.skipped.length}: ${plan.target} tokens of ${plan.counted} for a full ` +
+      `walk`,
   ];
 }
 
@@ -123,16 +130,25 @@ function render(
     plan.forecastRevealSkipped > 0 ? ` (${plan.forecastRevealSkipped} persons already revealed: no credit)` : '';
   const lines = [
     `plan for ${plan.search} (${plan.entity})`,
-    `  matches      ${plan.counted}${plan.target < plan.counted && !refresh ? `  (this run takes ${plan.target}: maxRecords)` : ''}`,
+    `  matches      ${plan.counted}` +
+      `${plan.target < plan.counted && !refresh ? `  (this run takes ${plan.target}: maxRecords)` : ''}`,
     ...refreshLine(plan, refresh),
     `  pages        ${plan.pages} of up to ${plan.pageSize} records`,
-    `  partitions   ${plan.partitions.length}, largest first (${nounCount(plan.countRequests, 'count request')}); ${nounCount(plan.parallelism, 'journey')} at first, re-sized during the run (at most ${plan.maxParallelism})`,
-    `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be spent${balance ? ` (balance ${balance.remaining}, resets ${resets})` : ''}`,
-    `  credits      ${plan.creditsNeeded} needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
-    `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${revealed}  [${plan.forecastMethod}]`,
-    `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches per ${plan.rate.windowSeconds}s (${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
+    `  partitions   ${plan.partitions.length}, largest first ` +
+      `(${nounCount(plan.countRequests, 'count request')}); ${nounCount(plan.parallelism, 'journey')} at first, ` +
+      `re-sized during the run (at most ${plan.maxParallelism})`,
+    `  tokens       ${plan.tokensNeeded} needed, ${n(plan.tokensSpendable)} may be ` +
+      `spent${balance ? ` (balance ${balance.remaining}, resets ${resets})` : ''}`,
+    `  credits      ${plan.creditsNeeded} ` +
+      `needed${plan.creditsNeeded > 0 ? `, ${plan.creditsSpendable ?? 'no cap'} may be spent` : ''}`,
+    `  forecast     ${plan.forecastCredits} credits, ${plan.forecastTokens} tokens${revealed}  ` +
+      `[${plan.forecastMethod}]`,
+    `  time         ~${duration(plan.estimatedMs)} at ${plan.rate.requests} searches ` +
+      `per ${plan.rate.windowSeconds}s ` +
+      `(${plan.rate.source === 'headers' ? 'learned from the API' : 'configured fallback'})`,
     plan.shortfall
-      ? `  budget       NOT enough ${plan.shortfall}: a run stops at ${plan.bindingCap ?? 'the cap'} (partial), or is refused with onShortfall: refuse`
+      ? `  budget       NOT enough ${plan.shortfall}: a run stops at ${plan.bindingCap ?? 'the cap'} (partial), ` +
+        `or is refused with onShortfall: refuse`
       : '  budget       enough for the whole run',
     ...crm,
   ];

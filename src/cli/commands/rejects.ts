@@ -33,7 +33,8 @@ export async function runCommand(name: string, opts: RejectsOptions): Promise<nu
       // Nothing re-reads the retry set: a reject only drops the record's change hash, so whichever run fetches it
       // again sends it again. Keyless records cannot be matched at all, so they never are.
       lines.push(
-        `${pending} rejected record(s) not accepted since; each is sent again when a run of ${cmd.search} fetches it again.`,
+        `${pending} rejected record(s) not accepted since; each is sent again when a run of ${cmd.search} ` +
+          `fetches it again.`,
       );
       if (rejects.some((r) => r.keyless === true)) {
         lines.push(
@@ -55,7 +56,8 @@ function entryLine(r: RejectEntry): string {
 function groupLines(groups: ReturnType<typeof groupRejects>, total: number): string[] {
   const width = String(groups[0]?.count ?? 0).length;
   return [
-    `${total} stored reject(s) and failed link(s) by code and field (count, then one example; --all lists each, --json and the dashboard's CSV every entry):`,
+    `${total} stored reject(s) and failed link(s) by code and field (count, then one example; --all lists each, ` +
+      `--json and the dashboard's CSV every entry):`,
     ...groups.map((g) => `${String(g.count).padStart(width)}  ${groupLabel(g)}  e.g. ${g.example}`),
   ];
 }

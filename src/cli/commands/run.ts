@@ -3,7 +3,8 @@
  * scheduler. It takes the same run lock as the queue job. `--full-resync` sends every record, also those whose change
  * hash is unchanged. A dry run says on stderr what it will spend before its first token (no credit: no contacts).
  * Progress bar on a TTY (stderr); `--json` prints the run summary as the last stdout line.
- * A search with `after:` runs at once (a one-off), saying on stderr which searches it follows and whether they completed.
+ * A search with `after:` runs at once (a one-off), saying on stderr which searches it follows and whether they
+ * completed.
  * Exit: 0 completed, 1 failed (also: another run of the search is active), 2 config error, 3 partial or delayed.
  */
 import { randomUUID } from 'node:crypto';
@@ -139,7 +140,10 @@ async function reportFilterRefusal(cmd: SearchCommand, logger: Logger): Promise<
   }
 }
 
-/** `runs after dach-software (last complete run 2026-11-27T05:00:12Z), ...` or `... (never completed: links to it may fail)`. */
+/**
+ * `runs after dach-software (last complete run 2026-11-27T05:00:12Z), ...` or `... (never completed: links to it may
+ * fail)`.
+ */
 async function followedLine(
   redis: Redis,
   prefix: string,

@@ -2,8 +2,9 @@
  * `prospect-sync validate [--config f] [--online] [--json]`: loads and checks the config; exit 0 ok, 2 invalid.
  * Problems go to stderr one per line (`file:line:column path: message`); `--json` prints one JSON object instead.
  * `--online` exchanges the API's credentials, asks its dictionaries through the real source client, sends each search's
- * filter once as a count (no token: an unknown key or value is reported at its line) and runs each search's CRM preflight (credentials, object, mapped fields, match field, required fields; no search request), so
- * it needs Redis (exit 4 without it); a refused credential or a mapping the CRM cannot take is a config error, exit 2.
+ * filter once as a count (no token: an unknown key or value is reported at its line) and runs each search's CRM
+ * preflight (credentials, object, mapped fields, match field, required fields; no search request), so it needs Redis
+ * (exit 4 without it); a refused credential or a mapping the CRM cannot take is a config error, exit 2.
  */
 import { checkFilterBodies, checkFilterValues, ConfigError, formatIssue } from '../../config/index.js';
 import { readConfig, resolveConfigPath } from '../../config/index.js';
@@ -108,7 +109,10 @@ export async function runCommand(opts: ValidateOptions): Promise<number> {
   const checked = opts.online
     ? ', filters checked by the API, filter values checked against the API dictionaries, CRM fields checked'
     : '';
-  const summary = `${file}: valid (${nounCount(config.searches.length, 'search', 'searches')}, ${nounCount(Object.keys(config.destinations).length, 'destination')}${checked})`;
+  const summary =
+    `${file}: valid ` +
+    `(${nounCount(config.searches.length, 'search', 'searches')}, ` +
+    `${nounCount(Object.keys(config.destinations).length, 'destination')}${checked})`;
   report(json, file, issues, loaded.warnings, summary);
   return issues.length === 0 ? EXIT.ok : EXIT.config;
 }

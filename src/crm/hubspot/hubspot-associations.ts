@@ -92,7 +92,9 @@ interface LinkAnswer {
   }[];
 }
 
-/** A refused request: every link failed, with HubSpot's category (never its message, which may quote ids and values). */
+/**
+ * A refused request: every link failed, with HubSpot's category (never its message, which may quote ids and values).
+ */
 function refusedLinks(links: Link[], api: HubSpotApiError): Map<Link, string> {
   return new Map(links.map((l) => [l, `link refused (${api.code}): ${api.body?.category ?? 'error'}`]));
 }

@@ -63,7 +63,9 @@ export const DEFAULT_RETRY: RetryOptions = {
   maxRetryAfterSeconds: 60,
 };
 
-/** What the client throws for a non-accepted status (`ApiException`; each API group has its own class, so duck-typed). */
+/**
+ * What the client throws for a non-accepted status (`ApiException`; each API group has its own class, so duck-typed).
+ */
 export interface HubSpotApiError {
   code: number;
   body:
@@ -136,7 +138,9 @@ export function headerFacts(
   return facts;
 }
 
-/** Books one answer (or a call without one) with the governor in one round trip; closes the portal on Daily-Remaining 0. */
+/**
+ * Books one answer (or a call without one) with the governor in one round trip; closes the portal on Daily-Remaining 0.
+ */
 async function settleAnswer(
   governor: RateGovernor,
   outcome: OutcomeClass,

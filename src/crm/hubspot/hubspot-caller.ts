@@ -15,9 +15,14 @@ import {
 /** One request; `signal` aborts it at its deadline or when the run stops (a typed API call cannot take it). */
 export type HubSpotRequest<T> = (client: Client, signal: AbortSignal) => Promise<HttpInfoLike<T>>;
 
-/** One client, the portal's governor, one call policy: every HubSpot call of a sink goes through `call` or `attempt`. */
+/**
+ * One client, the portal's governor, one call policy: every HubSpot call of a sink goes through `call` or `attempt`.
+ */
 export interface HubSpotCaller {
-  /** Any failure comes out typed (CrmAuthError, CrmSchemaError, CrmRequestError, CrmUnavailableError, CrmDailyLimitError). */
+  /**
+   * Any failure comes out typed (CrmAuthError, CrmSchemaError, CrmRequestError, CrmUnavailableError,
+   * CrmDailyLimitError).
+   */
   call<T>(fn: HubSpotRequest<T>, at: CallContext, signal?: AbortSignal): Promise<T>;
   /** Like `call`, but a refusal (4xx but 401/429) is returned for the caller to judge (batch upsert splits). */
   attempt<T>(fn: HubSpotRequest<T>, signal?: AbortSignal): Promise<{ data: T } | { refusal: HubSpotApiError }>;

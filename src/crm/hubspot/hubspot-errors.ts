@@ -88,7 +88,8 @@ export function refusalError(api: HubSpotApiError, at: CallContext, records: Crm
     const missing = missingProperties(api);
     const names = missing.length > 0 ? missing.join(', ') : 'a mapped property';
     return new CrmSchemaError(
-      `HubSpot ${at.object} has no property ${names} any more (${at.operation}); create it in HubSpot or fix the mapping`,
+      `HubSpot ${at.object} has no property ${names} any more (${at.operation}); create it in HubSpot or fix ` +
+        `the mapping`,
       { ...details, missing },
     );
   }

@@ -39,7 +39,8 @@ export async function hubspotJson<T>(
     throw Object.assign(new Error(`HTTP ${res.status}`), { code: res.status, body: parsed, headers: res.headers });
   // 204 (batch archive) has no body by definition.
   if (res.status === 204) return { data: undefined as T, headers: res.headers };
-  // An accepted status with a body that is not JSON: the typed API throws its parse error too (retried as a server fault).
+  // An accepted status with a body that is not JSON: the typed API throws its parse error too (retried as a server
+  // fault).
   if (parsed === undefined) throw new Error(`HubSpot answered ${res.status} without a JSON body`);
   return { data: parsed as T, headers: res.headers };
 }

@@ -72,7 +72,8 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
       throw new Error('the list answer lacks listId');
     if (list.processingType !== 'MANUAL') {
       throw new CrmListError(
-        `HubSpot list "${name}" is ${String(list.processingType)}, not MANUAL: its members cannot be set by API; rename it or pick another name`,
+        `HubSpot list "${name}" is ${String(list.processingType)}, not MANUAL: its members cannot be set by ` +
+          `API; rename it or pick another name`,
         { crm: 'hubspot', list: name, reason: 'not_manual' },
       );
     }
@@ -96,7 +97,8 @@ export function createHubSpotLists(caller: HubSpotCaller): ListPort {
         const raced = await found(object, name, signal);
         if (raced !== undefined) return usable(raced, name);
         throw new CrmListError(
-          `HubSpot already has a list named "${name}" for another object than ${object}; list names are unique, pick another`,
+          `HubSpot already has a list named "${name}" for another object than ${object}; list names are unique, ` +
+            `pick another`,
           { crm: 'hubspot', list: name, reason: 'name_taken' },
         );
       }

@@ -1,6 +1,7 @@
 /**
  * HubSpot's per-record validation errors carry their detail as JSON inside the message
- * (`Property values were not valid: [{"isValid":false,"message":"…","error":"INVALID_INTEGER","name":"numberofemployees"}]`).
+ * (`Property values were not valid:
+ * [{"isValid":false,"message":"…","error":"INVALID_INTEGER","name":"numberofemployees"}]`).
  * Read that list into what a user needs: the property, HubSpot's code and its message, in plain text.
  */
 
@@ -26,7 +27,10 @@ export function readRefusal(code: string, message: string): Refusal {
   if (problems.length === 0) return { code, reason: message };
   const text = (p: Problem): string => {
     const what = typeof p.message === 'string' ? p.message : 'invalid value';
-    return `${typeof p.name === 'string' ? `${p.name}: ` : ''}${what}${typeof p.error === 'string' ? ` (${p.error})` : ''}`;
+    return (
+      `${typeof p.name === 'string' ? `${p.name}: ` : ''}${what}` +
+      `${typeof p.error === 'string' ? ` (${p.error})` : ''}`
+    );
   };
   const first = problems[0] as Problem;
   return {

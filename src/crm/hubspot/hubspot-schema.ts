@@ -49,7 +49,8 @@ async function ensureUniqueProperty(
   }
   if (existing.hasUniqueValue !== true) {
     throw new CrmSchemaError(
-      `HubSpot property ${object}.${name} is not unique (hasUniqueValue is false); matchOn.field needs a unique property`,
+      `HubSpot property ${object}.${name} is not unique (hasUniqueValue is false); matchOn.field needs a unique ` +
+        `property`,
       { object, property: name },
     );
   }
@@ -69,7 +70,8 @@ export async function prepareTarget(caller: HubSpotCaller, target: ObjectTarget)
   const missing = target.fields.filter((f) => !known.has(f));
   if (missing.length > 0) {
     throw new CrmSchemaError(
-      `HubSpot ${target.object} has no propert${missing.length === 1 ? 'y' : 'ies'} ${missing.join(', ')}; create ${missing.length === 1 ? 'it' : 'them'} in HubSpot or fix the mapping`,
+      `HubSpot ${target.object} has no propert${missing.length === 1 ? 'y' : 'ies'} ${missing.join(', ')}; ` +
+        `create ${missing.length === 1 ? 'it' : 'them'} in HubSpot or fix the mapping`,
       {
         object: target.object,
         missing,

@@ -47,7 +47,10 @@ export interface HubSpotSinkOptions {
   redis: Redis;
   /** Key prefix of that state (the app's Redis prefix); keys live under `<keyPrefix>:gov:hubspot:<portal>:`. */
   keyPrefix: string;
-  /** Governor label of the portal (e.g. the portal id). Default: a short hash of the base URL and token, never the token. */
+  /**
+   * Governor label of the portal (e.g. the portal id). Default: a short hash of the base URL and token, never the
+   * token.
+   */
   portalKey?: string;
   /** Deadline of one request, headers and whole body (default 30 s); combined with the run's signal. */
   requestTimeoutMs?: number;

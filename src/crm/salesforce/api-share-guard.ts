@@ -5,8 +5,9 @@ export type ApiUsageReader = () => Promise<{ used: number; limit: number } | und
 
 /**
  * Keeps this worker under `maxApiShare` of the org's daily API allowance, read from `Sforce-Limit-Info`
- * as the org's governor state keeps it in Redis for every process (see salesforce-caller.ts). Two gaps in that reading are covered here:
- * calls in flight at once all see the same stale header (so each reserves its calls on an estimate), and
+ * as the org's governor state keeps it in Redis for every process (see salesforce-caller.ts). Two gaps in that reading
+ * are covered here: calls in flight at once all see the same stale header (so each reserves its calls on an estimate),
+ * and
  * Bulk API 2.0 responses never reach `conn.limitInfo` (so their calls are counted until the header moves).
  */
 export class ApiShareGuard {
@@ -20,7 +21,10 @@ export class ApiShareGuard {
     private readonly maxApiShare: number,
   ) {}
 
-  /** Runs `fn`, which makes `calls` requests, unless they would pass the share (SalesforceApiShareError). Unknown usage never blocks. */
+  /**
+   * Runs `fn`, which makes `calls` requests, unless they would pass the share (SalesforceApiShareError). Unknown usage
+   * never blocks.
+   */
   async track<T>(calls: number, fn: () => Promise<T>): Promise<T> {
     const usage = await this.readUsage();
     if (usage) {

@@ -1,4 +1,6 @@
-/** Salesforce as a destination (the port, src/crm/destination-port.ts): its config block, objects, limits, and its sink. */
+/**
+ * Salesforce as a destination (the port, src/crm/destination-port.ts): its config block, objects, limits, and its sink.
+ */
 import { z } from 'zod';
 import { httpUrl, nonEmpty, posInt, secret } from '../../config/config-fields.js';
 import type { DestinationPort } from '../destination-port.js';

@@ -17,7 +17,8 @@ function bulkRows(target: ObjectTarget, records: CrmRecord[], link: Link | undef
   );
   return records.map((r) => {
     const row: BulkRow = { [target.matchField]: r.key };
-    // In CSV an empty cell means "leave as is": absent properties stay empty, empty strings clear the field (#N/A) as in JSON.
+    // In CSV an empty cell means "leave as is": absent properties stay empty, empty strings clear the field (#N/A) as
+    // in JSON.
     for (const c of columns) row[c] = c in r.properties ? (r.properties[c] === '' ? null : r.properties[c]!) : '';
     if (linkColumn) row[linkColumn] = r.companyKey ?? '';
     return row;

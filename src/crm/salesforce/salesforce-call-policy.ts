@@ -14,8 +14,9 @@
  *   that may have landed is safe.
  * - REQUEST_LIMIT_EXCEEDED (daily allowance): never retried; SalesforceDailyLimitError stops the run cleanly, and
  *   the org's governor refuses every process's calls with it for DAILY_PROBE_AFTER_MS before probing again.
- * - A token refresh the org refused: SalesforceAuthError (one that failed on the network is retried). Any other Salesforce refusal: SalesforceRequestError, never
- *   retried. Our own typed errors (the share guard's) pass through untouched.
+ * - A token refresh the org refused: SalesforceAuthError (one that failed on the network is retried). Any other
+ *   Salesforce refusal: SalesforceRequestError, never retried. Our own typed errors (the share guard's) pass through
+ *   untouched.
  */
 import { AppError } from '../../shared/app-error.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
@@ -57,7 +58,9 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/** jsforce puts the Salesforce errorCode on `errorCode` (and `name`); the HTTP status is only in ERROR_HTTP_<status>. */
+/**
+ * jsforce puts the Salesforce errorCode on `errorCode` (and `name`); the HTTP status is only in ERROR_HTTP_<status>.
+ */
 export function errorCodeOf(err: unknown): string {
   if (err instanceof RemoteTimeoutError) return 'TIMEOUT';
   const e = err as { errorCode?: unknown; name?: unknown; code?: unknown; cause?: { code?: unknown } };
@@ -82,7 +85,10 @@ export function classify(err: unknown): Verdict {
   return 'fatal';
 }
 
-/** A non-retryable failure as our typed error: Salesforce refusals carry an errorCode; a failed refresh is an auth problem. */
+/**
+ * A non-retryable failure as our typed error: Salesforce refusals carry an errorCode; a failed refresh is an auth
+ * problem.
+ */
 function fatalError(err: unknown): unknown {
   if (err instanceof AppError || !(err instanceof Error)) return err;
   if (err.message.startsWith('Unable to refresh session'))

@@ -70,7 +70,9 @@ export class SalesforceCaller {
     return this.conn.limitInfo?.apiUsage;
   }
 
-  /** The org id of the token response's identity URL (jsforce keeps it as userInfo.organizationId), after a first grant. */
+  /**
+   * The org id of the token response's identity URL (jsforce keeps it as userInfo.organizationId), after a first grant.
+   */
   get organizationId(): string | undefined {
     return this.conn.userInfo?.organizationId;
   }
@@ -111,7 +113,9 @@ export class SalesforceCaller {
     return withRetry(read, this.retry, signal);
   }
 
-  /** Counts the call's outcome and shares the Sforce-Limit-Info reading jsforce kept (`conn.limitInfo`) through Redis. */
+  /**
+   * Counts the call's outcome and shares the Sforce-Limit-Info reading jsforce kept (`conn.limitInfo`) through Redis.
+   */
   private async governed<T>(fn: () => Promise<T>): Promise<T> {
     const governor = this.governor;
     if (!governor) return fn();

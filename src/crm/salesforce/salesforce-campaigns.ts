@@ -199,7 +199,9 @@ export function createSalesforceCampaigns(caller: SalesforceCaller, schema: Sale
       const ids = await campaignIds(name, signal);
       if (ids.length > 1) {
         throw new CrmListError(
-          `Salesforce has ${ids.length} campaigns named "${name}" (${ids.join(', ')}): campaign names are not unique in Salesforce, so prospect-sync cannot tell which one is the search's list; rename or delete all but one`,
+          `Salesforce has ${ids.length} campaigns named "${name}" (${ids.join(', ')}): campaign names are not ` +
+            `unique in Salesforce, so prospect-sync cannot tell which one is the search's list; rename or delete ` +
+            `all but one`,
           { crm: 'salesforce', list: name, reason: 'name_ambiguous' },
         );
       }

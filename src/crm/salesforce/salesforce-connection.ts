@@ -10,7 +10,9 @@ export interface SalesforceAuthConfig {
   clientSecret: string;
   /** REST API version, e.g. "62.0" (jsforce's own default 50.0 is too old for collections upsert semantics). */
   apiVersion: string;
-  /** Deadline of one request (login, REST call, Bulk API 2.0 upload, poll or result download): headers and whole answer. */
+  /**
+   * Deadline of one request (login, REST call, Bulk API 2.0 upload, poll or result download): headers and whole answer.
+   */
   requestTimeoutMs?: number;
 }
 
@@ -102,7 +104,8 @@ export async function authorize(
     if (err instanceof AppError || !(err instanceof Error) || signal?.aborted) throw err;
     const code = errorCodeOf(err);
     if (isRefusal(err)) {
-      // An OAuth refusal's description is Salesforce's short reason ("invalid client credentials"); a bare status has none.
+      // An OAuth refusal's description is Salesforce's short reason ("invalid client credentials"); a bare status has
+      // none.
       const reason = code.startsWith('ERROR_HTTP_') ? code : `${code}: ${err.message.slice(0, 200)}`;
       throw new SalesforceAuthError(reason, err);
     }

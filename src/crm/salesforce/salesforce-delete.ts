@@ -40,7 +40,8 @@ export async function deleteByKey(
       else {
         result.refused.push(key);
         result.reason ??= redactReason(
-          `${code ?? 'NO_RESULT'}: ${answer?.errors?.map((e) => e.message).join('; ') ?? 'Salesforce returned no result for this record'}`,
+          `${code ?? 'NO_RESULT'}: ` +
+            `${answer?.errors?.map((e) => e.message).join('; ') ?? 'Salesforce returned no result for this record'}`,
         );
       }
     });

@@ -16,7 +16,8 @@ export class SalesforceApiShareError extends AppError {
   constructor(details: { used: number; limit: number; maxApiShare: number }) {
     super(
       'crm_api_share_exceeded',
-      `Salesforce API usage ${details.used}/${details.limit} reached the configured maximum share ${details.maxApiShare} of the daily allowance; the run stops and can be retried later`,
+      `Salesforce API usage ${details.used}/${details.limit} reached the configured maximum ` +
+        `share ${details.maxApiShare} of the daily allowance; the run stops and can be retried later`,
       { details },
     );
   }
@@ -32,7 +33,9 @@ export class SalesforceAuthError extends CrmAuthError {
   }
 }
 
-/** Salesforce kept failing (5xx, 429, network) after our retries; nothing was acknowledged for the records in flight. */
+/**
+ * Salesforce kept failing (5xx, 429, network) after our retries; nothing was acknowledged for the records in flight.
+ */
 export class SalesforceUnavailableError extends CrmUnavailableError {
   constructor(attempts: number, lastCode: string, cause?: unknown) {
     super('Salesforce', attempts, lastCode, cause);

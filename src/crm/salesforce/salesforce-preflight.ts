@@ -163,7 +163,9 @@ function requiredProblems(
     .map((d) => ({
       at: 'object' as const,
       field: d.name,
-      message: `field ${object}.${d.name} is required on create and has no mapping: map it or give it a constant ({value: ...})`,
+      message:
+        `field ${object}.${d.name} is required on create and has no mapping: map it or give it a constant ` +
+        `({value: ...})`,
     }));
 }
 
@@ -178,7 +180,11 @@ async function accountListProblems(describe: DescribeObject, list: string): Prom
     {
       at: 'list',
       field: 'CampaignMember.AccountId',
-      message: `list "${list}" holds Accounts, but this org does not take Accounts as campaign members (CampaignMember has no createable AccountId): enable "Accounts as Campaign Members" in Setup > Campaign Settings, or drop list: and mark the search's Accounts with a field instead (onLeave: {setFields: {...}} and a mapped constant such as si_search_<name>__c: {value: true})`,
+      message:
+        `list "${list}" holds Accounts, but this org does not take Accounts as campaign members (CampaignMember ` +
+        `has no createable AccountId): enable "Accounts as Campaign Members" in Setup > Campaign Settings, or drop ` +
+        `list: and mark the search's Accounts with a field instead (onLeave: {setFields: {...}} and a mapped ` +
+        `constant such as si_search_<name>__c: {value: true})`,
     },
   ];
 }
@@ -194,7 +200,9 @@ export async function preflightSalesforce(describe: DescribeObject, mapping: Fie
     problems.push({
       at: 'matchOn',
       field: target.matchField,
-      message: `match field ${target.object}.${target.matchField} ${state}: it must be a field marked External ID (and Unique)`,
+      message:
+        `match field ${target.object}.${target.matchField} ${state}: it must be a field marked External ID (and ` +
+        `Unique)`,
     });
   }
   problems.push(...fieldProblems(target.object, byName, mapping));
@@ -219,7 +227,9 @@ export async function preflightSalesforce(describe: DescribeObject, mapping: Fie
       problems.push({
         at: 'associate',
         field: parent.matchField,
-        message: `field ${parent.object}.${parent.matchField} must exist and be an External ID to link ${target.object} records`,
+        message:
+          `field ${parent.object}.${parent.matchField} must exist and be an External ID to link ${target.object} ` +
+          `records`,
       });
   }
   problems.push(...requiredProblems(target.object, fields, mapping, link));

@@ -50,8 +50,10 @@ async function describeTarget(
   if (!match?.externalId) {
     throw new SalesforceSchemaError(
       match
-        ? `Salesforce field ${target.object}.${target.matchField} is not marked External ID; mark it External ID (and Unique) in Setup — prospect-sync never changes the Salesforce schema`
-        : `Salesforce field ${target.object}.${target.matchField} does not exist; create it as a Text field marked External ID and Unique — prospect-sync never changes the Salesforce schema`,
+        ? `Salesforce field ${target.object}.${target.matchField} is not marked External ID; mark it External ID ` +
+            `(and Unique) in Setup — prospect-sync never changes the Salesforce schema`
+        : `Salesforce field ${target.object}.${target.matchField} does not exist; create it as a Text field ` +
+            `marked External ID and Unique — prospect-sync never changes the Salesforce schema`,
       { object: target.object, field: target.matchField },
     );
   }
@@ -74,7 +76,8 @@ async function describeTarget(
   );
   if (!reference) {
     throw new SalesforceSchemaError(
-      `Salesforce object ${target.object} has no lookup to ${target.associate.object}, so its records cannot be linked to a company`,
+      `Salesforce object ${target.object} has no lookup to ${target.associate.object}, so its records cannot be ` +
+        `linked to a company`,
       { object: target.object, parent: target.associate.object },
     );
   }
@@ -82,7 +85,8 @@ async function describeTarget(
   const parentMatch = parentFields.find((f) => f.name.toLowerCase() === target.associate!.matchField.toLowerCase());
   if (!parentMatch?.externalId) {
     throw new SalesforceSchemaError(
-      `Salesforce field ${target.associate.object}.${target.associate.matchField} must exist and be an External ID to link ${target.object} records`,
+      `Salesforce field ${target.associate.object}.${target.associate.matchField} must exist and be an External ` +
+        `ID to link ${target.object} records`,
       { object: target.associate.object, field: target.associate.matchField },
     );
   }

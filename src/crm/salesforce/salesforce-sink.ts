@@ -62,7 +62,9 @@ export interface SalesforceSinkOptions {
   keyPrefix?: string;
 }
 
-/** CrmSink for Salesforce through jsforce: external-id upserts by sObject Collections, or Bulk API 2.0 for large runs. */
+/**
+ * CrmSink for Salesforce through jsforce: external-id upserts by sObject Collections, or Bulk API 2.0 for large runs.
+ */
 export class SalesforceSink implements CrmSink {
   readonly kind = 'salesforce' as const;
   private readonly caller: SalesforceCaller;

@@ -13,7 +13,9 @@ export interface SaveResultLike {
 const VALUE_ECHO =
   /(invalid email address: |data value too large: |value not of required type: )(.*?)( \(max length=\d+\))?$/gm;
 
-/** Salesforce echoes field values in messages (e.g. the bad email, cut to 40 characters): never keep them in a reason. */
+/**
+ * Salesforce echoes field values in messages (e.g. the bad email, cut to 40 characters): never keep them in a reason.
+ */
 function redactSalesforceReason(message: string, record: CrmRecord): string {
   return redactReason(
     message.replace(

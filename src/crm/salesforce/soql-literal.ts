@@ -20,7 +20,9 @@ export function inQueries(
   maxChars = 8000,
   filter?: string,
 ): string[] {
-  const head = `SELECT ${select.join(', ')} FROM ${object} WHERE ${filter === undefined ? '' : `${filter} AND `}${field} IN (`;
+  const head =
+    `SELECT ${select.join(', ')} FROM ${object} WHERE ${filter === undefined ? '' : `${filter} AND `}${field} IN ` +
+    `(`;
   const out: string[] = [];
   let batch: string[] = [];
   let length = head.length;

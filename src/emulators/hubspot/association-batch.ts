@@ -50,7 +50,8 @@ export function createAssociations(store: HubSpotStore, fromType: string, toType
         (spec.associationTypeId !== types.primary && spec.associationTypeId !== types.unlabeled)
       ) {
         throw validationError(
-          `associationTypeId ${String(spec.associationTypeId)} (${String(spec.associationCategory)}) is not valid for ${fromType} to ${toType}`,
+          `associationTypeId ${String(spec.associationTypeId)} (${String(spec.associationCategory)}) is not ` +
+            `valid for ${fromType} to ${toType}`,
         );
       }
     }

@@ -53,7 +53,9 @@ function prop(name: string, type = 'string', hasUniqueValue = false): PropertyDe
   };
 }
 
-/** A small, realistic subset of HubSpot's built-in properties. `email` is unique on contacts; `domain` is NOT unique. */
+/**
+ * A small, realistic subset of HubSpot's built-in properties. `email` is unique on contacts; `domain` is NOT unique.
+ */
 export function defaultProperties(objectType: string): PropertyDef[] {
   const common = [prop('hs_object_id', 'number'), prop('createdate', 'datetime'), prop('lastmodifieddate', 'datetime')];
   if (objectType === 'contacts') {

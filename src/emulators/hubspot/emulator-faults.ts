@@ -13,7 +13,10 @@ export interface HubSpotFaults {
    * VALIDATION_ERROR; `batch` fails the whole batch with 400 (as HubSpot does for some invalid values).
    */
   reject: { values: Set<string>; mode: 'record' | 'batch' };
-  /** Scopes the private app lacks (`crm.objects.contacts.write`, `crm.schemas.companies.read`…): routes needing one answer 403 MISSING_SCOPES. */
+  /**
+   * Scopes the private app lacks (`crm.objects.contacts.write`, `crm.schemas.companies.read`…): routes needing one
+   * answer 403 MISSING_SCOPES.
+   */
   missingScopes: Set<string>;
   /**
    * The next `times` requests of route `route` (the stats name, e.g. `upsert`; any route when absent) are read and

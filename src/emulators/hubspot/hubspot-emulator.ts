@@ -22,9 +22,14 @@ export interface HubSpotEmulatorOptions {
   /** HubSpot private-app limits; `windowMs` (10,000) is shortened by tests. */
   limits?: { perTenSeconds?: number; windowMs?: number; daily?: number };
   faults?: Partial<HubSpotFaults>;
-  /** Portal (Hub) id answered by GET /account-info/v3/details; default 1234567. Two emulators with different ids are two portals. */
+  /**
+   * Portal (Hub) id answered by GET /account-info/v3/details; default 1234567. Two emulators with different ids are two
+   * portals.
+   */
   portalId?: number;
-  /** How add-and-remove answers spell the added ids (default `recordsIdsAdded`; `state.lists.addedSpelling` flips it). */
+  /**
+   * How add-and-remove answers spell the added ids (default `recordsIdsAdded`; `state.lists.addedSpelling` flips it).
+   */
   listAddedSpelling?: AddedSpelling;
 }
 
@@ -86,7 +91,8 @@ function missingScopeError(scope: string): HubSpotHttpError {
   return new HubSpotHttpError(
     403,
     'MISSING_SCOPES',
-    "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.",
+    "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: " +
+      'https://developers.hubspot.com/scopes.',
     {
       errors: [
         { message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: [scope] } },
@@ -114,7 +120,8 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
   const tokens = new Set(given.length > 0 ? given : [DEFAULT_HUBSPOT_TOKEN]);
   const state = new HubSpotStore();
   if (options.listAddedSpelling !== undefined) state.lists.addedSpelling = options.listAddedSpelling;
-  // Membership writes need the list scope and the object's write scope (an unknown list is answered 404 by the handler).
+  // Membership writes need the list scope and the object's write scope (an unknown list is answered 404 by the
+  // handler).
   const membershipScopes = ([listId]: string[]): string[] => {
     const list = state.lists.byId.get(listId ?? '');
     return list === undefined
@@ -309,7 +316,8 @@ export async function startHubSpotEmulator(options: HubSpotEmulatorOptions = {})
         new HubSpotHttpError(
           401,
           'INVALID_AUTHENTICATION',
-          'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+          'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find ' +
+            'more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
         ).body(),
       );
       return;

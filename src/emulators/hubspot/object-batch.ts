@@ -253,7 +253,8 @@ export function read(table: ObjectTable, body: unknown): BatchAnswer {
       : [
           recordError(
             'OBJECT_NOT_FOUND',
-            `Could not get some ${table.type.toUpperCase()} objects, they may be deleted or not exist. Check that ids are valid.`,
+            `Could not get some ${table.type.toUpperCase()} objects, they may be deleted or not exist. Check ` +
+              `that ids are valid.`,
             missing,
           ),
         ];

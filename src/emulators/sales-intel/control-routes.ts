@@ -1,7 +1,8 @@
 /**
  * Test-control endpoints under {basePath}/__emulator/* so a test can drive an emulator in another process:
  * GET stats[?accountId=], POST reset, POST faults (EmulatorFaultsInit JSON), POST faults/clear, GET churn,
- * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?, spread?},
+ * POST token-balance {accountId, remaining, resetInSeconds?}, POST expire-tokens, POST insert-persons {count, filter?,
+ * spread?},
  * POST company-headcount {id, headcount} or {moves: [{id, headcount}, ...]} (companies move into or out of filters
  * between runs; all moves or none).
  * POST company-churn {share, seed, filters?} (a step of index churn: companies change, leave, enter).

@@ -57,7 +57,9 @@ export interface PersonTable {
   companySlot: Uint32Array;
   title: Uint16Array;
   country: Uint8Array;
-  /** Person slots grouped by company (CSR): persons of company c are byCompany[companyStart[c] .. companyStart[c+1]). */
+  /**
+   * Person slots grouped by company (CSR): persons of company c are byCompany[companyStart[c] .. companyStart[c+1]).
+   */
   byCompany: Uint32Array;
   companyStart: Uint32Array;
 }

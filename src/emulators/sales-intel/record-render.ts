@@ -1,4 +1,7 @@
-/** Builds the JSON records of companies and persons from the typed arrays and hashes (fields per docs/api-assumptions.md). */
+/**
+ * Builds the JSON records of companies and persons from the typed arrays and hashes (fields per
+ * docs/api-assumptions.md).
+ */
 import type { Dataset } from './dataset.js';
 import { titleDepartment, titleSeniority } from './dataset.js';
 import {
@@ -59,7 +62,10 @@ export function personId(slot: number): string {
 }
 
 function companyName(seed: number, slot: number): string {
-  return `${pick(COMPANY_WORDS, hash3(seed, slot, 101))} ${pick(COMPANY_WORDS, hash3(seed, slot, 102))} ${pick(COMPANY_SUFFIXES, hash3(seed, slot, 103))}`;
+  return (
+    `${pick(COMPANY_WORDS, hash3(seed, slot, 101))} ${pick(COMPANY_WORDS, hash3(seed, slot, 102))} ` +
+    `${pick(COMPANY_SUFFIXES, hash3(seed, slot, 103))}`
+  );
 }
 
 const EVENT_TYPES = ['funding', 'acquisition', 'ipo', 'hiring'] as const;

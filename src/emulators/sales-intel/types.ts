@@ -53,7 +53,10 @@ export interface SalesIntelEmulatorOptions {
    * keeps the period on this clock, so the reset the API reports in seconds lands where it set it.
    */
   tokenClock?: () => number;
-  /** Hidden reserve persons that `insertPersons` can make visible: every 65th slot by default (~1.5%); another n hides 1 in n slots at random. */
+  /**
+   * Hidden reserve persons that `insertPersons` can make visible: every 65th slot by default (~1.5%); another n hides 1
+   * in n slots at random.
+   */
   personReserveEvery?: number;
   /** The same for companies (the reserve `churnCompanies` enters new companies from). */
   companyReserveEvery?: number;
@@ -126,7 +129,9 @@ export interface EmulatorFaultsInit {
   force429?: number;
   /** Next N requests carrying a cursor answer 400 invalid_cursor. */
   forceInvalidCursor?: number;
-  /** Every cursor is accepted once: sending one again answers 400 invalid_cursor (an API that breaks our assumption). */
+  /**
+   * Every cursor is accepted once: sending one again answers 400 invalid_cursor (an API that breaks our assumption).
+   */
   refuseResentCursor?: boolean;
   /**
    * Offset pages without `sortFields` come in another order than cursor pages (reversed): an API whose offset walk
@@ -148,7 +153,10 @@ export interface EmulatorFaultsInit {
   healthDown?: boolean;
   /** Budget mode per accountId. */
   budgetMode?: Record<string, BudgetMode>;
-  /** The next `times` 200 search answers are bent: `nextCursor` replaced, and/or `padBytes` of filler sent chunked (no Content-Length). */
+  /**
+   * The next `times` 200 search answers are bent: `nextCursor` replaced, and/or `padBytes` of filler sent chunked (no
+   * Content-Length).
+   */
   bentPages?: BentPagesFault | null;
 }
 
@@ -220,9 +228,14 @@ export interface SalesIntelEmulator {
    * between two runs, placed at random (seeded) or `even`ly over the matching range. Returns their ids.
    */
   insertPersons(count: number, filter?: Record<string, unknown>, spread?: 'random' | 'even'): string[];
-  /** Sets a company's headcount so it moves into or out of filters between runs; throws RangeError for an unknown id. */
+  /**
+   * Sets a company's headcount so it moves into or out of filters between runs; throws RangeError for an unknown id.
+   */
   setCompanyHeadcount(id: string, headcount: number): void;
-  /** The same for many companies at once (a bench moves thousands between runs); all or none: an unknown id throws RangeError and moves nobody. */
+  /**
+   * The same for many companies at once (a bench moves thousands between runs); all or none: an unknown id throws
+   * RangeError and moves nobody.
+   */
   setCompanyHeadcounts(moves: readonly { id: string; headcount: number }[]): void;
   /**
    * Index churn between runs: round(visible × share) companies, a third each change their headcount, leave, or enter

@@ -193,7 +193,9 @@ export class RecordStore {
       if (field.readOnly === true) {
         errors.push({
           statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE',
-          message: `Unable to create/update fields: ${field.name}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`,
+          message:
+            `Unable to create/update fields: ${field.name}. Please check the security settings of this field and ` +
+            `verify that it is read/write for your profile or permission set.`,
           fields: [field.name],
         });
         continue;
@@ -257,7 +259,9 @@ export class RecordStore {
         errors: [
           {
             statusCode: 'DUPLICATE_EXTERNAL_ID',
-            message: `${extField.name}: more than one record found for external id field: [${matches.map((m) => m.Id).join(', ')}]`,
+            message:
+              `${extField.name}: more than one record found for external id field: ` +
+              `[${matches.map((m) => m.Id).join(', ')}]`,
             fields: [extField.name],
           },
         ],
@@ -425,7 +429,8 @@ export class RecordStore {
       return {
         error: {
           statusCode: 'INVALID_FIELD',
-          message: `Foreign key external ID: ${ref[1]} not found for field ${parentField.name} in entity ${parent.name}`,
+          message:
+            `Foreign key external ID: ${ref[1]} not found for field ${parentField.name} in ` + `entity ${parent.name}`,
           fields: [],
         },
       };

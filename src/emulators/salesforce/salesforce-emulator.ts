@@ -34,9 +34,14 @@ export interface SalesforceEmulatorOptions {
   /** Delay before an ingest job starts processing, and rows processed per event-loop turn. */
   bulkProcessingDelayMs?: number;
   bulkRowsPerTick?: number;
-  /** Organization id carried by the token response's identity URL and /services/oauth2/userinfo; two ids are two orgs. */
+  /**
+   * Organization id carried by the token response's identity URL and /services/oauth2/userinfo; two ids are two orgs.
+   */
   orgId?: string;
-  /** The org setting "Accounts as Campaign Members" (adds CampaignMember.AccountId); off by default. `state.settings` flips it. */
+  /**
+   * The org setting "Accounts as Campaign Members" (adds CampaignMember.AccountId); off by default. `state.settings`
+   * flips it.
+   */
   accountsAsCampaignMembers?: boolean;
   /** Records per query answer; the rest follow by `nextRecordsUrl` (Salesforce's default batch: 2,000). */
   queryBatchSize?: number;
@@ -73,7 +78,9 @@ const MAX_COLLECTION = 200;
 const ORG_ID = '00D000000000001AAA';
 const USER_ID = '005000000000001AAA';
 
-/** A strict, stateful, in-memory Salesforce org speaking the REST, composite and Bulk API 2.0 wire formats jsforce uses. */
+/**
+ * A strict, stateful, in-memory Salesforce org speaking the REST, composite and Bulk API 2.0 wire formats jsforce uses.
+ */
 export async function startSalesforceEmulator(options: SalesforceEmulatorOptions): Promise<SalesforceEmulator> {
   const store = new RecordStore(options.objects ?? defaultSchema());
   store.settings.accountsAsCampaignMembers = options.accountsAsCampaignMembers ?? false;

@@ -22,7 +22,9 @@ export interface SfField {
   unique?: boolean;
   /** Required on create (the REQUIRED_FIELD_MISSING check): describe says `nillable: false`. */
   required?: boolean;
-  /** Salesforce fills the field when a create leaves it out (describe `defaultedOnCreate`; ids and checkboxes always). */
+  /**
+   * Salesforce fills the field when a create leaves it out (describe `defaultedOnCreate`; ids and checkboxes always).
+   */
   defaultedOnCreate?: boolean;
   /** Set only by Salesforce (describe `createable: false`, `updateable: false`); ids always. */
   readOnly?: boolean;

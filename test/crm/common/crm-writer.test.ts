@@ -174,21 +174,25 @@ describe('CRM writer', () => {
     expect(await w.write(person, personMapping)).toMatchObject({ unchanged: 1 });
   });
 
-  it('a keyless reject is listed but never waits for a retry; a key accepted with a failed link leaves the retry set', async () => {
-    const w = writer();
-    await w.prepare(personMapping.target);
-    const rejects = createRejectStore(redis, prefix);
-    const bad = { id: 'p_5', firstName: 'Di', companyId: 'c_nowhere', contacts: { email: 'di(at)x' } };
-    expect(await w.write([bad, { firstName: 'No Id' }], personMapping)).toMatchObject({ rejected: 2 });
-    expect((await rejects.list('dach')).map((r) => r.key)).toEqual(['p_5', '#1']);
-    expect(await rejects.retryable('dach')).toEqual(['p_5']);
-    expect(await rejects.pendingCount('dach')).toBe(1);
+  it(
+    'a keyless reject is listed but never waits for a retry; a key accepted with a failed link leaves the retry ' +
+      'set',
+    async () => {
+      const w = writer();
+      await w.prepare(personMapping.target);
+      const rejects = createRejectStore(redis, prefix);
+      const bad = { id: 'p_5', firstName: 'Di', companyId: 'c_nowhere', contacts: { email: 'di(at)x' } };
+      expect(await w.write([bad, { firstName: 'No Id' }], personMapping)).toMatchObject({ rejected: 2 });
+      expect((await rejects.list('dach')).map((r) => r.key)).toEqual(['p_5', '#1']);
+      expect(await rejects.retryable('dach')).toEqual(['p_5']);
+      expect(await rejects.pendingCount('dach')).toBe(1);
 
-    // Fixed in the source, written, but its company is not in HubSpot: written is written.
-    const fixed = { ...bad, contacts: { email: 'di@x.example' } };
-    expect(await w.write([fixed], personMapping)).toMatchObject({ created: 1, linkErrors: 1 });
-    expect(await rejects.pendingCount('dach')).toBe(0);
-  });
+      // Fixed in the source, written, but its company is not in HubSpot: written is written.
+      const fixed = { ...bad, contacts: { email: 'di@x.example' } };
+      expect(await w.write([fixed], personMapping)).toMatchObject({ created: 1, linkErrors: 1 });
+      expect(await rejects.pendingCount('dach')).toBe(0);
+    },
+  );
 
   it("two searches mapping different fields onto one object do not re-send each other's records", async () => {
     const names = compileFieldMapping(
@@ -222,52 +226,57 @@ describe('CRM writer', () => {
       expect(await redis.ttl(changeHashKeys(key).meta)).toBeGreaterThan(CHANGE_HASH_TTL_SECONDS - 60);
   });
 
-  it('reads hashes stored by the previous release (SHA-256 form) without re-sending, and rewrites them in the new form', async () => {
-    const w = writer();
-    await w.prepare(companyMapping.target);
-    await w.write(companiesOf(3), companyMapping);
-    const key = changeHashKey(prefix, 'crm', companyMapping.target, `hubspot:${emu.portalId}`);
-    const store = changeHashKeys(key);
-    const bucketValues = async (): Promise<string[]> => {
-      const buckets = await redis.keys(`${store.buckets}*`);
-      return (await Promise.all(buckets.map((b) => redis.hvals(b)))).flat();
-    };
-    expect(await bucketValues()).toHaveLength(3);
-    expect((await bucketValues()).every((v) => v.startsWith('3'))).toBe(true);
-    // What the previous releases stored: one flat hash (field = match key) of '2', then 6 chars of base64url SHA-256
-    // of companyKey and of each sorted field.
-    await redis.unlink(store.meta, ...(await redis.keys(`${store.buckets}*`)));
-    const sha = (v: unknown): string =>
-      createHash('sha256')
-        .update(JSON.stringify(v ?? null))
-        .digest('base64url')
-        .slice(0, 6);
-    const fields = [...companyMapping.target.fields].sort();
-    for (const source of companiesOf(3)) {
-      const mapped = mapRecord(companyMapping, source);
-      if (!mapped.ok) throw new Error('unmappable fixture');
-      await redis.hset(
-        key,
-        mapped.record.key,
-        `2${sha(mapped.record.companyKey ?? null)}${fields.map((f) => sha(mapped.record.properties[f])).join('')}`,
-      );
-    }
-    const upserts = emu.stats.byRoute.upsert ?? 0;
-    expect(await w.write(companiesOf(3), companyMapping, { dryRun: true })).toMatchObject({ unchanged: 3 });
-    expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('2'))).toBe(true); // dry runs write nothing
-    expect(await bucketValues()).toEqual([]);
+  it(
+    'reads hashes stored by the previous release (SHA-256 form) without re-sending, and rewrites them in the new ' +
+      'form',
+    async () => {
+      const w = writer();
+      await w.prepare(companyMapping.target);
+      await w.write(companiesOf(3), companyMapping);
+      const key = changeHashKey(prefix, 'crm', companyMapping.target, `hubspot:${emu.portalId}`);
+      const store = changeHashKeys(key);
+      const bucketValues = async (): Promise<string[]> => {
+        const buckets = await redis.keys(`${store.buckets}*`);
+        return (await Promise.all(buckets.map((b) => redis.hvals(b)))).flat();
+      };
+      expect(await bucketValues()).toHaveLength(3);
+      expect((await bucketValues()).every((v) => v.startsWith('3'))).toBe(true);
+      // What the previous releases stored: one flat hash (field = match key) of '2', then 6 chars of base64url SHA-256
+      // of companyKey and of each sorted field.
+      await redis.unlink(store.meta, ...(await redis.keys(`${store.buckets}*`)));
+      const sha = (v: unknown): string =>
+        createHash('sha256')
+          .update(JSON.stringify(v ?? null))
+          .digest('base64url')
+          .slice(0, 6);
+      const fields = [...companyMapping.target.fields].sort();
+      for (const source of companiesOf(3)) {
+        const mapped = mapRecord(companyMapping, source);
+        if (!mapped.ok) throw new Error('unmappable fixture');
+        await redis.hset(
+          key,
+          mapped.record.key,
+          `2${sha(mapped.record.companyKey ?? null)}${fields.map((f) => sha(mapped.record.properties[f])).join('')}`,
+        );
+      }
+      const upserts = emu.stats.byRoute.upsert ?? 0;
+      expect(await w.write(companiesOf(3), companyMapping, { dryRun: true })).toMatchObject({ unchanged: 3 });
+      // dry runs write nothing
+      expect(Object.values(await redis.hgetall(key)).every((v) => v.startsWith('2'))).toBe(true);
+      expect(await bucketValues()).toEqual([]);
 
-    const changed = companiesOf(3);
-    changed[1] = { ...changed[1]!, name: 'Renamed' };
-    expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 2, updated: 1 });
-    expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
-    // Moved into the buckets in the current form; the flat hash is drained.
-    expect(await redis.exists(key)).toBe(0);
-    expect(await bucketValues()).toHaveLength(3);
-    expect((await bucketValues()).every((v) => v.startsWith('3'))).toBe(true);
-    expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 3 });
-    expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
-  });
+      const changed = companiesOf(3);
+      changed[1] = { ...changed[1]!, name: 'Renamed' };
+      expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 2, updated: 1 });
+      expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
+      // Moved into the buckets in the current form; the flat hash is drained.
+      expect(await redis.exists(key)).toBe(0);
+      expect(await bucketValues()).toHaveLength(3);
+      expect((await bucketValues()).every((v) => v.startsWith('3'))).toBe(true);
+      expect(await w.write(changed, companyMapping)).toMatchObject({ unchanged: 3 });
+      expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
+    },
+  );
 
   it('dry run reads but writes nothing: no CRM writes, no hashes, no rejects', async () => {
     const w = writer();

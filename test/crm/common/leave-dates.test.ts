@@ -83,16 +83,19 @@ describe('HubSpot: date and datetime properties', () => {
     await expect(sink.preflight(mapping({ left_on: { value: Date.UTC(2026, 10, 27) } }))).resolves.toBeUndefined();
   });
 
-  it('a mapping changed within the preflight cache is checked again: a passing constant then a refused one', async () => {
-    const { sink } = await withDateProperties();
-    await expect(sink.preflight(mapping({ left_on: { value: Date.UTC(2026, 10, 27) } }))).resolves.toBeUndefined();
-    const changed = sink.preflight(mapping({ left_on: { value: Date.UTC(2026, 10, 27, 10) } }));
-    await expect(changed).rejects.toBeInstanceOf(CrmPreflightError);
-    await expect(sink.preflight(mapping({ name: 'name' }, { left_on: '2026-11-27' }))).resolves.toBeUndefined();
-    await expect(sink.preflight(mapping({ name: 'name' }, { left_on: '2026-11-27T10:00' }))).rejects.toBeInstanceOf(
-      CrmPreflightError,
-    );
-  });
+  it(
+    'a mapping changed within the preflight cache is checked again: a passing constant then a refused ' + 'one',
+    async () => {
+      const { sink } = await withDateProperties();
+      await expect(sink.preflight(mapping({ left_on: { value: Date.UTC(2026, 10, 27) } }))).resolves.toBeUndefined();
+      const changed = sink.preflight(mapping({ left_on: { value: Date.UTC(2026, 10, 27, 10) } }));
+      await expect(changed).rejects.toBeInstanceOf(CrmPreflightError);
+      await expect(sink.preflight(mapping({ name: 'name' }, { left_on: '2026-11-27' }))).resolves.toBeUndefined();
+      await expect(sink.preflight(mapping({ name: 'name' }, { left_on: '2026-11-27T10:00' }))).rejects.toBeInstanceOf(
+        CrmPreflightError,
+      );
+    },
+  );
 });
 
 describe('Salesforce: date and datetime fields', () => {

@@ -8,12 +8,15 @@ import { groupRejects } from '../../../src/crm/index.js';
 describe('reading refusals', () => {
   it("HubSpot's 'Property values were not valid: [json]' becomes property, code and text", () => {
     const message =
-      'Property values were not valid: [{"isValid":false,"message":"Acme was not a valid number.","error":"INVALID_INTEGER","name":"numberofemployees","localizedErrorMessage":"x"},{"isValid":false,"message":"bad","error":"INVALID_OPTION","name":"industry"}]';
+      'Property values were not valid: [{"isValid":false,"message":"Acme was not a valid ' +
+      'number.","error":"INVALID_INTEGER","name":"numberofemployees","localizedErrorMessage":"x"},' +
+      '{"isValid":false,"message":"bad","error":"INVALID_OPTION","name":"industry"}]';
     expect(readRefusal('VALIDATION_ERROR', message)).toEqual({
       code: 'INVALID_INTEGER',
       field: 'numberofemployees',
       reason:
-        'Property values were not valid: numberofemployees: Acme was not a valid number. (INVALID_INTEGER); industry: bad (INVALID_OPTION)',
+        'Property values were not valid: numberofemployees: Acme was not a valid number. (INVALID_INTEGER); ' +
+        'industry: bad (INVALID_OPTION)',
     });
     // anything else stays as HubSpot wrote it
     expect(readRefusal('CONFLICT', 'A record with this domain already exists. Existing ID: 7')).toEqual({

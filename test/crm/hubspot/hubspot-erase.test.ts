@@ -39,22 +39,26 @@ describe('HubSpot sink: erase', () => {
     });
   });
 
-  it('the emulator answers as HubSpot documents: 204, an unknown email blocklisted, an unknown id 404, a bad body 400', async () => {
-    const { emu } = await setup();
-    const post = (body: unknown): Promise<Response> =>
-      fetch(`${emu.url}/crm/v3/objects/contacts/gdpr-delete`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${DEFAULT_HUBSPOT_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    const table = emu.state.table('contacts');
-    table.put(emu.state.newId(), { email: 'known@x.io' }, new Date().toISOString());
-    expect((await post({ objectId: 'known@x.io', idProperty: 'email' })).status).toBe(204);
-    expect(emu.state.find('contacts', 'email', 'known@x.io')).toBeUndefined();
-    expect((await post({ objectId: 'Gone@X.io', idProperty: 'email' })).status).toBe(204);
-    expect(emu.state.gdprBlocklist.has('gone@x.io')).toBe(true);
-    expect((await post({ objectId: '999999' })).status).toBe(404);
-    expect((await post({ idProperty: 'email' })).status).toBe(400);
-    expect((await post({ objectId: 'x', idProperty: 'firstname' })).status).toBe(400);
-  });
+  it(
+    'the emulator answers as HubSpot documents: 204, an unknown email blocklisted, an unknown id 404, a bad body ' +
+      '400',
+    async () => {
+      const { emu } = await setup();
+      const post = (body: unknown): Promise<Response> =>
+        fetch(`${emu.url}/crm/v3/objects/contacts/gdpr-delete`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${DEFAULT_HUBSPOT_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const table = emu.state.table('contacts');
+      table.put(emu.state.newId(), { email: 'known@x.io' }, new Date().toISOString());
+      expect((await post({ objectId: 'known@x.io', idProperty: 'email' })).status).toBe(204);
+      expect(emu.state.find('contacts', 'email', 'known@x.io')).toBeUndefined();
+      expect((await post({ objectId: 'Gone@X.io', idProperty: 'email' })).status).toBe(204);
+      expect(emu.state.gdprBlocklist.has('gone@x.io')).toBe(true);
+      expect((await post({ objectId: '999999' })).status).toBe(404);
+      expect((await post({ idProperty: 'email' })).status).toBe(400);
+      expect((await post({ objectId: 'x', idProperty: 'firstname' })).status).toBe(400);
+    },
+  );
 });

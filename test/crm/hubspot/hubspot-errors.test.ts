@@ -64,15 +64,18 @@ describe('HubSpot refusals come out typed', () => {
 });
 
 describe('HubSpot batch refusals for schema reasons stop at once', () => {
-  it('a property deleted after prepare: one call, crm_schema_mismatch naming it, nothing rejected or split', async () => {
-    const { emu, sink } = await setup();
-    await sink.prepare(contacts);
-    emu.state.tables.get('contacts')?.properties.delete('firstname');
-    const err = await sink.upsert(flat, people(100)).catch((e: unknown) => e);
-    expectClean(err, 'crm_schema_mismatch');
-    expect((err as Error).message).toMatch(/firstname/);
-    expect(emu.stats.byRoute.upsert).toBe(1);
-  });
+  it(
+    'a property deleted after prepare: one call, crm_schema_mismatch naming it, nothing rejected or ' + 'split',
+    async () => {
+      const { emu, sink } = await setup();
+      await sink.prepare(contacts);
+      emu.state.tables.get('contacts')?.properties.delete('firstname');
+      const err = await sink.upsert(flat, people(100)).catch((e: unknown) => e);
+      expectClean(err, 'crm_schema_mismatch');
+      expect((err as Error).message).toMatch(/firstname/);
+      expect(emu.stats.byRoute.upsert).toBe(1);
+    },
+  );
 
   it('the match (id) property deleted after prepare: one call, crm_schema_mismatch', async () => {
     const { emu, sink } = await setup();
@@ -87,27 +90,30 @@ describe('HubSpot links', () => {
   const companies: ObjectTarget = { object: 'companies', matchField: 'prospect_sync_id', fields: ['name'] };
   const linked: ObjectTarget = { ...contacts, associate: { object: 'companies', matchField: 'prospect_sync_id' } };
 
-  it('a link error naming the company id (company deleted, id cached) is attributed, and the cached id is dropped', async () => {
-    const { emu, sink } = await setup();
-    await sink.prepare(companies);
-    await sink.prepare(linked);
-    await sink.upsert(companies, [{ key: 'c_1', properties: { name: 'Acme' } }]);
-    const person = { key: 'p_1', properties: { firstname: 'Ana' }, companyKey: 'c_1' };
-    expect((await sink.upsert(linked, [person]))[0]).not.toHaveProperty('linkError'); // company id now cached
+  it(
+    'a link error naming the company id (company deleted, id cached) is attributed, and the cached id is ' + 'dropped',
+    async () => {
+      const { emu, sink } = await setup();
+      await sink.prepare(companies);
+      await sink.prepare(linked);
+      await sink.upsert(companies, [{ key: 'c_1', properties: { name: 'Acme' } }]);
+      const person = { key: 'p_1', properties: { firstname: 'Ana' }, companyKey: 'c_1' };
+      expect((await sink.upsert(linked, [person]))[0]).not.toHaveProperty('linkError'); // company id now cached
 
-    const table = emu.state.tables.get('companies');
-    table?.remove(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.id ?? '');
-    const [afterDelete] = await sink.upsert(linked, [person]);
-    expect(afterDelete).toMatchObject({
-      status: 'updated',
-      linkError: expect.stringMatching(/OBJECT_NOT_FOUND/) as unknown,
-    });
+      const table = emu.state.tables.get('companies');
+      table?.remove(emu.state.find('companies', 'prospect_sync_id', 'c_1')?.id ?? '');
+      const [afterDelete] = await sink.upsert(linked, [person]);
+      expect(afterDelete).toMatchObject({
+        status: 'updated',
+        linkError: expect.stringMatching(/OBJECT_NOT_FOUND/) as unknown,
+      });
 
-    // The company comes back under a new id: the sink must look it up again, not reuse the stale one.
-    await sink.upsert(companies, [{ key: 'c_1', properties: { name: 'Acme again' } }]);
-    const [relinked] = await sink.upsert(linked, [person]);
-    expect(relinked).not.toHaveProperty('linkError');
-    const newId = emu.state.find('companies', 'prospect_sync_id', 'c_1')?.id;
-    expect(emu.state.associations.at(-1)).toMatchObject({ toId: newId, typeId: 1 });
-  });
+      // The company comes back under a new id: the sink must look it up again, not reuse the stale one.
+      await sink.upsert(companies, [{ key: 'c_1', properties: { name: 'Acme again' } }]);
+      const [relinked] = await sink.upsert(linked, [person]);
+      expect(relinked).not.toHaveProperty('linkError');
+      const newId = emu.state.find('companies', 'prospect_sync_id', 'c_1')?.id;
+      expect(emu.state.associations.at(-1)).toMatchObject({ toId: newId, typeId: 1 });
+    },
+  );
 });

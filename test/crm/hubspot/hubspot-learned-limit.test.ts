@@ -69,7 +69,8 @@ async function learnedLimit(redis: Redis, prefix: string): Promise<number | null
 
 describe('HubSpot: the portal limit learned from its answers', () => {
   it.each([190, 250])(
-    'no requestsPer10s in the config, a portal answering %i per window: every window is used to the answered limit, no 429',
+    'no requestsPer10s in the config, a portal answering %i per window: every window is used to the answered ' +
+      'limit, no 429',
     { timeout: 60_000 },
     async (limit) => {
       const { emu, sink, redis, prefix } = await portal(limit);
@@ -99,7 +100,8 @@ describe('HubSpot: the portal limit learned from its answers', () => {
   );
 
   it(
-    'a portal whose limit changes mid-run (capacity pack bought, then a downgrade) is followed within one window, without a 429 storm',
+    'a portal whose limit changes mid-run (capacity pack bought, then a downgrade) is followed within one ' +
+      'window, without a 429 storm',
     { timeout: 90_000 },
     async () => {
       const writers = 32;

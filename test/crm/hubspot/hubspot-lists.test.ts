@@ -153,31 +153,35 @@ describe('HubSpot lists: members', () => {
 });
 
 describe('HubSpot sink: archive by match key (not a list operation)', () => {
-  it('archives records 100 per call by their unique property; unknown keys are missing; archived records leave the list', async () => {
-    const { emu, sink } = await setup();
-    const table = emu.state.table('contacts');
-    const emails = Array.from({ length: 150 }, (_, i) => `c${i}@x.io`);
-    const ids = emails.map((email) => table.put(emu.state.newId(), { email }, new Date().toISOString()).id);
-    const listId = await sink.lists.ensureList('contacts', 'ICP');
-    await sink.lists.changeMembers(listId, ids, []);
-    const target = { object: 'contacts', matchField: 'email', fields: [] };
-    const result = await sink.archive(target, [...emails.slice(0, 140), 'nobody@x.io']);
-    expect(result).toEqual({ archived: emails.slice(0, 140), missing: ['nobody@x.io'], refused: [] });
-    expect(emu.stats.byRoute.archive).toBe(2);
-    expect(emu.state.count('contacts')).toBe(10);
-    expect(table.archived.size).toBe(140);
-    expect((await sink.lists.members(listId)).sort()).toEqual(ids.slice(140).sort());
-    // Archived again: HubSpot no longer holds them, nothing is archived twice.
-    expect(await sink.archive(target, emails.slice(0, 2))).toEqual({
-      archived: [],
-      missing: emails.slice(0, 2),
-      refused: [],
-    });
-    expect(emu.stats.byRoute.archive).toBe(2);
-    // An upsert by an archived record's unique value creates a new record (the archived one stays restorable).
-    const [again] = await sink.upsert(target, [{ key: emails[0]!, properties: { firstname: 'Back' } }]);
-    expect(again).toMatchObject({ status: 'created' });
-    expect(again?.status === 'created' && again.crmId).not.toBe(ids[0]);
-    expect(table.archived.has(ids[0]!)).toBe(true);
-  });
+  it(
+    'archives records 100 per call by their unique property; unknown keys are missing; archived records leave the ' +
+      'list',
+    async () => {
+      const { emu, sink } = await setup();
+      const table = emu.state.table('contacts');
+      const emails = Array.from({ length: 150 }, (_, i) => `c${i}@x.io`);
+      const ids = emails.map((email) => table.put(emu.state.newId(), { email }, new Date().toISOString()).id);
+      const listId = await sink.lists.ensureList('contacts', 'ICP');
+      await sink.lists.changeMembers(listId, ids, []);
+      const target = { object: 'contacts', matchField: 'email', fields: [] };
+      const result = await sink.archive(target, [...emails.slice(0, 140), 'nobody@x.io']);
+      expect(result).toEqual({ archived: emails.slice(0, 140), missing: ['nobody@x.io'], refused: [] });
+      expect(emu.stats.byRoute.archive).toBe(2);
+      expect(emu.state.count('contacts')).toBe(10);
+      expect(table.archived.size).toBe(140);
+      expect((await sink.lists.members(listId)).sort()).toEqual(ids.slice(140).sort());
+      // Archived again: HubSpot no longer holds them, nothing is archived twice.
+      expect(await sink.archive(target, emails.slice(0, 2))).toEqual({
+        archived: [],
+        missing: emails.slice(0, 2),
+        refused: [],
+      });
+      expect(emu.stats.byRoute.archive).toBe(2);
+      // An upsert by an archived record's unique value creates a new record (the archived one stays restorable).
+      const [again] = await sink.upsert(target, [{ key: emails[0]!, properties: { firstname: 'Back' } }]);
+      expect(again).toMatchObject({ status: 'created' });
+      expect(again?.status === 'created' && again.crmId).not.toBe(ids[0]);
+      expect(table.archived.has(ids[0]!)).toBe(true);
+    },
+  );
 });

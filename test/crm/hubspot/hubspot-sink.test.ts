@@ -24,44 +24,50 @@ const people = (n: number, from = 0) =>
   }));
 
 describe('HubSpot sink: prepare', () => {
-  it('creates a missing match property as unique, refuses a non-unique one, names missing mapped properties', async () => {
-    const { emu, sink } = await setup();
-    await sink.prepare(companies);
-    expect(emu.state.tables.get('companies')?.properties.get('prospect_sync_id')?.hasUniqueValue).toBe(true);
-    await sink.prepare(companies); // idempotent
-    const nonUnique = await sink.prepare({ ...companies, matchField: 'domain' }).catch((e: unknown) => e);
-    expect(nonUnique).toMatchObject({ code: 'crm_schema_mismatch' });
-    const missing = await sink
-      .prepare({ ...companies, fields: ['name', 'revenue_x', 'tier_y'] })
-      .catch((e: unknown) => e);
-    expect(missing).toMatchObject({ code: 'crm_schema_mismatch' });
-    expect((missing as Error).message).toMatch(/revenue_x, tier_y/);
-    await sink.prepare(contacts);
-    expect(emu.state.tables.get('contacts')?.properties.get('prospect_sync_id')?.hasUniqueValue).toBe(true);
-  });
+  it(
+    'creates a missing match property as unique, refuses a non-unique one, names missing mapped ' + 'properties',
+    async () => {
+      const { emu, sink } = await setup();
+      await sink.prepare(companies);
+      expect(emu.state.tables.get('companies')?.properties.get('prospect_sync_id')?.hasUniqueValue).toBe(true);
+      await sink.prepare(companies); // idempotent
+      const nonUnique = await sink.prepare({ ...companies, matchField: 'domain' }).catch((e: unknown) => e);
+      expect(nonUnique).toMatchObject({ code: 'crm_schema_mismatch' });
+      const missing = await sink
+        .prepare({ ...companies, fields: ['name', 'revenue_x', 'tier_y'] })
+        .catch((e: unknown) => e);
+      expect(missing).toMatchObject({ code: 'crm_schema_mismatch' });
+      expect((missing as Error).message).toMatch(/revenue_x, tier_y/);
+      await sink.prepare(contacts);
+      expect(emu.state.tables.get('contacts')?.properties.get('prospect_sync_id')?.hasUniqueValue).toBe(true);
+    },
+  );
 });
 
 describe('HubSpot sink: two runs preparing one portal at once', () => {
-  it('both find the match property missing; the one whose create is refused as existing reads it and goes on', async () => {
-    // 50 ms per answer: both property lists are answered before either create reaches the portal.
-    const { emu, sink, redis, keyPrefix } = await setup({ faults: { latencyMs: 50 } });
-    const other = createHubSpotSink({
-      accessToken: DEFAULT_HUBSPOT_TOKEN,
-      baseUrl: `${emu.url}/`,
-      requestsPer10s: 190,
-      retry: { baseDelayMs: 5 },
-      redis,
-      keyPrefix,
-    });
-    try {
-      await Promise.all([sink.prepare(companies), other.prepare(companies)]);
-    } finally {
-      await other.close();
-    }
-    expect(emu.stats.byRoute['properties.create']).toBe(2); // the race happened: one 201, one 409
-    expect(emu.stats.byRoute['properties.get']).toBe(1);
-    expect(emu.state.tables.get('companies')?.properties.get('prospect_sync_id')?.hasUniqueValue).toBe(true);
-  });
+  it(
+    'both find the match property missing; the one whose create is refused as existing reads it and goes ' + 'on',
+    async () => {
+      // 50 ms per answer: both property lists are answered before either create reaches the portal.
+      const { emu, sink, redis, keyPrefix } = await setup({ faults: { latencyMs: 50 } });
+      const other = createHubSpotSink({
+        accessToken: DEFAULT_HUBSPOT_TOKEN,
+        baseUrl: `${emu.url}/`,
+        requestsPer10s: 190,
+        retry: { baseDelayMs: 5 },
+        redis,
+        keyPrefix,
+      });
+      try {
+        await Promise.all([sink.prepare(companies), other.prepare(companies)]);
+      } finally {
+        await other.close();
+      }
+      expect(emu.stats.byRoute['properties.create']).toBe(2); // the race happened: one 201, one 409
+      expect(emu.stats.byRoute['properties.get']).toBe(1);
+      expect(emu.state.tables.get('companies')?.properties.get('prospect_sync_id')?.hasUniqueValue).toBe(true);
+    },
+  );
 });
 
 describe('HubSpot sink: upsert', () => {
@@ -168,22 +174,26 @@ describe('HubSpot sink: upsert', () => {
     expect((emu.stats.byRoute.read ?? 0) - before).toBe(2);
   });
 
-  it('a match property that does not exist yet (fresh portal, dry run) reads as no records; other refusals still throw', async () => {
-    const { emu, sink } = await setup();
-    const fresh = { ...companies, matchField: 'never_created_id' };
-    const current = await sink.readCurrent(fresh, ['c_1', 'c_2'], ['name']);
-    expect(current.size).toBe(0);
-    expect(emu.state.tables.get('companies')?.properties.has('never_created_id')).toBe(false);
-    // the match property exists but is not unique: a schema problem, not "nothing there"
-    const nonUnique = await sink
-      .readCurrent({ ...companies, matchField: 'domain' }, ['c_1'], ['name'])
-      .catch((e: unknown) => e);
-    expect(nonUnique).toMatchObject({ code: 'crm_schema_mismatch' });
-    emu.faults.missingScopes = new Set(['crm.objects.companies.read']);
-    expect(await sink.readCurrent(fresh, ['c_1'], ['name']).catch((e: unknown) => e)).toMatchObject({
-      code: 'crm_auth_failed',
-    });
-  });
+  it(
+    'a match property that does not exist yet (fresh portal, dry run) reads as no records; other refusals still ' +
+      'throw',
+    async () => {
+      const { emu, sink } = await setup();
+      const fresh = { ...companies, matchField: 'never_created_id' };
+      const current = await sink.readCurrent(fresh, ['c_1', 'c_2'], ['name']);
+      expect(current.size).toBe(0);
+      expect(emu.state.tables.get('companies')?.properties.has('never_created_id')).toBe(false);
+      // the match property exists but is not unique: a schema problem, not "nothing there"
+      const nonUnique = await sink
+        .readCurrent({ ...companies, matchField: 'domain' }, ['c_1'], ['name'])
+        .catch((e: unknown) => e);
+      expect(nonUnique).toMatchObject({ code: 'crm_schema_mismatch' });
+      emu.faults.missingScopes = new Set(['crm.objects.companies.read']);
+      expect(await sink.readCurrent(fresh, ['c_1'], ['name']).catch((e: unknown) => e)).toMatchObject({
+        code: 'crm_auth_failed',
+      });
+    },
+  );
 });
 
 describe('HubSpot sink: limits and failures', () => {

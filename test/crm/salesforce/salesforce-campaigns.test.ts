@@ -83,50 +83,58 @@ describe('Salesforce campaigns: ensureList', () => {
 });
 
 describe('Salesforce campaigns: members', () => {
-  it('adds contacts and leads in collections of at most 200, counts a member already there as no error, reads every page', async () => {
-    const { emulator, sink } = await setup({ queryBatchSize: 200 });
-    const contacts = seed(emulator, 'Contact', 430);
-    const leads = seed(emulator, 'Lead', 5);
-    const id = await sink.lists.ensureList('Contact', 'Mixed');
-    const first = await sink.lists.changeMembers(id, contacts.slice(0, 10), []);
-    expect(first.added.sort()).toEqual(contacts.slice(0, 10).sort());
+  it(
+    'adds contacts and leads in collections of at most 200, counts a member already there as no error, reads ' +
+      'every page',
+    async () => {
+      const { emulator, sink } = await setup({ queryBatchSize: 200 });
+      const contacts = seed(emulator, 'Contact', 430);
+      const leads = seed(emulator, 'Lead', 5);
+      const id = await sink.lists.ensureList('Contact', 'Mixed');
+      const first = await sink.lists.changeMembers(id, contacts.slice(0, 10), []);
+      expect(first.added.sort()).toEqual(contacts.slice(0, 10).sort());
 
-    const sizes = emulator.stats.collectionSizes.length;
-    const change = await sink.lists.changeMembers(id, [...contacts, ...leads], []);
-    expect(change.added.sort()).toEqual([...contacts.slice(10), ...leads].sort());
-    expect(change.missing).toEqual([]);
-    expect(emulator.stats.collectionSizes.slice(sizes)).toEqual([200, 200, 35]);
-    expect(membersIn(emulator, id)).toEqual(contacts.slice().sort());
-    expect(membersIn(emulator, id, 'LeadId')).toEqual(leads.slice().sort());
-    // 435 members: three query pages of 200.
-    const queries = emulator.stats.requests['GET query/{locator}'] ?? 0;
-    expect((await sink.lists.members(id)).sort()).toEqual([...contacts, ...leads].sort());
-    expect((emulator.stats.requests['GET query/{locator}'] ?? 0) - queries).toBe(2);
-  });
+      const sizes = emulator.stats.collectionSizes.length;
+      const change = await sink.lists.changeMembers(id, [...contacts, ...leads], []);
+      expect(change.added.sort()).toEqual([...contacts.slice(10), ...leads].sort());
+      expect(change.missing).toEqual([]);
+      expect(emulator.stats.collectionSizes.slice(sizes)).toEqual([200, 200, 35]);
+      expect(membersIn(emulator, id)).toEqual(contacts.slice().sort());
+      expect(membersIn(emulator, id, 'LeadId')).toEqual(leads.slice().sort());
+      // 435 members: three query pages of 200.
+      const queries = emulator.stats.requests['GET query/{locator}'] ?? 0;
+      expect((await sink.lists.members(id)).sort()).toEqual([...contacts, ...leads].sort());
+      expect((emulator.stats.requests['GET query/{locator}'] ?? 0) - queries).toBe(2);
+    },
+  );
 
-  it('removes the members of removed records by their CampaignMember ids; a deleted contact has left and is missing', async () => {
-    const { emulator, sink } = await setup();
-    const contacts = seed(emulator, 'Contact', 250);
-    const id = await sink.lists.ensureList('Contact', 'Leavers');
-    await sink.lists.changeMembers(id, contacts, []);
-    expect(emulator.state.delete(contacts[0]!, []).ok).toBe(true);
-    expect(membersIn(emulator, id)).toHaveLength(249);
+  it(
+    'removes the members of removed records by their CampaignMember ids; a deleted contact has left and is ' +
+      'missing',
+    async () => {
+      const { emulator, sink } = await setup();
+      const contacts = seed(emulator, 'Contact', 250);
+      const id = await sink.lists.ensureList('Contact', 'Leavers');
+      await sink.lists.changeMembers(id, contacts, []);
+      expect(emulator.state.delete(contacts[0]!, []).ok).toBe(true);
+      expect(membersIn(emulator, id)).toHaveLength(249);
 
-    const sizes = emulator.stats.collectionSizes.length;
-    const change = await sink.lists.changeMembers(id, [contacts[0]!], contacts.slice(1, 221));
-    expect(change.missing).toEqual([contacts[0]]);
-    expect(change.removed.sort()).toEqual(contacts.slice(1, 221).sort());
-    expect(emulator.stats.collectionSizes.slice(sizes)).toEqual([1, 200, 20]);
-    expect(membersIn(emulator, id)).toEqual(contacts.slice(221).sort());
-    // Removing records not in the campaign writes nothing.
-    const deletes = emulator.stats.requests['DELETE composite/sobjects'];
-    expect(await sink.lists.changeMembers(id, [], contacts.slice(1, 5))).toEqual({
-      added: [],
-      removed: [],
-      missing: [],
-    });
-    expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(deletes);
-  });
+      const sizes = emulator.stats.collectionSizes.length;
+      const change = await sink.lists.changeMembers(id, [contacts[0]!], contacts.slice(1, 221));
+      expect(change.missing).toEqual([contacts[0]]);
+      expect(change.removed.sort()).toEqual(contacts.slice(1, 221).sort());
+      expect(emulator.stats.collectionSizes.slice(sizes)).toEqual([1, 200, 20]);
+      expect(membersIn(emulator, id)).toEqual(contacts.slice(221).sort());
+      // Removing records not in the campaign writes nothing.
+      const deletes = emulator.stats.requests['DELETE composite/sobjects'];
+      expect(await sink.lists.changeMembers(id, [], contacts.slice(1, 5))).toEqual({
+        added: [],
+        removed: [],
+        missing: [],
+      });
+      expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(deletes);
+    },
+  );
 
   it('holds Accounts where the org takes them as members; reads match keys as Ids', async () => {
     const { emulator, sink } = await setup({ accountsAsCampaignMembers: true });

@@ -14,31 +14,34 @@ const start = async (...args: Parameters<typeof sfFixture>) => (fixture = await 
 const statuses = (outcomes: UpsertOutcome[]) => outcomes.map((o) => o.status);
 
 describe('prepare', () => {
-  test('a missing match field, a non-external-id match field and a missing mapped field fail with clear typed errors', async () => {
-    const schema = defaultSchema();
-    schema.Account!.fields.push({ name: 'Plain__c', type: 'string', length: 20 });
-    const { sink } = await start({ objects: schema });
-    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Missing__c' })).rejects.toMatchObject({
-      code: 'crm_schema_mismatch',
-      message: expect.stringMatching(/Account\.Missing__c does not exist/),
-    });
-    await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Plain__c' })).rejects.toMatchObject({
-      code: 'crm_schema_mismatch',
-      message: expect.stringMatching(/Account\.Plain__c is not marked External ID/),
-    });
-    await expect(sink.prepare({ ...ACCOUNTS, fields: ['Name', 'Revenue_Band__c'] })).rejects.toMatchObject({
-      code: 'crm_schema_mismatch',
-      message: expect.stringMatching(/Revenue_Band__c/),
-    });
-    await expect(sink.prepare({ ...ACCOUNTS, object: 'Nope__c' })).rejects.toMatchObject({
-      code: 'crm_schema_mismatch',
-    });
-    await expect(
-      sink.prepare({ ...LEADS, associate: { object: 'Account', matchField: 'Prospect_Sync_Id__c' } }),
-    ).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/no lookup to Account/) });
-    await expect(sink.prepare(ACCOUNTS)).resolves.toBeUndefined();
-    await expect(sink.prepare(CONTACTS)).resolves.toBeUndefined();
-  });
+  test(
+    'a missing match field, a non-external-id match field and a missing mapped field fail with clear typed ' + 'errors',
+    async () => {
+      const schema = defaultSchema();
+      schema.Account!.fields.push({ name: 'Plain__c', type: 'string', length: 20 });
+      const { sink } = await start({ objects: schema });
+      await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Missing__c' })).rejects.toMatchObject({
+        code: 'crm_schema_mismatch',
+        message: expect.stringMatching(/Account\.Missing__c does not exist/),
+      });
+      await expect(sink.prepare({ ...ACCOUNTS, matchField: 'Plain__c' })).rejects.toMatchObject({
+        code: 'crm_schema_mismatch',
+        message: expect.stringMatching(/Account\.Plain__c is not marked External ID/),
+      });
+      await expect(sink.prepare({ ...ACCOUNTS, fields: ['Name', 'Revenue_Band__c'] })).rejects.toMatchObject({
+        code: 'crm_schema_mismatch',
+        message: expect.stringMatching(/Revenue_Band__c/),
+      });
+      await expect(sink.prepare({ ...ACCOUNTS, object: 'Nope__c' })).rejects.toMatchObject({
+        code: 'crm_schema_mismatch',
+      });
+      await expect(
+        sink.prepare({ ...LEADS, associate: { object: 'Account', matchField: 'Prospect_Sync_Id__c' } }),
+      ).rejects.toMatchObject({ code: 'crm_schema_mismatch', message: expect.stringMatching(/no lookup to Account/) });
+      await expect(sink.prepare(ACCOUNTS)).resolves.toBeUndefined();
+      await expect(sink.prepare(CONTACTS)).resolves.toBeUndefined();
+    },
+  );
   test('wrong client credentials fail with crm_auth_failed and no secret in the message', async () => {
     const { emulator } = await start();
     const sink = new SalesforceSink({
@@ -82,23 +85,26 @@ describe('collections upsert', () => {
     expect(JSON.stringify(out[117])).not.toContain('jane.doe');
     expect(emulator.state.all('Contact')).toHaveLength(199);
   });
-  test('Contacts link to their Account by its external id; an unknown parent still writes the person, with linkError', async () => {
-    const { sink, emulator } = await start();
-    await sink.upsert(ACCOUNTS, accounts(2));
-    const out = await sink.upsert(CONTACTS, [
-      { key: 'p1', properties: { LastName: 'One' }, companyKey: 'acc-1' },
-      { key: 'p2', properties: { LastName: 'Two' }, companyKey: 'not-synced-yet' },
-      { key: 'p3', properties: { LastName: 'Three' } },
-      { key: 'p4', properties: { FirstName: 'NoLast' }, companyKey: 'not-synced-yet' },
-    ]);
-    expect(statuses(out)).toEqual(['created', 'created', 'created', 'rejected']);
-    const acc1 = emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!;
-    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p1')[0]!.AccountId).toBe(acc1.Id);
-    expect(out[0]).not.toHaveProperty('linkError');
-    expect(out[1]).toMatchObject({ linkError: expect.stringMatching(/not-synced-yet/) });
-    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p2')[0]!.AccountId).toBeUndefined();
-    expect(out[3]).toMatchObject({ code: 'REQUIRED_FIELD_MISSING' });
-  });
+  test(
+    'Contacts link to their Account by its external id; an unknown parent still writes the person, with ' + 'linkError',
+    async () => {
+      const { sink, emulator } = await start();
+      await sink.upsert(ACCOUNTS, accounts(2));
+      const out = await sink.upsert(CONTACTS, [
+        { key: 'p1', properties: { LastName: 'One' }, companyKey: 'acc-1' },
+        { key: 'p2', properties: { LastName: 'Two' }, companyKey: 'not-synced-yet' },
+        { key: 'p3', properties: { LastName: 'Three' } },
+        { key: 'p4', properties: { FirstName: 'NoLast' }, companyKey: 'not-synced-yet' },
+      ]);
+      expect(statuses(out)).toEqual(['created', 'created', 'created', 'rejected']);
+      const acc1 = emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!;
+      expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p1')[0]!.AccountId).toBe(acc1.Id);
+      expect(out[0]).not.toHaveProperty('linkError');
+      expect(out[1]).toMatchObject({ linkError: expect.stringMatching(/not-synced-yet/) });
+      expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p2')[0]!.AccountId).toBeUndefined();
+      expect(out[3]).toMatchObject({ code: 'REQUIRED_FIELD_MISSING' });
+    },
+  );
   test('Leads: created, updated, and a missing Company is a per-record REQUIRED_FIELD_MISSING', async () => {
     const { sink, emulator } = await start();
     const leads: CrmRecord[] = [
@@ -110,17 +116,24 @@ describe('collections upsert', () => {
     expect(again[0]!.status).toBe('updated');
     expect(emulator.state.findBy('Lead', 'Prospect_Sync_Id__c', 'l1')[0]!.Company).toBe('Acme GmbH');
   });
-  test('odd Unicode, quotes, backslashes and newlines survive the round trip; readCurrent escapes them in SOQL', async () => {
-    const { sink, emulator } = await start();
-    const odd = ["O'Brien & Söhne", 'Back\\slash "dq"', '株式会社テスト 🚀', "line\nbreak 'x'"];
-    const records = odd.map((name, i) => ({ key: `${name}#${i}`, properties: { Name: name, Description: name } }));
-    expect(new Set(statuses(await sink.upsert(ACCOUNTS, records)))).toEqual(new Set(['created']));
-    for (const r of records)
-      expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', r.key)[0]!.Name).toBe(r.properties.Name);
-    const current = await sink.readCurrent(ACCOUNTS, [...records.map((r) => r.key), "absent'key"], ['Name', 'Website']);
-    expect(current.size).toBe(4);
-    for (const r of records) expect(current.get(r.key)).toEqual({ Name: r.properties.Name, Website: null });
-  });
+  test(
+    'odd Unicode, quotes, backslashes and newlines survive the round trip; readCurrent escapes them in ' + 'SOQL',
+    async () => {
+      const { sink, emulator } = await start();
+      const odd = ["O'Brien & Söhne", 'Back\\slash "dq"', '株式会社テスト 🚀', "line\nbreak 'x'"];
+      const records = odd.map((name, i) => ({ key: `${name}#${i}`, properties: { Name: name, Description: name } }));
+      expect(new Set(statuses(await sink.upsert(ACCOUNTS, records)))).toEqual(new Set(['created']));
+      for (const r of records)
+        expect(emulator.state.findBy('Account', 'Prospect_Sync_Id__c', r.key)[0]!.Name).toBe(r.properties.Name);
+      const current = await sink.readCurrent(
+        ACCOUNTS,
+        [...records.map((r) => r.key), "absent'key"],
+        ['Name', 'Website'],
+      );
+      expect(current.size).toBe(4);
+      for (const r of records) expect(current.get(r.key)).toEqual({ Name: r.properties.Name, Website: null });
+    },
+  );
   test('field names are case-insensitive as in Salesforce: writes and readCurrent use the org spelling', async () => {
     const schema = defaultSchema();
     schema.Account!.fields.push({ name: 'Type', type: 'string', length: 40 });
@@ -164,15 +177,18 @@ describe('collections upsert', () => {
 });
 
 describe('sessions, limits and faults', () => {
-  test('an expired session mid-run is renewed through refreshFn (client credentials again) without losing records', async () => {
-    const { sink, emulator } = await start();
-    await sink.upsert(ACCOUNTS, accounts(10));
-    emulator.expireAllSessions();
-    const out = await sink.upsert(ACCOUNTS, accounts(300));
-    expect(out.filter((o) => o.status !== 'rejected')).toHaveLength(300);
-    expect(emulator.stats.tokensIssued).toBe(2);
-    expect(emulator.stats.statuses[401]).toBeGreaterThanOrEqual(1);
-  });
+  test(
+    'an expired session mid-run is renewed through refreshFn (client credentials again) without losing ' + 'records',
+    async () => {
+      const { sink, emulator } = await start();
+      await sink.upsert(ACCOUNTS, accounts(10));
+      emulator.expireAllSessions();
+      const out = await sink.upsert(ACCOUNTS, accounts(300));
+      expect(out.filter((o) => o.status !== 'rejected')).toHaveLength(300);
+      expect(emulator.stats.tokensIssued).toBe(2);
+      expect(emulator.stats.statuses[401]).toBeGreaterThanOrEqual(1);
+    },
+  );
   test('short-lived tokens expire during a run and are renewed', async () => {
     // A lifetime long enough that the first upsert (login, describe, write) ends within it on a loaded machine.
     const { sink, emulator } = await start({ tokenLifetimeSeconds: 1 });
@@ -244,19 +260,23 @@ describe('sessions, limits and faults', () => {
     await expect(sink.upsert(ACCOUNTS, accounts(200))).rejects.toMatchObject({ code: 'crm_api_share_exceeded' });
     expect(emulator.stats.statuses[403]).toBeUndefined();
   });
-  test('REQUEST_LIMIT_EXCEEDED (other integrations used the rest) stops the run with crm_daily_limit, without retrying', async () => {
-    const { sink, emulator, redis, keyPrefix } = await start({ apiDailyLimit: 1000 }, { maxApiShare: 1 });
-    await sink.prepare(ACCOUNTS);
-    await sink.upsert(ACCOUNTS, accounts(200));
-    emulator.stats.apiUsage = 1000;
-    await expect(sink.upsert(ACCOUNTS, accounts(200))).rejects.toMatchObject({ code: 'crm_daily_limit' });
-    expect(emulator.stats.statuses[403]).toBe(1);
-    expect(emulator.state.all('Account')).toHaveLength(200);
-    // Every other process of the org is refused without a call until the probe time.
-    const other = new SalesforceSink({ loginUrl: emulator.url, ...CLIENT, maxApiShare: 1, redis, keyPrefix });
-    await expect(other.prepare(ACCOUNTS)).rejects.toMatchObject({ code: 'crm_daily_limit' });
-    expect(emulator.stats.statuses[403]).toBe(1);
-  });
+  test(
+    'REQUEST_LIMIT_EXCEEDED (other integrations used the rest) stops the run with crm_daily_limit, without ' +
+      'retrying',
+    async () => {
+      const { sink, emulator, redis, keyPrefix } = await start({ apiDailyLimit: 1000 }, { maxApiShare: 1 });
+      await sink.prepare(ACCOUNTS);
+      await sink.upsert(ACCOUNTS, accounts(200));
+      emulator.stats.apiUsage = 1000;
+      await expect(sink.upsert(ACCOUNTS, accounts(200))).rejects.toMatchObject({ code: 'crm_daily_limit' });
+      expect(emulator.stats.statuses[403]).toBe(1);
+      expect(emulator.state.all('Account')).toHaveLength(200);
+      // Every other process of the org is refused without a call until the probe time.
+      const other = new SalesforceSink({ loginUrl: emulator.url, ...CLIENT, maxApiShare: 1, redis, keyPrefix });
+      await expect(other.prepare(ACCOUNTS)).rejects.toMatchObject({ code: 'crm_daily_limit' });
+      expect(emulator.stats.statuses[403]).toBe(1);
+    },
+  );
 });
 
 describe('Bulk API 2.0 above the threshold', () => {
@@ -292,22 +312,26 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(again.filter((o) => o.status === 'updated')).toHaveLength(2498);
     expect(emulator.state.all('Account')).toHaveLength(2498);
   });
-  test('bulk Contacts link through the dotted Account.Prospect_Sync_Id__c column; unknown parents fall back to no link', async () => {
-    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
-    await sink.upsert(ACCOUNTS, accounts(3));
-    const people: CrmRecord[] = Array.from({ length: 30 }, (_, i) => ({
-      key: `p${i}`,
-      properties: { LastName: `L${i}`, ...(i === 4 ? { Title: null } : {}) },
-      companyKey: i === 5 ? 'ghost' : `acc-${i % 3}`,
-    }));
-    const out = await sink.upsert(CONTACTS, people, { runVolume: 30 });
-    expect(out.every((o) => o.status === 'created')).toBe(true);
-    expect(out[5]).toMatchObject({ linkError: expect.stringMatching(/ghost/) });
-    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p4')[0]!.AccountId).toBe(
-      emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!.Id,
-    );
-    expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p5')[0]!.AccountId).toBeUndefined();
-  });
+  test(
+    'bulk Contacts link through the dotted Account.Prospect_Sync_Id__c column; unknown parents fall back to no ' +
+      'link',
+    async () => {
+      const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
+      await sink.upsert(ACCOUNTS, accounts(3));
+      const people: CrmRecord[] = Array.from({ length: 30 }, (_, i) => ({
+        key: `p${i}`,
+        properties: { LastName: `L${i}`, ...(i === 4 ? { Title: null } : {}) },
+        companyKey: i === 5 ? 'ghost' : `acc-${i % 3}`,
+      }));
+      const out = await sink.upsert(CONTACTS, people, { runVolume: 30 });
+      expect(out.every((o) => o.status === 'created')).toBe(true);
+      expect(out[5]).toMatchObject({ linkError: expect.stringMatching(/ghost/) });
+      expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p4')[0]!.AccountId).toBe(
+        emulator.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc-1')[0]!.Id,
+      );
+      expect(emulator.state.findBy('Contact', 'Prospect_Sync_Id__c', 'p5')[0]!.AccountId).toBeUndefined();
+    },
+  );
   test('a field deleted in Salesforce after prepare fails the bulk job with a typed, non-retried error', async () => {
     const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
     await sink.prepare(ACCOUNTS);
@@ -321,17 +345,20 @@ describe('Bulk API 2.0 above the threshold', () => {
     expect(emulator.stats.requests['POST jobs/ingest']).toBe(1);
     expect(emulator.state.all('Account')).toHaveLength(0);
   });
-  test("a bulk job that outlasts the poll timeout fails with crm_unavailable, not jsforce's untyped error", async () => {
-    const { sink } = await start(
-      { bulkProcessingDelayMs: 2000 },
-      { bulkThreshold: 10, bulkMinBatch: 1, bulkPollTimeoutMs: 60 },
-    );
-    await sink.prepare(ACCOUNTS);
-    await expect(sink.upsert(ACCOUNTS, accounts(20), { runVolume: 20 })).rejects.toMatchObject({
-      code: 'crm_unavailable',
-      message: expect.stringMatching(/BULK_POLL_TIMEOUT/),
-    });
-  });
+  test(
+    "a bulk job that outlasts the poll timeout fails with crm_unavailable, not jsforce's untyped " + 'error',
+    async () => {
+      const { sink } = await start(
+        { bulkProcessingDelayMs: 2000 },
+        { bulkThreshold: 10, bulkMinBatch: 1, bulkPollTimeoutMs: 60 },
+      );
+      await sink.prepare(ACCOUNTS);
+      await expect(sink.upsert(ACCOUNTS, accounts(20), { runVolume: 20 })).rejects.toMatchObject({
+        code: 'crm_unavailable',
+        message: expect.stringMatching(/BULK_POLL_TIMEOUT/),
+      });
+    },
+  );
   test('a 503 during the bulk job is retried and no record is lost', async () => {
     const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
     await sink.prepare(ACCOUNTS);
@@ -343,31 +370,37 @@ describe('Bulk API 2.0 above the threshold', () => {
 });
 
 describe('Salesforce sink: a 5xx never fails a run (issue 12)', () => {
-  test('a 5xx on the Bulk API 2.0 CSV upload is retried with the request rebuilt; every record lands once', async () => {
-    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
-    await sink.prepare(ACCOUNTS);
-    emulator.faults.routeFailures = { route: 'PUT jobs/ingest/{id}/batches', status: 503, times: 1 };
-    const out = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
-    expect(emulator.faults.routeFailures.times).toBe(0);
-    expect(emulator.stats.requests['POST jobs/ingest']).toBe(2); // the job was aborted and built again
-    expect(out.every((o) => o.status === 'created')).toBe(true);
-    expect(emulator.state.all('Account')).toHaveLength(50);
-  });
+  test(
+    'a 5xx on the Bulk API 2.0 CSV upload is retried with the request rebuilt; every record lands ' + 'once',
+    async () => {
+      const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
+      await sink.prepare(ACCOUNTS);
+      emulator.faults.routeFailures = { route: 'PUT jobs/ingest/{id}/batches', status: 503, times: 1 };
+      const out = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+      expect(emulator.faults.routeFailures.times).toBe(0);
+      expect(emulator.stats.requests['POST jobs/ingest']).toBe(2); // the job was aborted and built again
+      expect(out.every((o) => o.status === 'created')).toBe(true);
+      expect(emulator.state.all('Account')).toHaveLength(50);
+    },
+  );
 
-  test("a 5xx on a bulk job's status poll or results download is retried alone: the job is not built again", async () => {
-    const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
-    await sink.prepare(ACCOUNTS);
-    emulator.faults.routeFailures = { route: 'GET jobs/ingest/{id}', status: 503, times: 1 };
-    const first = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
-    expect(emulator.faults.routeFailures.times).toBe(0);
-    expect(first.every((o) => o.status === 'created')).toBe(true);
-    emulator.faults.routeFailures = { route: 'GET jobs/ingest/{id}/successfulResults', status: 502, times: 1 };
-    const second = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
-    expect(emulator.faults.routeFailures.times).toBe(0);
-    expect(second.every((o) => o.status === 'updated')).toBe(true);
-    expect(emulator.stats.requests['POST jobs/ingest']).toBe(2); // one job per upsert, none re-created
-    expect(emulator.state.all('Account')).toHaveLength(50);
-  });
+  test(
+    "a 5xx on a bulk job's status poll or results download is retried alone: the job is not built " + 'again',
+    async () => {
+      const { sink, emulator } = await start({}, { bulkThreshold: 10, bulkMinBatch: 1 });
+      await sink.prepare(ACCOUNTS);
+      emulator.faults.routeFailures = { route: 'GET jobs/ingest/{id}', status: 503, times: 1 };
+      const first = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+      expect(emulator.faults.routeFailures.times).toBe(0);
+      expect(first.every((o) => o.status === 'created')).toBe(true);
+      emulator.faults.routeFailures = { route: 'GET jobs/ingest/{id}/successfulResults', status: 502, times: 1 };
+      const second = await sink.upsert(ACCOUNTS, accounts(50), { runVolume: 50 });
+      expect(emulator.faults.routeFailures.times).toBe(0);
+      expect(second.every((o) => o.status === 'updated')).toBe(true);
+      expect(emulator.stats.requests['POST jobs/ingest']).toBe(2); // one job per upsert, none re-created
+      expect(emulator.state.all('Account')).toHaveLength(50);
+    },
+  );
 
   test('a 5xx on every kind of collections call (upsert, query) is retried', async () => {
     const { sink, emulator } = await start();
@@ -384,30 +417,34 @@ describe('Salesforce sink: a 5xx never fails a run (issue 12)', () => {
 });
 
 describe('archive (delete by match key)', () => {
-  test('deletes by external id 200 ids per call; gone and unknown keys are missing; a refused delete is kept with its reason', async () => {
-    const { sink, emulator } = await start();
-    const records = accounts(250);
-    await sink.upsert(ACCOUNTS, records);
-    const keys = records.map((r) => r.key);
-    emulator.faults.undeletableKeys = ['acc-7'];
-    const result = await sink.archive(ACCOUNTS, [...keys, 'acc-none']);
-    expect(result.archived).toEqual(keys.filter((k) => k !== 'acc-7'));
-    expect(result.missing).toEqual(['acc-none']);
-    expect(result.refused).toEqual(['acc-7']);
-    expect(result.reason).toMatch(/^DELETE_FAILED: /);
-    expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(2);
-    expect(emulator.state.all('Account').map((r) => r.Prospect_Sync_Id__c)).toEqual(['acc-7']);
-    expect(emulator.state.recycleBin.size).toBe(249);
-    // Deleted already: nothing to delete, nothing asked of the org but the read.
-    expect(await sink.archive(ACCOUNTS, ['acc-0', 'acc-1'])).toEqual({
-      archived: [],
-      missing: ['acc-0', 'acc-1'],
-      refused: [],
-    });
-    expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(2);
-    // An upsert by a deleted record's external id creates it anew.
-    expect(statuses(await sink.upsert(ACCOUNTS, records.slice(0, 1)))).toEqual(['created']);
-  });
+  test(
+    'deletes by external id 200 ids per call; gone and unknown keys are missing; a refused delete is kept with ' +
+      'its reason',
+    async () => {
+      const { sink, emulator } = await start();
+      const records = accounts(250);
+      await sink.upsert(ACCOUNTS, records);
+      const keys = records.map((r) => r.key);
+      emulator.faults.undeletableKeys = ['acc-7'];
+      const result = await sink.archive(ACCOUNTS, [...keys, 'acc-none']);
+      expect(result.archived).toEqual(keys.filter((k) => k !== 'acc-7'));
+      expect(result.missing).toEqual(['acc-none']);
+      expect(result.refused).toEqual(['acc-7']);
+      expect(result.reason).toMatch(/^DELETE_FAILED: /);
+      expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(2);
+      expect(emulator.state.all('Account').map((r) => r.Prospect_Sync_Id__c)).toEqual(['acc-7']);
+      expect(emulator.state.recycleBin.size).toBe(249);
+      // Deleted already: nothing to delete, nothing asked of the org but the read.
+      expect(await sink.archive(ACCOUNTS, ['acc-0', 'acc-1'])).toEqual({
+        archived: [],
+        missing: ['acc-0', 'acc-1'],
+        refused: [],
+      });
+      expect(emulator.stats.requests['DELETE composite/sobjects']).toBe(2);
+      // An upsert by a deleted record's external id creates it anew.
+      expect(statuses(await sink.upsert(ACCOUNTS, records.slice(0, 1)))).toEqual(['created']);
+    },
+  );
 });
 
 describe('archive: a record deleted between the read and the delete', () => {

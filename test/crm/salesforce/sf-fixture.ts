@@ -27,7 +27,10 @@ export const LEADS: ObjectTarget = {
   fields: ['LastName', 'Company', 'Email'],
 };
 
-/** An emulator plus a sink on it (its org governor in Redis under a test prefix), with test-speed retry and bulk polling. */
+/**
+ * An emulator plus a sink on it (its org governor in Redis under a test prefix), with test-speed retry and bulk
+ * polling.
+ */
 export async function sfFixture(
   emulatorOptions: Partial<SalesforceEmulatorOptions> = {},
   sinkOptions: Partial<SalesforceSinkOptions> = {},

@@ -182,28 +182,31 @@ describe('HubSpot emulator: auth and errors', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('batch create answers 201 and 409 on an existing unique value; read 207 for unknown ids; archive 204', async () => {
-    const created = await post('/crm/v3/objects/contacts/batch/create', {
-      inputs: [{ properties: { email: 'c@x.io' } }],
-    });
-    expect(created.status).toBe(201);
-    const conflict = await post('/crm/v3/objects/contacts/batch/create', {
-      inputs: [{ properties: { email: 'c@x.io' } }],
-    });
-    expect(conflict.status).toBe(409);
-    expect(String(conflict.body.message)).toMatch(/already exists. Existing ID: \d+/);
-    const id = emu.state.find('contacts', 'email', 'c@x.io')?.id ?? '';
-    const read = await post('/crm/v3/objects/contacts/batch/read', {
-      inputs: [{ id }, { id: '999999' }],
-      properties: ['email'],
-      propertiesWithHistory: [],
-    });
-    expect(read.status).toBe(207);
-    expect((read.body.results as unknown[]).length).toBe(1);
-    const archived = await post('/crm/v3/objects/contacts/batch/archive', { inputs: [{ id }] });
-    expect(archived.status).toBe(204);
-    expect(emu.state.count('contacts')).toBe(0);
-  });
+  it(
+    'batch create answers 201 and 409 on an existing unique value; read 207 for unknown ids; archive ' + '204',
+    async () => {
+      const created = await post('/crm/v3/objects/contacts/batch/create', {
+        inputs: [{ properties: { email: 'c@x.io' } }],
+      });
+      expect(created.status).toBe(201);
+      const conflict = await post('/crm/v3/objects/contacts/batch/create', {
+        inputs: [{ properties: { email: 'c@x.io' } }],
+      });
+      expect(conflict.status).toBe(409);
+      expect(String(conflict.body.message)).toMatch(/already exists. Existing ID: \d+/);
+      const id = emu.state.find('contacts', 'email', 'c@x.io')?.id ?? '';
+      const read = await post('/crm/v3/objects/contacts/batch/read', {
+        inputs: [{ id }, { id: '999999' }],
+        properties: ['email'],
+        propertiesWithHistory: [],
+      });
+      expect(read.status).toBe(207);
+      expect((read.body.results as unknown[]).length).toBe(1);
+      const archived = await post('/crm/v3/objects/contacts/batch/archive', { inputs: [{ id }] });
+      expect(archived.status).toBe(204);
+      expect(emu.state.count('contacts')).toBe(0);
+    },
+  );
 
   it('refuses a second property of the same name (409) and keeps hasUniqueValue', async () => {
     const body = {
@@ -360,53 +363,56 @@ describe('HubSpot emulator: property metadata, as the real client reads it', () 
 });
 
 describe('HubSpot emulator: CRM search', () => {
-  it('filters (EQ on a bool, GT on hs_object_id), sorts by {propertyName, direction}, pages; refuses the rest', async () => {
-    const table = emu.state.table('contacts');
-    const now = new Date().toISOString();
-    const ids: string[] = [];
-    for (let n = 0; n < 5; n++) {
-      const id = emu.state.newId();
-      ids.push(id);
-      table.put(id, { email: `p${n}@x.example`, hs_email_optout: n % 2 === 0 ? 'true' : 'false' }, now);
-    }
-    const search = (body: Record<string, unknown>) => post('/crm/v3/objects/contacts/search', body);
-    const optedOut = (after: string) => ({
-      filterGroups: [
-        {
-          filters: [
-            { propertyName: 'hs_email_optout', operator: 'EQ', value: 'true' },
-            { propertyName: 'hs_object_id', operator: 'GT', value: after },
-          ],
-        },
-      ],
-      sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
-      properties: ['email'],
-      limit: 2,
-      after: '0',
-    });
-    const first = await search(optedOut('0'));
-    expect(first.status).toBe(200);
-    const page = first.body.results as { id: string; properties: Record<string, string> }[];
-    expect(page.map((r) => r.id)).toEqual([ids[0], ids[2]]);
-    expect(page[0]!.properties.email).toBe('p0@x.example');
-    expect(first.body).toMatchObject({ total: 3, paging: { next: { after: '2' } } });
-    const rest = await search(optedOut(ids[2]!));
-    expect((rest.body.results as { id: string }[]).map((r) => r.id)).toEqual([ids[4]]);
-    expect(rest.body.paging).toBeUndefined();
-    // The spec's string form is taken, but the guide never says it sorts: the order is then not the ids'.
-    const unsorted = await search({ ...optedOut('0'), sorts: ['hs_object_id'], limit: 3 });
-    const unsortedIds = (unsorted.body.results as { id: string }[]).map((r) => r.id);
-    expect(unsortedIds.toSorted()).toEqual([ids[0], ids[2], ids[4]].toSorted());
-    expect(unsortedIds).not.toEqual([ids[0], ids[2], ids[4]]);
-    for (const bad of [
-      { ...optedOut('0'), limit: 201 },
-      { ...optedOut('0'), after: '9999' },
-      { ...optedOut('0'), sorts: ['no_such_property'] },
-      { filterGroups: [{ filters: [{ propertyName: 'no_such_property', operator: 'EQ', value: 'x' }] }] },
-    ]) {
-      const r = await search(bad);
-      expect(r.status, JSON.stringify(bad)).toBe(400);
-      expect(r.body.category).toBe('VALIDATION_ERROR');
-    }
-  });
+  it(
+    'filters (EQ on a bool, GT on hs_object_id), sorts by {propertyName, direction}, pages; refuses the ' + 'rest',
+    async () => {
+      const table = emu.state.table('contacts');
+      const now = new Date().toISOString();
+      const ids: string[] = [];
+      for (let n = 0; n < 5; n++) {
+        const id = emu.state.newId();
+        ids.push(id);
+        table.put(id, { email: `p${n}@x.example`, hs_email_optout: n % 2 === 0 ? 'true' : 'false' }, now);
+      }
+      const search = (body: Record<string, unknown>) => post('/crm/v3/objects/contacts/search', body);
+      const optedOut = (after: string) => ({
+        filterGroups: [
+          {
+            filters: [
+              { propertyName: 'hs_email_optout', operator: 'EQ', value: 'true' },
+              { propertyName: 'hs_object_id', operator: 'GT', value: after },
+            ],
+          },
+        ],
+        sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+        properties: ['email'],
+        limit: 2,
+        after: '0',
+      });
+      const first = await search(optedOut('0'));
+      expect(first.status).toBe(200);
+      const page = first.body.results as { id: string; properties: Record<string, string> }[];
+      expect(page.map((r) => r.id)).toEqual([ids[0], ids[2]]);
+      expect(page[0]!.properties.email).toBe('p0@x.example');
+      expect(first.body).toMatchObject({ total: 3, paging: { next: { after: '2' } } });
+      const rest = await search(optedOut(ids[2]!));
+      expect((rest.body.results as { id: string }[]).map((r) => r.id)).toEqual([ids[4]]);
+      expect(rest.body.paging).toBeUndefined();
+      // The spec's string form is taken, but the guide never says it sorts: the order is then not the ids'.
+      const unsorted = await search({ ...optedOut('0'), sorts: ['hs_object_id'], limit: 3 });
+      const unsortedIds = (unsorted.body.results as { id: string }[]).map((r) => r.id);
+      expect(unsortedIds.toSorted()).toEqual([ids[0], ids[2], ids[4]].toSorted());
+      expect(unsortedIds).not.toEqual([ids[0], ids[2], ids[4]]);
+      for (const bad of [
+        { ...optedOut('0'), limit: 201 },
+        { ...optedOut('0'), after: '9999' },
+        { ...optedOut('0'), sorts: ['no_such_property'] },
+        { filterGroups: [{ filters: [{ propertyName: 'no_such_property', operator: 'EQ', value: 'x' }] }] },
+      ]) {
+        const r = await search(bad);
+        expect(r.status, JSON.stringify(bad)).toBe(400);
+        expect(r.body.category).toBe('VALIDATION_ERROR');
+      }
+    },
+  );
 });

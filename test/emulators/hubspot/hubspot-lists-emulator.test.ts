@@ -27,56 +27,75 @@ const statusOf = (p: Promise<unknown>): Promise<unknown> =>
   );
 
 describe('HubSpot emulator: Lists v3', () => {
-  it('creates a MANUAL list, refuses a second of the same name in any case (409), finds it by name case-insensitively', async () => {
-    const created = await client.crm.lists.listsApi.create({
-      name: 'VPs',
-      objectTypeId: '0-1',
-      processingType: 'MANUAL',
-    });
-    expect(created.list).toMatchObject({ name: 'VPs', objectTypeId: '0-1', processingType: 'MANUAL', listVersion: 1 });
-    expect(
-      await statusOf(client.crm.lists.listsApi.create({ name: 'vps', objectTypeId: '0-2', processingType: 'MANUAL' })),
-    ).toBe(409);
-    const found = await client.crm.lists.listsApi.getByName('vPs', '0-1');
-    expect(found.list.listId).toBe(created.list.listId);
-    expect(await statusOf(client.crm.lists.listsApi.getByName('VPs', '0-2'))).toBe(404); // same name, other object
-    expect(await statusOf(client.crm.lists.listsApi.getByName('Nobody', '0-1'))).toBe(404);
-    expect(
-      await statusOf(client.crm.lists.listsApi.create({ name: 'X', objectTypeId: '0-9', processingType: 'MANUAL' })),
-    ).toBe(400);
-  });
+  it(
+    'creates a MANUAL list, refuses a second of the same name in any case (409), finds it by name ' +
+      'case-insensitively',
+    async () => {
+      const created = await client.crm.lists.listsApi.create({
+        name: 'VPs',
+        objectTypeId: '0-1',
+        processingType: 'MANUAL',
+      });
+      expect(created.list).toMatchObject({
+        name: 'VPs',
+        objectTypeId: '0-1',
+        processingType: 'MANUAL',
+        listVersion: 1,
+      });
+      expect(
+        await statusOf(
+          client.crm.lists.listsApi.create({ name: 'vps', objectTypeId: '0-2', processingType: 'MANUAL' }),
+        ),
+      ).toBe(409);
+      const found = await client.crm.lists.listsApi.getByName('vPs', '0-1');
+      expect(found.list.listId).toBe(created.list.listId);
+      expect(await statusOf(client.crm.lists.listsApi.getByName('VPs', '0-2'))).toBe(404); // same name, other object
+      expect(await statusOf(client.crm.lists.listsApi.getByName('Nobody', '0-1'))).toBe(404);
+      expect(
+        await statusOf(client.crm.lists.listsApi.create({ name: 'X', objectTypeId: '0-9', processingType: 'MANUAL' })),
+      ).toBe(400);
+    },
+  );
 
-  it('changes members of MANUAL lists only, ignores members already in, answers unknown ids as missing, 404 for an unknown list', async () => {
-    const ids = seed(3);
-    const manual = (
-      await client.crm.lists.listsApi.create({ name: 'M', objectTypeId: '0-1', processingType: 'MANUAL' })
-    ).list.listId;
-    const dynamic = (
-      await client.crm.lists.listsApi.create({ name: 'D', objectTypeId: '0-1', processingType: 'DYNAMIC' })
-    ).list.listId;
-    const first = await client.crm.lists.membershipsApi.addAndRemove(manual, {
-      recordIdsToAdd: ids.slice(0, 2),
-      recordIdsToRemove: [],
-    });
-    expect(first).toMatchObject({ recordsIdsAdded: ids.slice(0, 2), recordIdsRemoved: [], recordIdsMissing: [] });
-    const second = await client.crm.lists.membershipsApi.addAndRemove(manual, {
-      recordIdsToAdd: [...ids, '777'],
-      recordIdsToRemove: [ids[0] ?? ''],
-    });
-    expect(second).toMatchObject({ recordsIdsAdded: [ids[2]], recordIdsRemoved: [ids[0]], recordIdsMissing: ['777'] });
-    expect(
-      await statusOf(
-        client.crm.lists.membershipsApi.addAndRemove(dynamic, { recordIdsToAdd: ids, recordIdsToRemove: [] }),
-      ),
-    ).toBe(400);
-    expect(emu.state.lists.byId.get(dynamic)?.members.size).toBe(0);
-    expect(
-      await statusOf(
-        client.crm.lists.membershipsApi.addAndRemove('9999', { recordIdsToAdd: ids, recordIdsToRemove: [] }),
-      ),
-    ).toBe(404);
-    expect(await statusOf(client.crm.lists.membershipsApi.getPage('9999'))).toBe(404);
-  });
+  it(
+    'changes members of MANUAL lists only, ignores members already in, answers unknown ids as missing, 404 for an ' +
+      'unknown list',
+    async () => {
+      const ids = seed(3);
+      const manual = (
+        await client.crm.lists.listsApi.create({ name: 'M', objectTypeId: '0-1', processingType: 'MANUAL' })
+      ).list.listId;
+      const dynamic = (
+        await client.crm.lists.listsApi.create({ name: 'D', objectTypeId: '0-1', processingType: 'DYNAMIC' })
+      ).list.listId;
+      const first = await client.crm.lists.membershipsApi.addAndRemove(manual, {
+        recordIdsToAdd: ids.slice(0, 2),
+        recordIdsToRemove: [],
+      });
+      expect(first).toMatchObject({ recordsIdsAdded: ids.slice(0, 2), recordIdsRemoved: [], recordIdsMissing: [] });
+      const second = await client.crm.lists.membershipsApi.addAndRemove(manual, {
+        recordIdsToAdd: [...ids, '777'],
+        recordIdsToRemove: [ids[0] ?? ''],
+      });
+      expect(second).toMatchObject({
+        recordsIdsAdded: [ids[2]],
+        recordIdsRemoved: [ids[0]],
+        recordIdsMissing: ['777'],
+      });
+      expect(
+        await statusOf(
+          client.crm.lists.membershipsApi.addAndRemove(dynamic, { recordIdsToAdd: ids, recordIdsToRemove: [] }),
+        ),
+      ).toBe(400);
+      expect(emu.state.lists.byId.get(dynamic)?.members.size).toBe(0);
+      expect(
+        await statusOf(
+          client.crm.lists.membershipsApi.addAndRemove('9999', { recordIdsToAdd: ids, recordIdsToRemove: [] }),
+        ),
+      ).toBe(404);
+      expect(await statusOf(client.crm.lists.membershipsApi.getPage('9999'))).toBe(404);
+    },
+  );
 
   it(`refuses more than ${MAX_MEMBERSHIP_IDS} ids per change and pages over 250`, async () => {
     const ids = seed(MAX_MEMBERSHIP_IDS + 1);

@@ -24,32 +24,35 @@ describe('sales-intel emulator: search tokens and credits', () => {
   });
   afterAll(() => emu.close());
 
-  it('charges one token per record, reports X-Rate-Results-*, admits while any balance remains, then 402 exhausted', async () => {
-    const first = await c.post('/companies/filter?limit=100', {});
-    expect(first.headers.get('x-rate-results-limit')).toBe('250');
-    expect(first.headers.get('x-rate-results-limit-remaining')).toBe('150');
-    const reset = Number(first.headers.get('x-rate-results-limit-reset'));
-    expect(reset).toBeGreaterThan(3590);
-    expect(reset).toBeLessThanOrEqual(3600);
-    const second = await c.post('/persons/filter?limit=100', {});
-    expect(second.headers.get('x-rate-results-limit-remaining')).toBe('50');
-    // 50 left, asks for 100: admitted, full page, balance to zero (never negative).
-    const last = await c.post('/companies/filter?limit=100', {});
-    expect(last.status).toBe(200);
-    expect(last.body.data as unknown[]).toHaveLength(100);
-    expect(last.headers.get('x-rate-results-limit-remaining')).toBe('0');
-    const refused = await c.post('/companies/filter?limit=1', {});
-    expect(refused.status).toBe(402);
-    expect(refused.body).toMatchObject({ error: 'insufficient_budget', reason: 'exhausted' });
-    expect(refused.body.retryAfter).toBeGreaterThan(3590);
-    expect(refused.headers.get('x-rate-results-limit-remaining')).toBe('0');
-    expect(refused.headers.get('x-rate-results-limit')).toBe('250');
-    expect(refused.headers.get('ratelimit-limit')).toBe('500');
-    // Counts and dictionaries cost nothing and still work.
-    expect((await c.post('/companies/filter/count', {})).status).toBe(200);
-    expect(emu.stats('demo').tokensCharged).toBe(300);
-    expect(emu.stats('demo').served402).toBe(1);
-  });
+  it(
+    'charges one token per record, reports X-Rate-Results-*, admits while any balance remains, then 402 ' + 'exhausted',
+    async () => {
+      const first = await c.post('/companies/filter?limit=100', {});
+      expect(first.headers.get('x-rate-results-limit')).toBe('250');
+      expect(first.headers.get('x-rate-results-limit-remaining')).toBe('150');
+      const reset = Number(first.headers.get('x-rate-results-limit-reset'));
+      expect(reset).toBeGreaterThan(3590);
+      expect(reset).toBeLessThanOrEqual(3600);
+      const second = await c.post('/persons/filter?limit=100', {});
+      expect(second.headers.get('x-rate-results-limit-remaining')).toBe('50');
+      // 50 left, asks for 100: admitted, full page, balance to zero (never negative).
+      const last = await c.post('/companies/filter?limit=100', {});
+      expect(last.status).toBe(200);
+      expect(last.body.data as unknown[]).toHaveLength(100);
+      expect(last.headers.get('x-rate-results-limit-remaining')).toBe('0');
+      const refused = await c.post('/companies/filter?limit=1', {});
+      expect(refused.status).toBe(402);
+      expect(refused.body).toMatchObject({ error: 'insufficient_budget', reason: 'exhausted' });
+      expect(refused.body.retryAfter).toBeGreaterThan(3590);
+      expect(refused.headers.get('x-rate-results-limit-remaining')).toBe('0');
+      expect(refused.headers.get('x-rate-results-limit')).toBe('250');
+      expect(refused.headers.get('ratelimit-limit')).toBe('500');
+      // Counts and dictionaries cost nothing and still work.
+      expect((await c.post('/companies/filter/count', {})).status).toBe(200);
+      expect(emu.stats('demo').tokensCharged).toBe(300);
+      expect(emu.stats('demo').served402).toBe(1);
+    },
+  );
 
   it('setTokenBalance() restores a balance and its reset', async () => {
     emu.setTokenBalance('demo', 5, 100);

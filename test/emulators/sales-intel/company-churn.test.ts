@@ -34,62 +34,74 @@ async function headcounts(filter: unknown): Promise<Map<string, number>> {
 }
 
 describe('company-churn control', () => {
-  it('changes, removes and adds a share of the companies in thirds; walks, counts and filters follow at once', async () => {
-    const before = await headcounts(ALL);
-    const germany = new Set(await walk(c, '/companies/filter', GERMANY));
-    const r = await call(emu, undefined, 'POST', '/__emulator/company-churn', {
-      share: 0.05,
-      seed: 7,
-      filters: { de: GERMANY },
-    });
-    expect(r.status).toBe(200);
-    const changes = (r.body as { changes: ChurnedCompany[] }).changes;
-    const of = (kind: ChurnedCompany['change']): ChurnedCompany[] => changes.filter((x) => x.change === kind);
-    expect(changes).toHaveLength(30);
-    expect([of('changed').length, of('left').length, of('entered').length]).toEqual([10, 10, 10]);
-    const after = await headcounts(ALL);
-    expect(after.size).toBe(before.size);
-    for (const x of of('changed')) {
-      expect(after.get(x.id)).toBe(x.headcount);
-      expect(x.headcount).not.toBe(before.get(x.id));
-    }
-    for (const x of of('left')) expect([before.has(x.id), after.has(x.id)]).toEqual([true, false]);
-    for (const x of of('entered'))
-      expect([before.has(x.id), after.has(x.id), after.get(x.id)]).toEqual([false, true, x.headcount]);
-    const untouched = [...before.keys()].filter((id) => !changes.some((x) => x.id === id));
-    for (const id of untouched) expect(after.get(id)).toBe(before.get(id));
-    // `matches` names the filters each company is in (a leaver: the ones it was in)
-    const germanyNow = new Set(await walk(c, '/companies/filter', GERMANY));
-    for (const x of changes) {
-      const inGermany = x.change === 'left' ? germany.has(x.id) : germanyNow.has(x.id);
-      expect(x.matches).toEqual(inGermany ? ['de'] : []);
-    }
-    expect((await c.post('/companies/filter/count', GERMANY)).body.total).toBe(germanyNow.size);
-  });
-
-  it('is seeded (the same steps on the same data give the same changes) and never brings back a company that left', async () => {
-    const one = await startSalesIntelEmulator({ port: 0, companies: 600, persons: 0, companyReserveEvery: 8, seed: 3 });
-    const twin = await startSalesIntelEmulator({
-      port: 0,
-      companies: 600,
-      persons: 0,
-      companyReserveEvery: 8,
-      seed: 3,
-    });
-    try {
-      const left = new Set<string>();
-      for (let day = 0; day < 12; day++) {
-        const mine = one.churnCompanies(0.05, 100 + day);
-        expect(twin.churnCompanies(0.05, 100 + day).map((x) => [x.id, x.change, x.headcount])).toEqual(
-          mine.map((x) => [x.id, x.change, x.headcount]),
-        );
-        for (const x of mine.filter((y) => y.change === 'entered')) expect(left.has(x.id)).toBe(false);
-        for (const x of mine.filter((y) => y.change === 'left')) left.add(x.id);
+  it(
+    'changes, removes and adds a share of the companies in thirds; walks, counts and filters follow at ' + 'once',
+    async () => {
+      const before = await headcounts(ALL);
+      const germany = new Set(await walk(c, '/companies/filter', GERMANY));
+      const r = await call(emu, undefined, 'POST', '/__emulator/company-churn', {
+        share: 0.05,
+        seed: 7,
+        filters: { de: GERMANY },
+      });
+      expect(r.status).toBe(200);
+      const changes = (r.body as { changes: ChurnedCompany[] }).changes;
+      const of = (kind: ChurnedCompany['change']): ChurnedCompany[] => changes.filter((x) => x.change === kind);
+      expect(changes).toHaveLength(30);
+      expect([of('changed').length, of('left').length, of('entered').length]).toEqual([10, 10, 10]);
+      const after = await headcounts(ALL);
+      expect(after.size).toBe(before.size);
+      for (const x of of('changed')) {
+        expect(after.get(x.id)).toBe(x.headcount);
+        expect(x.headcount).not.toBe(before.get(x.id));
       }
-    } finally {
-      await Promise.all([one.close(), twin.close()]);
-    }
-  });
+      for (const x of of('left')) expect([before.has(x.id), after.has(x.id)]).toEqual([true, false]);
+      for (const x of of('entered'))
+        expect([before.has(x.id), after.has(x.id), after.get(x.id)]).toEqual([false, true, x.headcount]);
+      const untouched = [...before.keys()].filter((id) => !changes.some((x) => x.id === id));
+      for (const id of untouched) expect(after.get(id)).toBe(before.get(id));
+      // `matches` names the filters each company is in (a leaver: the ones it was in)
+      const germanyNow = new Set(await walk(c, '/companies/filter', GERMANY));
+      for (const x of changes) {
+        const inGermany = x.change === 'left' ? germany.has(x.id) : germanyNow.has(x.id);
+        expect(x.matches).toEqual(inGermany ? ['de'] : []);
+      }
+      expect((await c.post('/companies/filter/count', GERMANY)).body.total).toBe(germanyNow.size);
+    },
+  );
+
+  it(
+    'is seeded (the same steps on the same data give the same changes) and never brings back a company that ' + 'left',
+    async () => {
+      const one = await startSalesIntelEmulator({
+        port: 0,
+        companies: 600,
+        persons: 0,
+        companyReserveEvery: 8,
+        seed: 3,
+      });
+      const twin = await startSalesIntelEmulator({
+        port: 0,
+        companies: 600,
+        persons: 0,
+        companyReserveEvery: 8,
+        seed: 3,
+      });
+      try {
+        const left = new Set<string>();
+        for (let day = 0; day < 12; day++) {
+          const mine = one.churnCompanies(0.05, 100 + day);
+          expect(twin.churnCompanies(0.05, 100 + day).map((x) => [x.id, x.change, x.headcount])).toEqual(
+            mine.map((x) => [x.id, x.change, x.headcount]),
+          );
+          for (const x of mine.filter((y) => y.change === 'entered')) expect(left.has(x.id)).toBe(false);
+          for (const x of mine.filter((y) => y.change === 'left')) left.add(x.id);
+        }
+      } finally {
+        await Promise.all([one.close(), twin.close()]);
+      }
+    },
+  );
 
   it('refuses a bad body or an invalid filter, changing nothing', async () => {
     const before = await headcounts(ALL);

@@ -30,23 +30,26 @@ describe('company-headcount control', () => {
     expect(await walk(c, '/companies/filter', SMALL)).toEqual(before);
   });
 
-  it('is reachable over HTTP (POST /__emulator/company-headcount) and refuses a bad body or an unknown company', async () => {
-    const before = await walk(c, '/companies/filter', SMALL);
-    const ok = await call(emu, undefined, 'POST', '/__emulator/company-headcount', {
-      id: before[0],
-      headcount: 2_000_000,
-    });
-    expect(ok.status).toBe(200);
-    expect(await walk(c, '/companies/filter', SMALL)).toEqual(before.slice(1));
-    expect(
-      (await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: before[0], headcount: 0 })).status,
-    ).toBe(400);
-    expect(
-      (await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: 'c_zzzzzzz', headcount: 5 })).status,
-    ).toBe(404);
-    expect((await call(emu, undefined, 'POST', '/__emulator/company-headcount', { headcount: 5 })).status).toBe(400);
-    expect(() => emu.setCompanyHeadcount('nope', 5)).toThrow(RangeError);
-  });
+  it(
+    'is reachable over HTTP (POST /__emulator/company-headcount) and refuses a bad body or an unknown ' + 'company',
+    async () => {
+      const before = await walk(c, '/companies/filter', SMALL);
+      const ok = await call(emu, undefined, 'POST', '/__emulator/company-headcount', {
+        id: before[0],
+        headcount: 2_000_000,
+      });
+      expect(ok.status).toBe(200);
+      expect(await walk(c, '/companies/filter', SMALL)).toEqual(before.slice(1));
+      expect(
+        (await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: before[0], headcount: 0 })).status,
+      ).toBe(400);
+      expect(
+        (await call(emu, undefined, 'POST', '/__emulator/company-headcount', { id: 'c_zzzzzzz', headcount: 5 })).status,
+      ).toBe(404);
+      expect((await call(emu, undefined, 'POST', '/__emulator/company-headcount', { headcount: 5 })).status).toBe(400);
+      expect(() => emu.setCompanyHeadcount('nope', 5)).toThrow(RangeError);
+    },
+  );
 
   it('moves many companies in one call (`moves`), all or none: one unknown id or bad move moves nobody', async () => {
     const before = await walk(c, '/companies/filter', SMALL);

@@ -25,39 +25,45 @@ const page = async (query: string, body: unknown = BODY): Promise<Page> => {
 };
 
 describe('cursor sent again', () => {
-  it('the same cursor answers the same position again, with any limit and view; credits only with contacts', async () => {
-    emu.faults.set({ keepJourneyLimit: false });
-    onTestFinished(() => emu.faults.set({ keepJourneyLimit: true }));
-    const first = await page('limit=100');
-    const cursor = encodeURIComponent(first.page.nextCursor!);
-    const walked = await page(`limit=100&cursor=${cursor}`);
-    emu.resetStats();
-    // skip ahead 37 without contacts, then reveal 5 from the cursor that returns
-    const skip = await page(`limit=37&cursor=${cursor}`);
-    expect(skip.data.map((d) => d.id)).toEqual(walked.data.slice(0, 37).map((d) => d.id));
-    const reveal = await page(`limit=5&view=contacts&cursor=${encodeURIComponent(skip.page.nextCursor!)}`);
-    expect(reveal.data.map((d) => d.id)).toEqual(walked.data.slice(37, 42).map((d) => d.id));
-    expect(reveal.data.every((d) => d.contacts !== undefined)).toBe(true);
-    expect(skip.data.every((d) => d.contacts === undefined)).toBe(true);
-    const stats = emu.stats('demo');
-    expect(stats.creditsCharged).toBe(5);
-    expect(stats.tokensCharged).toBe(42);
-  });
+  it(
+    'the same cursor answers the same position again, with any limit and view; credits only with ' + 'contacts',
+    async () => {
+      emu.faults.set({ keepJourneyLimit: false });
+      onTestFinished(() => emu.faults.set({ keepJourneyLimit: true }));
+      const first = await page('limit=100');
+      const cursor = encodeURIComponent(first.page.nextCursor!);
+      const walked = await page(`limit=100&cursor=${cursor}`);
+      emu.resetStats();
+      // skip ahead 37 without contacts, then reveal 5 from the cursor that returns
+      const skip = await page(`limit=37&cursor=${cursor}`);
+      expect(skip.data.map((d) => d.id)).toEqual(walked.data.slice(0, 37).map((d) => d.id));
+      const reveal = await page(`limit=5&view=contacts&cursor=${encodeURIComponent(skip.page.nextCursor!)}`);
+      expect(reveal.data.map((d) => d.id)).toEqual(walked.data.slice(37, 42).map((d) => d.id));
+      expect(reveal.data.every((d) => d.contacts !== undefined)).toBe(true);
+      expect(skip.data.every((d) => d.contacts === undefined)).toBe(true);
+      const stats = emu.stats('demo');
+      expect(stats.creditsCharged).toBe(5);
+      expect(stats.tokensCharged).toBe(42);
+    },
+  );
 
-  it("keepJourneyLimit (the default): a later page keeps the journey's first limit, and page.limit says so", async () => {
-    expect(emu.faults.current().keepJourneyLimit).toBe(true);
-    const first = await page('limit=40');
-    expect(first.page).toMatchObject({ limit: 40 });
-    const cursor = encodeURIComponent(first.page.nextCursor!);
-    const smaller = await page(`limit=7&cursor=${cursor}`);
-    expect(smaller.data).toHaveLength(40);
-    expect(smaller.page).toMatchObject({ limit: 40 });
-    const after = await page(`limit=100&cursor=${encodeURIComponent(smaller.page.nextCursor!)}`);
-    expect(after.data).toHaveLength(40);
-    // an offset page is a request of its own: its limit is honoured
-    const byOffset = await page('limit=7&offset=40');
-    expect(byOffset.data.map((d) => d.id)).toEqual(smaller.data.slice(0, 7).map((d) => d.id));
-  });
+  it(
+    "keepJourneyLimit (the default): a later page keeps the journey's first limit, and page.limit says " + 'so',
+    async () => {
+      expect(emu.faults.current().keepJourneyLimit).toBe(true);
+      const first = await page('limit=40');
+      expect(first.page).toMatchObject({ limit: 40 });
+      const cursor = encodeURIComponent(first.page.nextCursor!);
+      const smaller = await page(`limit=7&cursor=${cursor}`);
+      expect(smaller.data).toHaveLength(40);
+      expect(smaller.page).toMatchObject({ limit: 40 });
+      const after = await page(`limit=100&cursor=${encodeURIComponent(smaller.page.nextCursor!)}`);
+      expect(after.data).toHaveLength(40);
+      // an offset page is a request of its own: its limit is honoured
+      const byOffset = await page('limit=7&offset=40');
+      expect(byOffset.data.map((d) => d.id)).toEqual(smaller.data.slice(0, 7).map((d) => d.id));
+    },
+  );
 
   it('refuseResentCursor: a cursor is accepted once, the second use answers 400 invalid_cursor', async () => {
     emu.faults.set({ refuseResentCursor: true });
@@ -74,19 +80,22 @@ describe('cursor sent again', () => {
 });
 
 describe('insert-persons control', () => {
-  it('makes hidden persons matching the filter visible, spread over the range; counts and walks include them', async () => {
-    const before = await walk(c, '/persons/filter', BODY);
-    const inserted = emu.insertPersons(40, BODY);
-    expect(inserted.length).toBe(40);
-    const after = await walk(c, '/persons/filter', BODY);
-    expect(after.length).toBe(before.length + 40);
-    expect(new Set(after)).toEqual(new Set([...before, ...inserted]));
-    // spread: not all in one page
-    const pages = new Set(inserted.map((id) => Math.floor(after.indexOf(id) / 100)));
-    expect(pages.size).toBeGreaterThan(10);
-    const count = await c.post('/persons/filter/count', BODY);
-    expect(count.body.total).toBe(after.length);
-  });
+  it(
+    'makes hidden persons matching the filter visible, spread over the range; counts and walks include ' + 'them',
+    async () => {
+      const before = await walk(c, '/persons/filter', BODY);
+      const inserted = emu.insertPersons(40, BODY);
+      expect(inserted.length).toBe(40);
+      const after = await walk(c, '/persons/filter', BODY);
+      expect(after.length).toBe(before.length + 40);
+      expect(new Set(after)).toEqual(new Set([...before, ...inserted]));
+      // spread: not all in one page
+      const pages = new Set(inserted.map((id) => Math.floor(after.indexOf(id) / 100)));
+      expect(pages.size).toBeGreaterThan(10);
+      const count = await c.post('/persons/filter/count', BODY);
+      expect(count.body.total).toBe(after.length);
+    },
+  );
 
   it('is reachable over HTTP (POST /__emulator/insert-persons) and refuses a bad body', async () => {
     const ok = await call(emu, undefined, 'POST', '/__emulator/insert-persons', { count: 3, filter: BODY });

@@ -33,12 +33,15 @@ describe.each<CursorStyle>(['json-v1', 'compact-v2'])('sales-intel emulator: cur
     expect(offset).toEqual(ids);
   });
 
-  it('cursor is opaque base64url of at most 200 characters; page has limit, nextCursor, hasMore and no total', async () => {
-    const r = await c.post('/persons/filter?limit=10', { person: { seniority: { include: ['vp'] } } });
-    const page = r.body.page as Record<string, unknown>;
-    expect(Object.keys(page).sort()).toEqual(['hasMore', 'limit', 'nextCursor']);
-    expect(page.nextCursor).toMatch(/^[A-Za-z0-9_-]{1,200}$/);
-  });
+  it(
+    'cursor is opaque base64url of at most 200 characters; page has limit, nextCursor, hasMore and no ' + 'total',
+    async () => {
+      const r = await c.post('/persons/filter?limit=10', { person: { seniority: { include: ['vp'] } } });
+      const page = r.body.page as Record<string, unknown>;
+      expect(Object.keys(page).sort()).toEqual(['hasMore', 'limit', 'nextCursor']);
+      expect(page.nextCursor).toMatch(/^[A-Za-z0-9_-]{1,200}$/);
+    },
+  );
 
   it('body key order does not matter; any value change gives 400 cursor_filter_mismatch', async () => {
     const body = { company: { headcount: { gte: 10, lte: 5000 }, industry: { include: ['software'] } } };

@@ -81,42 +81,45 @@ describe('sales-intel emulator: fault injection', () => {
     expect((await (await client(emu)).post('/companies/filter?limit=5', {})).status).toBe(200);
   });
 
-  it('live-index churn: inserts behind the cursor repeat records, removals skip records; ids are reported', async () => {
-    const body = { company: { industry: { include: ['software', 'internet', 'banking', 'retail'] } } };
-    const fresh = await startSalesIntelEmulator({ companies: 4000, persons: 0, seed: 9 });
-    try {
-      const f = await client(fresh);
-      const before = await walk(f, '/companies/filter', body, 40);
-      fresh.faults.set({ churn: { insertPerPage: 1, removePerPage: 0 } });
-      const dupWalk = await walk(f, '/companies/filter', body, 40);
-      const inserted = fresh.faults.churnLog().inserted;
-      expect(inserted.length).toBeGreaterThan(0);
-      expect(dupWalk.length - new Set(dupWalk).size).toBe(inserted.length);
-      expect(new Set(dupWalk)).toEqual(new Set(before));
-      expect(inserted.some((id) => before.includes(id))).toBe(false);
-      // The inserted records are live now: a new walk without churn sees them.
-      fresh.faults.clear();
-      const grown = await walk(f, '/companies/filter', body, 40);
-      expect(new Set(grown)).toEqual(new Set([...before, ...inserted]));
-      expect(grown.length).toBe(before.length + inserted.length);
+  it(
+    'live-index churn: inserts behind the cursor repeat records, removals skip records; ids are ' + 'reported',
+    async () => {
+      const body = { company: { industry: { include: ['software', 'internet', 'banking', 'retail'] } } };
+      const fresh = await startSalesIntelEmulator({ companies: 4000, persons: 0, seed: 9 });
+      try {
+        const f = await client(fresh);
+        const before = await walk(f, '/companies/filter', body, 40);
+        fresh.faults.set({ churn: { insertPerPage: 1, removePerPage: 0 } });
+        const dupWalk = await walk(f, '/companies/filter', body, 40);
+        const inserted = fresh.faults.churnLog().inserted;
+        expect(inserted.length).toBeGreaterThan(0);
+        expect(dupWalk.length - new Set(dupWalk).size).toBe(inserted.length);
+        expect(new Set(dupWalk)).toEqual(new Set(before));
+        expect(inserted.some((id) => before.includes(id))).toBe(false);
+        // The inserted records are live now: a new walk without churn sees them.
+        fresh.faults.clear();
+        const grown = await walk(f, '/companies/filter', body, 40);
+        expect(new Set(grown)).toEqual(new Set([...before, ...inserted]));
+        expect(grown.length).toBe(before.length + inserted.length);
 
-      fresh.faults.set({ churn: { insertPerPage: 0, removePerPage: 1 } });
-      const skipWalk = await walk(f, '/companies/filter', body, 40);
-      const removed = fresh.faults.churnLog().removed;
-      expect(removed.length).toBe(Math.ceil(grown.length / 40) - 1);
-      expect(new Set(skipWalk).size).toBe(skipWalk.length);
-      const missed = grown.filter((id) => !skipWalk.includes(id));
-      expect(missed).toHaveLength(removed.length);
-      // Each removal took an already returned record and made the walk skip a live one.
-      expect(removed.every((id) => skipWalk.includes(id))).toBe(true);
-      fresh.faults.clear();
-      const shrunk = await walk(f, '/companies/filter', body, 40);
-      expect(new Set(shrunk)).toEqual(new Set(grown.filter((id) => !removed.includes(id))));
-      expect((await f.post('/companies/filter/count', body)).body.total).toBe(shrunk.length);
-    } finally {
-      await fresh.close();
-    }
-  });
+        fresh.faults.set({ churn: { insertPerPage: 0, removePerPage: 1 } });
+        const skipWalk = await walk(f, '/companies/filter', body, 40);
+        const removed = fresh.faults.churnLog().removed;
+        expect(removed.length).toBe(Math.ceil(grown.length / 40) - 1);
+        expect(new Set(skipWalk).size).toBe(skipWalk.length);
+        const missed = grown.filter((id) => !skipWalk.includes(id));
+        expect(missed).toHaveLength(removed.length);
+        // Each removal took an already returned record and made the walk skip a live one.
+        expect(removed.every((id) => skipWalk.includes(id))).toBe(true);
+        fresh.faults.clear();
+        const shrunk = await walk(f, '/companies/filter', body, 40);
+        expect(new Set(shrunk)).toEqual(new Set(grown.filter((id) => !removed.includes(id))));
+        expect((await f.post('/companies/filter/count', body)).body.total).toBe(shrunk.length);
+      } finally {
+        await fresh.close();
+      }
+    },
+  );
 });
 
 describe('sales-intel emulator: HTTP control endpoints', () => {

@@ -194,49 +194,55 @@ describe('sObject collections upsert', () => {
     expect(res.json[3].errors[0].statusCode).toBe('INVALID_TYPE_ON_FIELD_IN_RECORD');
     expect(sf.state.all('Account').map((r) => r.Prospect_Sync_Id__c)).toEqual(['a']);
   });
-  test('allOrNone true: one failure rolls back the rest (ALL_OR_NONE_OPERATION_ROLLED_BACK), updates included', async () => {
-    await upsert([account('a', { Name: 'Before' })]);
-    const res = await upsert([account('a', { Name: 'After' }), account('b'), account('c', { Name: null })], true);
-    expect(res.status).toBe(200);
-    expect(res.json[0].errors[0].statusCode).toBe('ALL_OR_NONE_OPERATION_ROLLED_BACK');
-    expect(res.json[1].errors[0].statusCode).toBe('ALL_OR_NONE_OPERATION_ROLLED_BACK');
-    expect(res.json[2].errors[0].statusCode).toBe('REQUIRED_FIELD_MISSING');
-    expect(sf.state.all('Account').map((r) => [r.Prospect_Sync_Id__c, r.Name])).toEqual([['a', 'Before']]);
-  });
+  test(
+    'allOrNone true: one failure rolls back the rest (ALL_OR_NONE_OPERATION_ROLLED_BACK), updates ' + 'included',
+    async () => {
+      await upsert([account('a', { Name: 'Before' })]);
+      const res = await upsert([account('a', { Name: 'After' }), account('b'), account('c', { Name: null })], true);
+      expect(res.status).toBe(200);
+      expect(res.json[0].errors[0].statusCode).toBe('ALL_OR_NONE_OPERATION_ROLLED_BACK');
+      expect(res.json[1].errors[0].statusCode).toBe('ALL_OR_NONE_OPERATION_ROLLED_BACK');
+      expect(res.json[2].errors[0].statusCode).toBe('REQUIRED_FIELD_MISSING');
+      expect(sf.state.all('Account').map((r) => [r.Prospect_Sync_Id__c, r.Name])).toEqual([['a', 'Before']]);
+    },
+  );
   test('unknown column fails the whole request; missing attributes.type too', async () => {
     expect((await upsert([account('a'), account('b', { Nope__c: 1 })])).json[0].errorCode).toBe('INVALID_FIELD');
     expect((await upsert([account('a'), { Prospect_Sync_Id__c: 'b', Name: 'x' }])).status).toBe(400);
     expect(sf.state.all('Account')).toHaveLength(0);
   });
-  test('relationship references link Contacts by the Account external id; unknown parents fail per record', async () => {
-    await upsert([account('acc')]);
-    const res = await upsert(
-      [
-        {
-          attributes: { type: 'Contact' },
-          Prospect_Sync_Id__c: 'p1',
-          LastName: 'One',
-          Account: { Prospect_Sync_Id__c: 'acc' },
-        },
-        {
-          attributes: { type: 'Contact' },
-          Prospect_Sync_Id__c: 'p2',
-          LastName: 'Two',
-          Account: { Prospect_Sync_Id__c: 'ghost' },
-        },
-        { attributes: { type: 'Contact' }, Prospect_Sync_Id__c: 'p3', LastName: 'Three', Email: 'not-an-email' },
-      ],
-      false,
-      'Contact',
-    );
-    expect(res.json[0].success).toBe(true);
-    expect(sf.state.get('Contact', res.json[0].id)!.AccountId).toBe(
-      sf.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc')[0]!.Id,
-    );
-    expect(res.json[1].errors[0]).toMatchObject({ statusCode: 'INVALID_FIELD' });
-    expect(res.json[1].errors[0].message).toMatch(/Foreign key external ID: ghost not found/);
-    expect(res.json[2].errors[0].statusCode).toBe('INVALID_EMAIL_ADDRESS');
-  });
+  test(
+    'relationship references link Contacts by the Account external id; unknown parents fail per ' + 'record',
+    async () => {
+      await upsert([account('acc')]);
+      const res = await upsert(
+        [
+          {
+            attributes: { type: 'Contact' },
+            Prospect_Sync_Id__c: 'p1',
+            LastName: 'One',
+            Account: { Prospect_Sync_Id__c: 'acc' },
+          },
+          {
+            attributes: { type: 'Contact' },
+            Prospect_Sync_Id__c: 'p2',
+            LastName: 'Two',
+            Account: { Prospect_Sync_Id__c: 'ghost' },
+          },
+          { attributes: { type: 'Contact' }, Prospect_Sync_Id__c: 'p3', LastName: 'Three', Email: 'not-an-email' },
+        ],
+        false,
+        'Contact',
+      );
+      expect(res.json[0].success).toBe(true);
+      expect(sf.state.get('Contact', res.json[0].id)!.AccountId).toBe(
+        sf.state.findBy('Account', 'Prospect_Sync_Id__c', 'acc')[0]!.Id,
+      );
+      expect(res.json[1].errors[0]).toMatchObject({ statusCode: 'INVALID_FIELD' });
+      expect(res.json[1].errors[0].message).toMatch(/Foreign key external ID: ghost not found/);
+      expect(res.json[2].errors[0].statusCode).toBe('INVALID_EMAIL_ADDRESS');
+    },
+  );
   test('Lead requires LastName and Company; the same external id twice in one call fails both', async () => {
     const res = await upsert(
       [
@@ -272,32 +278,35 @@ describe('sObject collections delete', () => {
   const destroy = (ids: string[], allOrNone = false) =>
     api('DELETE', `/composite/sobjects?ids=${ids.join(',')}&allOrNone=${allOrNone}`);
 
-  test('one result per id in order: deleted, already deleted, never known, malformed; gone from queries and upserts', async () => {
-    const [a, b] = ((await upsert([account('a'), account('b')])).json as { id: string }[]).map((r) => r.id);
-    const res = await destroy([a!, a!.slice(0, 15).replace(/.$/, 'Z'), '001000000000ZZZAAA', 'nope']);
-    expect(res.status).toBe(200);
-    expect(res.json[0]).toEqual({ id: a, success: true, errors: [] });
-    expect(res.json[1].errors[0].statusCode).toBe('INVALID_CROSS_REFERENCE_KEY');
-    expect(res.json[2]).toEqual({
-      success: false,
-      errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
-    });
-    expect(res.json[3].errors[0].statusCode).toBe('MALFORMED_ID');
-    expect((await destroy([a!])).json[0]).toEqual({
-      success: false,
-      errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
-    });
-    expect(sf.state.recycleBin.has(a!)).toBe(true);
-    const rows = await api(
-      'GET',
-      `/query?q=${encodeURIComponent("SELECT Id FROM Account WHERE Prospect_Sync_Id__c IN ('a','b')")}`,
-    );
-    expect(rows.json.records.map((r: { Id: string }) => r.Id)).toEqual([b]);
-    // An upsert by the deleted record's external id creates a new record.
-    const again = (await upsert([account('a')])).json[0];
-    expect(again).toMatchObject({ success: true, created: true });
-    expect(again.id).not.toBe(a);
-  });
+  test(
+    'one result per id in order: deleted, already deleted, never known, malformed; gone from queries and ' + 'upserts',
+    async () => {
+      const [a, b] = ((await upsert([account('a'), account('b')])).json as { id: string }[]).map((r) => r.id);
+      const res = await destroy([a!, a!.slice(0, 15).replace(/.$/, 'Z'), '001000000000ZZZAAA', 'nope']);
+      expect(res.status).toBe(200);
+      expect(res.json[0]).toEqual({ id: a, success: true, errors: [] });
+      expect(res.json[1].errors[0].statusCode).toBe('INVALID_CROSS_REFERENCE_KEY');
+      expect(res.json[2]).toEqual({
+        success: false,
+        errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
+      });
+      expect(res.json[3].errors[0].statusCode).toBe('MALFORMED_ID');
+      expect((await destroy([a!])).json[0]).toEqual({
+        success: false,
+        errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
+      });
+      expect(sf.state.recycleBin.has(a!)).toBe(true);
+      const rows = await api(
+        'GET',
+        `/query?q=${encodeURIComponent("SELECT Id FROM Account WHERE Prospect_Sync_Id__c IN ('a','b')")}`,
+      );
+      expect(rows.json.records.map((r: { Id: string }) => r.Id)).toEqual([b]);
+      // An upsert by the deleted record's external id creates a new record.
+      const again = (await upsert([account('a')])).json[0];
+      expect(again).toMatchObject({ success: true, created: true });
+      expect(again.id).not.toBe(a);
+    },
+  );
 
   test('deleting an Account deletes its Contacts with it, as Salesforce does', async () => {
     const [a, b] = ((await upsert([account('a'), account('b')])).json as { id: string }[]).map((r) => r.id);
@@ -336,7 +345,8 @@ describe('SOQL query', () => {
       records: [account("o'hara"), account('b\\c'), account('z')],
     });
     const q = encodeURIComponent(
-      "SELECT Id, Name, Prospect_Sync_Id__c FROM Account WHERE Prospect_Sync_Id__c IN ('o\\'hara', 'b\\\\c', 'missing')",
+      "SELECT Id, Name, Prospect_Sync_Id__c FROM Account WHERE Prospect_Sync_Id__c IN ('o\\'hara', 'b\\\\c', " +
+        "'missing')",
     );
     const res = await api('GET', `/query?q=${q}`);
     expect(res.status).toBe(200);
@@ -522,36 +532,42 @@ describe('campaigns and campaign members', () => {
     ]);
   });
 
-  test('a second member for the same campaign and contact is refused with DUPLICATE_VALUE, in one collection too', async () => {
-    const c = await campaign('Members');
-    const p1 = await contact('p1');
-    const p2 = await contact('p2');
-    const res = await api('POST', '/composite/sobjects', {
-      allOrNone: false,
-      records: [member(c, { ContactId: p1 }), member(c, { ContactId: p1 }), member(c, { ContactId: p2 })],
-    });
-    expect(res.status).toBe(200);
-    expect(res.json[0]).toMatchObject({ success: true, errors: [] });
-    expect(res.json[0].id).toMatch(/^00v/);
-    expect(res.json[1]).toEqual({
-      id: null,
-      success: false,
-      errors: [{ statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] }],
-    });
-    expect(res.json[2]).toMatchObject({ success: true });
-    const again = await api('POST', '/composite/sobjects', {
-      allOrNone: false,
-      records: [member(c, { ContactId: p2 })],
-    });
-    expect(again.json[0].errors[0].statusCode).toBe('DUPLICATE_VALUE');
-    const none = await api('POST', '/composite/sobjects', {
-      allOrNone: false,
-      records: [member(c, {}), member(c, { ContactId: '003000000000ZZZAAA' })],
-    });
-    expect(none.json[0].errors[0].statusCode).toBe('REQUIRED_FIELD_MISSING');
-    expect(none.json[1].errors[0]).toMatchObject({ statusCode: 'INVALID_CROSS_REFERENCE_KEY', fields: ['ContactId'] });
-    expect(sf.state.all('CampaignMember')).toHaveLength(2);
-  });
+  test(
+    'a second member for the same campaign and contact is refused with DUPLICATE_VALUE, in one collection ' + 'too',
+    async () => {
+      const c = await campaign('Members');
+      const p1 = await contact('p1');
+      const p2 = await contact('p2');
+      const res = await api('POST', '/composite/sobjects', {
+        allOrNone: false,
+        records: [member(c, { ContactId: p1 }), member(c, { ContactId: p1 }), member(c, { ContactId: p2 })],
+      });
+      expect(res.status).toBe(200);
+      expect(res.json[0]).toMatchObject({ success: true, errors: [] });
+      expect(res.json[0].id).toMatch(/^00v/);
+      expect(res.json[1]).toEqual({
+        id: null,
+        success: false,
+        errors: [{ statusCode: 'DUPLICATE_VALUE', message: 'Already a campaign member.', fields: [] }],
+      });
+      expect(res.json[2]).toMatchObject({ success: true });
+      const again = await api('POST', '/composite/sobjects', {
+        allOrNone: false,
+        records: [member(c, { ContactId: p2 })],
+      });
+      expect(again.json[0].errors[0].statusCode).toBe('DUPLICATE_VALUE');
+      const none = await api('POST', '/composite/sobjects', {
+        allOrNone: false,
+        records: [member(c, {}), member(c, { ContactId: '003000000000ZZZAAA' })],
+      });
+      expect(none.json[0].errors[0].statusCode).toBe('REQUIRED_FIELD_MISSING');
+      expect(none.json[1].errors[0]).toMatchObject({
+        statusCode: 'INVALID_CROSS_REFERENCE_KEY',
+        fields: ['ContactId'],
+      });
+      expect(sf.state.all('CampaignMember')).toHaveLength(2);
+    },
+  );
 
   test('AccountId exists only with "Accounts as Campaign Members" on', async () => {
     const c = await campaign('Accounts');
@@ -571,32 +587,36 @@ describe('campaigns and campaign members', () => {
     expect(on.json[0]).toMatchObject({ success: true });
   });
 
-  test('members are deleted by id (collections); a deleted contact leaves its campaigns; a second delete says ENTITY_IS_DELETED', async () => {
-    const c = await campaign('Delete');
-    const p1 = await contact('p1');
-    const p2 = await contact('p2');
-    const created = await api('POST', '/composite/sobjects', {
-      allOrNone: false,
-      records: [member(c, { ContactId: p1 }), member(c, { ContactId: p2 })],
-    });
-    const m1 = created.json[0].id as string;
-    const del = await api('DELETE', `/composite/sobjects?ids=${m1},00v00000000ZZZZAAA`);
-    expect(del.json).toEqual([
-      { id: m1, success: true, errors: [] },
-      // A failed DeleteResult carries no id (the stricter reading of the docs): clients match results by position.
-      {
-        success: false,
-        errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
-      },
-    ]);
-    expect((await api('DELETE', `/composite/sobjects?ids=${m1}`)).json[0].errors[0].statusCode).toBe(
+  test(
+    'members are deleted by id (collections); a deleted contact leaves its campaigns; a second delete says ' +
       'ENTITY_IS_DELETED',
-    );
-    expect((await api('DELETE', `/sobjects/Contact/${p2}`)).status).toBe(204);
-    expect(sf.state.all('CampaignMember')).toHaveLength(0);
-    const ids = Array.from({ length: 201 }, () => m1).join(',');
-    expect((await api('DELETE', `/composite/sobjects?ids=${ids}`)).json[0].errorCode).toBe('EXCEEDED_ID_LIMIT');
-  });
+    async () => {
+      const c = await campaign('Delete');
+      const p1 = await contact('p1');
+      const p2 = await contact('p2');
+      const created = await api('POST', '/composite/sobjects', {
+        allOrNone: false,
+        records: [member(c, { ContactId: p1 }), member(c, { ContactId: p2 })],
+      });
+      const m1 = created.json[0].id as string;
+      const del = await api('DELETE', `/composite/sobjects?ids=${m1},00v00000000ZZZZAAA`);
+      expect(del.json).toEqual([
+        { id: m1, success: true, errors: [] },
+        // A failed DeleteResult carries no id (the stricter reading of the docs): clients match results by position.
+        {
+          success: false,
+          errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
+        },
+      ]);
+      expect((await api('DELETE', `/composite/sobjects?ids=${m1}`)).json[0].errors[0].statusCode).toBe(
+        'ENTITY_IS_DELETED',
+      );
+      expect((await api('DELETE', `/sobjects/Contact/${p2}`)).status).toBe(204);
+      expect(sf.state.all('CampaignMember')).toHaveLength(0);
+      const ids = Array.from({ length: 201 }, () => m1).join(',');
+      expect((await api('DELETE', `/composite/sobjects?ids=${ids}`)).json[0].errorCode).toBe('EXCEEDED_ID_LIMIT');
+    },
+  );
 
   test('a query answers at most a batch and hands the rest by nextRecordsUrl; WHERE takes AND', async () => {
     await restart({ queryBatchSize: 2 });
