@@ -28,13 +28,16 @@ export function healthcheckArgv(stage: Instruction[]): string[] | undefined {
   return exec?.[1] ? (JSON.parse(exec[1]) as string[]) : undefined;
 }
 
-/** ENV lines of a stage as a record (`ENV A=b C=d` form). */
+/** `A=b`, `A="b c"` (a double-quoted value may hold spaces and backslash escapes), as Docker reads them. */
+const ENV_PAIR = /([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
+
+/** ENV lines of a stage as a record (`ENV A=b C="d e"` form). */
 export function stageEnv(stage: Instruction[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const i of stage.filter((x) => x.op === 'ENV')) {
-    for (const pair of i.args.split(/\s+/)) {
-      const eq = pair.indexOf('=');
-      if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    for (const [, key, raw] of i.args.matchAll(ENV_PAIR)) {
+      const quoted = raw!.startsWith('"') && raw!.endsWith('"') && raw!.length >= 2;
+      env[key!] = quoted ? raw!.slice(1, -1).replace(/\\(.)/g, '$1') : raw!;
     }
   }
   return env;

@@ -58,6 +58,8 @@ describe('Dockerfile', () => {
 
   it('listens on 0.0.0.0 in the container and checks its health with Node (slim has no curl) on /healthz', () => {
     expect(stageEnv(runtime ?? [])).toMatchObject({ NODE_ENV: 'production', PROSPECT_SYNC_HOST: '0.0.0.0' });
+    // A quoted value with spaces is one value, its quotes gone (as Docker reads it): Node refuses a stray quote.
+    expect(stageEnv(runtime ?? []).NODE_OPTIONS).toMatch(/^--max-semi-space-size=\d+ --max-old-space-size=\d+$/);
     // the port comes from the config the process loads, never a fixed one (compose-production.test.ts runs it)
     expect(healthcheckArgv(runtime ?? [])).toEqual(['node', 'bin/healthcheck.js']);
     expect(readFileSync('bin/healthcheck.js', 'utf8')).toContain('/healthz');
