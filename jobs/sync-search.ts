@@ -10,17 +10,10 @@ import type { CrmEnd } from './sync-search/open-destination.js';
 import { runSpend, startPlan } from './sync-search/plan-run.js';
 import { queueProcessor, type ProcessorDeps } from './sync-search/queue-processor.js';
 import { resolveSearch } from './sync-search/resolve-search.js';
-import {
-  outcomeFacts,
-  refusalOf,
-  runOutcome,
-  walkEnding,
-  type RunEnding,
-  type RunLimit,
-} from './sync-search/run-outcome.js';
+import { outcomeFacts, refusalOf, runOutcome, type RunEnding, type RunLimit } from './sync-search/run-outcome.js';
 import type { RunRequest, SyncDeps } from './sync-search/run-request.js';
 import { RunSession } from './sync-search/run-session.js';
-import { failAboveOf, refusedShareEnding } from './sync-search/refusal-guard.js';
+import { guardedWalkEnding } from './sync-search/refusal-guard.js';
 import { streamPlan } from './sync-search/stream-plan.js';
 import { walkRun } from './sync-search/walk-run.js';
 
@@ -88,13 +81,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       await planning.stop();
     }
     // 4. Outcome: how the walk ended (all walked, record cap reached, aborted; failed when the CRM refused too much).
-    return await end(
-      refusedShareEnding(
-        walkEnding(start.plan, ledger, signal.aborted),
-        ledger.checkpoint,
-        failAboveOf(config, search),
-      ),
-    );
+    return await end(guardedWalkEnding(start.plan, ledger, signal.aborted, config, search));
   } catch (error) {
     return await end({ kind: 'threw', error, aborted: signal.aborted });
   } finally {

@@ -10,8 +10,9 @@
 import type { WriteResult } from '../../src/crm/index.js';
 import type { AppConfig, SavedSearch } from '../../src/config/index.js';
 import type { RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import type { RunPlan } from './plan-run.js';
 import { CrmRefusedError, refusalText } from './refusal-errors.js';
-import type { RunEnding } from './run-outcome.js';
+import { walkEnding, type RunEnding } from './run-outcome.js';
 
 /**
  * How many records sent decide the early stop: a couple of CRM batches. A refusal that depends on the data (a few
@@ -94,4 +95,15 @@ export function refusedShareEnding(
     group,
   );
   return { kind: 'threw', error, aborted: false };
+}
+
+/** How a walk ended (run-outcome.ts), the share of records the CRM refused judged against `rejects.failAbove`. */
+export function guardedWalkEnding(
+  plan: RunPlan,
+  ledger: { checkpoint: Readonly<RunCheckpoint> | undefined },
+  aborted: boolean,
+  config: AppConfig,
+  search: SavedSearch,
+): RunEnding {
+  return refusedShareEnding(walkEnding(plan, ledger, aborted), ledger.checkpoint, failAboveOf(config, search));
 }
