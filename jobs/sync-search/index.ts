@@ -3,7 +3,8 @@
  * else under jobs/sync-search/ is internal to the run and may change shape freely.
  */
 export { syncSearch, createSyncProcessor, type SyncDeps, type RunRequest } from '../sync-search.js';
-export { planRun, type RunPlan, type RunSpend } from './plan-run.js';
+export { planRun, type RunPlan } from './plan-run.js';
+export type { RunSpend } from './plan-forecast.js';
 export { openSource } from './open-source.js';
 export { planNextRun } from './refresh-plan.js';
 export { preflightSearch } from './preflight-search.js';

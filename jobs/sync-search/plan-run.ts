@@ -1,20 +1,23 @@
+/**
+ * The plan of a run from the free count and the budget: what it will walk, under which caps, in how many journeys;
+ * its forecast (plan-forecast.ts) and its partitions (plan-partitions.ts) are decided beside it.
+ */
 import type { AppConfig } from '../../src/config/index.js';
 import { destinationCeiling } from '../../src/crm/destination-ceiling.js';
-import { minPartitionRecords } from '../../src/crm/destinations.js';
 import {
-  fingerprintJourney,
-  PartitionError,
   type Filter,
   type Partition,
   type PartitionProgress,
   type PieceRange,
   type SourceClient,
 } from '../../src/source/index.js';
+import { choosePartitions, MAX_REVEAL_OFFSET } from './plan-partitions.js';
+import { forecastSpend, type SpendForecast } from './plan-forecast.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import { maxJourneys, planJourneys } from './pacing/plan-journeys.js';
 
 /** What a run will cost and how it will be walked, from the free count and the budget left. */
-export interface RunPlan {
+export interface RunPlan extends SpendForecast {
   search: string;
   entity: 'companies' | 'persons';
   counted: number;
@@ -50,43 +53,6 @@ export interface RunPlan {
   estimatedMs: number;
   /** The search rate the estimate assumes: learned from the API's RateLimit-* headers, else the configured fallback. */
   rate: { requests: number; windowSeconds: number; source: 'headers' | 'fallback' };
-  /**
-   * Credits the run is expected to spend: persons not revealed before (or stale), within the credit caps. A dry run
-   * spends none: its forecast is a real run's (of the whole search, also under `--sample`).
-   */
-  forecastCredits: number;
-  /** Search tokens the run is expected to spend, including the extra requests that reveal persons one run at a time. */
-  forecastTokens: number;
-  /** Persons expected to pass by without a reveal (revealed before and still fresh). */
-  forecastRevealSkipped: number;
-  /**
-   * How the forecast was made: `no-contacts`, `first-run` (every person is new) or `last-run-tally` (see docs/runs.md).
-   */
-  forecastMethod: 'no-contacts' | 'first-run' | 'last-run-tally';
-}
-
-/** What a run will spend, said before its first token: a dry run walks without contacts, so it pays no credit. */
-export interface RunSpend {
-  dryRun: boolean;
-  /** Records the walk takes (the count, capped by `maxRecords` or a dry run's `--sample`). */
-  records: number;
-  tokens: number;
-  credits: number;
-  /** A dry run of a contacts search: what a real run would spend now, by the plan's forecast. */
-  realRun?: { tokens: number; credits: number };
-}
-
-export function runSpend(plan: RunPlan, dryRun: boolean): RunSpend {
-  if (!dryRun) return { dryRun, records: plan.target, tokens: plan.forecastTokens, credits: plan.forecastCredits };
-  return {
-    dryRun,
-    records: plan.target,
-    tokens: plan.target,
-    credits: 0,
-    ...(plan.forecastMethod === 'no-contacts'
-      ? {}
-      : { realRun: { tokens: plan.forecastTokens, credits: plan.forecastCredits } }),
-  };
 }
 
 /** A partition of a run being resumed, as its checkpoint holds it. */
@@ -330,138 +296,4 @@ export async function startPlan(
         [...saved, ...(await split(onProgress, signal, options.pending?.countsLeft))].sort((a, b) => b.count - a.count),
       ),
   };
-}
-
-/** Key of a search's reveal tally: its name and what it walks (an edited filter starts a new tally). */
-export function revealSearchKey(resolved: ResolvedSearch): string {
-  return (
-    `${resolved.search.name}:` +
-    `${fingerprintJourney(resolved.search.entity, JSON.stringify(resolved.search.filter), resolved.view, 'cursor')}`
-  );
-}
-
-type Forecast = Pick<RunPlan, 'forecastCredits' | 'forecastTokens' | 'forecastRevealSkipped' | 'forecastMethod'>;
-
-/**
- * Tokens and credits this run is expected to spend. Contacts searches register the run for reveal-once journeys
- * and forecast from the search's last run (persons it saw that are still fresh are not paid again); a credit cap
- * below the forecast stops the run early, so tokens are scaled down with it.
- */
-async function forecastSpend(
-  source: SourceClient,
-  config: AppConfig,
-  resolved: ResolvedSearch,
-  runId: string,
-  walk: { counted: number; target: number; journeys: number; deepRecords: number },
-  creditsSpendable: number | null,
-  dryRun: boolean,
-): Promise<Forecast & { creditsNeeded: number }> {
-  const withCredits = resolved.search.entity === 'persons' && resolved.view.includes('contacts');
-  if (!withCredits)
-    return {
-      creditsNeeded: 0,
-      forecastCredits: 0,
-      forecastTokens: walk.target,
-      forecastRevealSkipped: 0,
-      forecastMethod: 'no-contacts',
-    };
-  const r = await source.prepareReveal(
-    runId,
-    revealSearchKey(resolved),
-    { ...walk, pageSize: config.source.pageSize },
-    { dryRun, log: { search: resolved.search.name, segment: resolved.search.segment } },
-  );
-  if (creditsSpendable === null || creditsSpendable >= r.credits || r.credits === 0) {
-    return {
-      creditsNeeded: r.credits,
-      forecastCredits: r.credits,
-      forecastTokens: r.tokens,
-      forecastRevealSkipped: r.revealSkipped,
-      forecastMethod: r.method,
-    };
-  }
-  const share = creditsSpendable / r.credits;
-  return {
-    creditsNeeded: r.credits,
-    forecastCredits: creditsSpendable,
-    forecastTokens: Math.round(r.tokens * share),
-    forecastRevealSkipped: Math.round(r.revealSkipped * share),
-    forecastMethod: r.method,
-  };
-}
-
-/** Largest `offset` the API accepts: contacts partitions are kept within it where they can be. */
-const MAX_REVEAL_OFFSET = 10_000;
-/** Count requests one plan may spend on splitting: half the documented count limit (500 per minute). */
-const MAX_PLAN_COUNTS = 250;
-
-interface SplitOptions {
-  signal: AbortSignal | undefined;
-  onProgress: ((progress: PartitionProgress) => void) | undefined;
-  /** A split cut short, to go on with (PartitionOptions.resume), and the counts it had left. */
-  resume: { pending: PieceRange[]; settledCounts: number[] } | undefined;
-  maxCounts: number | undefined;
-  splitCounts: PlanOptions['splitCounts'];
-}
-
-async function choosePartitions(
-  source: SourceClient,
-  config: AppConfig,
-  { search, destination, view }: ResolvedSearch,
-  counted: number,
-  target: number,
-  journeys: number,
-  { signal, onProgress, resume, maxCounts, splitCounts }: SplitOptions,
-): Promise<Partition[]> {
-  const whole: Partition = { filter: search.filter as Filter, count: counted, headcount: { gte: 0, lte: 0 } };
-  const depth = config.source.maxJourneyRecords;
-  const alone = (): Partition[] => {
-    onProgress?.({ settled: [whole], pending: [], countsLeft: 0 });
-    return [whole];
-  };
-  if (search.mode === 'offset') return alone();
-  // A capped run shorter than one journey walks the whole filter once and stops at the cap.
-  if (target <= depth && target < counted) return alone();
-  const { pageSize } = config.source;
-  // A partition's last write is partial: each piece holds at least what the destination's port finds worth a write
-  // of its own (a CRM with large bulk writes asks for pieces of one such write).
-  const minPiece = minPartitionRecords(destination, pageSize);
-  // Guided sizes (src/source/partitioner.ts): large pieces first, each no larger than what the other journeys walk
-  // after it; the last ones about a page per journey (a small run: an eighth of its share per journey), so the
-  // walk's last stretch is short and few partial pages (one per partition) are spent.
-  const pieceRecords = Math.max(
-    minPiece,
-    Math.min(pageSize * journeys, Math.floor(counted / (8 * Math.max(1, journeys)))),
-  );
-  if (!resume && counted <= depth && (counted <= pieceRecords || maxJourneys(config) === 1)) return alone();
-  const learned = await source.rateLimit('count');
-  const split = (maxJourneyRecords: number): Promise<Partition[]> =>
-    source.partition(search.entity, search.filter as Filter, {
-      maxJourneyRecords,
-      pieceRecords,
-      journeys,
-      total: counted,
-      maxCounts:
-        maxCounts ??
-        Math.min(
-          splitCounts ?? MAX_PLAN_COUNTS,
-          MAX_PLAN_COUNTS,
-          Math.floor((learned?.limit ?? 2 * MAX_PLAN_COUNTS) / 2),
-        ),
-      signal,
-      ...(onProgress ? { onProgress } : {}),
-      ...(resume ? { resume } : {}),
-    });
-  // Contacts journeys stay within the largest offset where the data allows, so every person to reveal is reached
-  // by offset (one token each; src/source/reveal-page.ts); else the depth limit is the only bound. (Contacts plans
-  // are not streamed: a first split given up for the second has told nobody of its partitions.)
-  const reveals = search.entity === 'persons' && view.includes('contacts');
-  const parts =
-    reveals && depth > MAX_REVEAL_OFFSET
-      ? await split(MAX_REVEAL_OFFSET).catch((err: unknown) => {
-          if (err instanceof PartitionError) return split(depth);
-          throw err;
-        })
-      : await split(depth);
-  return parts.filter((p) => p.count > 0);
 }

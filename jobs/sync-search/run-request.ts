@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { AppConfig } from '../../src/config/index.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import type { Logger } from '../../src/shared/logger.js';
-import type { RunPlan, RunSpend } from './plan-run.js';
+import type { RunSpend } from './plan-forecast.js';
+import type { RunPlan } from './plan-run.js';
 import type { WalkStats } from './walk-context.js';
 
 export interface SyncDeps {
