@@ -7,8 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { fixtureCli } from './fixture-cli.js';
-import { contactsSearch } from '../jobs/contacts-search.js';
-import { hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { contactsSearch, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 import { redisEntries, redisText } from '../helpers/redis-text.js';
 
 let fx: Fixture | undefined;
@@ -21,9 +20,9 @@ afterEach(async () => {
 
 const FILTER = { company: { headcount: { gte: 1 } } };
 const SEARCHES =
-  contactsSearch('people', 'firstname: firstName, email: contacts.email, phone: contacts.phone') +
+  contactsSearch('', { fields: 'firstname: firstName, email: contacts.email, phone: contacts.phone' }) +
   '    list: {name: People}\n' +
-  contactsSearch('people-b', 'lastname: lastName, email: contacts.email');
+  contactsSearch('', { name: 'people-b', fields: 'lastname: lastName, email: contacts.email' });
 
 describe('forget command (child process)', () => {
   it(

@@ -6,8 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { fixtureCli } from './fixture-cli.js';
-import { contactsSearch } from '../jobs/contacts-search.js';
-import { hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
+import { contactsSearch, hubspotConfig, startFixture, type Fixture } from '../jobs/sync-fixture.js';
 
 let fx: Fixture | undefined;
 const cli = fixtureCli('reveals');
@@ -17,7 +16,7 @@ afterEach(async () => {
   fx = undefined;
 });
 
-const SEARCH = contactsSearch('people');
+const SEARCH = contactsSearch('', { fields: 'firstname: firstName, phone: contacts.phone' });
 
 describe('reveals command (child process)', () => {
   it(

@@ -7,8 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { forgetPerson } from '../../jobs/sync-search/index.js';
 import { redisText } from '../helpers/redis-text.js';
-import { contactsSearch } from './contacts-search.js';
-import { hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
+import { contactsSearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -21,7 +20,7 @@ describe('forget by an email the CRM does not hold', () => {
     const f = await startFixture('forget-unknown', { salesIntel: { persons: 80 } });
     fx = f;
     const yaml = hubspotConfig(
-      contactsSearch('people', 'firstname: firstName, email: contacts.email'),
+      contactsSearch('', { fields: 'firstname: firstName, email: contacts.email' }),
       '  credits: {maxPerRun: 100000, maxPerDay: 1000000}',
     );
     const config = f.config(yaml);

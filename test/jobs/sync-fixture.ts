@@ -168,12 +168,16 @@ ${searches}
 }
 
 /**
- * A persons search `people` revealing contacts (segment key-accounts) into HubSpot contacts; `extra` is more YAML
- * after its fields: keys of the search, each after a newline and 4 spaces.
+ * A persons search (`people` unless named) revealing contacts (segment key-accounts) into HubSpot contacts, matched
+ * by `prospect_sync_id`; `fields` replaces its mapping; `extra` is more YAML after its fields: keys of the search,
+ * each after a newline and 4 spaces.
  */
-export function contactsSearch(extra = ''): string {
+export function contactsSearch(
+  extra = '',
+  { name = 'people', fields = 'firstname: firstName, phone: contacts.phone, mobilephone: contacts.mobile' } = {},
+): string {
   return `
-  - name: people
+  - name: ${name}
     segment: key-accounts
     entity: persons
     filter: {company: {headcount: {gte: 1}}}
@@ -181,7 +185,7 @@ export function contactsSearch(extra = ''): string {
     destination: crm
     object: contacts
     matchOn: {field: prospect_sync_id, from: id}
-    fields: {firstname: firstName, phone: contacts.phone, mobilephone: contacts.mobile}${extra}
+    fields: {${fields}}${extra}
 `;
 }
 
