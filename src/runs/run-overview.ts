@@ -4,6 +4,7 @@
  * when a run is recorded, so the overview reads one value per search instead of parsing its history.
  */
 import type { Redis } from 'ioredis';
+import { Turns } from '../shared/in-turns.js';
 import { DEFAULT_RUNS_PREFIX, runKeys } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -53,22 +54,24 @@ export async function refreshOverview(
 }
 
 /**
- * The overviews of `searches`, in their order: one round trip for all; a search whose overview was never written (a
- * history older than the overview) gets it built from its history now.
+ * The overviews of `searches`, in their order: one round trip for all, parsed in turns of the event loop (`turns`: a
+ * server's render); a search whose overview was never written (a history older than the overview) gets it built
+ * from its history now.
  */
 export async function readOverviews(
   redis: Redis,
   searches: readonly string[],
   prefix: string = DEFAULT_RUNS_PREFIX,
+  turns: Turns = new Turns(),
 ): Promise<RunOverview[]> {
   const pipeline = redis.pipeline();
   for (const search of searches) pipeline.get(runKeys(search, prefix).overview);
   const replies = (await pipeline.exec()) ?? [];
-  return Promise.all(
-    searches.map(async (search, i) => {
-      const [err, value] = replies[i] ?? [null, null];
-      if (err) throw err;
-      return typeof value === 'string' ? (JSON.parse(value) as RunOverview) : refreshOverview(redis, search, prefix);
-    }),
-  );
+  const parsed: (RunOverview | undefined)[] = [];
+  for (const [err, value] of replies) {
+    if (err) throw err;
+    parsed.push(typeof value === 'string' ? (JSON.parse(value) as RunOverview) : undefined);
+    await turns.pause();
+  }
+  return Promise.all(searches.map((search, i) => parsed[i] ?? refreshOverview(redis, search, prefix)));
 }

@@ -8,6 +8,7 @@ import type { SavedSearch } from '../config/index.js';
 import { SYNC_QUEUE, TICK_QUEUE } from '../queue/index.js';
 import { OVERVIEW_RUNS, readOverviews, type RecentRun } from '../runs/run-overview.js';
 import type { RunSummary } from '../runs/run-summary.js';
+import type { Turns } from '../shared/in-turns.js';
 
 export interface LiveRun {
   runId: string;
@@ -97,7 +98,8 @@ export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveR
   return live;
 }
 
-export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
+/** Every search's row; the overviews parsed in the render's turns (src/shared/in-turns.ts). */
+export async function searchRows(src: RunViewSources, turns?: Turns): Promise<SearchRow[]> {
   const tick = src.queues.find((q) => q.name === TICK_QUEUE);
   const [schedulers, live] = await Promise.all([
     tick ? tick.getJobSchedulers(0, -1) : Promise.resolve([]),
@@ -109,6 +111,7 @@ export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
     src.redis,
     searches.map((s) => s.name),
     src.prefix,
+    turns,
   );
   return searches.map((search, i): SearchRow => {
     const { last, recent } = overviews[i] ?? { last: undefined, recent: [] };
