@@ -128,6 +128,23 @@ const get = async () => {
 })();
 `;
 
+/**
+ * A thread that does nothing but keep its event loop waiting: its longest delay is what the machine (other processes,
+ * `nice`) costs any thread at that moment, the floor under the server's figure.
+ */
+const IDLE = `
+const { parentPort } = require('node:worker_threads');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const loop = monitorEventLoopDelay({ resolution: 5 });
+const keep = setInterval(() => {}, 1000);
+parentPort.on('message', (m) => {
+  if (m === 'start') return loop.enable();
+  loop.disable();
+  clearInterval(keep);
+  parentPort.postMessage(loop.max / 1e6);
+});
+`;
+
 const round = (x: number): number => Math.round(x * 10) / 10;
 const stats = (xs: number[]): { medianMs: number; p95Ms: number; maxMs: number } => {
   const s = [...xs].sort((a, b) => a - b);
@@ -163,16 +180,21 @@ try {
     workerData: { url: server.url, auth: auth64, page, renders, expect: `search-${SEARCHES - 1}` },
   });
   const loop = monitorEventLoopDelay({ resolution: 5 });
+  const idle = new Worker(IDLE, { eval: true });
   const measured = new Promise<Measured>((resolve, reject) => {
     clients.on('message', (m: { warm?: boolean } & Measured) => {
-      if (m.warm) loop.enable();
-      else resolve(m);
+      if (!m.warm) return resolve(m);
+      loop.enable();
+      idle.postMessage('start');
     });
     clients.on('error', reject);
   });
   const { times, health, bytes } = await measured;
   loop.disable();
-  await clients.terminate();
+  const idleMax = new Promise<number>((resolve) => idle.once('message', resolve));
+  idle.postMessage('stop');
+  const idleLoopMaxDelayMs = await idleMax;
+  await Promise.all([clients.terminate(), idle.terminate()]);
   const line = {
     label:
       `GET ${page}, ${SEARCHES} searches x ${RUNS} runs, ${cron ?? 'every 1h'}, reset in ${resetDays} days ` +
@@ -180,6 +202,7 @@ try {
     ...stats(times),
     healthz: { probes: health.length, ...stats(health) },
     eventLoopMaxDelayMs: round(loop.max / 1e6),
+    idleThreadLoopMaxDelayMs: round(idleLoopMaxDelayMs),
     htmlBytes: bytes,
     goalMs: 200,
     machine: machine(),
