@@ -11,7 +11,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  performance,
+  PerformanceObserver,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { SavedSearch } from '../src/config/index.js';
 import { openQueues } from '../src/queue/index.js';
@@ -180,17 +186,29 @@ try {
     workerData: { url: server.url, auth: auth64, page, renders, expect: `search-${SEARCHES - 1}` },
   });
   const loop = monitorEventLoopDelay({ resolution: 5 });
+  // The server thread's garbage collections meanwhile: a pause of the whole thread that no slicing of ours shortens.
+  const gc = { minorMaxMs: 0, majorMaxMs: 0, count: 0 };
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      const key = kind === constants.NODE_PERFORMANCE_GC_MINOR ? 'minorMaxMs' : 'majorMaxMs';
+      gc[key] = Math.max(gc[key], e.duration);
+      gc.count++;
+    }
+  });
   const idle = new Worker(IDLE, { eval: true });
   const measured = new Promise<Measured>((resolve, reject) => {
     clients.on('message', (m: { warm?: boolean } & Measured) => {
       if (!m.warm) return resolve(m);
       loop.enable();
+      gcs.observe({ entryTypes: ['gc'] });
       idle.postMessage('start');
     });
     clients.on('error', reject);
   });
   const { times, health, bytes } = await measured;
   loop.disable();
+  gcs.disconnect();
   const idleMax = new Promise<number>((resolve) => idle.once('message', resolve));
   idle.postMessage('stop');
   const idleLoopMaxDelayMs = await idleMax;
@@ -203,6 +221,7 @@ try {
     healthz: { probes: health.length, ...stats(health) },
     eventLoopMaxDelayMs: round(loop.max / 1e6),
     idleThreadLoopMaxDelayMs: round(idleLoopMaxDelayMs),
+    gc: { collections: gc.count, minorMaxMs: round(gc.minorMaxMs), majorMaxMs: round(gc.majorMaxMs) },
     htmlBytes: bytes,
     goalMs: 200,
     machine: machine(),

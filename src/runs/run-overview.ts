@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { Turns } from '../shared/in-turns.js';
+import type { ParsedOverviews } from './parsed-overviews.js';
 import { DEFAULT_RUNS_PREFIX, runKeys } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -53,25 +54,35 @@ export async function refreshOverview(
   return overview;
 }
 
+export interface ReadOverviewsOptions {
+  /** The render's turns of the event loop (src/shared/in-turns.ts); default: turns of its own. */
+  turns?: Turns;
+  /** Overviews parsed by earlier reads, kept by a long-lived reader (the dashboard). */
+  parsed?: ParsedOverviews;
+}
+
 /**
- * The overviews of `searches`, in their order: one round trip for all, parsed in turns of the event loop (`turns`: a
- * server's render); a search whose overview was never written (a history older than the overview) gets it built
- * from its history now.
+ * The overviews of `searches`, in their order: one round trip for all, parsed in turns of the event loop; a search
+ * whose overview was never written (a history older than the overview) gets it built from its history now.
  */
 export async function readOverviews(
   redis: Redis,
   searches: readonly string[],
   prefix: string = DEFAULT_RUNS_PREFIX,
-  turns: Turns = new Turns(),
+  options: ReadOverviewsOptions = {},
 ): Promise<RunOverview[]> {
+  const turns = options.turns ?? new Turns();
   const pipeline = redis.pipeline();
   for (const search of searches) pipeline.get(runKeys(search, prefix).overview);
   const replies = (await pipeline.exec()) ?? [];
-  const parsed: (RunOverview | undefined)[] = [];
-  for (const [err, value] of replies) {
+  options.parsed?.keepOnly(searches);
+  const overviews: (RunOverview | undefined)[] = [];
+  for (const [i, [err, value]] of replies.entries()) {
     if (err) throw err;
-    parsed.push(typeof value === 'string' ? (JSON.parse(value) as RunOverview) : undefined);
+    const search = searches[i] as string;
+    if (typeof value !== 'string') overviews.push(undefined);
+    else overviews.push(options.parsed ? options.parsed.parse(search, value) : (JSON.parse(value) as RunOverview));
     await turns.pause();
   }
-  return Promise.all(searches.map((search, i) => parsed[i] ?? refreshOverview(redis, search, prefix)));
+  return Promise.all(searches.map((search, i) => overviews[i] ?? refreshOverview(redis, search, prefix)));
 }

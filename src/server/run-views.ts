@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { SavedSearch } from '../config/index.js';
 import { SYNC_QUEUE, TICK_QUEUE } from '../queue/index.js';
 import { OVERVIEW_RUNS, readOverviews, type RecentRun } from '../runs/run-overview.js';
+import type { ParsedOverviews } from '../runs/parsed-overviews.js';
 import type { RunSummary } from '../runs/run-summary.js';
 import type { Turns } from '../shared/in-turns.js';
 
@@ -44,6 +45,8 @@ export interface RunViewSources {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any job data/result types
   queues: readonly Queue<any, any>[];
   searches: () => readonly SavedSearch[];
+  /** The overviews parsed by earlier renders (the dashboard keeps them). */
+  parsed?: ParsedOverviews;
 }
 
 export function scheduleText(search: SavedSearch): string {
@@ -111,7 +114,7 @@ export async function searchRows(src: RunViewSources, turns?: Turns): Promise<Se
     src.redis,
     searches.map((s) => s.name),
     src.prefix,
-    turns,
+    { ...(turns ? { turns } : {}), ...(src.parsed ? { parsed: src.parsed } : {}) },
   );
   return searches.map((search, i): SearchRow => {
     const { last, recent } = overviews[i] ?? { last: undefined, recent: [] };

@@ -76,7 +76,7 @@ describe('run overview (one small value per search for /runs)', () => {
     const pipeline = { get: () => pipeline, exec: () => Promise.resolve(replies) };
     const answered = { pipeline: () => pipeline } as unknown as Redis;
     const turns = new Turns(10, racingClock(20));
-    const { result, turns: seen } = await turnsWhile(() => readOverviews(answered, searches, prefix, turns));
+    const { result, turns: seen } = await turnsWhile(() => readOverviews(answered, searches, prefix, { turns }));
     expect(seen).toBeGreaterThanOrEqual(20);
     expect(result.map((o) => o.last?.search)).toEqual(searches);
   });
