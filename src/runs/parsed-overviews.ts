@@ -4,9 +4,9 @@
  * objects that the garbage collector must copy while the render still holds them (a pause of the whole process). The
  * objects are shared between renders: read them, never change them.
  */
-import type { RunOverview } from './run-overview.js';
+import type { KeptOverviews, RunOverview } from './run-overview.js';
 
-export class ParsedOverviews {
+export class ParsedOverviews implements KeptOverviews {
   private readonly bySearch = new Map<string, { text: string; overview: RunOverview }>();
 
   /** The overview of `search` stored as `text`: the kept one while the text is the same. */

@@ -5,7 +5,6 @@
  */
 import type { Redis } from 'ioredis';
 import { Turns } from '../shared/in-turns.js';
-import type { ParsedOverviews } from './parsed-overviews.js';
 import { DEFAULT_RUNS_PREFIX, runKeys } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -57,8 +56,14 @@ export async function refreshOverview(
 export interface ReadOverviewsOptions {
   /** The render's turns of the event loop (src/shared/in-turns.ts); default: turns of its own. */
   turns?: Turns;
-  /** Overviews parsed by earlier reads, kept by a long-lived reader (the dashboard). */
-  parsed?: ParsedOverviews;
+  /** Overviews parsed by earlier reads, kept by a long-lived reader (the dashboard's `ParsedOverviews`). */
+  parsed?: KeptOverviews;
+}
+
+/** What `readOverviews` asks of kept overviews (./parsed-overviews.ts). */
+export interface KeptOverviews {
+  parse(search: string, text: string): RunOverview;
+  keepOnly(searches: readonly string[]): void;
 }
 
 /**
