@@ -3,14 +3,22 @@
  * server over HTTP (basic auth, the Redis PING, the reads of runs, live jobs, schedulers, budget and alerts, the HTML
  * with 200 sparklines, the budget strip's forecast to the token reset), real Redis. The histories are written as
  * recordRun keeps them (a list of JSON summaries, newest first), in one LPUSH per search. While the pages render,
- * /healthz is asked every 20 ms (goal: each answer <= 100 ms) and the event loop's longest delay is sampled.
- * Keys live in their own database (default 12) and are deleted afterwards.
+ * /healthz is asked every 20 ms (goal: each answer <= 100 ms) from a worker thread (the clients' work is not the
+ * server's) and the server's event loop's longest delay is sampled. `--page=/runs/search-0?limit=200`: a search's
+ * page instead. Keys live in their own database (default 12) and are deleted afterwards.
  * Run: REDIS_URL=redis://127.0.0.1:6379/12 npx tsx bench/runs-page.ts [searches=100] [runs=1000] [--renders=30]
- *   [--cron='*\/15 * * * *'] (every search on that cron instead of every 1h) [--reset-days=20]
+ *   [--cron='*\/15 * * * *'] (every search on that cron instead of every 1h) [--reset-days=20] [--page=/runs]
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  performance,
+  PerformanceObserver,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import type { SavedSearch } from '../src/config/index.js';
 import { openQueues } from '../src/queue/index.js';
 import { runKeys } from '../src/runs/run-keys.js';
@@ -32,6 +40,8 @@ const flag = (name: string): string | undefined =>
 const renders = Number(flag('renders') ?? 30);
 const cron = flag('cron');
 const resetDays = Number(flag('reset-days') ?? 20);
+/** The page rendered: /runs, or a search's page (`--page=/runs/search-0?limit=200`). */
+const page = flag('page') ?? '/runs';
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/12');
 const prefix = `runs-page-bench:${randomUUID().slice(0, 8)}`;
 const searches = Array.from(
@@ -80,6 +90,67 @@ async function fill(): Promise<void> {
   });
 }
 
+interface Measured {
+  times: number[];
+  health: number[];
+  bytes: number;
+}
+
+/** The clients' worker (plain JavaScript: it runs without the TypeScript loader). */
+const CLIENTS = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+const headers = { authorization: 'Basic ' + w.auth, accept: 'text/html' };
+const get = async () => {
+  const t = performance.now();
+  const res = await fetch(w.url + w.page, { headers });
+  const body = await res.text();
+  if (res.status !== 200 || !body.includes(w.page === '/runs' ? w.expect : 'History'))
+    throw new Error(w.page + ' answered ' + res.status);
+  return { ms: performance.now() - t, bytes: body.length };
+};
+(async () => {
+  for (let i = 0; i < 5; i++) await get(); // warm up (JIT, connections)
+  parentPort.postMessage({ warm: true });
+  const times = [];
+  const health = [];
+  let rendering = true;
+  const probe = (async () => {
+    while (rendering) {
+      const t = performance.now();
+      await (await fetch(w.url + '/healthz')).text();
+      health.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  let bytes = 0;
+  for (let i = 0; i < w.renders; i++) {
+    const r = await get();
+    times.push(r.ms);
+    bytes = r.bytes;
+  }
+  rendering = false;
+  await probe;
+  parentPort.postMessage({ times, health, bytes });
+})();
+`;
+
+/**
+ * A thread that does nothing but keep its event loop waiting: its longest delay is what the machine (other processes,
+ * `nice`) costs any thread at that moment, the floor under the server's figure.
+ */
+const IDLE = `
+const { parentPort } = require('node:worker_threads');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const loop = monitorEventLoopDelay({ resolution: 5 });
+const keep = setInterval(() => {}, 1000);
+parentPort.on('message', (m) => {
+  if (m === 'start') return loop.enable();
+  loop.disable();
+  clearInterval(keep);
+  parentPort.postMessage(loop.max / 1e6);
+});
+`;
+
 const round = (x: number): number => Math.round(x * 10) / 10;
 const stats = (xs: number[]): { medianMs: number; p95Ms: number; maxMs: number } => {
   const s = [...xs].sort((a, b) => a - b);
@@ -107,47 +178,50 @@ try {
   console.log(
     `filled ${SEARCHES} x ${RUNS} runs in ${Math.round(performance.now() - filled)} ms; ${machine()}; ${load()}`,
   );
-  const headers = {
-    authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`,
-    accept: 'text/html',
-  };
-  const get = async (): Promise<{ ms: number; bytes: number }> => {
-    const t = performance.now();
-    const res = await fetch(`${server.url}/runs`, { headers });
-    const body = await res.text();
-    if (res.status !== 200 || !body.includes(`search-${SEARCHES - 1}`)) throw new Error(`/runs answered ${res.status}`);
-    return { ms: performance.now() - t, bytes: body.length };
-  };
-  for (let i = 0; i < 5; i++) await get(); // warm up (JIT, connections)
-  const times: number[] = [];
-  const health: number[] = [];
-  let rendering = true;
-  const probe = (async (): Promise<void> => {
-    while (rendering) {
-      const t = performance.now();
-      await (await fetch(`${server.url}/healthz`)).text();
-      health.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const auth64 = Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
+  // The clients (the renders asked for and the /healthz probe) run in a worker thread with its own event loop: in the
+  // server's loop, reading an answer of 800 kB would count as the server's blocking and delay the probe's own timer.
+  const clients = new Worker(CLIENTS, {
+    eval: true,
+    workerData: { url: server.url, auth: auth64, page, renders, expect: `search-${SEARCHES - 1}` },
+  });
   const loop = monitorEventLoopDelay({ resolution: 5 });
-  loop.enable();
-  let bytes = 0;
-  for (let i = 0; i < renders; i++) {
-    const r = await get();
-    times.push(r.ms);
-    bytes = r.bytes;
-  }
+  // The server thread's garbage collections meanwhile: a pause of the whole thread that no slicing of ours shortens.
+  const gc = { minorMaxMs: 0, majorMaxMs: 0, count: 0 };
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      const key = kind === constants.NODE_PERFORMANCE_GC_MINOR ? 'minorMaxMs' : 'majorMaxMs';
+      gc[key] = Math.max(gc[key], e.duration);
+      gc.count++;
+    }
+  });
+  const idle = new Worker(IDLE, { eval: true });
+  const measured = new Promise<Measured>((resolve, reject) => {
+    clients.on('message', (m: { warm?: boolean } & Measured) => {
+      if (!m.warm) return resolve(m);
+      loop.enable();
+      gcs.observe({ entryTypes: ['gc'] });
+      idle.postMessage('start');
+    });
+    clients.on('error', reject);
+  });
+  const { times, health, bytes } = await measured;
   loop.disable();
-  rendering = false;
-  await probe;
+  gcs.disconnect();
+  const idleMax = new Promise<number>((resolve) => idle.once('message', resolve));
+  idle.postMessage('stop');
+  const idleLoopMaxDelayMs = await idleMax;
+  await Promise.all([clients.terminate(), idle.terminate()]);
   const line = {
     label:
-      `GET /runs, ${SEARCHES} searches x ${RUNS} runs, ${cron ?? 'every 1h'}, reset in ${resetDays} days ` +
+      `GET ${page}, ${SEARCHES} searches x ${RUNS} runs, ${cron ?? 'every 1h'}, reset in ${resetDays} days ` +
       `(${renders} times)`,
     ...stats(times),
     healthz: { probes: health.length, ...stats(health) },
     eventLoopMaxDelayMs: round(loop.max / 1e6),
+    idleThreadLoopMaxDelayMs: round(idleLoopMaxDelayMs),
+    gc: { collections: gc.count, minorMaxMs: round(gc.minorMaxMs), majorMaxMs: round(gc.majorMaxMs) },
     htmlBytes: bytes,
     goalMs: 200,
     machine: machine(),

@@ -5,6 +5,7 @@
  * alert; docs/runs.md ("The allotment forecast") says how it is computed and where it is wrong.
  */
 import type { SavedSearch } from '../config/index.js';
+import { atOnce, inTurns, type Turns } from '../shared/in-turns.js';
 import type { RecentRun } from './run-overview.js';
 import { scheduleTicks, type ScheduleTicks } from './schedule-ticks.js';
 
@@ -135,10 +136,24 @@ const spendOf = (pace: RunPace, n: number): number =>
  * grows with the searches and the days to the reset, not with the runs.
  */
 export function forecastAllotment(input: ForecastInput): AllotmentForecast {
+  return atOnce(forecastSteps(input));
+}
+
+/** `forecastAllotment` in turns of the event loop (src/shared/in-turns.ts): for a server rendering it. */
+export function forecastAllotmentInTurns(input: ForecastInput, turns?: Turns): Promise<AllotmentForecast> {
+  return inTurns(forecastSteps(input), turns);
+}
+
+/** The forecast, a step per search's schedule and per bisection of time. */
+function* forecastSteps(input: ForecastInput): Generator<void, AllotmentForecast> {
   const now = input.now.getTime();
   const reserve = input.reserve ?? 0;
   const { resetAt, remaining, limit } = input.balance;
-  const ticks = input.searches.map((s) => scheduleTicks(s.schedule, now, resetAt));
+  const ticks: ScheduleTicks[] = [];
+  for (const s of input.searches) {
+    ticks.push(scheduleTicks(s.schedule, now, resetAt));
+    yield;
+  }
   const searches = input.searches.map((s, i): SearchForecast => {
     const t = ticks[i] as ScheduleTicks;
     const next = t.at(0);
@@ -155,7 +170,7 @@ export function forecastAllotment(input: ForecastInput): AllotmentForecast {
   });
   const tokens = searches.reduce((n, s) => n + s.tokens, 0);
   const exhausted =
-    tokens > remaining - reserve ? firstUncovered(input.searches, ticks, remaining - reserve, now) : null;
+    tokens > remaining - reserve ? yield* firstUncovered(input.searches, ticks, remaining - reserve, now) : null;
   return {
     at: input.now.toISOString(),
     resetAt: new Date(resetAt).toISOString(),
@@ -173,12 +188,12 @@ export function forecastAllotment(input: ForecastInput): AllotmentForecast {
 
 /** The run whose spend first goes past `spendable` (the runs' total is known to): the earliest time the runs before
  * it and at it pass the balance, then the searches running at that instant in config order. */
-function firstUncovered(
+function* firstUncovered(
   searches: readonly SearchPaceInput[],
   ticks: readonly ScheduleTicks[],
   spendable: number,
   now: number,
-): { at: number; search: string } | null {
+): Generator<void, { at: number; search: string } | null> {
   const spentBefore = (t: number): number =>
     searches.reduce((n, s, i) => n + spendOf(s.pace, (ticks[i] as ScheduleTicks).before(t)), 0);
   // The smallest `hi` with spentBefore(hi) > spendable: the run past the balance is at hi - 1.
@@ -188,6 +203,7 @@ function firstUncovered(
     const mid = Math.floor((lo + hi) / 2);
     if (spentBefore(mid) > spendable) hi = mid;
     else lo = mid + 1;
+    yield;
   }
   const at = hi - 1;
   let spent = spentBefore(at);

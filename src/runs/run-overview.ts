@@ -4,6 +4,7 @@
  * when a run is recorded, so the overview reads one value per search instead of parsing its history.
  */
 import type { Redis } from 'ioredis';
+import { Turns } from '../shared/in-turns.js';
 import { DEFAULT_RUNS_PREFIX, runKeys } from './run-keys.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -52,23 +53,41 @@ export async function refreshOverview(
   return overview;
 }
 
+export interface ReadOverviewsOptions {
+  /** The render's turns of the event loop (src/shared/in-turns.ts); default: turns of its own. */
+  turns?: Turns;
+  /** Overviews parsed by earlier reads, kept by a long-lived reader (the dashboard's `ParsedOverviews`). */
+  parsed?: KeptOverviews;
+}
+
+/** What `readOverviews` asks of kept overviews (./parsed-overviews.ts). */
+export interface KeptOverviews {
+  parse(search: string, text: string): RunOverview;
+  keepOnly(searches: readonly string[]): void;
+}
+
 /**
- * The overviews of `searches`, in their order: one round trip for all; a search whose overview was never written (a
- * history older than the overview) gets it built from its history now.
+ * The overviews of `searches`, in their order: one round trip for all, parsed in turns of the event loop; a search
+ * whose overview was never written (a history older than the overview) gets it built from its history now.
  */
 export async function readOverviews(
   redis: Redis,
   searches: readonly string[],
   prefix: string = DEFAULT_RUNS_PREFIX,
+  options: ReadOverviewsOptions = {},
 ): Promise<RunOverview[]> {
+  const turns = options.turns ?? new Turns();
   const pipeline = redis.pipeline();
   for (const search of searches) pipeline.get(runKeys(search, prefix).overview);
   const replies = (await pipeline.exec()) ?? [];
-  return Promise.all(
-    searches.map(async (search, i) => {
-      const [err, value] = replies[i] ?? [null, null];
-      if (err) throw err;
-      return typeof value === 'string' ? (JSON.parse(value) as RunOverview) : refreshOverview(redis, search, prefix);
-    }),
-  );
+  options.parsed?.keepOnly(searches);
+  const overviews: (RunOverview | undefined)[] = [];
+  for (const [i, [err, value]] of replies.entries()) {
+    if (err) throw err;
+    const search = searches[i] as string;
+    if (typeof value !== 'string') overviews.push(undefined);
+    else overviews.push(options.parsed ? options.parsed.parse(search, value) : (JSON.parse(value) as RunOverview));
+    await turns.pause();
+  }
+  return Promise.all(searches.map((search, i) => overviews[i] ?? refreshOverview(redis, search, prefix)));
 }

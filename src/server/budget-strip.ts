@@ -1,8 +1,9 @@
 /** The overview's budget strip: tokens left of the allotment, the reset, the pace to it, and credits today per cap. */
 import type { BudgetState } from '../source/budget-states.js';
 import type { SavedSearch } from '../config/index.js';
-import { forecastAllotment, paceFromHistory } from '../runs/allotment-forecast.js';
+import { forecastAllotmentInTurns, paceFromHistory } from '../runs/allotment-forecast.js';
 import type { RecentRun } from '../runs/run-overview.js';
+import type { Turns } from '../shared/in-turns.js';
 import { esc, when } from './html.js';
 
 export interface BudgetStripInput {
@@ -42,7 +43,7 @@ function gauge(share: number, label: string): string {
   );
 }
 
-function tokensCard(b: BudgetState, input: BudgetStripInput): string {
+async function tokensCard(b: BudgetState, input: BudgetStripInput, turns?: Turns): Promise<string> {
   const t = b.tokens;
   if (!t)
     return `<div class="card"><h3>Tokens</h3><p>balance not seen yet (the first search answer reports it)</p></div>`;
@@ -53,7 +54,10 @@ function tokensCard(b: BudgetState, input: BudgetStripInput): string {
     const pace = search.schedule ? paceFromHistory(recent) : null;
     return pace ? [{ search: search.name, schedule: search.schedule, pace }] : [];
   });
-  const f = forecastAllotment({ balance: t, reserve: input.reserve, searches: paced, now: new Date(input.now) });
+  const f = await forecastAllotmentInTurns(
+    { balance: t, reserve: input.reserve, searches: paced, now: new Date(input.now) },
+    turns,
+  );
   const unpaced = input.searches.filter((s) => s.search.schedule).length - paced.length;
   const pace =
     paced.length === 0
@@ -84,18 +88,19 @@ function creditsCard(b: BudgetState, caps: BudgetStripInput['caps']): string {
   return `<div class="card"><h3>Credits</h3>${day}<p>${esc(run)}; ${num(b.creditsTotal)} in all</p></div>`;
 }
 
-export function budgetStrip(input: BudgetStripInput): string {
+/** The strip of every account; its forecasts in turns of the event loop (`turns`: the render's). */
+export async function budgetStrip(input: BudgetStripInput, turns?: Turns): Promise<string> {
   if (input.budgets.length === 0)
     return (
       '<section aria-label="Budget" class="strip"><p>No budget state yet: nothing has called the ' +
       'API.</p></section>'
     );
   const many = input.budgets.length > 1;
-  return input.budgets
-    .map(
-      (b) =>
-        `<section aria-label="Budget${many ? ` of account ${esc(b.account)}` : ''}" ` +
-        `class="strip">${tokensCard(b, input)}${creditsCard(b, input.caps)}</section>`,
-    )
-    .join('');
+  const sections: string[] = [];
+  for (const b of input.budgets)
+    sections.push(
+      `<section aria-label="Budget${many ? ` of account ${esc(b.account)}` : ''}" ` +
+        `class="strip">${await tokensCard(b, input, turns)}${creditsCard(b, input.caps)}</section>`,
+    );
+  return sections.join('');
 }

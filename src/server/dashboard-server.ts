@@ -10,6 +10,7 @@ import type { SavedSearch } from '../config/index.js';
 import { SYNC_QUEUE } from '../queue/index.js';
 import { createRejectStore } from '../crm/index.js';
 import { listRuns } from '../runs/run-history.js';
+import { ParsedOverviews } from '../runs/parsed-overviews.js';
 import { AppError } from '../shared/app-error.js';
 import type { Logger } from '../shared/logger.js';
 import { basicAuth, type BasicCredentials } from './basic-auth.js';
@@ -115,6 +116,8 @@ export async function startDashboardServer(opts: DashboardOptions): Promise<Dash
     creditCaps: opts.creditCaps,
     tokenReserve: opts.tokenReserve,
     runActions,
+    // Kept for the server's life: /runs parses only the overviews that changed since its last render.
+    parsed: new ParsedOverviews(),
   };
 
   const adminActions = opts.adminActions === true;

@@ -1,4 +1,5 @@
 /** Server-rendered HTML: every table works without JavaScript. Every value goes through `esc`. */
+import { Turns } from '../shared/in-turns.js';
 export { when, whenIn } from '../shared/when.js';
 export function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -93,24 +94,22 @@ export function table<T>(
   return tableAround(tableRows(rows, columns), columns, options);
 }
 
-/** Rows rendered between two turns of the event loop (`tableInTurns`). */
-const ROWS_PER_TURN = 10;
-
 /**
- * `table`, its rows rendered `ROWS_PER_TURN` at a time with a turn of the event loop between: a page of hundreds of
- * rows never holds the process (its probes, other requests) for the whole render.
+ * `table`, its rows rendered in turns of the event loop by time (src/shared/in-turns.ts): a page of hundreds of rows
+ * never holds the process (its probes, other requests) for more than a slice, however long a row takes.
  */
 export async function tableInTurns<T>(
   rows: readonly T[],
   columns: readonly Column<T>[],
   empty: string,
   options: TableOptions = {},
+  turns: Turns = new Turns(),
 ): Promise<string> {
   if (rows.length === 0) return `<p>${esc(empty)}</p>`;
   const parts: string[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_TURN) {
-    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-    parts.push(tableRows(rows.slice(i, i + ROWS_PER_TURN), columns));
+  for (const row of rows) {
+    parts.push(tableRows([row], columns));
+    await turns.pause();
   }
   return tableAround(parts.join('\n'), columns, options);
 }

@@ -7,7 +7,9 @@ import type { Redis } from 'ioredis';
 import type { SavedSearch } from '../config/index.js';
 import { SYNC_QUEUE, TICK_QUEUE } from '../queue/index.js';
 import { OVERVIEW_RUNS, readOverviews, type RecentRun } from '../runs/run-overview.js';
+import type { ParsedOverviews } from '../runs/parsed-overviews.js';
 import type { RunSummary } from '../runs/run-summary.js';
+import type { Turns } from '../shared/in-turns.js';
 
 export interface LiveRun {
   runId: string;
@@ -43,6 +45,8 @@ export interface RunViewSources {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any job data/result types
   queues: readonly Queue<any, any>[];
   searches: () => readonly SavedSearch[];
+  /** The overviews parsed by earlier renders (the dashboard keeps them). */
+  parsed?: ParsedOverviews;
 }
 
 export function scheduleText(search: SavedSearch): string {
@@ -97,7 +101,8 @@ export async function activeRuns(src: RunViewSources): Promise<Map<string, LiveR
   return live;
 }
 
-export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
+/** Every search's row; the overviews parsed in the render's turns (src/shared/in-turns.ts). */
+export async function searchRows(src: RunViewSources, turns?: Turns): Promise<SearchRow[]> {
   const tick = src.queues.find((q) => q.name === TICK_QUEUE);
   const [schedulers, live] = await Promise.all([
     tick ? tick.getJobSchedulers(0, -1) : Promise.resolve([]),
@@ -109,6 +114,7 @@ export async function searchRows(src: RunViewSources): Promise<SearchRow[]> {
     src.redis,
     searches.map((s) => s.name),
     src.prefix,
+    { ...(turns ? { turns } : {}), ...(src.parsed ? { parsed: src.parsed } : {}) },
   );
   return searches.map((search, i): SearchRow => {
     const { last, recent } = overviews[i] ?? { last: undefined, recent: [] };

@@ -6,11 +6,14 @@ import { describe, expect, it } from 'vitest';
 import type { SavedSearch } from '../../src/config/index.js';
 import {
   forecastAllotment,
+  forecastAllotmentInTurns,
   paceFromCount,
   paceFromHistory,
   scheduledRunTimes,
 } from '../../src/runs/allotment-forecast.js';
 import { emptyCounts, type RunSummary } from '../../src/runs/run-summary.js';
+import { Turns } from '../../src/shared/in-turns.js';
+import { racingClock, turnsWhile } from '../helpers/event-loop-turns.js';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -193,5 +196,23 @@ describe('forecastAllotment', () => {
     expect(f.exhaustsAt).toBe('2026-03-10T06:00:00.000Z');
     expect(f.exhaustedBy).toBe('often');
     expect(f.tokensLeftAtReset).toBe(10_000 - 2_000 - 9_000);
+  });
+});
+
+describe('forecastAllotmentInTurns', () => {
+  it('forecasts what forecastAllotment does, in turns of the event loop', async () => {
+    const input = {
+      balance: { limit: 100_000, remaining: 3_000, resetAt: NOW + 10 * D },
+      now: new Date(NOW),
+      searches: ['a', 'b', 'c'].map((search) => ({
+        search,
+        schedule: { cron: '*/15 * * * *' } as SavedSearch['schedule'],
+        pace: paceFromCount(100, {}, false),
+      })),
+    };
+    const { result, turns } = await turnsWhile(() => forecastAllotmentInTurns(input, new Turns(10, racingClock(20))));
+    expect(result).toEqual(forecastAllotment(input));
+    expect(result.exhaustedBy).not.toBeNull();
+    expect(turns).toBeGreaterThanOrEqual(3);
   });
 });

@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { listRuns, recordRun } from '../../src/runs/run-history.js';
-import { OVERVIEW_RUNS, readOverviews, type RunOverview } from '../../src/runs/run-overview.js';
+import { OVERVIEW_RUNS, overviewOf, readOverviews, type RunOverview } from '../../src/runs/run-overview.js';
 import { emptyCounts, exitCodeOf, type RunSummary } from '../../src/runs/run-summary.js';
 import { CheckpointStore, type RunCheckpoint } from '../../src/runs/checkpoint-store.js';
+import { Turns } from '../../src/shared/in-turns.js';
+import { racingClock, turnsWhile } from '../helpers/event-loop-turns.js';
 import { testRedis } from '../helpers/redis.js';
 
 let redis: Redis;
@@ -66,6 +68,18 @@ describe('run overview (one small value per search for /runs)', () => {
       expect(none).toEqual({ recent: [] });
     },
   );
+
+  it('parses the overviews in turns of the event loop: a turn after each whose slice used its time', async () => {
+    // Replies already there (no round trip, whose wait would turn the loop too): the turns are the parse's own.
+    const searches = Array.from({ length: 20 }, (_, i) => `s${i}`);
+    const replies = searches.map((s) => [null, JSON.stringify(overviewOf([summary(s, 1)]))]);
+    const pipeline = { get: () => pipeline, exec: () => Promise.resolve(replies) };
+    const answered = { pipeline: () => pipeline } as unknown as Redis;
+    const turns = new Turns(10, racingClock(20));
+    const { result, turns: seen } = await turnsWhile(() => readOverviews(answered, searches, prefix, { turns }));
+    expect(seen).toBeGreaterThanOrEqual(20);
+    expect(result.map((o) => o.last?.search)).toEqual(searches);
+  });
 });
 
 describe('run history', () => {

@@ -24,10 +24,10 @@ const budgets = (remaining: number) => [
 describe('budget strip', () => {
   it(
     'says when the scheduled runs at their recent pace use the allotment up before the reset, and by which ' + 'search',
-    () => {
+    async () => {
       // hourly at 1,000 tokens a run: 10 runs (11:00 .. 20:00) need 10,000; 5,000 left less a reserve of 500 -> the 5th
       // run
-      const html = budgetStrip({
+      const html = await budgetStrip({
         budgets: budgets(5_000),
         caps: {},
         reserve: 500,
@@ -41,8 +41,8 @@ describe('budget strip', () => {
     },
   );
 
-  it('says what is left at the reset when the runs fit, and counts searches that never ran apart', () => {
-    const html = budgetStrip({
+  it('says what is left at the reset when the runs fit, and counts searches that never ran apart', async () => {
+    const html = await budgetStrip({
       budgets: budgets(50_000),
       caps: {},
       reserve: 0,
