@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { createRedis } from '../../src/shared/redis.js';
+import { answerHookProxy } from '../helpers/answer-hook-proxy.js';
 import { closeAfterEach } from '../helpers/closers.js';
 import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture } from '../jobs/sync-fixture.js';
 import type { Fixture } from '../jobs/sync-fixture.js';
@@ -88,7 +89,33 @@ describe('run: Redis out of memory or gone mid-run', () => {
     expect(summary.fetched).toBeGreaterThanOrEqual(40);
     expect(summary.created).toBeGreaterThanOrEqual(40);
     expect(summary.tokensSpent).toBeGreaterThanOrEqual(summary.fetched);
-    // Counted: what the run committed; a batch in flight when Redis went may be in the CRM uncounted.
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').length).toBeGreaterThanOrEqual(summary.created);
+    // Counted: every batch HubSpot took, those Redis could no longer record included.
+    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').length).toBe(summary.created);
+  }, 120_000);
+
+  it('Redis killed just as HubSpot took a batch: that batch is counted, created = what HubSpot holds', async () => {
+    const fx = await startFixture('redis-lost-write', SLOW);
+    closers.push(() => fx.close());
+    const { server } = await ownRedis();
+    // HubSpot's answer to the run's second batch upsert comes back once Redis is gone (the batch is in HubSpot).
+    let upserts = 0;
+    let killed = false;
+    const proxy = await answerHookProxy(fx.hubspot!.url, async ({ path, status }) => {
+      if (!path.endsWith('/batch/upsert') || status !== 200 || ++upserts !== 2) return;
+      await server.destroy();
+      killed = true;
+    });
+    closers.push(() => proxy.close());
+    const yaml = hubspotConfig(COMPANY_SEARCH, '  pageSize: 20\n  parallelism: 2');
+    const r = await cli.run(fx, yaml, ['run', 'all-companies', '--json'], {
+      REDIS_URL: server.url,
+      HUBSPOT_BASE_URL: proxy.url,
+    });
+    const summary = r.last() as RunSummary;
+    expect([killed, r.code, summary.status, summary.error?.code]).toEqual([true, 4, 'failed', 'redis_unavailable']);
+    const held = hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').length;
+    expect(held).toBeGreaterThan(0);
+    expect([summary.created, summary.updated]).toEqual([held, 0]);
+    expect(summary.fetched).toBeGreaterThanOrEqual(held);
   }, 120_000);
 });
