@@ -227,16 +227,21 @@ export class WritePacker {
 
   /**
    * A write failed: what the CRM answered of its batches before (`answered`, by the write's records) or in their
-   * earlier writes is counted, though none of them will be committed.
+   * earlier writes is counted, though none of them will be committed (a batch that failed before: only this write's).
    */
   private keepAnswered(pieces: Piece[], answered: AnsweredOutcomes): void {
     let at = 0;
-    for (const { batch, from, to } of pieces)
-      for (let i = from; i < to; i++, at++) {
-        const outcome = answered[at];
-        if (outcome !== undefined) batch.outcomes[i] = outcome;
-      }
-    for (const batch of new Set(pieces.map((p) => p.batch))) if (!batch.finished) this.book(batch, batch.outcomes);
+    const failing = new Set<Held>();
+    for (const { batch, from, to } of pieces) {
+      const piece = answered.slice(at, at + to - from);
+      piece.forEach((outcome, i) => {
+        if (outcome !== undefined) batch.outcomes[from + i] = outcome;
+      });
+      at += to - from;
+      if (batch.finished) this.book(batch, piece);
+      else failing.add(batch);
+    }
+    for (const batch of failing) this.book(batch, batch.outcomes);
   }
 
   /** Counts `outcomes` of a batch that is not committed, with its page's figures the first time. */

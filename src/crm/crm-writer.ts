@@ -6,7 +6,7 @@ import type { CrmRecord, CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
 import { mapRecord, type FieldMapping } from './field-mapping.js';
 import { redactReason } from './reason-redaction.js';
 import { createRejectStore, type RejectEntry, type RejectStore } from './reject-store.js';
-import { landedAny, summarize, withAnswered, type WriteOutcome, type WriteResult } from './write-result.js';
+import { answeredBefore, summarize, withAnswered, type WriteOutcome, type WriteResult } from './write-result.js';
 
 export interface CrmWriterOptions {
   sink: CrmSink;
@@ -184,11 +184,20 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
           const batchSize = Math.max(1, sink.preferredBatchSize(runVolume ?? sources.length));
           for (const batch of chunks(pending, batchSize)) {
             signal?.throwIfAborted();
-            const results = await sink.upsert(
-              target,
-              batch.map((p) => p.record),
-              { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) },
-            );
+            const results = await sink
+              .upsert(
+                target,
+                batch.map((p) => p.record),
+                { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) },
+              )
+              .catch((err: unknown) => {
+                // What the sink answered before it failed (by this chunk's records) is this write's answer too.
+                answeredBefore(err)?.forEach((o, j) => {
+                  const p = batch[j];
+                  if (p && (o?.status === 'created' || o?.status === 'updated')) outcomes[p.index] = o;
+                });
+                throw err;
+              });
             const accepted: CrmRecord[] = [];
             const linkFailed: string[] = [];
             const failed: string[] = [];
@@ -227,8 +236,8 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
           }
         } catch (err) {
           // The CRM may hold records of this write already (an earlier chunk's, or those of the chunk whose bookkeeping
-          // Redis refused): the error carries their outcomes, so the run counts them.
-          throw landedAny(outcomes) ? withAnswered(err, outcomes) : err;
+          // Redis refused): the error carries the write's outcomes so far, so the run counts them.
+          throw withAnswered(err, outcomes);
         }
       }
 

@@ -210,7 +210,7 @@ describe('write packer', () => {
   );
 
   it('a failed write fails every batch with a piece in it, and no batch is booked twice or half', async () => {
-    const { writes, results, booked } = await secondWriteFails(() => new Error('crm down'));
+    const { writes, results, booked } = await writesFail((n) => (n === 2 ? new Error('crm down') : undefined));
     // write 1: a[0..100); write 2 (fails): a[100..150) + b[0..50): both batches fail, neither is booked
     expect(writes.slice(0, 2)).toEqual([100, 100]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
@@ -219,8 +219,8 @@ describe('write packer', () => {
 
   it('a write that fails after the CRM took records: every record taken is counted, each page once', async () => {
     // write 2: the CRM took its first 70 records, then Redis refused what follows (the writer's error)
-    const { results, uncommitted, a, b } = await secondWriteFails((outcomes) =>
-      withAnswered(new Error('OOM command not allowed'), outcomes.slice(0, 70)),
+    const { results, uncommitted, a, b } = await writesFail((n, outcomes) =>
+      n === 2 ? withAnswered(new Error('OOM command not allowed'), outcomes.slice(0, 70)) : undefined,
     );
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     // a: 100 in write 1 and 50 in write 2; b: 20 of its 50 in write 2, its last 10 in write 3
@@ -228,13 +228,27 @@ describe('write packer', () => {
     const pages = uncommitted.flatMap((u) => (u.page ? [u.page] : []));
     expect(pages.sort((x, y) => x.returned - y.returned)).toEqual([b, a]);
   });
+
+  it('a batch failed by one write still counts what a later write of its records had the CRM take', async () => {
+    // write 2 fails with nothing taken (b fails); write 3, b's last 10, fails after the CRM took all of them
+    const { uncommitted, a, b } = await writesFail((n, outcomes) =>
+      n === 2
+        ? new Error('crm down')
+        : n === 3
+          ? withAnswered(new Error('Connection is closed.'), outcomes)
+          : undefined,
+    );
+    expect(uncommitted.reduce((n, u) => n + u.created, 0)).toBe(110);
+    const pages = uncommitted.flatMap((u) => (u.page ? [u.page] : []));
+    expect(pages.sort((x, y) => x.returned - y.returned)).toEqual([b, a]);
+  });
 });
 
 /**
- * Batches a (150 records) and b (60) through writes of 100 whose second write throws `failure(its outcomes)`:
- * the writes' sizes, each batch's ending, the batches committed and what was counted uncommitted.
+ * Batches a (150 records) and b (60) through writes of 100 where write n throws `failure(n, its outcomes)` unless
+ * that is undefined: the writes' sizes, each batch's ending, the batches committed and what was counted uncommitted.
  */
-async function secondWriteFails(failure: (outcomes: WriteOutcome[]) => unknown) {
+async function writesFail(failure: (n: number, outcomes: WriteOutcome[]) => unknown) {
   const writes: number[] = [];
   const booked: JourneyPage[] = [];
   const uncommitted: { created: number; page?: JourneyPage }[] = [];
@@ -243,7 +257,8 @@ async function secondWriteFails(failure: (outcomes: WriteOutcome[]) => unknown) 
     write: async (records) => {
       writes.push(records.length);
       const outcomes = records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome);
-      if (writes.length === 2) throw failure(outcomes);
+      const err = failure(writes.length, outcomes);
+      if (err !== undefined) throw err;
       return summarize(outcomes);
     },
     ledger: {
