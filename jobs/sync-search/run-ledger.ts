@@ -3,7 +3,14 @@
  * its counters, warnings and reveals. Every change goes through a method here, and is saved from here, so a
  * resumed attempt finds exactly what the CRM accepted. Nothing else edits the checkpoint.
  */
-import type { FieldMapping, WriteResult } from '../../src/crm/index.js';
+import {
+  landedAny,
+  summarize,
+  type AnsweredOutcomes,
+  type FieldMapping,
+  type WriteOutcome,
+  type WriteResult,
+} from '../../src/crm/index.js';
 import { absentPathWarnings, tallyAbsent } from '../../src/crm/absent-paths.js';
 import type { CheckpointStore, PartitionCheckpoint, RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import type { RefreshState } from '../../src/runs/refresh-registry.js';
@@ -22,6 +29,7 @@ import type { RunPlan } from './plan-run.js';
 import { redactText } from './run-errors.js';
 import type { CheckpointFate } from './run-outcome.js';
 import { RefusalGuard } from './refusal-guard.js';
+import { batchCounts, warningReasons } from './batch-figures.js';
 
 export type WalkPartition = Readonly<PartitionCheckpoint<JourneyCheckpoint>>;
 
@@ -51,6 +59,8 @@ export class RunLedger {
   private mapping: FieldMapping | undefined;
   /** Stops the run when its first writes are all refused for one reason (jobs/sync-search/refusal-guard.ts). */
   private readonly refusals = new RefusalGuard();
+  /** Batches the CRM took that the run could not commit: in this attempt's figures, never in its checkpoint. */
+  private readonly unrecorded = emptyCounts();
 
   constructor(private readonly deps: LedgerDeps) {
     this.earlier = deps.resumed ? structuredClone(deps.resumed.counts) : undefined;
@@ -131,13 +141,28 @@ export class RunLedger {
   }
 
   /**
-   * The CRM answered one batch of partition `index`: counters, warnings (redacted reasons) and reveals are booked,
-   * the partition's journey moves past the batch, and the checkpoint is saved. Throws CrmRefusedError when the
-   * run's first writes were all refused for one reason (the walk stops; the run fails).
+   * The CRM answered one batch of partition `index`: its reveals are booked and its keys join the matched set, then
+   * counters, warnings (redacted reasons) and the partition's journey move past the batch and the checkpoint is
+   * saved. A batch Redis could not record counts as `uncommitted`. Throws CrmRefusedError when the run's first
+   * writes were all refused for one reason (the walk stops; the run fails).
    */
   async commit(index: number, batch: JourneyPage, result: WriteResult): Promise<void> {
     const cp = this.cp;
     if (!cp) return;
+    try {
+      // The CRM holds these persons' contacts now: later runs pass them by without paying again.
+      if (!this.dryRun && batch.revealed)
+        await this.deps.source.bookReveals(this.deps.request.runId, batch.revealed, batch.revealTally ?? new Map());
+      // Before the checkpoint moves past the batch: a resumed attempt never misses a committed batch's keys.
+      if (this.deps.matched)
+        await this.deps.matched(
+          result.outcomes.map((o) => o.key),
+          cp.partitions[index]?.filter ?? {},
+        );
+    } catch (err) {
+      this.uncommitted(result.outcomes, batch);
+      throw err;
+    }
     if (this.mapping)
       cp.absentPaths = tallyAbsent(
         cp.absentPaths,
@@ -145,19 +170,7 @@ export class RunLedger {
         batch.records,
         batch.revealSkipped !== undefined || batch.contactsLeftOut === true,
       );
-    // The CRM holds these persons' contacts now: later runs pass them by without paying again.
-    if (!this.dryRun && batch.revealed)
-      await this.deps.source.bookReveals(this.deps.request.runId, batch.revealed, batch.revealTally ?? new Map());
-    addCounts(cp.counts, {
-      fetched: batch.returned,
-      unique: batch.records.length,
-      created: result.created,
-      updated: result.updated,
-      unchanged: result.unchanged,
-      rejected: result.rejected,
-      tokensSpent: batch.tokensCharged,
-      creditsSpent: batch.creditsCharged,
-    });
+    addCounts(cp.counts, batchCounts(result, batch));
     if (result.linkErrors > 0) cp.linkErrors = (cp.linkErrors ?? 0) + result.linkErrors;
     if (result.linked > 0) cp.linked = (cp.linked ?? 0) + result.linked;
     const warnings = addWarnings(cp.warnings, warningReasons(result));
@@ -169,15 +182,22 @@ export class RunLedger {
       creditsSpent: cp.counts.creditsSpent,
       elapsedMs: Date.now() - this.deps.started,
     });
-    // Before the checkpoint moves past the batch: a resumed attempt never misses a committed batch's keys.
-    if (this.deps.matched)
-      await this.deps.matched(
-        result.outcomes.map((o) => o.key),
-        cp.partitions[index]?.filter ?? {},
-      );
+    // A save that fails leaves the checkpoint here past the batch: the run's end saves it again.
     this.move(index, batch.done ? null : batch.checkpoint, batch.done);
     await this.save();
     this.refusals.book(result);
+  }
+
+  /**
+   * The CRM answered these outcomes of a batch the run cannot commit (Redis refused what follows a write, or another
+   * part of its write failed; `batch`: its page's figures, when not counted before). If the CRM took any record,
+   * they count in this attempt's figures, so the summary says what the CRM holds; never in the checkpoint, which
+   * stays before the batch: a resumed attempt writes it again and counts it then.
+   */
+  uncommitted(outcomes: AnsweredOutcomes, batch?: JourneyPage): void {
+    if (!landedAny(outcomes)) return;
+    const result = summarize(outcomes.filter((o): o is WriteOutcome => o !== undefined));
+    addCounts(this.unrecorded, batchCounts(result, batch));
   }
 
   /** Partition `index` has nothing more to walk (its journey ended without a batch left to commit). */
@@ -208,8 +228,15 @@ export class RunLedger {
     if (this.cp && partition) this.cp.partitions[index] = { ...partition, state, done };
   }
 
-  /** The run's counters now, earlier attempts included. */
+  /** The run's counters now, earlier attempts included, with what the CRM took of batches not committed. */
   counts(): RunCounts {
+    const accumulated = structuredClone(this.cp?.counts ?? this.earlier ?? emptyCounts());
+    addCounts(accumulated, this.unrecorded);
+    return runCounts(accumulated, this.earlier, this.deps.source.stats());
+  }
+
+  /** The counters a resumed attempt goes on from: those of committed batches (the others are written again). */
+  private committedCounts(): RunCounts {
     return runCounts(this.cp?.counts ?? this.earlier ?? emptyCounts(), this.earlier, this.deps.source.stats());
   }
 
@@ -245,7 +272,7 @@ export class RunLedger {
   async save(ttlMs?: number): Promise<void> {
     const cp = this.cp;
     if (!cp || this.dryRun) return;
-    const { requests, throttled } = this.counts();
+    const { requests, throttled } = this.committedCounts();
     cp.counts = { ...cp.counts, requests, throttled };
     await this.deps.store.save(cp, ttlMs);
   }
@@ -256,29 +283,9 @@ export class RunLedger {
    */
   async end(fate: CheckpointFate, onSaveError: (err: unknown) => void): Promise<void> {
     if (!this.cp || this.dryRun) return;
-    this.cp.counts = this.counts();
+    this.cp.counts = this.committedCounts();
     if (!fate.keep) await this.deps.store.clear(this.deps.request.runId);
     // A checkpoint that cannot be saved costs tokens on resume (journeys restart), not the outcome.
     else await this.save(fate.ttlMs).catch(onSaveError);
   }
-}
-
-/** One warning per rejected record and failed link, redacted (no keys: a match key may be an email). */
-function warningReasons(result: WriteResult): Warning[] {
-  const warnings: Warning[] = [];
-  for (const o of result.outcomes) {
-    if (o.status === 'rejected') {
-      const reason = redactText(o.reason);
-      warnings.push({
-        code: o.code,
-        ...(o.field === undefined ? {} : { field: o.field }),
-        reason,
-        line: redactText(`rejected (${o.code}): ${o.reason}`),
-      });
-    } else if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) {
-      const reason = redactText(o.linkError);
-      warnings.push({ code: 'link_failed', reason, line: `link failed: ${reason}` });
-    }
-  }
-  return warnings;
 }

@@ -17,7 +17,14 @@
  * a journey ends), when the oldest has waited `maxHoldMs`, and once the walk stops (everything fetched is still
  * written).
  */
-import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/crm-writer.js';
+import {
+  answeredBefore,
+  landedAny,
+  summarize,
+  type AnsweredOutcomes,
+  type WriteOutcome,
+  type WriteResult,
+} from '../../src/crm/index.js';
 import type { JourneyPage } from '../../src/source/index.js';
 
 export interface PackerDeps {
@@ -26,7 +33,11 @@ export interface PackerDeps {
   /** Maps, skips unchanged and upserts records (of one or several batches); one outcome per record, in order. */
   write(records: unknown[]): Promise<WriteResult>;
   /** Where each batch is committed once all of its records were answered (jobs/sync-search/run-ledger.ts). */
-  ledger: { commit(partition: number, batch: JourneyPage, result: WriteResult): Promise<void> };
+  ledger: {
+    commit(partition: number, batch: JourneyPage, result: WriteResult): Promise<void>;
+    /** What the CRM answered of a batch that will not be committed (its write or commit failed). */
+    uncommitted(outcomes: AnsweredOutcomes, batch?: JourneyPage): void;
+  };
   /**
    * Whether a journey could still add to what is held: one walking, or one the walk can start. `waiting` journeys
    * cannot: those with a batch held here, and those whose partition's last batch is being written.
@@ -51,6 +62,8 @@ interface Held {
   unanswered: number;
   outcomes: WriteOutcome[];
   finished: boolean;
+  /** Its page's figures are in the run's counts though it was not committed (the CRM took some of its records). */
+  booked: boolean;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -95,7 +108,11 @@ export class WritePacker {
     if (n % this.deps.size === 0) {
       const written = this.timed(page.records);
       if (page.done) this.deps.onHold?.();
-      await this.deps.ledger.commit(partition, page, await written);
+      const result = await written.catch((err: unknown) => {
+        this.deps.ledger.uncommitted(answeredBefore(err) ?? [], page);
+        throw err;
+      });
+      await this.deps.ledger.commit(partition, page, result);
       return;
     }
     const done = new Promise<void>((resolve, reject) => {
@@ -107,6 +124,7 @@ export class WritePacker {
         unanswered: n,
         outcomes: new Array<WriteOutcome>(n),
         finished: false,
+        booked: false,
         resolve,
         reject,
       });
@@ -184,6 +202,7 @@ export class WritePacker {
     try {
       result = await this.timed(pieces.flatMap((p) => p.batch.page.records.slice(p.from, p.to)));
     } catch (err) {
+      this.keepAnswered(pieces, answeredBefore(err) ?? []);
       for (const p of pieces) this.finish(p.batch, err);
       return;
     }
@@ -193,6 +212,8 @@ export class WritePacker {
       for (let i = from; i < to; i++) batch.outcomes[i] = result.outcomes[at++] as WriteOutcome;
       batch.unanswered -= to - from;
       if (batch.unanswered === 0 && !batch.finished) answered.push(batch);
+      // Its other piece's write failed: the batch is not committed, but what the CRM took here is counted.
+      else if (batch.finished) this.book(batch, batch.outcomes.slice(from, to));
     }
     await Promise.all(
       answered.map((batch) =>
@@ -202,6 +223,32 @@ export class WritePacker {
         ),
       ),
     );
+  }
+
+  /**
+   * A write failed: what the CRM answered of its batches before (`answered`, by the write's records) or in their
+   * earlier writes is counted, though none of them will be committed (a batch that failed before: only this write's).
+   */
+  private keepAnswered(pieces: Piece[], answered: AnsweredOutcomes): void {
+    let at = 0;
+    const failing = new Set<Held>();
+    for (const { batch, from, to } of pieces) {
+      const piece = answered.slice(at, at + to - from);
+      piece.forEach((outcome, i) => {
+        if (outcome !== undefined) batch.outcomes[from + i] = outcome;
+      });
+      at += to - from;
+      if (batch.finished) this.book(batch, piece);
+      else failing.add(batch);
+    }
+    for (const batch of failing) this.book(batch, batch.outcomes);
+  }
+
+  /** Counts `outcomes` of a batch that is not committed, with its page's figures the first time. */
+  private book(batch: Held, outcomes: AnsweredOutcomes): void {
+    if (!landedAny(outcomes)) return;
+    this.deps.ledger.uncommitted(outcomes, batch.booked ? undefined : batch.page);
+    batch.booked = true;
   }
 
   /** The batch's journey goes on (or fails: a batch with a failed piece is not committed, its other pieces dropped). */

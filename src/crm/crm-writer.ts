@@ -2,10 +2,11 @@ import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { createChangeDetector } from './change-detector.js';
 import { chunks } from './chunks.js';
-import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, UpsertOutcome } from './crm-sink.js';
+import type { CrmRecord, CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
 import { mapRecord, type FieldMapping } from './field-mapping.js';
 import { redactReason } from './reason-redaction.js';
 import { createRejectStore, type RejectEntry, type RejectStore } from './reject-store.js';
+import { answeredBefore, summarize, withAnswered, type WriteOutcome, type WriteResult } from './write-result.js';
 
 export interface CrmWriterOptions {
   sink: CrmSink;
@@ -26,26 +27,6 @@ export interface WriteOptions {
   runVolume?: number;
   /** Map, detect changes and read the CRM, but write nothing (not even hashes or rejects). */
   dryRun?: boolean;
-}
-
-export type WriteOutcome =
-  | UpsertOutcome
-  | { key: string; status: 'unchanged' }
-  /** Same match key again in one write: only the last copy is sent. */
-  | { key: string; status: 'duplicate' };
-
-export interface WriteResult {
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-  /** Records written but not linked to their company (company not in the CRM yet). */
-  linkErrors: number;
-  /** Records written and linked to their company. */
-  linked: number;
-  duplicates: number;
-  /** One per source record, in input order. Dry runs report `created`/`updated` as they would happen, with crmId ''. */
-  outcomes: WriteOutcome[];
 }
 
 export interface CrmWriter {
@@ -199,49 +180,64 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
       }
 
       if (!dryRun) {
-        const batchSize = Math.max(1, sink.preferredBatchSize(runVolume ?? sources.length));
-        for (const batch of chunks(pending, batchSize)) {
-          signal?.throwIfAborted();
-          const results = await sink.upsert(
-            target,
-            batch.map((p) => p.record),
-            { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) },
-          );
-          const accepted: CrmRecord[] = [];
-          const linkFailed: string[] = [];
-          const failed: string[] = [];
-          batch.forEach((p, j) => {
-            const outcome = results[j];
-            if (outcome === undefined || outcome.key !== p.record.key) {
-              reject(p.index, p.record.key, 'no_outcome', 'the CRM returned no result for this record', p.record);
-              failed.push(p.record.key);
-            } else if (outcome.status === 'rejected') {
-              reject(p.index, p.record.key, outcome.code, outcome.reason, p.record, outcome.field);
-              failed.push(p.record.key);
-            } else {
-              const linked = p.record.companyKey !== undefined && outcome.linkError === undefined;
-              outcomes[p.index] = linked ? { ...outcome, linked: true } : outcome;
-              // A failed link is retried next run: keep the record "changed" until it is linked.
-              if (outcome.linkError === undefined) accepted.push(fullRecord(byKey, p.record.key));
-              else {
-                linkFailed.push(p.record.key);
-                newRejects.push({
-                  key: p.record.key,
-                  object: target.object,
-                  code: 'link_failed',
-                  reason: redactReason(outcome.linkError, p.record),
-                  at,
-                  kind: 'link',
+        try {
+          const batchSize = Math.max(1, sink.preferredBatchSize(runVolume ?? sources.length));
+          for (const batch of chunks(pending, batchSize)) {
+            signal?.throwIfAborted();
+            const results = await sink
+              .upsert(
+                target,
+                batch.map((p) => p.record),
+                { ...(signal ? { signal } : {}), ...(runVolume !== undefined ? { runVolume } : {}) },
+              )
+              .catch((err: unknown) => {
+                // What the sink answered before it failed (by this chunk's records) is this write's answer too.
+                answeredBefore(err)?.forEach((o, j) => {
+                  const p = batch[j];
+                  if (p && (o?.status === 'created' || o?.status === 'updated')) outcomes[p.index] = o;
                 });
+                throw err;
+              });
+            const accepted: CrmRecord[] = [];
+            const linkFailed: string[] = [];
+            const failed: string[] = [];
+            batch.forEach((p, j) => {
+              const outcome = results[j];
+              if (outcome === undefined || outcome.key !== p.record.key) {
+                reject(p.index, p.record.key, 'no_outcome', 'the CRM returned no result for this record', p.record);
+                failed.push(p.record.key);
+              } else if (outcome.status === 'rejected') {
+                reject(p.index, p.record.key, outcome.code, outcome.reason, p.record, outcome.field);
+                failed.push(p.record.key);
+              } else {
+                const linked = p.record.companyKey !== undefined && outcome.linkError === undefined;
+                outcomes[p.index] = linked ? { ...outcome, linked: true } : outcome;
+                // A failed link is retried next run: keep the record "changed" until it is linked.
+                if (outcome.linkError === undefined) accepted.push(fullRecord(byKey, p.record.key));
+                else {
+                  linkFailed.push(p.record.key);
+                  newRejects.push({
+                    key: p.record.key,
+                    object: target.object,
+                    code: 'link_failed',
+                    reason: redactReason(outcome.linkError, p.record),
+                    at,
+                    kind: 'link',
+                  });
+                }
               }
-            }
-          });
-          await detector.remember(accepted);
-          await detector.forget(failed);
-          // Written is written: a link that failed is not a reject, so the key leaves the retry set either way.
-          await resolveAccepted([...accepted.map((r) => r.key), ...linkFailed]);
-          await resolveLinked(accepted.filter((r) => r.companyKey !== undefined).map((r) => r.key));
-          await flushRejects();
+            });
+            await detector.remember(accepted);
+            await detector.forget(failed);
+            // Written is written: a link that failed is not a reject, so the key leaves the retry set either way.
+            await resolveAccepted([...accepted.map((r) => r.key), ...linkFailed]);
+            await resolveLinked(accepted.filter((r) => r.companyKey !== undefined).map((r) => r.key));
+            await flushRejects();
+          }
+        } catch (err) {
+          // The CRM may hold records of this write already (an earlier chunk's, or those of the chunk whose bookkeeping
+          // Redis refused): the error carries the write's outcomes so far, so the run counts them.
+          throw withAnswered(err, outcomes);
         }
       }
 
@@ -287,25 +283,4 @@ function withoutGuarded(record: CrmRecord, mapping: FieldMapping, existing: Reco
       delete properties[f.field];
   }
   return { ...record, properties };
-}
-
-/** The figures of a write (or of any run of its outcomes: a packed write's share of one batch). */
-export function summarize(outcomes: WriteOutcome[]): WriteResult {
-  const result: WriteResult = {
-    created: 0,
-    updated: 0,
-    unchanged: 0,
-    rejected: 0,
-    linkErrors: 0,
-    linked: 0,
-    duplicates: 0,
-    outcomes,
-  };
-  for (const o of outcomes) {
-    if (o.status === 'duplicate') result.duplicates += 1;
-    else result[o.status] += 1;
-    if ((o.status === 'created' || o.status === 'updated') && o.linkError !== undefined) result.linkErrors += 1;
-    if ((o.status === 'created' || o.status === 'updated') && o.linked) result.linked += 1;
-  }
-  return result;
 }

@@ -33,8 +33,10 @@ export { createRejectStore, MAX_PENDING_REJECTS, MAX_REJECT_HISTORY, REJECT_TTL_
 export type { RejectEntry, RejectStore } from './reject-store.js';
 export { addToGroups, groupLabel, groupRejects } from './reject-groups.js';
 export type { RejectGroup, Refused } from './reject-groups.js';
-export { createCrmWriter, summarize } from './crm-writer.js';
-export type { CrmWriter, CrmWriterOptions, WriteOptions, WriteOutcome, WriteResult } from './crm-writer.js';
+export { createCrmWriter } from './crm-writer.js';
+export type { CrmWriter, CrmWriterOptions, WriteOptions } from './crm-writer.js';
+export { answeredBefore, landedAny, summarize } from './write-result.js';
+export type { AnsweredOutcomes, WriteOutcome, WriteResult } from './write-result.js';
 export {
   CrmAuthError,
   CrmDailyLimitError,

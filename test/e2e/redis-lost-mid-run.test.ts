@@ -8,8 +8,16 @@ import type { Redis } from 'ioredis';
 import { listRuns } from '../../src/runs/run-history.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import { createRedis } from '../../src/shared/redis.js';
+import { answerHookProxy } from '../helpers/answer-hook-proxy.js';
 import { closeAfterEach } from '../helpers/closers.js';
-import { COMPANY_FILTER, COMPANY_SEARCH, hubspotConfig, hubspotValues, startFixture } from '../jobs/sync-fixture.js';
+import {
+  COMPANY_FILTER,
+  COMPANY_SEARCH,
+  contactsSearch,
+  hubspotConfig,
+  hubspotValues,
+  startFixture,
+} from '../jobs/sync-fixture.js';
 import type { Fixture } from '../jobs/sync-fixture.js';
 import { fixtureCli, type CliResult } from './fixture-cli.js';
 import { privateRedis, type PrivateRedis } from '../queue/private-redis.js';
@@ -88,7 +96,54 @@ describe('run: Redis out of memory or gone mid-run', () => {
     expect(summary.fetched).toBeGreaterThanOrEqual(40);
     expect(summary.created).toBeGreaterThanOrEqual(40);
     expect(summary.tokensSpent).toBeGreaterThanOrEqual(summary.fetched);
-    // Counted: what the run committed; a batch in flight when Redis went may be in the CRM uncounted.
-    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').length).toBeGreaterThanOrEqual(summary.created);
+    // Counted: every batch HubSpot took, those Redis could no longer record included.
+    expect(hubspotValues(fx.hubspot!, 'companies', 'prospect_sync_id').length).toBe(summary.created);
+  }, 120_000);
+
+  it('Redis killed just as HubSpot took a batch: that batch is counted, created = what HubSpot holds', async () => {
+    const { r, summary, held } = await killedAsHubSpotTakes('companies', COMPANY_SEARCH, 'all-companies');
+    expect([r.code, summary.status, summary.error?.code]).toEqual([4, 'failed', 'redis_unavailable']);
+    expect([summary.created, summary.updated]).toEqual([held, 0]);
+    expect(summary.fetched).toBeGreaterThanOrEqual(held);
+  }, 120_000);
+
+  it('Redis killed as HubSpot took persons whose company links need Redis next: counted all the same', async () => {
+    const { r, summary, held } = await killedAsHubSpotTakes(
+      'contacts',
+      contactsSearch('\n    associate: {company: {from: companyId}}', { fields: 'firstname: firstName' }),
+      'people',
+      '  credits: {maxPerRun: 100000, maxPerDay: 100000}\n',
+    );
+    expect([r.code, summary.status, summary.error?.code]).toEqual([4, 'failed', 'redis_unavailable']);
+    expect([summary.created, summary.updated]).toEqual([held, 0]);
   }, 120_000);
 });
+
+/**
+ * `run <search> --json` (writing `object`) on a Redis of its own, killed once HubSpot has taken the run's second
+ * batch and before the run hears of it; the run's answer and how many objects HubSpot holds.
+ */
+async function killedAsHubSpotTakes(
+  object: string,
+  searches: string,
+  search: string,
+  source = '',
+): Promise<{ r: CliResult; summary: RunSummary; held: number }> {
+  const fx = await startFixture(`redis-lost-${object}`, SLOW);
+  closers.push(() => fx.close());
+  const { server } = await ownRedis();
+  let upserts = 0;
+  let killed = false;
+  const proxy = await answerHookProxy(fx.hubspot!.url, async ({ path, status }) => {
+    if (path !== `/crm/v3/objects/${object}/batch/upsert` || status !== 200 || ++upserts !== 2) return;
+    await server.destroy();
+    killed = true;
+  });
+  closers.push(() => proxy.close());
+  const yaml = hubspotConfig(searches, `${source}  pageSize: 20\n  parallelism: 2`);
+  const r = await cli.run(fx, yaml, ['run', search, '--json'], { REDIS_URL: server.url, HUBSPOT_BASE_URL: proxy.url });
+  expect(killed).toBe(true);
+  const held = hubspotValues(fx.hubspot!, object, 'prospect_sync_id').length;
+  expect(held).toBeGreaterThan(0);
+  return { r, summary: r.last() as RunSummary, held };
+}

@@ -59,3 +59,19 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs:
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Waits until job `jobId` of `queue` has completed or failed, and says which. */
+export function jobEnded(
+  queue: { getJobState(jobId: string): Promise<string> },
+  jobId: string,
+  timeoutMs: number,
+): Promise<string> {
+  return waitFor(
+    async () => {
+      const state = await queue.getJobState(jobId);
+      return state === 'completed' || state === 'failed' ? state : undefined;
+    },
+    timeoutMs,
+    'the job ends',
+  );
+}

@@ -384,6 +384,24 @@ describe('the run ledger, book by book', () => {
     ).rejects.toThrow('redis down');
     expect(ledger.partition(0)?.state).toBeNull();
     expect(await store.load('run-1')).toBeNull();
+    // The CRM holds the batch: this attempt's figures count it, the checkpoint (walked again on resume) does not.
+    expect(ledger.counts()).toMatchObject({ fetched: 1, unique: 1, created: 1, tokensSpent: 1 });
+    await ledger.end({ keep: true }, (err) => {
+      throw err;
+    });
+    expect((await store.load('run-1'))?.counts).toMatchObject({ fetched: 0, unique: 0, created: 0 });
+  });
+
+  it('what the CRM answered of a batch not committed counts only if the CRM took a record of it', async () => {
+    const { ledger } = await ledgerWith();
+    ledger.begin(plan, true);
+    ledger.uncommitted([{ key: 'a', status: 'unchanged' }, undefined], batch(['a', 'b'], 2));
+    expect(ledger.counts()).toMatchObject({ fetched: 0, unchanged: 0 });
+    ledger.uncommitted([
+      { key: 'a', status: 'unchanged' },
+      { key: 'b', status: 'updated', crmId: '2' },
+    ]);
+    expect(ledger.counts()).toMatchObject({ fetched: 0, unchanged: 1, updated: 1 });
   });
 
   it('rejected records are warned with their code, field and redacted reason, one line each', async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { WritePacker } from '../../jobs/sync-search/write-packer.js';
 import { summarize, type WriteOutcome, type WriteResult } from '../../src/crm/index.js';
+import { withAnswered } from '../../src/crm/write-result.js';
 import type { JourneyPage } from '../../src/source/index.js';
 
 const idOf = (r: unknown): string => (r as { id: string }).id;
@@ -51,6 +52,7 @@ function harness(size: number, running: () => number, maxHoldMs = 10_000) {
         booked.set(p, result);
         partitionOf.set(p, partition);
       },
+      uncommitted: () => undefined,
     },
     // the journeys running now, none of them startable: a held batch can be joined while another one walks
     joinable: (held) => running() > held,
@@ -135,7 +137,7 @@ describe('write packer', () => {
           writes.push(records.length);
           return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
         },
-        ledger: { commit: async () => undefined },
+        ledger: { commit: async () => undefined, uncommitted: () => undefined },
         joinable: (held) => running > held || (queue.length > 0 && running - packer.finishedJourneys < 1),
         onHold: () => {
           holds += 1;
@@ -186,7 +188,7 @@ describe('write packer', () => {
           if (writes.length === 1) await firstBack;
           return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
         },
-        ledger: { commit: async () => undefined },
+        ledger: { commit: async () => undefined, uncommitted: () => undefined },
         joinable: (waiting) => running > waiting,
         stopped: () => false,
       });
@@ -208,30 +210,73 @@ describe('write packer', () => {
   );
 
   it('a failed write fails every batch with a piece in it, and no batch is booked twice or half', async () => {
-    const writes: number[] = [];
-    const booked: JourneyPage[] = [];
-    const packer = new WritePacker({
-      size: 100,
-      write: async (records) => {
-        writes.push(records.length);
-        if (writes.length === 2) throw new Error('crm down');
-        return summarize(records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome));
-      },
-      ledger: {
-        commit: async (_partition: number, p: JourneyPage) => {
-          booked.push(p);
-        },
-      },
-      joinable: (held) => 2 > held,
-      stopped: () => false,
-    });
-    const a = page('a', 150);
-    const b = page('b', 60);
-    const results = await Promise.allSettled([packer.write(0, a), packer.write(0, b)]);
-    packer.close();
+    const { writes, results, booked } = await writesFail((n) => (n === 2 ? new Error('crm down') : undefined));
     // write 1: a[0..100); write 2 (fails): a[100..150) + b[0..50): both batches fail, neither is booked
     expect(writes.slice(0, 2)).toEqual([100, 100]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(booked).toEqual([]);
   });
+
+  it('a write that fails after the CRM took records: every record taken is counted, each page once', async () => {
+    // write 2: the CRM took its first 70 records, then Redis refused what follows (the writer's error)
+    const { results, uncommitted, a, b } = await writesFail((n, outcomes) =>
+      n === 2 ? withAnswered(new Error('OOM command not allowed'), outcomes.slice(0, 70)) : undefined,
+    );
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    // a: 100 in write 1 and 50 in write 2; b: 20 of its 50 in write 2, its last 10 in write 3
+    expect(uncommitted.reduce((n, u) => n + u.created, 0)).toBe(180);
+    const pages = uncommitted.flatMap((u) => (u.page ? [u.page] : []));
+    expect(pages.sort((x, y) => x.returned - y.returned)).toEqual([b, a]);
+  });
+
+  it('a batch failed by one write still counts what a later write of its records had the CRM take', async () => {
+    // write 2 fails with nothing taken (b fails); write 3, b's last 10, fails after the CRM took all of them
+    const { uncommitted, a, b } = await writesFail((n, outcomes) =>
+      n === 2
+        ? new Error('crm down')
+        : n === 3
+          ? withAnswered(new Error('Connection is closed.'), outcomes)
+          : undefined,
+    );
+    expect(uncommitted.reduce((n, u) => n + u.created, 0)).toBe(110);
+    const pages = uncommitted.flatMap((u) => (u.page ? [u.page] : []));
+    expect(pages.sort((x, y) => x.returned - y.returned)).toEqual([b, a]);
+  });
 });
+
+/**
+ * Batches a (150 records) and b (60) through writes of 100 where write n throws `failure(n, its outcomes)` unless
+ * that is undefined: the writes' sizes, each batch's ending, the batches committed and what was counted uncommitted.
+ */
+async function writesFail(failure: (n: number, outcomes: WriteOutcome[]) => unknown) {
+  const writes: number[] = [];
+  const booked: JourneyPage[] = [];
+  const uncommitted: { created: number; page?: JourneyPage }[] = [];
+  const packer = new WritePacker({
+    size: 100,
+    write: async (records) => {
+      writes.push(records.length);
+      const outcomes = records.map((r) => ({ key: idOf(r), status: 'created', crmId: 'x' }) as WriteOutcome);
+      const err = failure(writes.length, outcomes);
+      if (err !== undefined) throw err;
+      return summarize(outcomes);
+    },
+    ledger: {
+      commit: async (_partition: number, p: JourneyPage) => {
+        booked.push(p);
+      },
+      uncommitted: (outcomes, p) =>
+        uncommitted.push({
+          created: outcomes.filter((o) => o?.status === 'created').length,
+          ...(p ? { page: p } : {}),
+        }),
+    },
+    joinable: (held) => 2 > held,
+    stopped: () => false,
+  });
+  const a = page('a', 150);
+  const b = page('b', 60);
+  const results = await Promise.allSettled([packer.write(0, a), packer.write(0, b)]);
+  packer.close();
+  return { writes, results, booked, uncommitted, a, b };
+}

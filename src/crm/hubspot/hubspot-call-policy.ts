@@ -214,7 +214,9 @@ export async function callHubSpot<T>(
           call,
           options.signal,
         );
-        await settleAnswer(governor, '2xx', grant, info.headers, options);
+        // The answer stands whether or not the governor could book it (Redis away or out of memory): what HubSpot
+        // took is not sent again, and the run meets Redis's state at its next step.
+        await settleAnswer(governor, '2xx', grant, info.headers, options).catch(() => undefined);
         return info.data;
       } catch (err) {
         const api = asApiError(err);

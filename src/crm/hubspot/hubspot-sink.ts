@@ -33,6 +33,7 @@ import { prepareTarget } from './hubspot-schema.js';
 import { cachedPreflight, preflightKey } from '../preflight-cache.js';
 import { hubspotDayFields, preflightHubSpot } from './hubspot-preflight.js';
 import { upsertBatch } from './hubspot-upsert.js';
+import { withAnswered } from '../write-result.js';
 
 export interface HubSpotSinkOptions {
   accessToken: string;
@@ -138,11 +139,19 @@ export function createHubSpotSink(options: HubSpotSinkOptions): HubSpotSink {
     async upsert(target, records, callOptions) {
       const signal = callOptions?.signal;
       const outcomes: UpsertOutcome[] = [];
-      for (const batch of chunks(records, HUBSPOT_BATCH_SIZE)) {
-        let written = await upsertBatch(caller, target.object, target.matchField, batch, signal);
-        if (target.associate !== undefined)
-          written = await linkToCompanies(caller, target, target.associate, batch, written, companyIds, signal);
-        outcomes.push(...written);
+      let written: UpsertOutcome[] = [];
+      try {
+        for (const batch of chunks(records, HUBSPOT_BATCH_SIZE)) {
+          written = await upsertBatch(caller, target.object, target.matchField, batch, signal);
+          if (target.associate !== undefined)
+            written = await linkToCompanies(caller, target, target.associate, batch, written, companyIds, signal);
+          outcomes.push(...written);
+          written = [];
+        }
+      } catch (err) {
+        // HubSpot holds what it answered before the failure (a link lookup Redis refused, a later batch): the writer
+        // counts it.
+        throw withAnswered(err, [...outcomes, ...written]);
       }
       const rejected = outcomes.filter((o) => o.status === 'rejected').length;
       if (rejected > 0) log.warn({ object: target.object, rejected, of: records.length }, 'hubspot rejected records');

@@ -128,7 +128,9 @@ export class SalesforceCaller {
     };
     try {
       const result = await fn();
-      await report('2xx');
+      // The answer stands whether or not the governor could book it (Redis away or out of memory): what Salesforce
+      // took is not sent again, and the run meets Redis's state at its next step.
+      await report('2xx').catch(() => undefined);
       return result;
     } catch (err) {
       await report(outcomeOfFailure(err));

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  answeredBefore,
   compileFieldMapping,
   createCrmWriter,
+  landedAny,
   CHANGE_HASH_TTL_SECONDS,
   createRejectStore,
   mapRecord,
@@ -100,6 +102,28 @@ describe('CRM writer', () => {
     emu.faults.fail5xxNext = 0;
     const retry = await w.write(companiesOf(20), companyMapping);
     expect(retry).toMatchObject({ created: 20, unchanged: 0 });
+  });
+
+  it('a write failing after HubSpot took a chunk carries what it took; one failing first: nothing taken', async () => {
+    await writer().prepare(companyMapping.target);
+    let calls = 0;
+    // The second upsert call fails (as when Redis refuses what follows the first chunk's answer).
+    const failing = Object.assign(Object.create(sink) as HubSpotSink, {
+      upsert: (...args: Parameters<HubSpotSink['upsert']>) =>
+        ++calls === 2 ? Promise.reject(new Error('OOM command not allowed')) : sink.upsert(...args),
+    });
+    const w = writer({ sink: failing });
+    const err: unknown = await w.write(companiesOf(150), companyMapping).catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: 'OOM command not allowed' });
+    const answered = answeredBefore(err);
+    expect(answered?.filter((o) => o?.status === 'created').map((o) => o?.key)).toEqual(
+      companiesOf(100).map((c) => c.id),
+    );
+    expect(emu.state.count('companies')).toBe(100);
+    calls = 1;
+    const first: unknown = await w.write(companiesOf(20, ' renamed'), companyMapping).catch((e: unknown) => e);
+    expect(first).toMatchObject({ message: 'OOM command not allowed' });
+    expect(landedAny(answeredBefore(first) ?? [])).toBe(false);
   });
 
   it('fills ifEmpty fields only where HubSpot has no value, and writes never-fields only on create', async () => {
