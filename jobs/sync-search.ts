@@ -76,7 +76,7 @@ export async function syncSearch(deps: SyncDeps, request: RunRequest): Promise<R
       ledger.writesThrough(crm.mapping);
       if (!dryRun) await crm.writer.prepare(crm.mapping.target, { signal });
       // 3. Walk (jobs/sync-search/walk-run.ts), up to the first stop.
-      await walkRun({ deps, config, resolved, request, run, start, ledger, planning, crm });
+      await walkRun({ config, resolved, request, run, start, ledger, planning, crm });
     } finally {
       // The walk ended (or never started): a split still running stops here, its progress is in the ledger.
       await planning.stop();

@@ -14,6 +14,7 @@ import {
 import { absentPathWarnings, tallyAbsent } from '../../src/crm/absent-paths.js';
 import type { CheckpointStore, PartitionCheckpoint, RunCheckpoint } from '../../src/runs/checkpoint-store.js';
 import type { RefreshState } from '../../src/runs/refresh-registry.js';
+import type { RunRecordIds } from '../../src/runs/run-record-ids.js';
 import type { RunSummary } from '../../src/runs/run-summary.js';
 import type { RunProgress } from '../../src/runs/progress-bar.js';
 import { addCounts, emptyCounts, runCounts, type RunCounts } from '../../src/runs/run-counters.js';
@@ -48,6 +49,10 @@ export interface LedgerDeps {
    * input; a dry run's forecast).
    */
   matched?: (keys: string[], filter: Record<string, unknown>) => Promise<void>;
+  /** Adds a committed batch's match keys of suppressed records to the run's suppressed set (never in a dry run). */
+  suppressed?: (keys: string[]) => Promise<void>;
+  /** The run's dedup set (Redis): a batch's ids are saved with the checkpoint moving past it (a dry run: at once). */
+  ids?: RunRecordIds;
 }
 
 export class RunLedger {
@@ -100,6 +105,11 @@ export class RunLedger {
   /** Distinct records kept so far, earlier attempts included: what `maxRecords` counts. */
   get kept(): number {
     return this.cp?.counts.unique ?? 0;
+  }
+
+  /** The run's record ids seen, asked by each page of its journeys; undefined: the source client's own. */
+  get dedup(): RunRecordIds | undefined {
+    return this.deps.ids;
   }
 
   /** Records per CRM write now: smaller until the run's first writes show the CRM takes its records. */
@@ -159,6 +169,8 @@ export class RunLedger {
           result.outcomes.map((o) => o.key),
           cp.partitions[index]?.filter ?? {},
         );
+      if (this.deps.suppressed && !this.dryRun && batch.suppressedKeys?.length)
+        await this.deps.suppressed(batch.suppressedKeys);
     } catch (err) {
       this.uncommitted(result.outcomes, batch);
       throw err;
@@ -184,7 +196,9 @@ export class RunLedger {
     });
     // A save that fails leaves the checkpoint here past the batch: the run's end saves it again.
     this.move(index, batch.done ? null : batch.checkpoint, batch.done);
-    await this.save();
+    // With the move, nothing awaited between: the next save writes the ids and a checkpoint past their batch.
+    this.deps.ids?.committed(batch.admitted ?? []);
+    await (this.dryRun ? this.deps.ids?.save() : this.save());
     this.refusals.book(result);
   }
 

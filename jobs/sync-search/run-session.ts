@@ -26,6 +26,8 @@ import { mirrorStep } from './mirror-step.js';
 import type { CrmEnd } from './open-destination.js';
 import { addWarnings } from '../../src/runs/run-warnings.js';
 import { addRunMatched } from '../../src/runs/membership-store.js';
+import { RunRecordIds } from '../../src/runs/run-record-ids.js';
+import { addRunSuppressed } from '../../src/runs/run-suppressed.js';
 import { addRunKeys, type RefreshState } from '../../src/runs/refresh-registry.js';
 import { planRefresh, type RefreshPlanOptions } from './refresh-plan.js';
 import { refreshStep, type KeptPartitionSource } from './refresh-step.js';
@@ -55,6 +57,8 @@ export class RunSession {
     private readonly log: Logger,
     private readonly lock: RunLock,
     store: CheckpointStore<JourneyCheckpoint>,
+    /** The run's record ids seen (its dedup set), written with each checkpoint. */
+    private readonly ids: RunRecordIds,
     /** The checkpoint this attempt resumes (same run id), or null for a new run. */
     readonly resumed: RunCheckpoint<JourneyCheckpoint> | null,
     readonly source: SourceClient,
@@ -82,6 +86,8 @@ export class RunSession {
       started: this.started,
       startedAt: this.startedAt,
       matched,
+      suppressed: (keys) => addRunSuppressed(deps.redis, request.search, request.runId, keys, deps.prefix),
+      ids,
     });
   }
 
@@ -89,29 +95,35 @@ export class RunSession {
   static async open(deps: SyncDeps, search: string, request: RunRequest): Promise<RunSession> {
     const { redis, prefix, logger } = deps;
     const log = logger.child({ search, runId: request.runId });
+    const ids = new RunRecordIds(redis, search, request.runId, prefix);
     const store = new CheckpointStore<JourneyCheckpoint>(redis, search, {
       prefix,
       ttlMs: deps.checkpointTtlMs ?? DEFAULT_CHECKPOINT_TTL_MS,
+      along: ids,
     });
     const lock = await acquireRunLock(redis, search, request.runId, {
       prefix,
       ...(deps.lockTtlMs ? { ttlMs: deps.lockTtlMs } : {}),
     });
     const signal = AbortSignal.any([request.signal ?? new AbortController().signal, lock.lost]);
-    const loaded = request.dryRun
-      ? { resumed: null, finished: null }
-      : await Promise.all([store.load(request.runId), findFinishedRun(redis, search, request.runId, { prefix })])
-          .then(([resumed, finished]) => ({ resumed, finished: resumed ? null : finished }))
-          .catch(async (err: unknown) => {
-            await lock.release().catch(() => undefined);
-            throw err;
-          });
+    const loadRun = () =>
+      Promise.all([store.load(request.runId), findFinishedRun(redis, search, request.runId, { prefix })]).then(
+        ([resumed, finished]) => ({ resumed, finished: resumed ? null : finished }),
+      );
+    const loaded = await (request.dryRun ? Promise.resolve({ resumed: null, finished: null }) : loadRun())
+      // A run walked without a checkpoint walks from the start: ids an earlier attempt left are not its writes.
+      .then(async (run) => (run.resumed ? run : ids.drop().then(() => run)))
+      .catch(async (err: unknown) => {
+        await lock.release().catch(() => undefined);
+        throw err;
+      });
     return new RunSession(
       deps,
       request,
       log,
       lock,
       store,
+      ids,
       loaded.resumed,
       openSource(deps.config, redis, prefix, log),
       signal,
@@ -233,6 +245,11 @@ export class RunSession {
         this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved');
       }),
     ).catch((err: unknown) => this.log.warn({ err: errorInfo(err) }, 'checkpoint not saved'));
+    // The run's record ids go with its checkpoint: kept while an attempt may resume the run, else dropped.
+    if (this.dryRun || !outcome.checkpoint.keep)
+      await this.ids
+        .drop()
+        .catch((err: unknown) => this.log.warn({ err: errorInfo(err) }, 'run record ids not dropped (they expire)'));
     const counted = this.plan?.counted ?? this.resumed?.counted ?? 0;
     const search = this.deps.config.searches.find((s) => s.name === this.request.search);
     // Before the mirror: the members of partitions it skipped join the run's matched set. Without them the mirror
@@ -358,7 +375,7 @@ export class RunSession {
     });
   }
 
-  /** Ends the attempt: the client's dedup set, its connections, the CRM sink's, the lock. */
+  /** Ends the attempt: the client's run registration, its connections, the CRM sink's, the lock. */
   async close(writer?: { sink: { close(): Promise<void> } }): Promise<void> {
     this.source.endRun(this.request.runId);
     await Promise.allSettled([this.source.close(), writer?.sink.close()]);

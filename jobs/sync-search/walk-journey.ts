@@ -36,6 +36,8 @@ function mergePages(pages: JourneyPage[]): JourneyPage {
     records: pages.flatMap((p) => p.records),
     returned: pages.reduce((n, p) => n + p.returned, 0),
     duplicates: pages.reduce((n, p) => n + p.duplicates, 0),
+    admitted: pages.flatMap((p) => p.admitted ?? []),
+    suppressedKeys: pages.flatMap((p) => p.suppressedKeys ?? []),
     tokensCharged: pages.reduce((n, p) => n + p.tokensCharged, 0),
     creditsCharged: pages.reduce((n, p) => n + p.creditsCharged, 0),
     restarted: pages.some((p) => p.restarted),
@@ -81,6 +83,7 @@ export async function walkJourney(ctx: JourneyDeps, index: number): Promise<void
   const resumeFrom = partition.state ?? undefined;
   const journey = ctx.source.journey(ctx.plan.entity, partition.filter as Filter, {
     runId: ctx.runId,
+    ...(ledger.dedup ? { dedup: ledger.dedup } : {}),
     view: ctx.view,
     pageSize: ctx.plan.pageSize,
     mode: ctx.mode,

@@ -5,7 +5,6 @@
  */
 import type { AppConfig } from '../../src/config/index.js';
 import { destinationCeiling } from '../../src/crm/destination-ceiling.js';
-import { addRunSuppressed } from '../../src/runs/run-suppressed.js';
 import { Suppression } from '../../src/source/index.js';
 import { readOptOuts } from './crm-opt-outs.js';
 import type { CrmEnd } from './open-destination.js';
@@ -14,13 +13,12 @@ import { writeBatchOf } from './pacing/write-batch.js';
 import type { PlanStart } from './plan-run.js';
 import type { ResolvedSearch } from './resolve-search.js';
 import type { RunLedger } from './run-ledger.js';
-import type { RunRequest, SyncDeps } from './run-request.js';
+import type { RunRequest } from './run-request.js';
 import type { RunSession } from './run-session.js';
 import type { StreamedPlan } from './stream-plan.js';
 import { walkPartitions } from './walk-partitions.js';
 
 export interface WalkRunInput {
-  deps: Pick<SyncDeps, 'redis' | 'prefix'>;
   config: AppConfig;
   resolved: ResolvedSearch;
   request: RunRequest;
@@ -32,7 +30,7 @@ export interface WalkRunInput {
 }
 
 export async function walkRun(input: WalkRunInput): Promise<void> {
-  const { deps, config, resolved, request, run, start, ledger, crm } = input;
+  const { config, resolved, request, run, start, ledger, crm } = input;
   const { plan } = start;
   const { source } = run;
   const dryRun = request.dryRun ?? false;
@@ -72,10 +70,6 @@ export async function walkRun(input: WalkRunInput): Promise<void> {
     dryRun,
     writeBatch: writeBatchOf(plan.pageSize, crm.sink.preferredBatchSize(plan.target)),
     concurrency,
-  }).finally(async () => {
-    await concurrency.stop();
-    if (!dryRun && suppression.seen.size > 0)
-      await addRunSuppressed(deps.redis, resolved.search.name, request.runId, suppression.seen, deps.prefix);
-  });
+  }).finally(() => concurrency.stop());
   request.onWalk?.(walked);
 }

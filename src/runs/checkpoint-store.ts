@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { execBatch } from '../shared/exec-batch.js';
 import { runKeys, DEFAULT_RUNS_PREFIX } from './run-keys.js';
 import { eraseMentions, type KeyHit } from '../shared/key-erase.js';
 import type { RunCounts } from './run-summary.js';
@@ -59,9 +60,35 @@ export interface CheckpointStoreOptions {
   prefix?: string;
   /** Cursors must not be stored long term: an expired checkpoint restarts the journeys (upserts are idempotent). */
   ttlMs?: number;
+  /** State that must move with the checkpoint: written in the same transaction as each save. */
+  along?: CheckpointAlong;
+}
+
+/** Writes that go into Redis with a checkpoint, or not at all (the run's record ids: run-record-ids.ts). */
+export interface CheckpointAlong {
+  /** Queues its writes before the checkpoint's; the answer tells whether the transaction was applied. */
+  queue(batch: ChainableCommander): (applied: boolean) => void;
 }
 
 export const DEFAULT_CHECKPOINT_TTL_MS = 6 * 3600_000;
+
+/** One transaction: `along`'s writes, then `add`'s; `along` is told whether it was applied. */
+export async function execAlong(
+  redis: Redis,
+  along: CheckpointAlong,
+  add: (batch: ChainableCommander) => void = () => undefined,
+): Promise<void> {
+  const batch = redis.multi();
+  const settle = along.queue(batch);
+  add(batch);
+  await execBatch(batch).then(
+    () => settle(true),
+    (err: unknown) => {
+      settle(false);
+      throw err;
+    },
+  );
+}
 
 /**
  * Checkpoints of one search in a Redis key with a TTL. Saves are serialised and coalesced (the latest snapshot
@@ -70,6 +97,7 @@ export const DEFAULT_CHECKPOINT_TTL_MS = 6 * 3600_000;
 export class CheckpointStore<S = unknown> {
   private readonly key: string;
   private readonly ttlMs: number;
+  private readonly along: CheckpointAlong | undefined;
   private pending: string | null = null;
   private pendingTtl = 0;
   private writing: Promise<void> = Promise.resolve();
@@ -81,6 +109,7 @@ export class CheckpointStore<S = unknown> {
   ) {
     this.key = runKeys(search, options.prefix ?? DEFAULT_RUNS_PREFIX).checkpoint;
     this.ttlMs = options.ttlMs ?? DEFAULT_CHECKPOINT_TTL_MS;
+    this.along = options.along;
   }
 
   /** The saved checkpoint of run `runId`, or null (none, expired, or another run's). */
@@ -104,10 +133,15 @@ export class CheckpointStore<S = unknown> {
           const payload = this.pending;
           const ttl = this.pendingTtl;
           this.pending = null;
-          if (payload !== null) await this.redis.set(this.key, payload, 'PX', ttl);
+          if (payload !== null) await this.write(payload, ttl);
         });
     }
     return this.writing;
+  }
+
+  private async write(payload: string, ttl: number): Promise<void> {
+    if (this.along) await execAlong(this.redis, this.along, (batch) => batch.set(this.key, payload, 'PX', ttl));
+    else await this.redis.set(this.key, payload, 'PX', ttl);
   }
 
   async clear(runId: string): Promise<void> {

@@ -7,6 +7,7 @@ export { DEFAULT_PATHS } from './api-paths.js';
 export { fingerprintJourney } from './journey-fingerprint.js';
 export { RecordQuota } from './record-quota.js';
 export { Suppression } from './suppression.js';
+export type { PageDedup } from './run-dedup.js';
 export { CompactIdSet } from './compact-id-set.js';
 export { RevealLog, type RevealLogLine } from './reveal-log.js';
 export * from './errors.js';

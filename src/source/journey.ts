@@ -23,7 +23,8 @@ import { decideReveals } from './reveal-decision.js';
 import type { Suppression } from './suppression.js';
 import { revealPage, type JourneyReveal, type RevealPageResult } from './reveal-page.js';
 import type { RevealStore } from './reveal-store.js';
-import { recordId } from './run-dedup.js';
+import { recordId, type PageDedup } from './run-dedup.js';
+import { keptRecords } from './page-records.js';
 import type { Entity, Filter } from './api-terms.js';
 
 /** Saved state of a journey: enough to resume it. Holds a cursor, so store it only briefly (short TTL). */
@@ -47,6 +48,8 @@ export interface JourneyCheckpoint {
 
 export interface JourneyOptions {
   runId: string;
+  /** The run's record ids seen (one call a page); default the client's own, in memory per `runId`. */
+  dedup?: PageDedup;
   view?: string[];
   /** 1..100, default 100. */
   pageSize?: number;
@@ -87,6 +90,10 @@ export interface JourneyPage {
   returned: number;
   /** Duplicates dropped from this page. */
   duplicates: number;
+  /** Ids the run saw first on this page (kept or suppressed): the run holds them as seen once the page is written. */
+  admitted?: string[];
+  /** Match keys of this page's suppressed records: they leave the search's mirror. */
+  suppressedKeys?: string[];
   /** State after this page: save it to resume. */
   checkpoint: JourneyCheckpoint;
   tokensCharged: number;
@@ -151,6 +158,7 @@ export async function* walkJourney(
   const withCredits = entity === 'persons' && view.includes('contacts');
   const idField = options.idField ?? 'id';
   const suppression = options.suppression?.empty === false ? options.suppression : undefined;
+  const dedup = options.dedup ?? ctx.dedup.forRun(options.runId);
 
   let state: JourneyCheckpoint = options.checkpoint ?? {
     mode,
@@ -300,15 +308,11 @@ export async function* walkJourney(
     const delivered = revealed?.stop ? body.data.slice(0, revealed.stop.keep) : body.data;
     if (revealed?.stop) pendingStop = revealed.stop.error;
 
-    const records: unknown[] = [];
-    let suppressed = 0;
-    for (const record of delivered) {
-      const id = recordId(record, idField);
-      if (id !== undefined && !ctx.dedup.admit(options.runId, id)) continue;
-      // A suppressed person's record (with its contacts, if revealed) goes no further than this page.
-      if (suppression?.suppressed(record)) suppressed += 1;
-      else records.push(record);
-    }
+    const kept = await keptRecords(dedup, delivered, idField, suppression).catch((error: unknown) => {
+      quota?.settle(granted, 0);
+      throw error;
+    });
+    const { records, suppressed } = kept;
     ctx.stats.suppressed += suppressed;
     ctx.stats.duplicatesDropped += returned - records.length - suppressed;
     newInPass += records.length;
@@ -360,6 +364,8 @@ export async function* walkJourney(
       records,
       returned,
       duplicates: returned - records.length - suppressed,
+      admitted: kept.admitted,
+      ...(kept.suppressedKeys.length > 0 ? { suppressedKeys: kept.suppressedKeys } : {}),
       checkpoint: state,
       tokensCharged: spentTokens,
       creditsCharged: spentCredits,

@@ -1,21 +1,34 @@
 import { CompactIdSet } from './compact-id-set.js';
 
 /**
- * Record ids seen per run, so a live index's duplicates between pages (and between partitions) are emitted once.
- * In memory, compactly (~25 bytes per id, compact-id-set.ts): the one structure that grows with the run. A resumed
- * run after a restart starts empty; upserts are idempotent.
+ * The record ids a run has seen, asked once per page: a record found again (a live index's repeat between pages, an
+ * overlap of partitions, a sweep) is emitted once per run. A run of the sync job keeps them in Redis
+ * (src/runs/run-record-ids.ts), so the worker holds nothing per record and a resumed attempt goes on deduping.
+ */
+export interface PageDedup {
+  /** For each id of a page, in order: true the first time the run sees it (a repeat within the page is seen). */
+  admit(ids: readonly string[]): Promise<boolean[]>;
+}
+
+/**
+ * The source client's own dedup, in memory per run id (compact-id-set.ts), for journeys that bring none (library
+ * use, tests): it grows with the run and a resumed run starts empty.
  */
 export class RunDedup {
   private readonly runs = new Map<string, CompactIdSet>();
 
-  /** True the first time `id` is seen in `runId`. */
-  admit(runId: string, id: string): boolean {
-    let seen = this.runs.get(runId);
-    if (!seen) {
-      seen = new CompactIdSet();
-      this.runs.set(runId, seen);
-    }
-    return seen.add(id);
+  forRun(runId: string): PageDedup {
+    return {
+      admit: (ids) => {
+        let seen = this.runs.get(runId);
+        if (!seen) {
+          seen = new CompactIdSet();
+          this.runs.set(runId, seen);
+        }
+        const set = seen;
+        return Promise.resolve(ids.map((id) => set.add(id)));
+      },
+    };
   }
 
   end(runId: string): void {

@@ -112,7 +112,7 @@ export interface SourceClient {
   heartbeat(member: string, ttlMs: number): Promise<number>;
   /** The run stops walking on the account (the others see it at their next heartbeat). */
   leave(member: string): Promise<void>;
-  /** Forgets the run's dedup set (call when a run ends). */
+  /** Forgets the run's registration and its dedup set in memory, if its journeys used it (call when a run ends). */
   endRun(runId: string): void;
   close(): Promise<void>;
 }

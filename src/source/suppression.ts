@@ -5,7 +5,7 @@
  * Opt-outs kept in the CRM (`suppress.crm`) come as match keys, matched at the search's `matchOn.from`.
  */
 import type { SuppressConfig, SuppressKind } from '../config/suppress-settings.js';
-import { CompactIdSet } from './compact-id-set.js';
+import type { CompactIdSet } from './compact-id-set.js';
 import type { ErasedSet } from './erased-persons.js';
 import { recordId } from './run-dedup.js';
 
@@ -25,9 +25,6 @@ export interface MatchKeys {
 }
 
 export class Suppression {
-  /** Match keys (`matchOn.from`) of the records found suppressed in this run: they leave the search's mirror. */
-  readonly seen = new CompactIdSet();
-
   private readonly personIds: Set<string>;
   private readonly companyIds: Set<string>;
   private readonly companyDomains: Set<string>;
@@ -94,20 +91,20 @@ export class Suppression {
     return domain !== undefined && this.companyDomains.has(domain.toLowerCase());
   }
 
-  /**
-   * Suppressed on everything the record carries (its email too): such a record is never written. Asked once per
-   * record the run delivers; a suppressed one's match key is kept in `seen`.
-   */
+  /** Suppressed on everything the record carries (its email too): such a record is never written. */
   suppressed(record: unknown): boolean {
     // Erased on request (`forget`): no trace of them is kept again, not even as a leaver.
     if (this.isErased(record)) return true;
-    const hit = this.beforeReveal(record) || this.byEmail(record);
-    // A match key that is a contact detail (say the email) is never kept.
-    if (hit && this.match !== undefined && !this.contactPath(this.match.from)) {
-      const key = recordId(record, this.match.from);
-      if (key !== undefined) this.seen.add(key);
-    }
-    return hit;
+    return this.beforeReveal(record) || this.byEmail(record);
+  }
+
+  /**
+   * The match key (`matchOn.from`) under which a suppressed record leaves the search's mirror: none for a person
+   * erased on request (no trace of them is kept again) nor when the key is a contact detail (say the email).
+   */
+  leaverKey(record: unknown): string | undefined {
+    if (this.match === undefined || this.contactPath(this.match.from) || this.isErased(record)) return undefined;
+    return recordId(record, this.match.from);
   }
 
   private isErased(record: unknown): boolean {

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { syncSearch } from '../../jobs/sync-search.js';
 import { formatSummary } from '../../src/runs/format-summary.js';
+import { runSuppressedKey } from '../../src/runs/run-suppressed.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { contactsSearch, hubspotConfig, startFixture, type Fixture } from './sync-fixture.js';
 
@@ -139,5 +140,30 @@ describe('suppress:', () => {
         expect(logged.includes(value)).toBe(false);
       }
     }
+  });
+
+  it('keeps the keys found suppressed in Redis with each batch: a killed worker keeps them', async () => {
+    const f = await startFixture('suppress-kept', { salesIntel: { persons: 600 } });
+    fx = f;
+    const records = await f.oracleRecords('persons', FILTER);
+    const companyId = String(records[3]!.companyId);
+    const ofCompany = records.filter((r) => String(r.companyId) === companyId).map((r) => String(r.id));
+    const config = f.config(hubspotConfig(contactsSearch(`\n    suppress: {companyIds: ["${companyId}"]}`), CREDITS));
+    const kept = new Set<string>();
+    let reads = Promise.resolve();
+    const summary = await syncSearch(f.deps(config), {
+      search: 'people',
+      runId: 's4',
+      // Each batch's progress: what the batches before it left in the run's suppressed set.
+      onProgress: () => {
+        reads = reads
+          .then(() => f.redis.smembers(runSuppressedKey('people', 's4', f.prefix)))
+          .then((keys) => keys.forEach((k) => kept.add(k)));
+      },
+    });
+    await reads;
+    expect(summary).toMatchObject({ status: 'completed', suppressed: ofCompany.length });
+    expect(kept.size).toBeGreaterThan(0);
+    for (const key of kept) expect(ofCompany).toContain(key);
   });
 });

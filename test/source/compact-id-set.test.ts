@@ -70,12 +70,12 @@ describe('CompactIdSet', () => {
     expect([...set].length).toBe(ids);
   });
 
-  it('RunDedup admits an id once per run and forgets a run that ended', () => {
+  it('RunDedup admits an id once per run (a repeat within a page too) and forgets a run that ended', async () => {
     const dedup = new RunDedup();
-    expect(dedup.admit('r1', 'c_1')).toBe(true);
-    expect(dedup.admit('r1', 'c_1')).toBe(false);
-    expect(dedup.admit('r2', 'c_1')).toBe(true);
+    expect(await dedup.forRun('r1').admit(['c_1', 'c_2', 'c_1'])).toEqual([true, true, false]);
+    expect(await dedup.forRun('r1').admit(['c_1'])).toEqual([false]);
+    expect(await dedup.forRun('r2').admit(['c_1'])).toEqual([true]);
     dedup.end('r1');
-    expect(dedup.admit('r1', 'c_1')).toBe(true);
+    expect(await dedup.forRun('r1').admit(['c_1'])).toEqual([true]);
   });
 });
