@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import { passedByFields } from './absent-paths.js';
 import { createChangeDetector } from './change-detector.js';
 import { chunks } from './chunks.js';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget, UpsertOutcome } from './crm-sink.js';
@@ -15,6 +16,11 @@ export interface CrmWriterOptions {
   /** Destination name from the config: change hashes are kept per destination and object. */
   destination: string;
   searchName: string;
+  /**
+   * The search's own object (its members' records): their change state lives in the search's record state, per CRM
+   * instance. Other objects, or none given: change hashes per mapping.
+   */
+  searchObject?: string;
   /** Ignore stored hashes: every record is sent (hashes are still refreshed). */
   fullResync?: boolean;
   logger?: Logger;
@@ -104,7 +110,9 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
         });
         await store.set;
       }
-      const detector = createChangeDetector(redis, keyPrefix, destination, target, current);
+      const own =
+        target.object === options.searchObject ? { search: searchName, passedBy: passedByFields(mapping) } : undefined;
+      const detector = createChangeDetector(redis, keyPrefix, destination, target, current, own);
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();
