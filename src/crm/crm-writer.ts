@@ -16,10 +16,7 @@ export interface CrmWriterOptions {
   /** Destination name from the config: change hashes are kept per destination and object. */
   destination: string;
   searchName: string;
-  /**
-   * The search's own object (its members' records): their change state lives in the search's record state, per CRM
-   * instance. Other objects, or none given: change hashes per mapping.
-   */
+  /** The search's own object: its records' change state is in the search's record state (else: per mapping). */
   searchObject?: string;
   /** Ignore stored hashes: every record is sent (hashes are still refreshed). */
   fullResync?: boolean;

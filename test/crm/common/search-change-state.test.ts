@@ -148,6 +148,33 @@ describe("a search's own records", () => {
     expect((await detect().unchanged([full(3)])).size).toBe(1);
   });
 
+  it("a person upgraded from a page without contacts takes its contacts' hashes before until sent", async () => {
+    const r = await testRedis('fp-migrate-contacts');
+    cleanup = r.cleanup;
+    const persons: ObjectTarget = { object: 'contacts', matchField: 'id', fields: ['email', 'firstname'] };
+    const person = (i: number, email = `p${i}@x.example`): CrmRecord => ({
+      key: `p-${i}`,
+      properties: { email, firstname: `P${i}` },
+    });
+    const without = (i: number): CrmRecord => ({ key: `p-${i}`, properties: { firstname: `P${i}` } });
+    // The release before remembered them with their contacts.
+    await createChangeDetector(r.redis, r.prefix, 'hs', persons, 'p').remember([person(1), person(2)]);
+    const detect = () =>
+      createChangeDetector(r.redis, r.prefix, 'hs', persons, 'p', { search: 'people', passedBy: ['email'] });
+    // A reveal-once page after the upgrade: unchanged, fingerprinted without a contacts part.
+    expect((await detect().unchanged([without(1), without(2)], { upgrade: true })).size).toBe(2);
+    expect([...(await fields(r.redis, r.prefix, 'people')).values()].every((v) => v.length === 8)).toBe(true);
+    // Contacts again: compared with the hashes before, field by field.
+    expect([...(await detect().unchanged([person(1), person(2, 'new@x.example')], { upgrade: true }))]).toEqual([
+      'p-1',
+    ]);
+    expect((await fields(r.redis, r.prefix, 'people')).get('p-1')).toHaveLength(15);
+    // Its fingerprint answers alone once the hashes before are gone.
+    const before = changeHashKeys(changeHashKey(r.prefix, 'hs', persons, 'p'));
+    await r.redis.unlink(before.meta, ...(await r.redis.keys(`${before.buckets}*`)));
+    expect((await detect().unchanged([person(1)])).size).toBe(1);
+  });
+
   it('a changed mapping, destination or CRM instance sends everything again', async () => {
     const r = await testRedis('fp-mapping');
     cleanup = r.cleanup;
