@@ -1,9 +1,9 @@
 /**
  * Issue 30's state benchmark: the per-record state of one companies search with `list:` and refresh mode `changed`
- * (membership, list marks, refresh registry keys, change hashes) driven through the stores as a run drives them, at
- * N members, on a private redis-server (`--save "" --appendonly no`, SLOWLOG at 1 ms). Runs: 1 walks everything
- * (all enter and are listed), 2 and 3 walk a tenth of the partitions with 1% of the members leaving and as many
- * entering (3 confirms the leavers, `removeFromList`), then a dry run's forecast and `plan`'s counts. Prints per
+ * (membership, list marks, refresh registry keys, change fingerprints) driven through the stores as a run drives
+ * them, at N members, on a private redis-server (`--save "" --appendonly no`, SLOWLOG at 1 ms). Runs: 1 walks
+ * everything (all enter and are listed), 2 and 3 walk a tenth of the partitions with 1% of the members leaving and as
+ * many entering (3 confirms the leavers, `removeFromList`), then a dry run's forecast and `plan`'s counts. Prints per
  * size: Redis bytes per member by kind (INFO used_memory deltas), the slowest commands in SLOWLOG, each phase's time,
  * and this process's peak RSS (it holds what the worker holds of the state: pages, never a whole set).
  * Run: npx tsx bench/mirror-state-scale.ts [sizes=1000000] (comma-separated; JSON to $BENCH_OUT when set).
@@ -86,11 +86,12 @@ const scriptNames = new Map(
         [
           'runs/step-progress.lua',
           'shared/linear-buckets.lua',
-          'runs/record-flags.lua',
+          'shared/record-state.lua',
           'runs/membership-settle-step.lua',
         ],
       ],
-      ['membership records', ['shared/linear-buckets.lua', 'runs/record-flags.lua', 'runs/membership-records.lua']],
+      ['membership records', ['shared/linear-buckets.lua', 'shared/record-state.lua', 'runs/membership-records.lua']],
+      ['record prints', ['shared/linear-buckets.lua', 'shared/record-state.lua', 'crm/record-prints.lua']],
       [
         'refresh commit step',
         ['runs/step-progress.lua', 'shared/linear-buckets.lua', 'runs/refresh-registry-commit-step.lua'],
@@ -200,12 +201,14 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     const m2 = await usedMemory(redis);
     const listed1 = await timed(phases, 'run1 list marks', () => listStep(store));
     const m3 = await usedMemory(redis);
+    // As the run's writer does for the search's own records: fingerprints in its record state, same CRM instance.
     const hashes = createChangeDetector(
       redis,
       'b',
       'hs',
       { object: 'companies', matchField: 'id', fields: FIELDS },
-      'p',
+      'portal',
+      { search: 'icp' },
     );
     await timed(phases, 'run1 change hashes', async () => {
       for (let i = 0; i < n; i += BATCH) {

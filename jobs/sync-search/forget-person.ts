@@ -184,7 +184,9 @@ async function eraseStores(
     membership.push(...(await forgetMember(redis, search, ids, apply, prefix)));
     refresh.push(...(await forgetRefreshKeys(redis, search, ids, apply, prefix)));
   }
-  traces.push(...trace('membership and list marks', membership), ...trace('refresh registry', refresh));
+  // A persons search's own records keep their change fingerprints in the membership's record fields.
+  const own = 'membership, list marks and change fingerprints';
+  traces.push(...trace(own, membership), ...trace('refresh registry', refresh));
   traces.push(...trace('change hashes', await forgetChangeHashes(redis, prefix, ids, apply)));
   traces.push(...trace('rejects', await forgetRejects(redis, prefix, ids, ids, apply)));
   traces.push(...trace('run histories', await forgetInHistories(redis, ids, apply, prefix)));

@@ -64,7 +64,13 @@ export async function actOnLeavers(
     const listRemoved = await removeFromList({ ...input, store }, pages, (keys) => store.done(keys));
     return { acted: before - (await store.pendingCount()), pending: 0, listRemoved };
   }
-  const hashes = { redis: input.redis, keyPrefix: input.prefix, destination: input.search.destination, instance };
+  const hashes = {
+    redis: input.redis,
+    keyPrefix: input.prefix,
+    destination: input.search.destination,
+    instance,
+    search: input.search.name,
+  };
   let reason: string | undefined;
   for await (const keys of pages) {
     const common = {

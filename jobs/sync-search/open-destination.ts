@@ -70,6 +70,7 @@ export async function openDestination(
     keyPrefix: options.prefix,
     destination: search.destination,
     searchName: search.name,
+    searchObject: search.object,
     fullResync: options.fullResync ?? false,
     logger: options.logger,
   });

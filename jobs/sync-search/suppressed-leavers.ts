@@ -32,7 +32,13 @@ export interface SuppressedLeave {
 export async function leaveSuppressed(input: SuppressedLeaveInput): Promise<SuppressedLeave> {
   const { redis, prefix, search, store } = input;
   const out: SuppressedLeave = { left: 0, archived: 0 };
-  const hashes = { redis, keyPrefix: prefix, destination: search.destination, instance: input.instance };
+  const hashes = {
+    redis,
+    keyPrefix: prefix,
+    destination: search.destination,
+    instance: input.instance,
+    search: search.name,
+  };
   for await (const page of runSuppressedPages(redis, search.name, input.runId, prefix)) {
     const left = await store.leaveSuppressed(page);
     out.left += left.length;

@@ -18,6 +18,11 @@ export const ABSENT_WARN_SHARE = 0.95;
 /** The person segment a reveal-once page leaves out by design for persons revealed before (docs/runs.md). */
 const PASSED_BY_SEGMENT = 'contacts';
 
+/** The mapped CRM fields whose source is in that segment: a record may come without them and keep their CRM values. */
+export function passedByFields(mapping: FieldMapping): string[] {
+  return mapping.fields.filter((f) => f.path?.[0] === PASSED_BY_SEGMENT).map((f) => f.field);
+}
+
 /**
  * `tally` plus these records (a new object). `revealOnce`: the page came from a reveal-once journey (or a dry run,
  * which asks for no contacts), so a record without its `contacts` segment was passed by on purpose and is not

@@ -1,4 +1,4 @@
--- The change hashes of one CRM instance, object and mapping (src/crm/change-detector.ts) in small hash buckets grown
+-- The change hashes of one CRM instance, object and mapping (src/crm/change-hash-store.ts) in small hash buckets grown
 -- by linear hashing (the prelude), so Redis keeps each in its compact listpack encoding whatever the number of
 -- records. A record's field is the first 8 bytes of SHA-1 of its match key (its value: the stored hashes); its first
 -- 4 bytes address the bucket. A collision of two match keys on 64 bits only ever makes a record look changed (it is
@@ -8,8 +8,9 @@
 -- Run after src/shared/linear-buckets.lua (its prelude).
 -- KEYS: 1 meta (hash: L, s, n records, mc the drain's HSCAN cursor), 2 the flat hash of the layout before.
 -- The buckets (ARGV[2] .. address) share the prefix's hash tag, hence the slot of KEYS on a Redis Cluster.
--- ARGV: 1 'get' | 'set' | 'del', 2 the buckets' name prefix, 3 TTL seconds (renewed on every bucket read or written),
--- 4 set: entries of the layout before to drain (else unused); then get/del: match keys; set: match key, value pairs.
+-- ARGV: 1 'get' | 'set' | 'del', 2 the buckets' name prefix, 3 TTL seconds (renewed on every bucket read or written;
+-- not by 'del', so a store only deleted from still expires), 4 set: entries of the layout before to drain (else
+-- unused); then get/del: match keys; set: match key, value pairs.
 -- Returns get: the stored values (nil where none); set/del: the records kept.
 local MAX_SPLITS = 64
 local meta, legacy = KEYS[1], KEYS[2]
@@ -84,12 +85,17 @@ if op == 'set' then
     redis.call('HDEL', meta, 'mc')
   end
 elseif op == 'del' then
+  -- Nothing stored: nothing to delete, and no meta created.
+  if not hasLegacy and redis.call('EXISTS', meta) == 0 then return 0 end
   for i = 5, #ARGV do
     local field = fieldOf(ARGV[i])
     n = n - redis.call('HDEL', bucketOf(field), field)
     if hasLegacy then redis.call('HDEL', legacy, ARGV[i]) end
   end
   if n < 0 then n = 0 end
+  redis.call('HSET', meta, 'L', L, 's', s, 'n', n)
+  if redis.call('TTL', meta) < 0 then redis.call('EXPIRE', meta, ttl) end
+  return n
 end
 redis.call('HSET', meta, 'L', L, 's', s, 'n', n)
 renew()

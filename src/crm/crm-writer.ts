@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../shared/logger.js';
+import { passedByFields } from './absent-paths.js';
 import { createChangeDetector } from './change-detector.js';
 import { chunks } from './chunks.js';
 import type { CrmRecord, CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
@@ -16,6 +17,8 @@ export interface CrmWriterOptions {
   /** Destination name from the config: change hashes are kept per destination and object. */
   destination: string;
   searchName: string;
+  /** The search's own object: its records' change state is in the search's record state (else: per mapping). */
+  searchObject?: string;
   /** Ignore stored hashes: every record is sent (hashes are still refreshed). */
   fullResync?: boolean;
   logger?: Logger;
@@ -85,7 +88,9 @@ export function createCrmWriter(options: CrmWriterOptions): CrmWriter {
         });
         await store.set;
       }
-      const detector = createChangeDetector(redis, keyPrefix, destination, target, current);
+      const own =
+        target.object === options.searchObject ? { search: searchName, passedBy: passedByFields(mapping) } : undefined;
+      const detector = createChangeDetector(redis, keyPrefix, destination, target, current, own);
       const outcomes: (WriteOutcome | undefined)[] = new Array<WriteOutcome | undefined>(sources.length);
       const newRejects: RejectEntry[] = [];
       const at = new Date().toISOString();

@@ -1,11 +1,10 @@
 /**
  * `onLeave: archive`: a search's confirmed leavers are archived in the CRM (HubSpot: restorable 90 days; Salesforce:
  * deleted, 15 days in the Recycle Bin) through the sink's `archive` by match key. Records the CRM no longer holds
- * count as done. The change hashes of both are forgotten: a record that re-enters is written in full by its next
+ * count as done. The change fingerprints of both are forgotten: a record that re-enters is written in full by its next
  * run, which creates it anew, instead of being skipped as unchanged.
  */
-import type { Redis } from 'ioredis';
-import { createChangeDetector } from './change-detector.js';
+import { forgetOwnChanges, type SearchChangeState } from './change-detector.js';
 import type { CrmSink, ObjectTarget } from './crm-sink.js';
 import { CrmMappingConfigError } from './errors.js';
 
@@ -14,8 +13,8 @@ export interface LeaveArchiveInput {
   /** The search's target: its object and match field. */
   target: ObjectTarget;
   keys: readonly string[];
-  /** Where the search's change hashes are (the writer's: src/crm/crm-writer.ts). */
-  hashes: { redis: Redis; keyPrefix: string; destination: string; instance: string };
+  /** Where the search's change state is. */
+  hashes: SearchChangeState;
   signal?: AbortSignal;
 }
 
@@ -37,8 +36,6 @@ export async function archiveLeavers(
   const target: ObjectTarget = { object: input.target.object, matchField: input.target.matchField, fields: [] };
   const result = await sink.archive(target, keys, input.signal ? { signal: input.signal } : {});
   const acted = [...result.archived, ...result.missing];
-  await createChangeDetector(hashes.redis, hashes.keyPrefix, hashes.destination, input.target, hashes.instance).forget(
-    acted,
-  );
+  await forgetOwnChanges(hashes, input.target, acted);
   return { acted, refused: result.refused.length, ...(result.reason === undefined ? {} : { reason: result.reason }) };
 }

@@ -1,11 +1,11 @@
 /**
  * `onLeave: {setFields: ...}`: the fields written on a search's confirmed leavers (docs/runs.md, Mirror). Through the
  * sink's normal upsert by match key with only those fields: no record is read, no search token spent. The
- * leavers' change hashes are forgotten, so a record that re-enters is written in full by its next run (carrying,
- * say, a mapped constant `si_in_search: {value: true}` again) instead of being skipped as unchanged.
+ * leavers' change fingerprints are forgotten (their flags stay), so a record that re-enters is written in full by its
+ * next run (carrying, say, a mapped constant `si_in_search: {value: true}` again) instead of being skipped as
+ * unchanged.
  */
-import type { Redis } from 'ioredis';
-import { createChangeDetector } from './change-detector.js';
+import { forgetOwnChanges, type SearchChangeState } from './change-detector.js';
 import { chunks } from './chunks.js';
 import type { CrmSink, CrmValue, ObjectTarget } from './crm-sink.js';
 import { leaveValueAt, NOW_VALUE } from './leave-value.js';
@@ -19,8 +19,8 @@ export interface LeaveFieldsInput {
   target: ObjectTarget;
   keys: readonly string[];
   setFields: Record<string, CrmValue>;
-  /** Where the search's change hashes are (the writer's: src/crm/crm-writer.ts). */
-  hashes: { redis: Redis; keyPrefix: string; destination: string; instance: string };
+  /** Where the search's change state is. */
+  hashes: SearchChangeState;
   now?: Date;
   signal?: AbortSignal;
 }
@@ -64,8 +64,6 @@ export async function applyLeaveFields(
       } else acted.push(o.key);
     }
   }
-  await createChangeDetector(hashes.redis, hashes.keyPrefix, hashes.destination, input.target, hashes.instance).forget(
-    acted,
-  );
+  await forgetOwnChanges(hashes, input.target, acted);
   return { acted, refused, ...(reason === undefined ? {} : { reason }) };
 }

@@ -1,5 +1,6 @@
--- A bounded step on a search's record flags (src/runs/membership-store.ts; the flags: record-flags.lua, run before
--- this with its own prelude src/shared/linear-buckets.lua).
+-- A bounded step on a search's record flags (src/runs/membership-store.ts; the record state:
+-- src/shared/record-state.lua, run before this with its own prelude src/shared/linear-buckets.lua). Only the flags
+-- part of a record's field is this script's: its change fingerprint is kept, but by erasure.
 -- KEYS: 1 the flags' meta (hash), 2 the members of the layout before (set), 3 its list marks (set).
 -- The buckets (ARGV[2] .. address) share the search's hash tag with KEYS.
 -- ARGV: 1 op, 2 the buckets' name prefix, 3 a count, then:
@@ -11,7 +12,7 @@
 --     the end), {id, flags, ...}}.
 --   'unlist' (ARGV[4] the address): clears the list mark in whole buckets until ARGV[3] fields; returns the next
 --     address (0 at the end).
---   'forget' (ids): clears every flag of theirs (erasure: no field of theirs is left); returns 0.
+--   'forget' (ids): removes their fields whole, flags and change fingerprint (erasure); returns 0.
 --   'leave' (ids): clears their member flag (the list mark stays: the CRM list still holds them); returns their
 --     flags before.
 local op, count = ARGV[1], tonumber(ARGV[3])
@@ -40,7 +41,7 @@ elseif op == 'list' then
   rec_close()
   return 0
 elseif op == 'forget' then
-  for i = 4, #ARGV do rec_update(ARGV[i], REC_MEMBER + REC_LISTED, false) end
+  for i = 4, #ARGV do rec_erase(ARGV[i]) end
   rec_close()
   return 0
 elseif op == 'leave' then

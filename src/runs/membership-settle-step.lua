@@ -5,8 +5,8 @@
 -- again and absences of the matched end), `members` (the members bucket by bucket, unchanged meanwhile: one more
 -- absence for each not matched; those at `confirmRuns` are staged as leaving), `leaving` (the staged leave the
 -- members for the pending leavers), then the guard.
--- Run after step-progress.lua, src/shared/linear-buckets.lua and record-flags.lua (its preludes): the members are
--- the records flagged member.
+-- Run after step-progress.lua, src/shared/linear-buckets.lua and src/shared/record-state.lua (its preludes): the
+-- members are the records flagged member.
 -- KEYS: 1 the record flags' meta (hash; the buckets: ARGV[5] .. address, under the search's hash tag), 2 absent
 -- (hash: id -> consecutive complete runs absent), 3 pending (set: confirmed leavers not acted on), 4 meta (hash:
 -- baseline, lastMatched), 5 the run's matched set (deleted at the end), 6 the settle's progress (hash), 7 the

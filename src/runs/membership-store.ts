@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { chunks } from '../crm/chunks.js';
 import { luaScript, runLua } from '../shared/lua-script.js';
 import { eraseMembers, scanKeys, type KeyHit } from '../shared/key-erase.js';
+import { RECORD_STATE_PRELUDE, recordStateKeys, searchStateBase } from '../shared/record-state.js';
 import { DEFAULT_RUNS_PREFIX } from './run-keys.js';
 
 /** A run's matched set outlives a delayed run's checkpoint (up to 48 h) so its resumed attempt still adds to it. */
@@ -67,18 +68,16 @@ const SETTLE = luaScript(
   'membershipSettleStep',
   7,
   new URL('./step-progress.lua', import.meta.url),
-  new URL('../shared/linear-buckets.lua', import.meta.url),
-  new URL('./record-flags.lua', import.meta.url),
+  ...RECORD_STATE_PRELUDE,
   new URL('./membership-settle-step.lua', import.meta.url),
 );
 const RECORDS = luaScript(
   'membershipRecords',
   3,
-  new URL('../shared/linear-buckets.lua', import.meta.url),
-  new URL('./record-flags.lua', import.meta.url),
+  ...RECORD_STATE_PRELUDE,
   new URL('./membership-records.lua', import.meta.url),
 );
-/** Record flags (record-flags.lua). */
+/** Record flags: the membership's part of a record's field (src/shared/record-state.lua). */
 const MEMBER = 1;
 const LISTED = 2;
 /** Ids per flags call, and entries of the layout before moved per migration step. */
@@ -86,9 +85,7 @@ const RECORDS_STEP = 250;
 /** Fields per page of the record flags (whole buckets: a page may hold a bucket more). */
 const RECORDS_PAGE = 1000;
 
-function base(search: string, prefix: string): string {
-  return `${prefix}:mirror:{${search}}`;
-}
+const base = searchStateBase;
 
 /**
  * Glob of a search's membership keys in every CRM instance (members, absence counts, pending leavers, guard); a
@@ -151,9 +148,10 @@ export class MembershipStore {
     private readonly prefix: string = DEFAULT_RUNS_PREFIX,
   ) {
     const b = `${base(search, prefix)}:${instance}`;
+    const records = recordStateKeys(prefix, search, instance);
     this.keys = {
-      records: `${b}:records`,
-      buckets: `${b}:records:`,
+      records: records.meta,
+      buckets: records.buckets,
       members: `${b}:members`,
       absent: `${b}:absent`,
       pending: `${b}:pending`,
@@ -396,7 +394,8 @@ export async function forgetMember(
   const pattern = membershipKeysPattern(search, prefix);
   const hits = await eraseMembers(redis, pattern, keys, false);
   if (!apply || hits.length === 0) return hits;
-  // The record flags first, through their own script (it keeps the bucket and member counts), then the rest.
+  // The record fields first (flags and change fingerprint), through their own script (it keeps the bucket and member
+  // counts), then the rest.
   for await (const meta of scanKeys(redis, `${base(search, prefix)}:*:records`)) {
     const b = meta.slice(0, -':records'.length);
     for (const part of chunks(keys, RECORDS_STEP))

@@ -65,8 +65,7 @@ describe('forget command (child process)', () => {
         expect.arrayContaining([
           'reveal store',
           'reveal log',
-          'membership and list marks',
-          'change hashes',
+          'membership, list marks and change fingerprints',
           'rejects',
           'run histories',
         ]),

@@ -19,6 +19,7 @@ import {
 import type { HubSpotEmulator } from '../../../src/emulators/hubspot/index.js';
 import { changeHashKey, changeHashKeys } from '../../../src/crm/change-detector.js';
 import { rejectKeys } from '../../../src/crm/reject-store.js';
+import { recordStateKeys } from '../../../src/shared/record-state.js';
 import { testRedis } from '../../helpers/redis.js';
 import { useHubSpot } from '../hubspot/hubspot-fixture.js';
 
@@ -301,6 +302,35 @@ describe('CRM writer', () => {
       expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts + 1);
     },
   );
+
+  it("after an upgrade the search's records are unchanged; their fingerprints then live in its state", async () => {
+    // The release before: every object's change hashes per mapping.
+    const before = writer();
+    await before.prepare(companyMapping.target);
+    expect(await before.write(companiesOf(40), companyMapping)).toMatchObject({ created: 40 });
+    const w = writer({ searchObject: 'companies' });
+    const upserts = emu.stats.byRoute.upsert ?? 0;
+    expect(await w.write(companiesOf(40), companyMapping)).toMatchObject({ unchanged: 40 });
+    expect(emu.stats.byRoute.upsert ?? 0).toBe(upserts);
+    const portal = `hubspot:${emu.portalId}`;
+    const own = recordStateKeys(prefix, 'dach', portal);
+    expect(Number(await redis.hget(own.meta, 'n'))).toBe(40);
+    // Persons linked by this companies search are not its records: change hashes per mapping, as before.
+    await w.prepare(personMapping.target);
+    const person = { id: 'p_1', firstName: 'Ana', companyId: 'c_1', contacts: { email: 'ana@acme.example' } };
+    expect(await w.write([person], personMapping)).toMatchObject({ created: 1 });
+    expect(await redis.exists(changeHashKeys(changeHashKey(prefix, 'crm', personMapping.target, portal)).meta)).toBe(1);
+    expect(Number(await redis.hget(own.meta, 'n'))).toBe(40);
+    expect(await w.write([person], personMapping)).toMatchObject({ unchanged: 1 });
+    // A field added to the mapping sends every record again, once.
+    const more = compileFieldMapping(
+      { ...companyConfig, fields: { ...companyConfig.fields, city: 'name' } },
+      { object: 'companies' },
+    );
+    await w.prepare(more.target);
+    expect(await w.write(companiesOf(40), more)).toMatchObject({ updated: 40 });
+    expect(await w.write(companiesOf(40), more)).toMatchObject({ unchanged: 40 });
+  });
 
   it('dry run reads but writes nothing: no CRM writes, no hashes, no rejects', async () => {
     const w = writer();

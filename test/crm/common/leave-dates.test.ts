@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 const NOW = new Date('2026-11-27T19:37:01.883Z');
 
 function leave(sink: CrmSink, target: ObjectTarget, setFields: Record<string, CrmValue>, redis: Redis, prefix: string) {
-  const hashes = { redis, keyPrefix: prefix, destination: 'crm', instance: 'test' };
+  const hashes = { redis, keyPrefix: prefix, destination: 'crm', instance: 'test', search: 'dach' };
   return applyLeaveFields({ sink, target, keys: ['k1'], setFields, hashes, now: NOW });
 }
 
