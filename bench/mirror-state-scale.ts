@@ -31,13 +31,25 @@ let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 
 type SlowEntry = [number, number, number, string[]];
-/** SLOWLOG entries read so far (the log is read and reset before each memory reading: its entries take memory). */
-let slowEntries: SlowEntry[] = [];
+/**
+ * SLOWLOG entries read so far, as their time and command only (a whole entry holds up to 32 arguments: at 10M
+ * members they had filled this process's heap).
+ */
+let slowEntries: { ms: number; command: string }[] = [];
+let drainTimer: NodeJS.Timeout | undefined;
+
+/** Moves SLOWLOG's entries here and resets it in one transaction: drained often, its 100,000 entries never overflow. */
+async function drainSlowlog(redis: Redis): Promise<void> {
+  const replies = await redis.multi().slowlog('GET', 100_000).slowlog('RESET').exec();
+  for (const [, , micros, args] of (replies?.[0]?.[1] ?? []) as SlowEntry[]) {
+    const command = args[0] === 'evalsha' ? (scriptNames.get(args[1] ?? '') ?? 'evalsha') : (args[0] ?? '');
+    slowEntries.push({ ms: micros / 1000, command });
+  }
+}
 
 /** used_memory once the keys freed in the background (UNLINK) are freed, without the SLOWLOG's own entries. */
 async function usedMemory(redis: Redis): Promise<number> {
-  slowEntries.push(...((await redis.slowlog('GET', 100_000)) as SlowEntry[]));
-  await redis.slowlog('RESET');
+  await drainSlowlog(redis);
   for (;;) {
     const info = await redis.info('memory');
     if (Number(/lazyfree_pending_objects:(\d+)/.exec(info)?.[1]) === 0)
@@ -174,6 +186,7 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     await redis.config('SET', 'slowlog-max-len', '100000');
     await redis.slowlog('RESET');
     slowEntries = [];
+    drainTimer = setInterval(() => void drainSlowlog(redis).catch(() => undefined), 2000);
     const phases: Record<string, number> = {};
     const bytes: Record<string, number> = {};
     const parts = Math.ceil(n / PARTITION);
@@ -268,11 +281,8 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
     const forecast = await timed(phases, 'dry run forecast', () => store.forecast('r4', rules, 'removeFromList'));
     const counts = await timed(phases, 'plan counts', () => store.counts(true));
 
-    const slow = [...slowEntries, ...((await redis.slowlog('GET', 100_000)) as SlowEntry[])];
-    const named = slow.map(([, , micros, args]) => ({
-      ms: micros / 1000,
-      command: args[0] === 'evalsha' ? (scriptNames.get(args[1] ?? '') ?? 'evalsha') : (args[0] ?? ''),
-    }));
+    await drainSlowlog(redis);
+    const named = slowEntries;
     const byCommand: Record<string, { calls: number; maxMs: number; p50Ms: number; p99Ms: number }> = {};
     for (const name of new Set(named.map((s) => s.command))) {
       const ms = named
@@ -288,7 +298,7 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
       members: n,
       bytesPerMember: Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, round(v)])),
       memoryUsagePerEntry: sampled,
-      slowlogOver1ms: slow.length,
+      slowlogOver1ms: named.length,
       maxCommandMs: top[0]?.ms ?? 0,
       slowest: top,
       slowlogByCommand: byCommand,
@@ -300,6 +310,7 @@ async function sizeRun(n: number): Promise<Record<string, unknown>> {
       benchPeakRssMb: round(peakRss / 1048576),
     };
   } finally {
+    clearInterval(drainTimer);
     redis.disconnect();
     server.kill('SIGTERM');
   }
