@@ -44,10 +44,7 @@ export interface LedgerDeps {
   /** When this attempt started (ms since the epoch), and the run's start (ISO; an earlier attempt's when resumed). */
   started: number;
   startedAt: string;
-  /**
-   * Adds a committed batch's match keys, found in the partition of `filter`, to the run's matched set (the mirror's
-   * input; a dry run's forecast).
-   */
+  /** Adds a committed batch's match keys, found in partition `filter`, to the run's matched set (the mirror input). */
   matched?: (keys: string[], filter: Record<string, unknown>) => Promise<void>;
   /** Adds a committed batch's match keys of suppressed records to the run's suppressed set (never in a dry run). */
   suppressed?: (keys: string[]) => Promise<void>;
@@ -224,10 +221,7 @@ export class RunLedger {
     this.move(index, null, false);
   }
 
-  /**
-   * Partition `index` is replaced by `pieces` (the live index grew past the depth limit): it is done, the pieces
-   * are added without a planned count and saved; returns their indices.
-   */
+  /** Partition `index` is done, replaced by `pieces` (the live index grew past the depth limit); their indices. */
   async replace(index: number, pieces: Filter[]): Promise<number[]> {
     const cp = this.cp;
     if (!cp) return [];
@@ -254,10 +248,7 @@ export class RunLedger {
     return runCounts(this.cp?.counts ?? this.earlier ?? emptyCounts(), this.earlier, this.deps.source.stats());
   }
 
-  /**
-   * Link errors and warnings of the batches accepted so far, and how many partitions the run has. Paths absent in
-   * (nearly) every record are said here once, at the end (not kept in the checkpoint's warnings).
-   */
+  /** Link errors, warnings and partition count so far; paths absent in (nearly) every record are said here, once. */
   get findings(): {
     linkErrors?: number;
     links?: RunSummary['links'];
