@@ -23,12 +23,12 @@
 -- search's hash tag with KEYS.
 -- ARGV: 1 '1' to keep the run as the registry, '0' for a dry run; 2 the registry JSON; 3 TTL seconds; 4 the
 -- instance; 5 the run's time (ms); 6 the oldest last walk of the partitions holding records after this run (ms);
--- 7 entries per step (4 times as many copied or dropped); 8 the progress TTL (seconds); 9 the generations' name
+-- 7 entries per step (twice as many copied or dropped); 8 the progress TTL (seconds); 9 the generations' name
 -- prefix.
 -- Returns {1 when committed else 0, members of skipped partitions added to the matched set, members held}.
 local keep, ttl, now, covered = ARGV[1] == '1', tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local step = tonumber(ARGV[7])
-local COPY_STEPS = 4
+local COPY_STEPS = 2
 local S, G = KEYS[8], ARGV[9]
 if redis.call('EXISTS', S) == 0 then
   -- The generations this commit reads and writes, fixed at its first step.
